@@ -1,0 +1,140 @@
+//===- LinearAlgebra.cpp - MatMul and Gemm to linalg ----------------------===//
+
+#include "codegen/lowering/LoweringUtils.h"
+#include "dialects/AutoGLMDialect.h"
+#include "dialects/ShapeUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Traits.h"
+
+using namespace mlir;
+using namespace autoglm;
+
+namespace {
+
+/// One multiply-accumulate generic: loops are `parallel` dims then one
+/// reduction dim; the maps say how each operand is indexed.
+Value buildContraction(OpBuilder &b, Location loc, RankedTensorType outType,
+                       Value lhs, Value rhs, ArrayRef<AffineMap> maps) {
+  int64_t loops = maps.front().getNumDims();
+  SmallVector<utils::IteratorType> iterators(loops - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value acc = filledTensor(b, loc, outType,
+                           cast<TypedAttr>(b.getZeroAttr(outType.getElementType())));
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, ValueRange{lhs, rhs}, acc, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value product = emitMul(nb, l, a[0], a[1]);
+        linalg::YieldOp::create(nb, l, emitAdd(nb, l, a[2], product));
+      });
+  return generic.getResult(0);
+}
+
+struct MatMulLowering : OpConversionPattern<MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto lhsType = cast<RankedTensorType>(adaptor.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(adaptor.getRhs().getType());
+    MatMulShape s = getMatMulShape(lhsType.getShape(), rhsType.getShape());
+    SmallVector<int64_t> batch;
+    (void)OpTrait::util::getBroadcastedShape(s.lhsBatch, s.rhsBatch, batch);
+
+    // Vectors become 1-row / 1-column matrices.
+    SmallVector<int64_t> lhsShape(s.lhsBatch), rhsShape(s.rhsBatch);
+    lhsShape.append({s.m, s.lhsK});
+    rhsShape.append({s.rhsK, s.n});
+    Value lhs = reshapeTensor(rewriter, loc, adaptor.getLhs(), lhsShape);
+    Value rhs = reshapeTensor(rewriter, loc, adaptor.getRhs(), rhsShape);
+
+    int64_t nb = batch.size(), loops = nb + 3;
+    AffineExpr m = rewriter.getAffineDimExpr(nb),
+               n = rewriter.getAffineDimExpr(nb + 1),
+               k = rewriter.getAffineDimExpr(nb + 2);
+    auto batchExprs = [&](ArrayRef<int64_t> operandBatch) {
+      SmallVector<AffineExpr> exprs;
+      int64_t offset = nb - operandBatch.size();
+      for (auto [d, extent] : llvm::enumerate(operandBatch))
+        exprs.push_back(extent == 1 && batch[d + offset] != 1
+                            ? rewriter.getAffineConstantExpr(0)
+                            : rewriter.getAffineDimExpr(d + offset));
+      return exprs;
+    };
+    auto lhsExprs = batchExprs(s.lhsBatch);
+    lhsExprs.append({m, k});
+    auto rhsExprs = batchExprs(s.rhsBatch);
+    rhsExprs.append({k, n});
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t d = 0; d < nb; ++d)
+      outExprs.push_back(rewriter.getAffineDimExpr(d));
+    outExprs.append({m, n});
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, lhsExprs, ctx),
+                                   AffineMap::get(loops, 0, rhsExprs, ctx),
+                                   AffineMap::get(loops, 0, outExprs, ctx)};
+    SmallVector<int64_t> outShape(batch);
+    outShape.append({s.m, s.n});
+    auto resultType = signless(op.getType());
+    Value out = buildContraction(rewriter, loc, resultType.clone(outShape),
+                                 lhs, rhs, maps);
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, out,
+                                         resultType.getShape()));
+    return success();
+  }
+};
+
+struct GemmLowering : OpConversionPattern<GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr m = rewriter.getAffineDimExpr(0), n = rewriter.getAffineDimExpr(1),
+               k = rewriter.getAffineDimExpr(2);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(3, 0, op.getTransA() ? ArrayRef<AffineExpr>{k, m}
+                                            : ArrayRef<AffineExpr>{m, k}, ctx),
+        AffineMap::get(3, 0, op.getTransB() ? ArrayRef<AffineExpr>{n, k}
+                                            : ArrayRef<AffineExpr>{k, n}, ctx),
+        AffineMap::get(3, 0, {m, n}, ctx)};
+    Value out = buildContraction(rewriter, loc, op.getType(), adaptor.getA(),
+                                 adaptor.getB(), maps);
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    Value c = adaptor.getC();
+    if (alpha == 1.0 && (!c || beta == 0.0)) {
+      rewriter.replaceOp(op, out);
+      return success();
+    }
+    SmallVector<Value> inputs = {out};
+    if (c && beta != 0.0)
+      inputs.push_back(c);
+    Value result = buildElementwise(
+        rewriter, loc, op.getType(), inputs,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Type t = a[0].getType();
+          Value acc = a[0];
+          if (alpha != 1.0)
+            acc = arith::MulFOp::create(b, l, acc, scalarConstant(b, l, t, alpha));
+          if (a.size() == 1)
+            return acc;
+          Value bias = a[1];
+          if (beta != 1.0)
+            bias = arith::MulFOp::create(b, l, bias, scalarConstant(b, l, t, beta));
+          return (Value)arith::AddFOp::create(b, l, acc, bias);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void autoglm::populateLinearAlgebraLowering(RewritePatternSet &patterns) {
+  patterns.add<MatMulLowering, GemmLowering>(signlessTypeConverter(),
+                                             patterns.getContext());
+}

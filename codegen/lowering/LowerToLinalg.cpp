@@ -1,0 +1,56 @@
+//===- LowerToLinalg.cpp - the autoglm-lower-to-linalg pass ---------------===//
+
+#include "codegen/lowering/LoweringUtils.h"
+#include "dialects/AutoGLMDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace autoglm {
+#define GEN_PASS_DEF_LOWERTOLINALG
+#include "passes/Passes.h.inc"
+} // namespace autoglm
+
+using namespace mlir;
+using namespace autoglm;
+
+namespace {
+
+struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    TypeConverter &converter = signlessTypeConverter();
+
+    RewritePatternSet patterns(ctx);
+    populateElementwiseLowering(patterns);
+    populateLinearAlgebraLowering(patterns);
+    populateReductionLowering(patterns);
+    populateConvPoolLowering(patterns);
+    populateDataMovementLowering(patterns);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<AutoGLMDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
+      return converter.isSignatureLegal(f.getFunctionType());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp>(
+        [&](func::ReturnOp r) { return converter.isLegal(r); });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    // Inputs are the caller's memory: bufferization must not write to them.
+    for (auto func : module.getOps<func::FuncOp>())
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                        BoolAttr::get(ctx, false));
+  }
+};
+
+} // namespace

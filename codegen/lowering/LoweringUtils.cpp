@@ -1,0 +1,230 @@
+//===- LoweringUtils.cpp - building blocks of the linalg lowering ---------===//
+
+#include "codegen/lowering/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace autoglm;
+
+RankedTensorType autoglm::signless(RankedTensorType type) {
+  auto intType = dyn_cast<IntegerType>(type.getElementType());
+  if (!intType || intType.isSignless())
+    return type;
+  return type.clone(IntegerType::get(type.getContext(), intType.getWidth()));
+}
+
+TypeConverter &autoglm::signlessTypeConverter() {
+  static TypeConverter *converter = [] {
+    auto *c = new TypeConverter();
+    c->addConversion([](Type t) { return t; });
+    c->addConversion([](RankedTensorType t) -> Type { return signless(t); });
+    auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
+                   Location loc) -> Value {
+      return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+          .getResult(0);
+    };
+    c->addSourceMaterialization(cast);
+    c->addTargetMaterialization(cast);
+    return c;
+  }();
+  return *converter;
+}
+
+Value autoglm::buildElementwise(OpBuilder &b, Location loc,
+                                RankedTensorType resultType, ValueRange inputs,
+                                ScalarBody body) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs) {
+    auto type = cast<RankedTensorType>(in.getType());
+    int64_t offset = rank - type.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      bool broadcast =
+          type.getDimSize(d) == 1 && resultType.getDimSize(d + offset) != 1;
+      exprs.push_back(broadcast ? b.getAffineConstantExpr(0)
+                                : b.getAffineDimExpr(d + offset));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, init, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, body(nb, l, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+Value autoglm::buildReduction(OpBuilder &b, Location loc, Value input,
+                              ArrayRef<int64_t> axes, TypedAttr init,
+                              ScalarBody combine) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> reducedShape, keptShape;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    keptShape.push_back(reduced ? 1 : type.getDimSize(d));
+    if (!reduced) {
+      reducedShape.push_back(type.getDimSize(d));
+      outExprs.push_back(b.getAffineDimExpr(d));
+    }
+  }
+  auto outType = type.clone(reducedShape);
+  Value acc = filledTensor(b, loc, outType, init);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, outExprs, b.getContext())};
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, input, acc, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, combine(nb, l, {args[1], args[0]}));
+      });
+  return reshapeTensor(b, loc, generic.getResult(0), keptShape);
+}
+
+Value autoglm::reshapeTensor(OpBuilder &b, Location loc, Value value,
+                             ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  auto allDims = [](int64_t rank) {
+    ReassociationIndices all;
+    for (int64_t d = 0; d < rank; ++d)
+      all.push_back(d);
+    return SmallVector<ReassociationIndices>{all};
+  };
+  // Through the 1-D view: a collapse then an expand is always valid. Rank 0
+  // has no dims to group, hence the empty reassociations.
+  Value flat = value;
+  if (type.getRank() == 0)
+    flat = tensor::ExpandShapeOp::create(b, loc, type.clone({1}), value,
+                                         SmallVector<ReassociationIndices>{});
+  else if (type.getRank() > 1)
+    flat = tensor::CollapseShapeOp::create(b, loc, value,
+                                           allDims(type.getRank()));
+  auto target = type.clone(shape);
+  if (shape.size() == 1)
+    return flat;
+  if (shape.empty())
+    return tensor::CollapseShapeOp::create(b, loc, target, flat,
+                                           SmallVector<ReassociationIndices>{});
+  return tensor::ExpandShapeOp::create(b, loc, target, flat,
+                                       allDims(shape.size()));
+}
+
+Value autoglm::filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                            TypedAttr value) {
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+Value autoglm::scalarConstant(OpBuilder &b, Location loc, Type type,
+                              double value) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, value));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(type, (int64_t)value));
+}
+
+TypedAttr autoglm::lowestValue(Type type, bool isUnsigned) {
+  Builder b(type.getContext());
+  if (auto f = dyn_cast<FloatType>(type))
+    return b.getFloatAttr(
+        f, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/true));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return b.getIntegerAttr(type, isUnsigned ? APInt::getMinValue(width)
+                                           : APInt::getSignedMinValue(width));
+}
+
+Value autoglm::emitAdd(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value autoglm::emitMul(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MulFOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+Value autoglm::emitMax(OpBuilder &b, Location loc, Value x, Value y,
+                       bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, y);
+  if (isUnsigned)
+    return arith::MaxUIOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
+Value autoglm::emitMin(OpBuilder &b, Location loc, Value x, Value y,
+                       bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MinimumFOp::create(b, loc, x, y);
+  if (isUnsigned)
+    return arith::MinUIOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
+Value autoglm::emitConvert(OpBuilder &b, Location loc, Value x, Type from,
+                           Type to) {
+  if (from == to)
+    return x;
+  auto signlessOf = [&](Type t) -> Type {
+    if (auto i = dyn_cast<IntegerType>(t))
+      return b.getIntegerType(i.getWidth());
+    return t;
+  };
+  Type target = signlessOf(to);
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  bool fromUnsigned = from.isUnsignedInteger() || from.isInteger(1);
+  if (to.isInteger(1)) { // x != 0
+    Value zero = scalarConstant(b, loc, x.getType(), 0);
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  if (fromFloat && toFloat) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, target, x);
+    if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+      return arith::TruncFOp::create(b, loc, target, x);
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, target, wide);
+  }
+  if (!fromFloat && toFloat) {
+    if (fromUnsigned)
+      return arith::UIToFPOp::create(b, loc, target, x);
+    return arith::SIToFPOp::create(b, loc, target, x);
+  }
+  if (fromFloat) {
+    if (to.isUnsignedInteger())
+      return arith::FPToUIOp::create(b, loc, target, x);
+    return arith::FPToSIOp::create(b, loc, target, x);
+  }
+  unsigned fromWidth = from.getIntOrFloatBitWidth(),
+           toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth == toWidth)
+    return x;
+  if (fromWidth > toWidth)
+    return arith::TruncIOp::create(b, loc, target, x);
+  if (fromUnsigned)
+    return arith::ExtUIOp::create(b, loc, target, x);
+  return arith::ExtSIOp::create(b, loc, target, x);
+}

@@ -1,0 +1,75 @@
+//===- LoweringUtils.h - building blocks of the linalg lowering -*- C++ -*-===//
+//
+// Every autoglm op lowers to a few linalg.generic ops on tensors. The helpers
+// here build the recurring shapes: broadcasting elementwise maps, reductions,
+// reshapes, and scalar arithmetic that respects signedness (the linalg level
+// only has signless integers, so the autoglm type says what a value means).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOGLM_CODEGEN_LOWERING_LOWERINGUTILS_H
+#define AUTOGLM_CODEGEN_LOWERING_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace autoglm {
+
+using ScalarBody = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// `tensor<...xui8>` -> `tensor<...xi8>`: the linalg level is signless.
+mlir::TypeConverter &signlessTypeConverter();
+mlir::RankedTensorType signless(mlir::RankedTensorType type);
+
+/// A linalg.generic producing `resultType` from `inputs` broadcast to it with
+/// numpy rules; `body` maps the input scalars to the result scalar.
+mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::RankedTensorType resultType,
+                             mlir::ValueRange inputs, ScalarBody body);
+
+/// Reduces `input` over `axes` (sorted) with `combine(acc, x)` starting from
+/// `init`; the result keeps the reduced axes as extent 1.
+mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value input, llvm::ArrayRef<int64_t> axes,
+                           mlir::TypedAttr init, ScalarBody combine);
+
+/// Same elements, new static shape (collapse/expand views, no copy).
+mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value value, llvm::ArrayRef<int64_t> shape);
+
+/// A tensor of `type` filled with `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType type, mlir::TypedAttr value);
+
+/// Scalar constant of `type` (float or integer) holding `value`.
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Type type, double value);
+
+/// Lowest / highest finite-or-infinite value of a scalar type, as the
+/// identity of max / min reductions.
+mlir::TypedAttr lowestValue(mlir::Type type, bool isUnsigned);
+
+// Signedness-aware scalar arithmetic; `isUnsigned` comes from the autoglm type.
+mlir::Value emitAdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    mlir::Value y);
+mlir::Value emitMul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    mlir::Value y);
+mlir::Value emitMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    mlir::Value y, bool isUnsigned = false);
+mlir::Value emitMin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    mlir::Value y, bool isUnsigned = false);
+/// ONNX Cast semantics between any two supported element types.
+mlir::Value emitConvert(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        mlir::Type from, mlir::Type to);
+
+// Pattern sets, one per op family (one file each).
+void populateElementwiseLowering(mlir::RewritePatternSet &patterns);
+void populateLinearAlgebraLowering(mlir::RewritePatternSet &patterns);
+void populateReductionLowering(mlir::RewritePatternSet &patterns);
+void populateConvPoolLowering(mlir::RewritePatternSet &patterns);
+void populateDataMovementLowering(mlir::RewritePatternSet &patterns);
+
+} // namespace autoglm
+
+#endif // AUTOGLM_CODEGEN_LOWERING_LOWERINGUTILS_H

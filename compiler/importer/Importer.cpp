@@ -1,0 +1,262 @@
+//===- Importer.cpp - ONNX graph to an autoglm function -------------------===//
+
+#include "compiler/importer/Importer.h"
+#include "compiler/importer/NodeImporter.h"
+#include "compiler/importer/TensorConversion.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <unordered_map>
+
+using namespace mlir;
+using namespace autoglm;
+
+namespace {
+
+const OpImporterTable &importerTable() {
+  static const OpImporterTable table = [] {
+    OpImporterTable t;
+    registerElementwiseImporters(t);
+    registerLinearAlgebraImporters(t);
+    registerNormalizationImporters(t);
+    registerConvPoolImporters(t);
+    registerShapeImporters(t);
+    return t;
+  }();
+  return table;
+}
+
+class GraphImporter {
+public:
+  GraphImporter(OnnxModel &model, MLIRContext &ctx, const ImportOptions &opts)
+      : model_(model), graph_(model.proto().graph()), ctx_(ctx), opts_(opts),
+        builder_(&ctx) {}
+
+  FailureOr<OwningOpRef<ModuleOp>> run();
+
+private:
+  FailureOr<RankedTensorType> convertValueType(const onnx::ValueInfoProto &info,
+                                               StringRef role);
+  LogicalResult importNode(const onnx::NodeProto &node, size_t index);
+  FailureOr<SmallVector<const onnx::NodeProto *>> sortNodes();
+  Location nodeLoc(const onnx::NodeProto &node, size_t index);
+
+  OnnxModel &model_;
+  const onnx::GraphProto &graph_;
+  MLIRContext &ctx_;
+  const ImportOptions &opts_;
+  OpBuilder builder_;
+  std::unordered_map<std::string, Value> values_;
+  llvm::StringSet<> consumed_;
+};
+
+} // namespace
+
+Location GraphImporter::nodeLoc(const onnx::NodeProto &node, size_t index) {
+  std::string name = node.name().empty()
+                         ? node.op_type() + "_" + std::to_string(index)
+                         : node.name();
+  return NameLoc::get(StringAttr::get(&ctx_, name));
+}
+
+FailureOr<RankedTensorType>
+GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
+                                StringRef role) {
+  Location loc = NameLoc::get(StringAttr::get(&ctx_, info.name()));
+  if (!info.type().has_tensor_type())
+    return emitError(loc) << role << " '" << info.name()
+                          << "' is not a tensor (sequences, maps and "
+                             "optionals are not supported)";
+  const auto &tensorType = info.type().tensor_type();
+  Type element = convertElementType(tensorType.elem_type(), &ctx_);
+  if (!element)
+    return emitError(loc) << role << " '" << info.name() << "' has type "
+                          << onnxTypeName(tensorType.elem_type())
+                          << ", which is not supported";
+  if (!tensorType.has_shape())
+    return emitError(loc) << role << " '" << info.name()
+                          << "' has no declared shape";
+  SmallVector<int64_t> shape;
+  for (const auto &dim : tensorType.shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      shape.push_back(dim.dim_value());
+      continue;
+    }
+    std::string symbol = dim.has_dim_param() ? dim.dim_param() : "?";
+    auto it = opts_.dims.find(symbol);
+    if (it == opts_.dims.end())
+      return emitError(loc)
+             << role << " '" << info.name() << "' has symbolic dimension '"
+             << symbol << "'; give it a value with --dim " << symbol << "=N";
+    shape.push_back(it->second);
+  }
+  return RankedTensorType::get(shape, element);
+}
+
+FailureOr<SmallVector<const onnx::NodeProto *>> GraphImporter::sortNodes() {
+  // Kahn's algorithm: exporters do emit nodes out of order.
+  llvm::StringSet<> available;
+  for (const auto &t : graph_.initializer())
+    available.insert(t.name());
+  for (const auto &in : graph_.input())
+    available.insert(in.name());
+  SmallVector<const onnx::NodeProto *> pending, sorted;
+  for (const auto &node : graph_.node())
+    pending.push_back(&node);
+  while (!pending.empty()) {
+    size_t before = pending.size();
+    SmallVector<const onnx::NodeProto *> blocked;
+    for (const onnx::NodeProto *node : pending) {
+      bool ready = llvm::all_of(node->input(), [&](const std::string &in) {
+        return in.empty() || available.contains(in);
+      });
+      if (!ready) {
+        blocked.push_back(node);
+        continue;
+      }
+      sorted.push_back(node);
+      for (const auto &out : node->output())
+        available.insert(out);
+    }
+    pending = std::move(blocked);
+    if (pending.size() == before) {
+      const onnx::NodeProto *node = pending.front();
+      for (const auto &in : node->input())
+        if (!in.empty() && !available.contains(in))
+          return emitError(nodeLoc(*node, 0))
+                 << node->op_type() << " node '" << node->name()
+                 << "' reads '" << in
+                 << "', which no node, input or initializer produces (or "
+                    "the graph has a cycle)";
+    }
+  }
+  return sorted;
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
+                                        size_t index) {
+  Location loc = nodeLoc(node, index);
+  int64_t opset = model_.defaultOpset();
+  NodeImporter importer(
+      node, opset, builder_, loc,
+      [&](const std::string &name) { return values_.at(name); },
+      [&](const std::string &name, Value v) { values_[name] = v; },
+      [&](const std::string &name) { return consumed_.contains(name); },
+      model_);
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return importer.emitError()
+           << "operator domain '" << node.domain() << "' is not supported";
+  auto it = importerTable().find(node.op_type());
+  if (it == importerTable().end())
+    return importer.emitError() << "operator " << node.op_type()
+                                << " is not supported (opset " << opset << ")";
+  for (size_t i = 0; i < it->second.requiredInputs; ++i)
+    if (!importer.input(i))
+      return importer.emitError() << "required input " << i << " is missing";
+  if (failed(it->second.import(importer)))
+    return failure();
+  for (const auto &out : node.output())
+    if (!out.empty() && consumed_.contains(out) && !values_.count(out))
+      return importer.emitError() << "output '" << out << "' is not supported";
+  return success();
+}
+
+FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
+  Location modelLoc = FileLineColLoc::get(&ctx_, model_.path(), 0, 0);
+  int64_t opset = model_.defaultOpset();
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return emitError(modelLoc) << "default-domain opset " << opset
+                               << " is not supported (supported: "
+                               << kMinOpset << " to " << kMaxOpset << ")";
+  OwningOpRef<ModuleOp> module = ModuleOp::create(modelLoc);
+  builder_.setInsertionPointToEnd(module->getBody());
+
+  llvm::StringSet<> initializerNames;
+  for (const auto &t : graph_.initializer())
+    initializerNames.insert(t.name());
+  SmallVector<Type> argTypes;
+  SmallVector<const onnx::ValueInfoProto *> inputs;
+  for (const auto &in : graph_.input()) {
+    // Old exporters (IR < 4) also list initializers as inputs.
+    if (initializerNames.contains(in.name()))
+      continue;
+    auto type = convertValueType(in, "input");
+    if (failed(type))
+      return failure();
+    argTypes.push_back(*type);
+    inputs.push_back(&in);
+  }
+  for (const auto &node : graph_.node())
+    for (const auto &in : node.input())
+      consumed_.insert(in);
+  for (const auto &out : graph_.output())
+    consumed_.insert(out.name());
+
+  auto func = func::FuncOp::create(builder_, modelLoc, opts_.functionName,
+                                   builder_.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  builder_.setInsertionPointToStart(body);
+  for (auto [i, in] : llvm::enumerate(inputs)) {
+    values_[in->name()] = body->getArgument(i);
+    func.setArgAttr(i, "autoglm.name", builder_.getStringAttr(in->name()));
+  }
+
+  for (const auto &t : graph_.initializer()) {
+    Location loc = NameLoc::get(StringAttr::get(&ctx_, t.name()));
+    auto value = convertTensor(t, model_, &ctx_, loc);
+    if (failed(value))
+      return failure();
+    values_[t.name()] = ConstantOp::create(builder_, loc, *value);
+  }
+
+  auto sorted = sortNodes();
+  if (failed(sorted))
+    return failure();
+  for (auto [i, node] : llvm::enumerate(*sorted))
+    if (failed(importNode(*node, i)))
+      return failure();
+
+  SmallVector<Value> results;
+  for (const auto &out : graph_.output()) {
+    Value v = values_.at(out.name());
+    auto inferred = cast<RankedTensorType>(v.getType());
+    Location loc = NameLoc::get(StringAttr::get(&ctx_, out.name()));
+    const auto &declared = out.type().tensor_type();
+    if (declared.elem_type() &&
+        convertElementType(declared.elem_type(), &ctx_) !=
+            inferred.getElementType())
+      return emitError(loc) << "output '" << out.name() << "' is declared as "
+                            << onnxTypeName(declared.elem_type())
+                            << " but computes " << inferred.getElementType();
+    if (declared.has_shape()) {
+      bool same = declared.shape().dim_size() == inferred.getRank();
+      for (int d = 0; same && d < declared.shape().dim_size(); ++d) {
+        const auto &dim = declared.shape().dim(d);
+        if (dim.has_dim_value())
+          same = dim.dim_value() == inferred.getDimSize(d);
+      }
+      if (!same)
+        return emitError(loc) << "output '" << out.name()
+                              << "' has a declared shape that differs from "
+                                 "the computed "
+                              << inferred;
+    }
+    results.push_back(v);
+  }
+  func::ReturnOp::create(builder_, modelLoc, results);
+  func.setType(builder_.getFunctionType(argTypes, TypeRange(results)));
+  for (auto [i, out] : llvm::enumerate(graph_.output()))
+    func.setResultAttr(i, "autoglm.name", builder_.getStringAttr(out.name()));
+  if (failed(verify(*module)))
+    return failure();
+  return module;
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+autoglm::importOnnxModel(OnnxModel &model, MLIRContext &context,
+                         const ImportOptions &options) {
+  context.loadDialect<AutoGLMDialect, func::FuncDialect>();
+  return GraphImporter(model, context, options).run();
+}

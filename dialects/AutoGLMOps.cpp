@@ -1,0 +1,634 @@
+//===- AutoGLMOps.cpp - result type inference and verifiers ---------------===//
+//
+// Every op infers its static result type from operands and attributes; the
+// InferTypeOpInterface verifier then checks the declared type against it, so
+// an inconsistent shape anywhere in the graph is reported at its ONNX node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/AutoGLMDialect.h"
+#include "dialects/ShapeUtils.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace autoglm;
+
+namespace {
+
+RankedTensorType shapedAs(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "," : "") + std::to_string(d);
+  return s + "]";
+}
+
+LogicalResult fail(std::optional<Location> loc, const Twine &message) {
+  return emitOptionalError(loc, message);
+}
+
+LogicalResult inferBroadcast(std::optional<Location> loc,
+                             ArrayRef<RankedTensorType> operands,
+                             Type elementType,
+                             SmallVectorImpl<Type> &inferred) {
+  SmallVector<int64_t> shape(operands.front().getShape());
+  for (RankedTensorType t : operands.drop_front()) {
+    SmallVector<int64_t> next;
+    if (!OpTrait::util::getBroadcastedShape(shape, t.getShape(), next))
+      return fail(loc, "operand shapes " + shapeString(shape) + " and " +
+                           shapeString(t.getShape()) +
+                           " are not broadcast-compatible");
+    shape = std::move(next);
+  }
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+// Spatial output extent shared by convolution and pooling.
+LogicalResult windowExtent(std::optional<Location> loc, int64_t in,
+                           int64_t kernel, int64_t stride, int64_t dilation,
+                           int64_t padBegin, int64_t padEnd, bool ceilMode,
+                           int64_t &out) {
+  if (kernel < 1 || stride < 1 || dilation < 1)
+    return fail(loc, "kernel, stride and dilation must be positive");
+  int64_t span = dilation * (kernel - 1) + 1;
+  int64_t room = in + padBegin + padEnd - span;
+  if (room < 0)
+    return fail(loc, "window of extent " + Twine(span) +
+                         " is larger than the padded input " +
+                         Twine(in + padBegin + padEnd));
+  out = (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
+  // A window that would start in the end padding is dropped (ONNX rule).
+  if (ceilMode && (out - 1) * stride >= in + padBegin)
+    --out;
+  return success();
+}
+
+LogicalResult checkAxis(std::optional<Location> loc, int64_t axis,
+                        int64_t rank, StringRef what = "axis") {
+  if (axis < 0 || axis >= rank)
+    return fail(loc, what + " " + Twine(axis) + " is out of range for rank " +
+                         Twine(rank));
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+template <typename Op>
+static LogicalResult inferBinary(std::optional<Location> loc,
+                                 typename Op::Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
+  auto lhs = shapedAs(adaptor.getLhs()), rhs = shapedAs(adaptor.getRhs());
+  return inferBroadcast(loc, {lhs, rhs}, lhs.getElementType(), inferred);
+}
+
+template <typename Op>
+static LogicalResult verifySameElementTypes(Op op) {
+  if (getElementTypeOrSelf(op.getLhs()) != getElementTypeOrSelf(op.getRhs()))
+    return op.emitOpError("operands must have the same element type, got ")
+           << getElementTypeOrSelf(op.getLhs()) << " and "
+           << getElementTypeOrSelf(op.getRhs());
+  return success();
+}
+
+#define AGL_BINARY(Op, Verify)                                                 \
+  LogicalResult Op::inferReturnTypes(MLIRContext *, std::optional<Location> l, \
+                                     Adaptor a, SmallVectorImpl<Type> &t) {    \
+    return inferBinary<Op>(l, a, t);                                           \
+  }                                                                            \
+  LogicalResult Op::verify() { return Verify; }
+
+AGL_BINARY(AddOp, verifySameElementTypes(*this))
+AGL_BINARY(SubOp, verifySameElementTypes(*this))
+AGL_BINARY(MulOp, verifySameElementTypes(*this))
+AGL_BINARY(DivOp, verifySameElementTypes(*this))
+AGL_BINARY(MinOp, verifySameElementTypes(*this))
+AGL_BINARY(MaxOp, verifySameElementTypes(*this))
+// Pow's exponent may have its own element type (ONNX allows it).
+AGL_BINARY(PowOp, success())
+#undef AGL_BINARY
+
+#define AGL_COMPARE(Op)                                                        \
+  LogicalResult Op::inferReturnTypes(MLIRContext *ctx,                         \
+                                     std::optional<Location> l, Adaptor a,     \
+                                     SmallVectorImpl<Type> &t) {               \
+    return inferBroadcast(l, {shapedAs(a.getLhs()), shapedAs(a.getRhs())},     \
+                          IntegerType::get(ctx, 1), t);                        \
+  }                                                                            \
+  LogicalResult Op::verify() { return verifySameElementTypes(*this); }
+
+AGL_COMPARE(EqualOp)
+AGL_COMPARE(LessOp)
+AGL_COMPARE(GreaterOp)
+#undef AGL_COMPARE
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto x = shapedAs(adaptor.getX());
+  return inferBroadcast(
+      loc, {shapedAs(adaptor.getCondition()), x, shapedAs(adaptor.getY())},
+      x.getElementType(), inferred);
+}
+
+LogicalResult WhereOp::verify() {
+  if (getElementTypeOrSelf(getX()) != getElementTypeOrSelf(getY()))
+    return emitOpError("x and y must have the same element type");
+  return success();
+}
+
+LogicalResult CastOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location>,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(
+      shapedAs(adaptor.getInput()).clone(adaptor.getTo()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto lhs = shapedAs(adaptor.getLhs()), rhs = shapedAs(adaptor.getRhs());
+  if (lhs.getRank() == 0 || rhs.getRank() == 0)
+    return fail(loc, "matmul operands must have rank >= 1");
+  MatMulShape s = getMatMulShape(lhs.getShape(), rhs.getShape());
+  if (s.lhsK != s.rhsK)
+    return fail(loc, "matmul contraction extents differ: " +
+                         shapeString(lhs.getShape()) + " x " +
+                         shapeString(rhs.getShape()));
+  SmallVector<int64_t> batch;
+  if (!OpTrait::util::getBroadcastedShape(s.lhsBatch, s.rhsBatch, batch))
+    return fail(loc, "matmul batch dimensions " + shapeString(s.lhsBatch) +
+                         " and " + shapeString(s.rhsBatch) +
+                         " are not broadcast-compatible");
+  SmallVector<int64_t> shape(batch);
+  if (lhs.getRank() > 1)
+    shape.push_back(s.m);
+  if (rhs.getRank() > 1)
+    shape.push_back(s.n);
+  inferred.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return success();
+}
+
+LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto a = shapedAs(adaptor.getA()), b = shapedAs(adaptor.getB());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return fail(loc, "gemm operands must be 2-D");
+  bool ta = adaptor.getTransA(), tb = adaptor.getTransB();
+  int64_t m = a.getDimSize(ta ? 1 : 0), ka = a.getDimSize(ta ? 0 : 1);
+  int64_t kb = b.getDimSize(tb ? 1 : 0), n = b.getDimSize(tb ? 0 : 1);
+  if (ka != kb)
+    return fail(loc, "gemm contraction extents differ: " + Twine(ka) +
+                         " vs " + Twine(kb));
+  inferred.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  if (!getC())
+    return success();
+  SmallVector<int64_t> out;
+  auto resultShape = getType().getShape();
+  if (!OpTrait::util::getBroadcastedShape(shapedAs(getC()).getShape(),
+                                          resultShape, out) ||
+      ArrayRef<int64_t>(out) != resultShape)
+    return emitOpError("bias of shape ")
+           << shapeString(shapedAs(getC()).getShape())
+           << " does not broadcast to the result " << shapeString(resultShape);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalizations
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  return checkAxis(getLoc(), getAxis(), getType().getRank());
+}
+
+static LogicalResult inferReduce(std::optional<Location> loc, Value input,
+                                 ArrayRef<int64_t> axes, bool keepdims,
+                                 SmallVectorImpl<Type> &inferred) {
+  auto type = shapedAs(input);
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (failed(checkAxis(loc, axis, type.getRank())))
+      return failure();
+    if (i > 0 && axes[i - 1] >= axis)
+      return fail(loc, "reduction axes must be sorted and unique");
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    bool reduced = axes.empty() || llvm::is_contained(axes, d);
+    if (!reduced)
+      shape.push_back(type.getDimSize(d));
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  inferred.push_back(type.clone(shape));
+  return success();
+}
+
+#define AGL_REDUCE(Op)                                                         \
+  LogicalResult Op::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> l, Adaptor a,     \
+                                     SmallVectorImpl<Type> &t) {               \
+    return inferReduce(l, a.getInput(), a.getAxes(), a.getKeepdims(), t);      \
+  }
+AGL_REDUCE(ReduceMeanOp)
+AGL_REDUCE(ReduceSumOp)
+AGL_REDUCE(ReduceMaxOp)
+#undef AGL_REDUCE
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  auto type = getType();
+  if (failed(checkAxis(getLoc(), getAxis(), type.getRank())))
+    return failure();
+  auto normalized = type.getShape().drop_front(getAxis());
+  for (Value param : {getScale(), getBias()}) {
+    if (!param)
+      continue;
+    SmallVector<int64_t> out;
+    if (!OpTrait::util::getBroadcastedShape(shapedAs(param).getShape(),
+                                            normalized, out) ||
+        ArrayRef<int64_t>(out) != normalized)
+      return emitOpError("scale/bias of shape ")
+             << shapeString(shapedAs(param).getShape())
+             << " does not broadcast to the normalized shape "
+             << shapeString(normalized);
+  }
+  return success();
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  auto type = getType();
+  if (type.getRank() < 2)
+    return emitOpError("input must have rank >= 2");
+  int64_t channels = type.getDimSize(1);
+  for (Value param : {getScale(), getBias(), getMean(), getVariance()})
+    if (shapedAs(param).getRank() != 1 ||
+        shapedAs(param).getDimSize(0) != channels)
+      return emitOpError("per-channel parameters must have shape [")
+             << channels << "], got "
+             << shapeString(shapedAs(param).getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkWindowAttrs(std::optional<Location> loc,
+                                      int64_t spatial, ArrayRef<int64_t> strides,
+                                      ArrayRef<int64_t> pads,
+                                      ArrayRef<int64_t> dilations) {
+  if ((int64_t)strides.size() != spatial ||
+      (int64_t)dilations.size() != spatial ||
+      (int64_t)pads.size() != 2 * spatial)
+    return fail(loc, "strides/dilations need " + Twine(spatial) +
+                         " entries and pads " + Twine(2 * spatial));
+  return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput()), filter = shapedAs(adaptor.getFilter());
+  int64_t spatial = input.getRank() - 2, group = adaptor.getGroup();
+  if (spatial < 1 || filter.getRank() != input.getRank())
+    return fail(loc, "conv needs input and filter of equal rank >= 3");
+  if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
+                              adaptor.getPads(), adaptor.getDilations())))
+    return failure();
+  if (group < 1 || input.getDimSize(1) != filter.getDimSize(1) * group ||
+      filter.getDimSize(0) % group != 0)
+    return fail(loc, "conv channels do not match: input has " +
+                         Twine(input.getDimSize(1)) + ", filter expects " +
+                         Twine(filter.getDimSize(1)) + " x group " +
+                         Twine(group));
+  SmallVector<int64_t> shape = {input.getDimSize(0), filter.getDimSize(0)};
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t out;
+    if (failed(windowExtent(loc, input.getDimSize(i + 2),
+                            filter.getDimSize(i + 2), adaptor.getStrides()[i],
+                            adaptor.getDilations()[i], adaptor.getPads()[i],
+                            adaptor.getPads()[i + spatial], false, out)))
+      return failure();
+    shape.push_back(out);
+  }
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  if (getBias() && (shapedAs(getBias()).getRank() != 1 ||
+                    shapedAs(getBias()).getDimSize(0) !=
+                        shapedAs(getFilter()).getDimSize(0)))
+    return emitOpError("bias must have one entry per filter");
+  return success();
+}
+
+template <typename Adaptor>
+static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
+                               SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  int64_t spatial = input.getRank() - 2;
+  if (spatial < 1 || (int64_t)adaptor.getKernelShape().size() != spatial)
+    return fail(loc, "pooling needs rank >= 3 and one kernel extent per "
+                     "spatial axis");
+  if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
+                              adaptor.getPads(), adaptor.getDilations())))
+    return failure();
+  SmallVector<int64_t> shape(input.getShape().take_front(2));
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t out;
+    if (failed(windowExtent(loc, input.getDimSize(i + 2),
+                            adaptor.getKernelShape()[i], adaptor.getStrides()[i],
+                            adaptor.getDilations()[i], adaptor.getPads()[i],
+                            adaptor.getPads()[i + spatial],
+                            adaptor.getCeilMode(), out)))
+      return failure();
+    shape.push_back(out);
+  }
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  return inferPool(loc, adaptor, inferred);
+}
+
+LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  return inferPool(loc, adaptor, inferred);
+}
+
+LogicalResult GlobalAveragePoolOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  if (input.getRank() < 3)
+    return fail(loc, "global pooling needs rank >= 3");
+  SmallVector<int64_t> shape(input.getShape().take_front(2));
+  shape.append(input.getRank() - 2, 1);
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement and shapes
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location>,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getValue().getType());
+  return success();
+}
+
+LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  int64_t rank = shapedAs(adaptor.getInput()).getRank();
+  int64_t start = adaptor.getStart(), end = adaptor.getEnd();
+  if (start < 0 || start > end || end > rank)
+    return fail(loc, "shape range [" + Twine(start) + ", " + Twine(end) +
+                         ") is invalid for rank " + Twine(rank));
+  inferred.push_back(
+      RankedTensorType::get({end - start}, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = shapedAs(getInput());
+  if (in.getElementType() != getType().getElementType())
+    return emitOpError("cannot change the element type");
+  if (in.getNumElements() != getType().getNumElements())
+    return emitOpError("cannot reshape ")
+           << shapeString(in.getShape()) << " (" << in.getNumElements()
+           << " elements) to " << shapeString(getType().getShape()) << " ("
+           << getType().getNumElements() << " elements)";
+  return success();
+}
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  int64_t rank = input.getRank() + adaptor.getAxes().size();
+  SmallVector<int64_t> shape(rank, -1);
+  for (int64_t axis : adaptor.getAxes()) {
+    if (failed(checkAxis(loc, axis, rank)) || shape[axis] == 1)
+      return fail(loc, "unsqueeze axes must be unique and in range");
+    shape[axis] = 1;
+  }
+  auto dims = input.getShape().begin();
+  for (int64_t &d : shape)
+    if (d == -1)
+      d = *dims++;
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  for (int64_t axis : adaptor.getAxes())
+    if (failed(checkAxis(loc, axis, input.getRank())) ||
+        input.getDimSize(axis) != 1)
+      return fail(loc, "squeeze axis " + Twine(axis) +
+                           " must name an extent-1 dimension");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (!llvm::is_contained(adaptor.getAxes(), d))
+      shape.push_back(input.getDimSize(d));
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis > input.getRank())
+    return fail(loc, "flatten axis out of range");
+  auto dims = input.getShape();
+  int64_t outer = product(dims.take_front(axis));
+  int64_t inner = product(dims.drop_front(axis));
+  inferred.push_back(input.clone({outer, inner}));
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  auto perm = adaptor.getPerm();
+  if ((int64_t)perm.size() != input.getRank() || !isPermutationVector(perm))
+    return fail(loc, "perm must be a permutation of the " +
+                         Twine(input.getRank()) + " axes");
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(input.getDimSize(p));
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (adaptor.getInputs().empty())
+    return fail(loc, "concat needs at least one input");
+  auto first = shapedAs(adaptor.getInputs().front());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, axis, first.getRank())))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (Value v : adaptor.getInputs().drop_front()) {
+    auto t = shapedAs(v);
+    bool match = t.getRank() == first.getRank() &&
+                 t.getElementType() == first.getElementType();
+    for (int64_t d = 0; match && d < t.getRank(); ++d)
+      match = d == axis || t.getDimSize(d) == shape[d];
+    if (!match)
+      return fail(loc, "concat input of type " + Twine(shapeString(t.getShape())) +
+                           " does not match " + shapeString(first.getShape()) +
+                           " outside axis " + Twine(axis));
+    shape[axis] += t.getDimSize(axis);
+  }
+  inferred.push_back(first.clone(shape));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  auto starts = adaptor.getStarts(), ends = adaptor.getEnds(),
+       steps = adaptor.getSteps();
+  int64_t rank = input.getRank();
+  if ((int64_t)starts.size() != rank || (int64_t)ends.size() != rank ||
+      (int64_t)steps.size() != rank)
+    return fail(loc, "slice needs one start, end and step per axis");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (steps[d] == 0)
+      return fail(loc, "slice step must not be 0");
+    shape.push_back(sliceExtent(starts[d], ends[d], steps[d]));
+    bool inRange = shape.back() == 0 ||
+                   (starts[d] >= 0 && starts[d] < input.getDimSize(d) &&
+                    starts[d] + (shape.back() - 1) * steps[d] >= 0 &&
+                    starts[d] + (shape.back() - 1) * steps[d] <
+                        input.getDimSize(d));
+    if (!inRange)
+      return fail(loc, "slice of axis " + Twine(d) + " leaves its extent " +
+                           Twine(input.getDimSize(d)));
+  }
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto data = shapedAs(adaptor.getData());
+  auto indices = shapedAs(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, axis, data.getRank())))
+    return failure();
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  inferred.push_back(data.clone(shape));
+  return success();
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(input.getShape(), adaptor.getShape(),
+                                          shape))
+    return fail(loc, "cannot expand " + shapeString(input.getShape()) +
+                         " to " + shapeString(adaptor.getShape()));
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  int64_t rank = input.getRank();
+  auto pads = adaptor.getPads();
+  if ((int64_t)pads.size() != 2 * rank)
+    return fail(loc, "pad needs " + Twine(2 * rank) + " amounts");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    shape.push_back(input.getDimSize(d) + pads[d] + pads[d + rank]);
+    if (shape.back() < 0)
+      return fail(loc, "padding crops axis " + Twine(d) + " below zero");
+  }
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/AutoGLMOps.cpp.inc"

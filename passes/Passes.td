@@ -1,0 +1,40 @@
+//===- Passes.td - AutoGLM passes ----------------------------*- tablegen -*-===//
+
+#ifndef AUTOGLM_PASSES_TD
+#define AUTOGLM_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerToLinalg : Pass<"autoglm-lower-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower autoglm ops to linalg, tensor, arith and math";
+  let description = [{
+    Rewrites every `autoglm` op into `linalg.generic` (and a few named linalg
+    and tensor ops) on signless tensors. Unsigned integer types become
+    signless; the lowering picks signed or unsigned arithmetic from the
+    original type. Entry-function arguments are marked non-writable, since
+    inputs belong to the caller.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
+    "mlir::bufferization::BufferizationDialect"
+  ];
+}
+
+def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
+  let summary = "Place every intermediate buffer in one arena argument";
+  let description = [{
+    Replaces each statically shaped `memref.alloc` of a bufferized function by
+    a `memref.view` into a new trailing argument `memref<N x i8>`, at
+    64-byte-aligned offsets, and records N as `autoglm.arena_size`. After this
+    pass the function allocates nothing; its caller provides the arena once.
+    Buffers are placed one after another (no reuse yet).
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "64",
+           "Byte alignment of every buffer in the arena">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+#endif // AUTOGLM_PASSES_TD

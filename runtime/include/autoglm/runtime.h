@@ -1,0 +1,126 @@
+/* AutoGLM runtime: the small, stable C ABI between compiled models and the
+ * programs that run them.
+ *
+ * A compiled model (object file or shared library) exports, for a model
+ * compiled with the name NAME:
+ *   const agl_model_desc *NAME_model(void);       -- its descriptor
+ *   uint64_t NAME_arena_size(void);               -- bytes of scratch memory
+ *   int32_t  NAME_run(void *arena, const void *const *inputs,
+ *                     void *const *outputs);      -- one inference
+ * and, in its shared-library form only, `autoglm_loadable_model` (same type as
+ * NAME_model) so that loaders need not know NAME.
+ *
+ * Tensors are dense, row-major, with exactly the shapes in the descriptor.
+ * The arena is one caller- or runtime-provided block of `arena_size` bytes,
+ * aligned to `arena_alignment`; the model never allocates during a run.
+ */
+#ifndef AUTOGLM_RUNTIME_H
+#define AUTOGLM_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AGL_ABI_VERSION 1u
+
+typedef enum agl_status {
+  AGL_OK = 0,
+  AGL_ERR_INVALID_ARGUMENT = 1, /* null pointer, wrong index, bad buffer */
+  AGL_ERR_OUT_OF_MEMORY = 2,    /* arena could not be allocated */
+  AGL_ERR_IO = 3,               /* a file could not be opened or loaded */
+  AGL_ERR_ABI_MISMATCH = 4,     /* artifact built for another ABI version */
+  AGL_ERR_NOT_FOUND = 5,        /* missing symbol, input or output name */
+  AGL_ERR_MODEL_FAILED = 6,     /* the compiled code reported a failure */
+} agl_status;
+
+/* Element types use the ONNX TensorProto.DataType codes. */
+typedef enum agl_dtype {
+  AGL_DTYPE_F32 = 1,
+  AGL_DTYPE_U8 = 2,
+  AGL_DTYPE_I8 = 3,
+  AGL_DTYPE_U16 = 4,
+  AGL_DTYPE_I16 = 5,
+  AGL_DTYPE_I32 = 6,
+  AGL_DTYPE_I64 = 7,
+  AGL_DTYPE_BOOL = 9, /* one byte per element, 0 or 1 */
+  AGL_DTYPE_F16 = 10,
+  AGL_DTYPE_F64 = 11,
+  AGL_DTYPE_U32 = 12,
+  AGL_DTYPE_U64 = 13,
+  AGL_DTYPE_BF16 = 16,
+} agl_dtype;
+
+typedef struct agl_tensor_info {
+  const char *name;
+  int32_t dtype; /* agl_dtype */
+  int32_t rank;
+  const int64_t *shape; /* `rank` static extents */
+} agl_tensor_info;
+
+typedef int32_t (*agl_entry_fn)(void *arena, const void *const *inputs,
+                                void *const *outputs);
+
+typedef struct agl_model_desc {
+  uint32_t abi_version; /* AGL_ABI_VERSION of the compiler that built it */
+  uint32_t reserved;
+  const char *name;
+  int32_t num_inputs;
+  int32_t num_outputs;
+  const agl_tensor_info *inputs;
+  const agl_tensor_info *outputs;
+  uint64_t arena_size;      /* bytes; 0 means no arena is needed */
+  uint64_t arena_alignment; /* bytes, a power of two */
+  uint64_t weights_size;    /* bytes of read-only weights in the artifact */
+  agl_entry_fn run;
+} agl_model_desc;
+
+/* ---- status and types ---------------------------------------------------- */
+const char *agl_status_string(agl_status status);
+/* Message of the last failing call on this thread ("" if none). */
+const char *agl_last_error(void);
+/* Bytes per element, 0 for an unknown dtype. */
+size_t agl_dtype_size(int32_t dtype);
+/* "float32", "int64", ...; "unknown" otherwise. */
+const char *agl_dtype_name(int32_t dtype);
+size_t agl_tensor_num_elements(const agl_tensor_info *info);
+size_t agl_tensor_num_bytes(const agl_tensor_info *info);
+/* Index of the input/output called `name`, or AGL_ERR_NOT_FOUND. */
+agl_status agl_model_find_input(const agl_model_desc *model, const char *name,
+                                int32_t *index);
+agl_status agl_model_find_output(const agl_model_desc *model, const char *name,
+                                 int32_t *index);
+
+/* ---- instances: one arena each, created once ------------------------------ */
+typedef struct agl_instance agl_instance;
+
+/* Allocates the arena once (aligned); checks the ABI version. */
+agl_status agl_instance_create(const agl_model_desc *model,
+                               agl_instance **out);
+/* Uses caller memory: `arena` must be aligned to model->arena_alignment and
+ * hold at least model->arena_size bytes. The instance does not own it. */
+agl_status agl_instance_create_with_arena(const agl_model_desc *model,
+                                          void *arena, size_t arena_bytes,
+                                          agl_instance **out);
+void agl_instance_destroy(agl_instance *instance);
+const agl_model_desc *agl_instance_model(const agl_instance *instance);
+/* One inference; allocates nothing. Instances are not thread-safe, but
+ * distinct instances (of the same model too) may run concurrently. */
+agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
+                            void *const *outputs);
+
+/* ---- shared-library artifacts --------------------------------------------- */
+typedef struct agl_library agl_library;
+
+/* dlopen()s an artifact built with --emit=so and returns its descriptor. */
+agl_status agl_library_open(const char *path, agl_library **out,
+                            const agl_model_desc **model);
+void agl_library_close(agl_library *library);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUTOGLM_RUNTIME_H */
