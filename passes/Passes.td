@@ -21,6 +21,23 @@ def LowerToLinalg : Pass<"autoglm-lower-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def Bufferize : Pass<"autoglm-bufferize", "mlir::ModuleOp"> {
+  let summary = "One-shot bufferization of a whole model";
+  let description = [{
+    Runs upstream One-Shot Module Bufferization with the settings a compiled
+    model needs: function boundaries bufferized to identity-layout memrefs
+    (bare pointers at the ABI), 64-byte-aligned buffers, and copies emitted
+    as `linalg.copy` so that they lower to plain loops with no runtime
+    library call. Results then become output arguments that the caller
+    provides; results computed into their own buffer are computed directly
+    into the output argument (no copy).
+  }];
+  let dependentDialects = [
+    "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect",
+    "mlir::memref::MemRefDialect"
+  ];
+}
+
 def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
   let summary = "Place every intermediate buffer in one arena argument";
   let description = [{

@@ -1,0 +1,66 @@
+//===- ModelSignature.cpp - names, dtypes and shapes of a model -----------===//
+
+#include "codegen/emit/ModelSignature.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <cctype>
+
+using namespace mlir;
+using namespace autoglm;
+
+static int32_t dtypeCode(Type t) {
+  if (t.isF32()) return 1;
+  if (t.isF64()) return 11;
+  if (t.isF16()) return 10;
+  if (t.isBF16()) return 16;
+  if (t.isInteger(1)) return 9;
+  auto i = cast<IntegerType>(t);
+  bool u = i.isUnsigned();
+  switch (i.getWidth()) {
+  case 8: return u ? 2 : 3;
+  case 16: return u ? 4 : 5;
+  case 32: return u ? 12 : 6;
+  default: return u ? 13 : 7;
+  }
+}
+
+int64_t TensorSignature::numBytes() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  switch (dtype) {
+  case 2: case 3: case 9: return n;
+  case 4: case 5: case 10: case 16: return 2 * n;
+  case 1: case 6: case 12: return 4 * n;
+  default: return 8 * n;
+  }
+}
+
+ModelSignature autoglm::readSignature(func::FuncOp func, StringRef name) {
+  ModelSignature sig;
+  sig.name = toCIdentifier(name);
+  auto describe = [](Type type, Attribute nameAttr) {
+    auto tensor = cast<RankedTensorType>(type);
+    return TensorSignature{cast<StringAttr>(nameAttr).str(),
+                           dtypeCode(tensor.getElementType()),
+                           std::vector<int64_t>(tensor.getShape().begin(),
+                                                tensor.getShape().end())};
+  };
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    sig.inputs.push_back(describe(func.getArgument(i).getType(),
+                                  func.getArgAttr(i, "autoglm.name")));
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    sig.outputs.push_back(describe(func.getResultTypes()[i],
+                                   func.getResultAttr(i, "autoglm.name")));
+  return sig;
+}
+
+std::string autoglm::toCIdentifier(StringRef name) {
+  std::string id;
+  for (char c : name)
+    id += std::isalnum((unsigned char)c) ? c : '_';
+  if (id.empty() || std::isdigit((unsigned char)id[0]))
+    id = "m_" + id;
+  return id;
+}

@@ -1,0 +1,184 @@
+//===- Pipeline.cpp - the compilation pipeline, stage by stage ------------===//
+
+#include "compiler/Pipeline.h"
+#include "dialects/AutoGLMDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace autoglm;
+
+void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage) {
+  switch (stage) {
+  case Stage::Autoglm:
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  case Stage::Linalg:
+    pm.addPass(createLowerToLinalg());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createCSEPass());
+    return;
+  case Stage::Memref: {
+    pm.addPass(createBufferize());
+    pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createPlanArena());
+    pm.addPass(createCSEPass());
+    return;
+  }
+  case Stage::LLVM: {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    pm.addPass(createLowerAffinePass());
+    pm.addPass(createSCFToControlFlowPass());
+    pm.addPass(memref::createExpandStridedMetadataPass());
+    pm.addPass(createLowerAffinePass());
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+    pm.addPass(createConvertMathToLLVMPass());
+    pm.addPass(createConvertMathToLibmPass());
+    pm.addPass(createArithToLLVMConversionPass());
+    ConvertFuncToLLVMPassOptions funcOptions;
+    // Static shapes: every tensor crosses the ABI as one plain pointer.
+    funcOptions.useBarePtrCallConv = true;
+    pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+    pm.addPass(createConvertControlFlowToLLVMPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    pm.addPass(createCanonicalizerPass());
+    return;
+  }
+  }
+}
+
+OpPrintingFlags autoglm::irPrintingFlags() {
+  OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(16);
+  flags.elideLargeResourceString(64);
+  return flags;
+}
+
+namespace {
+
+/// Writes the module after every pass to DIR/NNN-<pass>.mlir.
+class IRDumper : public PassInstrumentation {
+public:
+  IRDumper(std::string dir, unsigned &counter)
+      : dir_(std::move(dir)), counter_(counter) {}
+
+  void dump(Operation *op, StringRef name) {
+    while (op->getParentOp())
+      op = op->getParentOp();
+    llvm::SmallString<256> path(dir_);
+    llvm::sys::path::append(path,
+                            llvm::formatv("{0:d3}-{1}.mlir", counter_++, name));
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec) {
+      llvm::errs() << "warning: cannot write IR dump '" << path
+                   << "': " << ec.message() << "\n";
+      return;
+    }
+    op->print(os, irPrintingFlags());
+  }
+
+  void runAfterPass(Pass *pass, Operation *op) override {
+    dump(op, pass->getArgument().empty() ? pass->getName()
+                                         : pass->getArgument());
+  }
+
+private:
+  std::string dir_;
+  unsigned &counter_;
+};
+
+} // namespace
+
+LogicalResult autoglm::runPipeline(ModuleOp module, Stage last,
+                                   const PipelineOptions &options,
+                                   uint64_t &arenaSize) {
+  unsigned dumpCounter = 0;
+  if (!options.dumpIRDir.empty()) {
+    if (auto ec = llvm::sys::fs::create_directories(options.dumpIRDir))
+      return module.emitError("cannot create IR dump folder '")
+             << options.dumpIRDir << "': " << ec.message();
+    IRDumper(options.dumpIRDir, dumpCounter).dump(module, "import");
+  }
+  for (Stage stage : {Stage::Autoglm, Stage::Linalg, Stage::Memref, Stage::LLVM}) {
+    PassManager pm(module.getContext());
+    if (options.printIRAfterAll) {
+      pm.getContext()->disableMultithreading();
+      pm.enableIRPrinting(
+          [](Pass *, Operation *) { return false; },
+          [](Pass *, Operation *) { return true; },
+          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
+          /*printAfterOnlyOnFailure=*/false, llvm::errs(), irPrintingFlags());
+    }
+    if (!options.dumpIRDir.empty())
+      pm.addInstrumentation(
+          std::make_unique<IRDumper>(options.dumpIRDir, dumpCounter));
+    buildStagePipeline(pm, stage);
+    if (failed(pm.run(module)))
+      return failure();
+    if (stage == Stage::Memref)
+      for (auto func : module.getOps<func::FuncOp>())
+        if (auto size = func->getAttrOfType<IntegerAttr>("autoglm.arena_size"))
+          arenaSize = size.getInt();
+    if (stage == last)
+      break;
+  }
+  return success();
+}
+
+void autoglm::registerAutoGLMDialects(DialectRegistry &registry) {
+  registry.insert<AutoGLMDialect, affine::AffineDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, func::FuncDialect,
+                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
+                  memref::MemRefDialect, scf::SCFDialect,
+                  tensor::TensorDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+void autoglm::registerAutoGLMPipelines() {
+  registerAutoGLMPasses();
+  static const std::pair<const char *, Stage> stages[] = {
+      {"autoglm-stage-autoglm", Stage::Autoglm},
+      {"autoglm-stage-linalg", Stage::Linalg},
+      {"autoglm-stage-memref", Stage::Memref},
+      {"autoglm-stage-llvm", Stage::LLVM}};
+  for (const auto &[name, stage] : stages) {
+    Stage s = stage;
+    PassPipelineRegistration<>(name, "One stage of the autoglm-compile pipeline",
+                               [s](OpPassManager &pm) { buildStagePipeline(pm, s); });
+  }
+}

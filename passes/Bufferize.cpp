@@ -1,0 +1,49 @@
+//===- Bufferize.cpp - one-shot bufferization of a whole model ------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+
+namespace autoglm {
+#define GEN_PASS_DEF_BUFFERIZE
+#include "passes/Passes.h.inc"
+} // namespace autoglm
+
+using namespace mlir;
+using namespace mlir::bufferization;
+
+namespace {
+
+/// linalg.copy lowers to loops; memref.copy of a strided view would need a
+/// runtime library function.
+LogicalResult copyWithLinalg(OpBuilder &b, Location loc, Value from, Value to) {
+  linalg::CopyOp::create(b, loc, from, to);
+  return success();
+}
+
+struct BufferizePass : autoglm::impl::BufferizeBase<BufferizePass> {
+  void runOnOperation() override {
+    OneShotBufferizationOptions options;
+    options.bufferizeFunctionBoundaries = true;
+    options.setFunctionBoundaryTypeConversion(
+        LayoutMapOption::IdentityLayoutMap);
+    options.bufferAlignment = 64;
+    options.memCpyFn = copyWithLinalg;
+    BufferizationState state;
+    if (failed(runOneShotModuleBufferize(getOperation(), options, state)))
+      return signalPassFailure();
+
+    // Results become caller-provided output buffers; a result computed in
+    // its own buffer is computed straight into the caller's instead.
+    BufferResultsToOutParamsOpts outParams;
+    outParams.modifyPublicFunctions = true;
+    outParams.hoistStaticAllocs = true;
+    outParams.memCpyFn = copyWithLinalg;
+    if (failed(promoteBufferResultsToOutParams(getOperation(), outParams)))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,21 @@
+/* Declarations shared by the runtime's source files; not installed. */
+#ifndef AUTOGLM_RUNTIME_INTERNAL_H
+#define AUTOGLM_RUNTIME_INTERNAL_H
+
+#include "autoglm/runtime.h"
+
+#define AGL_HIDDEN __attribute__((visibility("hidden")))
+
+/* Records a printf-style message as this thread's last error and returns
+ * `status`, so that failures read `return agl_fail(...)`. */
+AGL_HIDDEN agl_status agl_fail(agl_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Checks that a descriptor can be run by this runtime: ABI version first
+ * (other fields may mean something else in another ABI), then the tables. */
+AGL_HIDDEN agl_status agl_model_check(const agl_model_desc *model);
+
+/* The model's name for messages; never null. */
+AGL_HIDDEN const char *agl_model_label(const agl_model_desc *model);
+
+#endif /* AUTOGLM_RUNTIME_INTERNAL_H */

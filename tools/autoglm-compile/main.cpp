@@ -1,0 +1,190 @@
+//===- main.cpp - autoglm-compile: ONNX model to native artifact ----------===//
+//
+// Exit codes: 0 success, 2 any error (bad input, unsupported model, failed
+// compilation). Errors never leave a partial output file behind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/emit/HeaderEmitter.h"
+#include "codegen/emit/ModelSignature.h"
+#include "codegen/emit/ObjectEmitter.h"
+#include "compiler/Pipeline.h"
+#include "compiler/importer/Importer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+#include <map>
+
+using namespace autoglm;
+
+namespace {
+
+constexpr int kExitError = 2;
+
+struct EmitKind {
+  std::optional<Stage> stage; // print IR after this stage...
+  std::optional<ArtifactKind> artifact; // ...or emit this artifact
+};
+
+const std::map<std::string, EmitKind> &emitKinds() {
+  static const std::map<std::string, EmitKind> kinds = {
+      {"autoglm", {Stage::Autoglm, {}}},
+      {"linalg", {Stage::Linalg, {}}},
+      {"memref", {Stage::Memref, {}}},
+      {"llvm-dialect", {Stage::LLVM, {}}},
+      {"llvm", {{}, ArtifactKind::LLVMIR}},
+      {"asm", {{}, ArtifactKind::Assembly}},
+      {"obj", {{}, ArtifactKind::Object}},
+      {"so", {{}, ArtifactKind::SharedLibrary}},
+  };
+  return kinds;
+}
+
+std::optional<std::string> emitFromSuffix(llvm::StringRef path) {
+  llvm::StringRef ext = llvm::sys::path::extension(path);
+  if (ext == ".mlir") return "autoglm";
+  if (ext == ".ll") return "llvm";
+  if (ext == ".s") return "asm";
+  if (ext == ".o") return "obj";
+  if (ext == ".so") return "so";
+  return std::nullopt;
+}
+
+int error(const llvm::Twine &message) {
+  llvm::errs() << "autoglm-compile: error: " << message << "\n";
+  return kExitError;
+}
+
+/// Diagnostics name the ONNX node (its name is the op's location).
+void printDiagnostic(mlir::Diagnostic &diag) {
+  std::string message = diag.str();
+  llvm::raw_ostream &os = llvm::errs();
+  os << "autoglm-compile: "
+     << (diag.getSeverity() == mlir::DiagnosticSeverity::Error ? "error"
+         : diag.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
+                                                                   : "note")
+     << ": ";
+  if (auto name = llvm::dyn_cast<mlir::NameLoc>(diag.getLocation())) {
+    std::string node = name.getName().str();
+    if (message.find("'" + node + "'") == std::string::npos)
+      os << "node '" << node << "': ";
+  }
+  os << message << "\n";
+  for (mlir::Diagnostic &note : diag.getNotes())
+    printDiagnostic(note);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"autoglm-compile: compile an ONNX model to native code"};
+  std::string modelPath, outputPath, emit, cpu = "native", name, dumpIRDir;
+  std::vector<std::string> dims;
+  bool printIRAfterAll = false, noHeader = false;
+  unsigned optLevel = 3;
+  app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
+  app.add_option("-o,--output", outputPath,
+                 "Output file; its suffix (.o .so .mlir .ll .s) picks the "
+                 "form unless --emit is given")
+      ->required();
+  std::vector<std::string> kindNames;
+  for (const auto &[k, v] : emitKinds())
+    kindNames.push_back(k);
+  app.add_option("--emit", emit, "What to write")
+      ->check(CLI::IsMember(kindNames));
+  app.add_option("--mcpu", cpu, "Target CPU (LLVM name) or 'native'");
+  app.add_option("--name", name,
+                 "Symbol prefix of the entry points (default: output file "
+                 "name)");
+  app.add_option("--dim", dims,
+                 "Value of a symbolic input dimension, NAME=VALUE (repeatable)");
+  app.add_option("-O", optLevel, "LLVM optimization level")
+      ->check(CLI::Range(0, 3));
+  app.add_flag("--print-ir-after-all", printIRAfterAll,
+               "Print the IR after every pass to stderr");
+  app.add_option("--dump-ir-dir", dumpIRDir,
+                 "Write the IR after every pass to DIR/NNN-<pass>.mlir");
+  app.add_flag("--no-header", noHeader,
+               "Do not write the C header next to .o/.so outputs");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitError;
+  }
+
+  if (emit.empty()) {
+    auto fromSuffix = emitFromSuffix(outputPath);
+    if (!fromSuffix)
+      return error("cannot tell the output form from '" + outputPath +
+                   "'; use a .o/.so/.mlir/.ll/.s suffix or --emit");
+    emit = *fromSuffix;
+  }
+  EmitKind kind = emitKinds().at(emit);
+
+  ImportOptions importOptions;
+  for (const std::string &d : dims) {
+    auto [key, value] = llvm::StringRef(d).split('=');
+    int64_t v;
+    if (key.empty() || value.getAsInteger(10, v) || v < 0)
+      return error("--dim expects NAME=VALUE with VALUE >= 0, got '" + d + "'");
+    importOptions.dims[key] = v;
+  }
+
+  mlir::DialectRegistry registry;
+  registerAutoGLMDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  context.getDiagEngine().registerHandler(
+      [](mlir::Diagnostic &diag) { printDiagnostic(diag); });
+
+  auto model = OnnxModel::load(modelPath);
+  if (!model)
+    return error(llvm::toString(model.takeError()));
+  auto module = importOnnxModel(**model, context, importOptions);
+  if (failed(module))
+    return kExitError;
+
+  if (name.empty())
+    name = llvm::sys::path::stem(outputPath).str();
+  auto entry = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
+  ModelSignature signature = readSignature(entry, name);
+
+  PipelineOptions pipelineOptions;
+  pipelineOptions.printIRAfterAll = printIRAfterAll;
+  pipelineOptions.dumpIRDir = dumpIRDir;
+  Stage last = kind.stage.value_or(Stage::LLVM);
+  if (failed(runPipeline(**module, last, pipelineOptions, signature.arenaSize)))
+    return error("compilation of '" + modelPath + "' failed");
+
+  if (kind.stage) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    (*module)->print(os, irPrintingFlags());
+    if (auto e = writeFileAtomically(outputPath, text))
+      return error(llvm::toString(std::move(e)));
+    return 0;
+  }
+  EmitOptions emitOptions;
+  emitOptions.cpu = cpu;
+  emitOptions.optLevel = optLevel;
+  if (auto e = emitArtifact(**module, signature, *kind.artifact, outputPath,
+                            emitOptions))
+    return error(llvm::toString(std::move(e)));
+  bool native = *kind.artifact == ArtifactKind::Object ||
+                *kind.artifact == ArtifactKind::SharedLibrary;
+  if (native && !noHeader) {
+    llvm::SmallString<256> header(outputPath);
+    llvm::sys::path::replace_extension(header, ".h");
+    std::string source = llvm::sys::path::filename(modelPath).str();
+    if (auto e = writeFileAtomically(header, emitHeader(signature, source)))
+      return error(llvm::toString(std::move(e)));
+  }
+  return 0;
+}

@@ -1,0 +1,46 @@
+#include "Artifact.h"
+
+namespace autoglm::run {
+
+Artifact::Artifact(const std::string &path) {
+  if (agl_library_open(path.c_str(), &library_, &model_) != AGL_OK)
+    throw RuntimeError(agl_last_error());
+}
+
+Artifact::~Artifact() { agl_library_close(library_); }
+
+Instance::Instance(const agl_model_desc &model) {
+  if (agl_instance_create(&model, &instance_) != AGL_OK)
+    throw RuntimeError(agl_last_error());
+}
+
+Instance::~Instance() { agl_instance_destroy(instance_); }
+
+void Instance::run(const std::vector<const void *> &inputs,
+                   const std::vector<void *> &outputs) {
+  if (agl_instance_run(instance_, inputs.data(), outputs.data()) != AGL_OK)
+    throw RuntimeError(agl_last_error());
+}
+
+namespace {
+std::vector<std::string> namesOf(const agl_tensor_info *table, int32_t count) {
+  std::vector<std::string> names;
+  for (int32_t i = 0; i < count; ++i)
+    names.emplace_back(table[i].name ? table[i].name : "");
+  return names;
+}
+} // namespace
+
+std::vector<std::string> inputNames(const agl_model_desc &model) {
+  return namesOf(model.inputs, model.num_inputs);
+}
+
+std::vector<std::string> outputNames(const agl_model_desc &model) {
+  return namesOf(model.outputs, model.num_outputs);
+}
+
+std::vector<int64_t> shapeOf(const agl_tensor_info &info) {
+  return std::vector<int64_t>(info.shape, info.shape + info.rank);
+}
+
+} // namespace autoglm::run

@@ -1,0 +1,55 @@
+// A shared-library artifact and an instance of its model, owned the C++ way
+// over the runtime's C API.
+#ifndef AUTOGLM_RUN_ARTIFACT_H
+#define AUTOGLM_RUN_ARTIFACT_H
+
+#include "autoglm/runtime.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace autoglm::run {
+
+// A failure reported by the runtime; the message is agl_last_error().
+class RuntimeError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+class Artifact {
+public:
+  explicit Artifact(const std::string &path);
+  ~Artifact();
+  Artifact(const Artifact &) = delete;
+  Artifact &operator=(const Artifact &) = delete;
+
+  const agl_model_desc &model() const { return *model_; }
+
+private:
+  agl_library *library_ = nullptr;
+  const agl_model_desc *model_ = nullptr;
+};
+
+class Instance {
+public:
+  explicit Instance(const agl_model_desc &model);
+  ~Instance();
+  Instance(const Instance &) = delete;
+  Instance &operator=(const Instance &) = delete;
+
+  void run(const std::vector<const void *> &inputs,
+           const std::vector<void *> &outputs);
+
+private:
+  agl_instance *instance_ = nullptr;
+};
+
+std::vector<std::string> inputNames(const agl_model_desc &model);
+std::vector<std::string> outputNames(const agl_model_desc &model);
+std::vector<int64_t> shapeOf(const agl_tensor_info &info);
+
+} // namespace autoglm::run
+
+#endif // AUTOGLM_RUN_ARTIFACT_H

@@ -1,0 +1,358 @@
+// autoglm-run: runs a compiled model on tensors read from files, checks its
+// outputs against expected values, saves them and times the model.
+#include "Artifact.h"
+#include "Benchmark.h"
+#include "Bindings.h"
+#include "Compare.h"
+#include "Json.h"
+#include "OutputDirectory.h"
+#include "TensorFile.h"
+#include "TensorSummary.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+using namespace autoglm::run;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitMismatch = 1; // the model ran and produced wrong results
+constexpr int kExitError = 2;    // nothing could be run or checked
+
+struct Options {
+  std::string artifact;
+  std::vector<std::string> inputs;
+  std::vector<std::string> expectations;
+  Tolerance tolerance;
+  std::string outputDir;
+  int benchRuns = 0;
+  int warmupRuns = 3;
+  int threads = 1;
+  bool json = false;
+};
+
+// What became of one output, for both the text and the JSON report.
+struct OutputReport {
+  std::string name;
+  int32_t dtype = 0;
+  std::vector<int64_t> shape;
+  std::string expectationPath; // empty when not checked
+  std::string typeProblem;     // the expectation has another dtype or shape
+  Comparison comparison;
+  TensorSummary summary;
+
+  bool checked() const { return !expectationPath.empty(); }
+  bool ok() const {
+    return !checked() || (typeProblem.empty() && comparison.ok());
+  }
+};
+
+struct RunReport {
+  std::string model;
+  std::vector<OutputReport> outputs;
+  std::optional<LatencyStats> latency;
+  std::string error;
+};
+
+std::string number(double value, const char *format = "%g") {
+  char text[32];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+// A check that an option's number is at least `minimum`, with a message
+// that says so (CLI11's own ranges print the largest double).
+CLI::Validator atLeast(double minimum) {
+  return CLI::Validator(
+      [minimum](const std::string &text) -> std::string {
+        char *end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0')
+          return "'" + text + "' is not a number";
+        if (!(value >= minimum))
+          return "must be at least " + number(minimum) + ", not " + text;
+        return "";
+      },
+      ">=" + number(minimum));
+}
+
+void defineOptions(CLI::App &app, Options &options) {
+  app.add_option("artifact", options.artifact,
+                 "Model compiled to a shared library (--emit=so)")
+      ->required();
+  app.add_option("--input,-i", options.inputs,
+                 "Input tensor as NAME=PATH, or PATH for the next input in "
+                 "order; PATH is a .npy or ONNX TensorProto .pb file")
+      ->allow_extra_args(false);
+  app.add_option("--expect,-e", options.expectations,
+                 "Expected output as NAME=PATH or PATH, like --input")
+      ->allow_extra_args(false);
+  app.add_option("--rtol", options.tolerance.rtol,
+                 "Relative tolerance for floating-point outputs")
+      ->capture_default_str()
+      ->check(atLeast(0));
+  app.add_option("--atol", options.tolerance.atol,
+                 "Absolute tolerance for floating-point outputs")
+      ->capture_default_str()
+      ->check(atLeast(0));
+  app.add_option("--output-dir,-o", options.outputDir,
+                 "Save every output as DIR/NAME.npy");
+  app.add_option("--bench", options.benchRuns,
+                 "Time N runs after the checked one")
+      ->check(atLeast(0));
+  app.add_option("--warmup", options.warmupRuns,
+                 "Untimed runs before the timed ones")
+      ->capture_default_str()
+      ->check(atLeast(0));
+  app.add_option("--threads", options.threads,
+                 "Threads for the model; compiled code is single-threaded "
+                 "for now, so this is only validated and reported")
+      ->capture_default_str()
+      ->check(atLeast(1));
+  app.add_flag("--json", options.json,
+               "Print one line of JSON on stdout; text goes to stderr");
+  app.footer(
+      "Floating-point outputs match when |got - expected| <= atol + rtol * "
+      "|expected|;\nNaN matches only NaN, infinities must be equal, and "
+      "integer and bool\noutputs must be equal.\n\n"
+      "Exit status: 0 success, 1 an output differs from its expectation,\n"
+      "2 bad arguments or files, or the model could not be loaded or run.\n");
+}
+
+std::vector<Tensor> readInputs(const agl_model_desc &model,
+                               const std::vector<std::string> &paths) {
+  std::string missing;
+  for (int32_t i = 0; i < model.num_inputs; ++i) {
+    if (!paths[i].empty())
+      continue;
+    const agl_tensor_info &info = model.inputs[i];
+    missing += std::string(missing.empty() ? "" : "; ") + "missing input '" +
+               info.name + "' (" + describeType(info.dtype, shapeOf(info)) +
+               "); pass --input " + info.name + "=FILE";
+  }
+  if (!missing.empty())
+    throw BindingError(missing);
+
+  std::vector<Tensor> inputs;
+  for (int32_t i = 0; i < model.num_inputs; ++i) {
+    const agl_tensor_info &info = model.inputs[i];
+    Tensor tensor = readTensorFile(paths[i]);
+    const std::vector<int64_t> shape = shapeOf(info);
+    if (tensor.dtype != info.dtype || tensor.shape != shape)
+      throw BindingError(std::string("input '") + info.name + "': expected " +
+                         describeType(info.dtype, shape) + ", got " +
+                         describeType(tensor.dtype, tensor.shape) + " from " +
+                         paths[i]);
+    inputs.push_back(std::move(tensor));
+  }
+  return inputs;
+}
+
+void check(OutputReport &output, const Tensor &got, const Tensor &expected,
+           const Tolerance &tolerance) {
+  if (expected.dtype != got.dtype || expected.shape != got.shape) {
+    output.typeProblem = "model produces " +
+                         describeType(got.dtype, got.shape) + ", but " +
+                         output.expectationPath + " holds " +
+                         describeType(expected.dtype, expected.shape);
+    return;
+  }
+  output.comparison = compareTensors(got, expected, tolerance);
+}
+
+void printCheck(std::ostream &text, const OutputReport &output) {
+  if (!output.typeProblem.empty()) {
+    text << output.name << ": " << output.typeProblem << " MISMATCH\n";
+    return;
+  }
+  const Comparison &c = output.comparison;
+  text << output.name << ": max_abs_err=" << number(c.maxAbsError)
+       << " max_rel_err=" << number(c.maxRelError)
+       << " mismatches=" << c.mismatches << "/" << c.elements
+       << (c.ok() ? " OK" : " MISMATCH") << "\n";
+  for (const ElementMismatch &m : c.firstMismatches)
+    text << "  " << output.name << describeIndex(output.shape, m.index)
+         << ": got " << number(m.got) << ", expected " << number(m.expected)
+         << "\n";
+}
+
+void printSummary(std::ostream &text, const OutputReport &output) {
+  const TensorSummary &s = output.summary;
+  text << output.name << ": " << describeType(output.dtype, output.shape);
+  if (s.hasValues())
+    text << " min=" << number(s.min) << " max=" << number(s.max)
+         << " mean=" << number(s.mean);
+  else if (s.elements == 0)
+    text << " (empty)";
+  if (s.nans > 0)
+    text << " nan=" << s.nans;
+  text << "\n";
+}
+
+void printLatency(std::ostream &text, const LatencyStats &latency) {
+  text << "latency ms: min=" << number(latency.minMs, "%.3f")
+       << " median=" << number(latency.medianMs, "%.3f")
+       << " p90=" << number(latency.p90Ms, "%.3f") << " (" << latency.runs
+       << " runs)\n";
+}
+
+int runModel(const Options &options, RunReport &report, std::ostream &text) {
+  const Artifact artifact(options.artifact);
+  const agl_model_desc &model = artifact.model();
+  report.model = model.name ? model.name : "";
+
+  const std::vector<std::string> names = outputNames(model);
+  const std::vector<Tensor> inputs =
+      readInputs(model, bindFileArguments(options.inputs, inputNames(model),
+                                          "input", report.model));
+  const std::vector<std::string> expectationPaths =
+      bindFileArguments(options.expectations, names, "output", report.model);
+  std::vector<std::optional<Tensor>> expectations(names.size());
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!expectationPaths[i].empty())
+      expectations[i] = readTensorFile(expectationPaths[i]);
+
+  std::vector<Tensor> outputs;
+  for (int32_t i = 0; i < model.num_outputs; ++i)
+    outputs.emplace_back(model.outputs[i].dtype, shapeOf(model.outputs[i]));
+  std::vector<const void *> inputPointers;
+  for (const Tensor &input : inputs)
+    inputPointers.push_back(input.bytes.data());
+  std::vector<void *> outputPointers;
+  for (Tensor &output : outputs)
+    outputPointers.push_back(output.bytes.data());
+
+  Instance instance(model);
+  instance.run(inputPointers, outputPointers);
+
+  if (!options.outputDir.empty())
+    writeOutputs(options.outputDir, names, outputs);
+
+  const bool checking = !options.expectations.empty();
+  bool allOk = true;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    OutputReport output;
+    output.name = names[i];
+    output.dtype = outputs[i].dtype;
+    output.shape = outputs[i].shape;
+    output.expectationPath = expectationPaths[i];
+    if (expectations[i]) {
+      check(output, outputs[i], *expectations[i], options.tolerance);
+      printCheck(text, output);
+    } else {
+      output.summary = summarize(outputs[i]);
+      if (!checking)
+        printSummary(text, output);
+    }
+    allOk = allOk && output.ok();
+    report.outputs.push_back(std::move(output));
+  }
+
+  if (options.benchRuns > 0) {
+    report.latency = summarizeLatencies(
+        timeRuns([&] { instance.run(inputPointers, outputPointers); },
+                 options.warmupRuns, options.benchRuns));
+    printLatency(text, *report.latency);
+  }
+  return allOk ? kExitOk : kExitMismatch;
+}
+
+std::string toJson(const Options &options, const RunReport &report,
+                   int exitCode) {
+  std::ostringstream json;
+  json << "{\"model\":"
+       << (report.model.empty() ? "null" : jsonString(report.model))
+       << ",\"artifact\":" << jsonString(options.artifact)
+       << ",\"threads\":" << options.threads
+       << ",\"rtol\":" << jsonNumber(options.tolerance.rtol)
+       << ",\"atol\":" << jsonNumber(options.tolerance.atol)
+       << ",\"ok\":" << (exitCode == kExitOk ? "true" : "false")
+       << ",\"exit_code\":" << exitCode;
+  if (!report.error.empty())
+    json << ",\"error\":" << jsonString(report.error);
+
+  json << ",\"outputs\":[";
+  for (size_t i = 0; i < report.outputs.size(); ++i) {
+    const OutputReport &output = report.outputs[i];
+    json << (i ? "," : "") << "{\"name\":" << jsonString(output.name)
+         << ",\"dtype\":" << jsonString(agl_dtype_name(output.dtype))
+         << ",\"shape\":[";
+    for (size_t d = 0; d < output.shape.size(); ++d)
+      json << (d ? "," : "") << output.shape[d];
+    json << "],\"checked\":" << (output.checked() ? "true" : "false");
+    if (output.checked()) {
+      const Comparison &c = output.comparison;
+      json << ",\"ok\":" << (output.ok() ? "true" : "false")
+           << ",\"expected\":" << jsonString(output.expectationPath);
+      if (!output.typeProblem.empty())
+        json << ",\"error\":" << jsonString(output.typeProblem);
+      else
+        json << ",\"max_abs\":" << jsonNumber(c.maxAbsError)
+             << ",\"max_rel\":" << jsonNumber(c.maxRelError)
+             << ",\"mismatches\":" << c.mismatches
+             << ",\"elements\":" << c.elements;
+    } else if (output.summary.hasValues()) {
+      json << ",\"min\":" << jsonNumber(output.summary.min)
+           << ",\"max\":" << jsonNumber(output.summary.max)
+           << ",\"mean\":" << jsonNumber(output.summary.mean)
+           << ",\"nans\":" << output.summary.nans;
+    }
+    json << "}";
+  }
+  json << "]";
+
+  if (report.latency)
+    json << ",\"latency_ms\":{\"min\":" << jsonNumber(report.latency->minMs)
+         << ",\"median\":" << jsonNumber(report.latency->medianMs)
+         << ",\"p90\":" << jsonNumber(report.latency->p90Ms)
+         << ",\"runs\":" << report.latency->runs
+         << ",\"warmup\":" << options.warmupRuns << "}";
+  json << "}";
+  return json.str();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"Run an AutoGLM model artifact on tensors from files, check "
+               "its outputs and time it.",
+               "autoglm-run"};
+  Options options;
+  defineOptions(app, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &error) {
+    if (app.exit(error) == 0) // --help
+      return kExitOk;
+    // Harnesses that asked for JSON get it even for a bad command line.
+    if (std::find(argv + 1, argv + argc, std::string("--json")) !=
+        argv + argc) {
+      RunReport report;
+      report.error = error.what();
+      std::cout << toJson(options, report, kExitError) << std::endl;
+    }
+    return kExitError;
+  }
+
+  // With --json, stdout carries the JSON line alone.
+  std::ostream &text = options.json ? std::cerr : std::cout;
+  RunReport report;
+  int exitCode;
+  try {
+    exitCode = runModel(options, report, text);
+  } catch (const std::exception &error) {
+    report.error = error.what();
+    std::cerr << "autoglm-run: error: " << error.what() << "\n";
+    exitCode = kExitError;
+  }
+  if (options.json)
+    std::cout << toJson(options, report, exitCode) << std::endl;
+  return exitCode;
+}
