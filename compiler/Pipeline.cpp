@@ -43,7 +43,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage) {
   case Stage::Linalg:
     pm.addPass(createLowerToLinalg());
     pm.addPass(createCanonicalizerPass());
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createFuseElementwise());
     pm.addPass(createCSEPass());
     return;
   case Stage::Memref: {
@@ -107,6 +107,11 @@ public:
   }
 
   void runAfterPass(Pass *pass, Operation *op) override {
+    // The adaptor that runs a nested pipeline (addNestedPass) is itself
+    // reported as a pass; its IR is that of the last nested pass, already
+    // dumped. (Its class is not public, hence the name.)
+    if (pass->getName() == "mlir::detail::OpToOpPassAdaptor")
+      return;
     dump(op, pass->getArgument().empty() ? pass->getName()
                                          : pass->getArgument());
   }

@@ -21,6 +21,18 @@ def LowerToLinalg : Pass<"autoglm-lower-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops";
+  let description = [{
+    Fuses a producer `linalg.generic` into its consumer when the consumer is
+    elementwise (all loops parallel), so chains such as bias + GELU become one
+    loop nest. A producer is never fused into a reduction or contraction:
+    there it would be recomputed for every iteration of the reduced loops
+    (for a matmul, once per output column).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def Bufferize : Pass<"autoglm-bufferize", "mlir::ModuleOp"> {
   let summary = "One-shot bufferization of a whole model";
   let description = [{

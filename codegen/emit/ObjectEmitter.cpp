@@ -27,6 +27,10 @@ static Error fail(const llvm::Twine &message) {
 
 Error autoglm::writeFileAtomically(llvm::StringRef path,
                                    llvm::StringRef contents) {
+  if (path == "-") {
+    llvm::outs() << contents;
+    return Error::success();
+  }
   llvm::SmallString<256> temp;
   int fd;
   llvm::SmallString<256> model(path);

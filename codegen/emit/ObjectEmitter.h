@@ -26,7 +26,7 @@ llvm::Error emitArtifact(mlir::ModuleOp module, ModelSignature &signature,
                          ArtifactKind kind, llvm::StringRef path,
                          const EmitOptions &options);
 
-/// Writes `contents` to `path` atomically.
+/// Writes `contents` to `path` atomically ("-" is standard output).
 llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef contents);
 
 } // namespace autoglm

@@ -63,23 +63,28 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     input = reshapeTensor(rewriter, loc, input, in5);
     Value filter = reshapeTensor(rewriter, loc, adaptor.getFilter(), w5);
 
-    // Loops: n, g, fg, out spatial (s) | c, kernel spatial (s).
+    // Loops: n, g, fg | c, kernel (s) | out spatial (s). Reductions sit
+    // outside the output's spatial loops, so the innermost loop walks an
+    // output row contiguously and vectorizes.
     int64_t loops = 4 + 2 * s;
     auto d = [&](int64_t i) { return rewriter.getAffineDimExpr(i); };
-    SmallVector<AffineExpr> inExprs = {d(0), d(1), d(3 + s)};
-    SmallVector<AffineExpr> wExprs = {d(1), d(2), d(3 + s)};
+    auto kDim = [&](int64_t i) { return d(4 + i); };
+    auto oDim = [&](int64_t i) { return d(4 + s + i); };
+    SmallVector<AffineExpr> inExprs = {d(0), d(1), d(3)};
+    SmallVector<AffineExpr> wExprs = {d(1), d(2), d(3)};
     SmallVector<AffineExpr> outExprs = {d(0), d(1), d(2)};
     for (int64_t i = 0; i < s; ++i) {
-      inExprs.push_back(d(3 + i) * op.getStrides()[i] +
-                        d(4 + s + i) * op.getDilations()[i]);
-      wExprs.push_back(d(4 + s + i));
-      outExprs.push_back(d(3 + i));
+      inExprs.push_back(oDim(i) * op.getStrides()[i] +
+                        kDim(i) * op.getDilations()[i]);
+      wExprs.push_back(kDim(i));
+      outExprs.push_back(oDim(i));
     }
     SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
                                    AffineMap::get(loops, 0, wExprs, ctx),
                                    AffineMap::get(loops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iterators(3 + s, utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
     iterators.append(1 + s, utils::IteratorType::reduction);
+    iterators.append(s, utils::IteratorType::parallel);
 
     // The accumulator starts as the bias (or zero).
     auto acc5Type = outType.clone(out5);
@@ -136,22 +141,24 @@ struct PoolLowering : OpConversionPattern<OpTy> {
                                : cast<TypedAttr>(rewriter.getZeroAttr(element));
     Value input = padSpatial(rewriter, loc, adaptor.getInput(), begin, end, padValue);
 
-    // Loops: n, c, out spatial (s) | kernel spatial (s). The kernel extents
-    // come from a shape-only operand, as in linalg's pooling ops.
+    // Loops: n, c | kernel (s) | out spatial (s), the innermost walking an
+    // output row. The kernel extents come from a shape-only operand, as in
+    // linalg's pooling ops.
     int64_t loops = 2 + 2 * s;
     auto d = [&](int64_t i) { return rewriter.getAffineDimExpr(i); };
     SmallVector<AffineExpr> inExprs = {d(0), d(1)}, kExprs, outExprs = {d(0), d(1)};
     for (int64_t i = 0; i < s; ++i) {
-      inExprs.push_back(d(2 + i) * strides[i] + d(2 + s + i) * dilations[i]);
-      kExprs.push_back(d(2 + s + i));
-      outExprs.push_back(d(2 + i));
+      inExprs.push_back(d(2 + s + i) * strides[i] + d(2 + i) * dilations[i]);
+      kExprs.push_back(d(2 + i));
+      outExprs.push_back(d(2 + s + i));
     }
     Value window = tensor::EmptyOp::create(rewriter, loc, kernel, element);
     SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
                                    AffineMap::get(loops, 0, kExprs, ctx),
                                    AffineMap::get(loops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iterators(2 + s, utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
     iterators.append(s, utils::IteratorType::reduction);
+    iterators.append(s, utils::IteratorType::parallel);
     Value acc = filledTensor(rewriter, loc, outType, padValue);
     auto pool = linalg::GenericOp::create(
         rewriter, loc, outType, ValueRange{input, window}, acc, maps, iterators,

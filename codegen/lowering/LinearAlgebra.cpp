@@ -12,14 +12,15 @@ using namespace autoglm;
 
 namespace {
 
-/// One multiply-accumulate generic: loops are `parallel` dims then one
-/// reduction dim; the maps say how each operand is indexed.
+/// One multiply-accumulate generic over loops (batch..., m, k, n): the
+/// reduction k sits outside n, so the innermost loop walks rows of the rhs
+/// and the output contiguously and vectorizes without reassociation.
 Value buildContraction(OpBuilder &b, Location loc, RankedTensorType outType,
                        Value lhs, Value rhs, ArrayRef<AffineMap> maps) {
   int64_t loops = maps.front().getNumDims();
-  SmallVector<utils::IteratorType> iterators(loops - 1,
+  SmallVector<utils::IteratorType> iterators(loops,
                                              utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
+  iterators[loops - 2] = utils::IteratorType::reduction;
   Value acc = filledTensor(b, loc, outType,
                            cast<TypedAttr>(b.getZeroAttr(outType.getElementType())));
   auto generic = linalg::GenericOp::create(
@@ -52,8 +53,8 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
 
     int64_t nb = batch.size(), loops = nb + 3;
     AffineExpr m = rewriter.getAffineDimExpr(nb),
-               n = rewriter.getAffineDimExpr(nb + 1),
-               k = rewriter.getAffineDimExpr(nb + 2);
+               k = rewriter.getAffineDimExpr(nb + 1),
+               n = rewriter.getAffineDimExpr(nb + 2);
     auto batchExprs = [&](ArrayRef<int64_t> operandBatch) {
       SmallVector<AffineExpr> exprs;
       int64_t offset = nb - operandBatch.size();
@@ -93,8 +94,8 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    AffineExpr m = rewriter.getAffineDimExpr(0), n = rewriter.getAffineDimExpr(1),
-               k = rewriter.getAffineDimExpr(2);
+    AffineExpr m = rewriter.getAffineDimExpr(0), k = rewriter.getAffineDimExpr(1),
+               n = rewriter.getAffineDimExpr(2);
     SmallVector<AffineMap> maps = {
         AffineMap::get(3, 0, op.getTransA() ? ArrayRef<AffineExpr>{k, m}
                                             : ArrayRef<AffineExpr>{m, k}, ctx),

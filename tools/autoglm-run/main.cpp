@@ -143,7 +143,14 @@ std::vector<Tensor> readInputs(const agl_model_desc &model,
   std::vector<Tensor> inputs;
   for (int32_t i = 0; i < model.num_inputs; ++i) {
     const agl_tensor_info &info = model.inputs[i];
-    Tensor tensor = readTensorFile(paths[i]);
+    Tensor tensor;
+    try {
+      tensor = readTensorFile(paths[i]);
+    } catch (const TensorFileError &error) {
+      // The file alone does not say which input it was meant for.
+      throw TensorFileError(std::string("input '") + info.name +
+                            "': " + error.what());
+    }
     const std::vector<int64_t> shape = shapeOf(info);
     if (tensor.dtype != info.dtype || tensor.shape != shape)
       throw BindingError(std::string("input '") + info.name + "': expected " +
@@ -216,8 +223,14 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
       bindFileArguments(options.expectations, names, "output", report.model);
   std::vector<std::optional<Tensor>> expectations(names.size());
   for (size_t i = 0; i < names.size(); ++i)
-    if (!expectationPaths[i].empty())
-      expectations[i] = readTensorFile(expectationPaths[i]);
+    if (!expectationPaths[i].empty()) {
+      try {
+        expectations[i] = readTensorFile(expectationPaths[i]);
+      } catch (const TensorFileError &error) {
+        throw TensorFileError("expected output '" + names[i] +
+                              "': " + error.what());
+      }
+    }
 
   std::vector<Tensor> outputs;
   for (int32_t i = 0; i < model.num_outputs; ++i)

@@ -1,0 +1,21 @@
+# lit configuration of AutoGLM's FileCheck tests.
+import os
+
+import lit.formats
+
+config.name = "AutoGLM"
+config.test_format = lit.formats.ShTest()
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.autoglm_build_dir, "test", "lit")
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+
+# Tools under test first, then LLVM's FileCheck / not / split-file.
+config.environment["PATH"] = os.pathsep.join(
+    [config.autoglm_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])]
+)
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%models", os.path.join(config.autoglm_source_dir, "models")))
+config.substitutions.append(("%fixtures", os.path.join(config.autoglm_source_dir, "test", "e2e", "fixtures")))
+config.substitutions.append(("%runtime_include", os.path.join(config.autoglm_source_dir, "runtime", "include")))
+config.substitutions.append(("%runtime_lib", config.runtime_lib_dir))
