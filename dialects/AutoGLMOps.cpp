@@ -160,6 +160,63 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// Per-tensor parameters are scalars (or 1-element); per-channel ones are
+/// 1-D with one entry per slice of `axis`.
+static LogicalResult verifyQuantParams(Operation *op, Value input,
+                                       Value scale, Value zeroPoint,
+                                       int64_t axis) {
+  auto in = shapedAs(input);
+  if (failed(checkAxis(op->getLoc(), axis, std::max<int64_t>(in.getRank(), 1))))
+    return failure();
+  for (Value param : {scale, zeroPoint}) {
+    auto t = shapedAs(param);
+    bool perTensor = t.getNumElements() == 1 && t.getRank() <= 1;
+    bool perChannel = t.getRank() == 1 && in.getRank() > 0 &&
+                      t.getDimSize(0) == in.getDimSize(axis);
+    if (!perTensor && !perChannel)
+      return op->emitOpError("scale and zero point must be scalars or have "
+                             "one entry per slice of axis ")
+             << axis << ", got " << shapeString(t.getShape());
+  }
+  if (shapedAs(scale).getShape() != shapedAs(zeroPoint).getShape())
+    return op->emitOpError("scale and zero point must have the same shape");
+  return success();
+}
+
+LogicalResult QuantizeLinearOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(shapedAs(adaptor.getInput())
+                         .clone(getElementTypeOrSelf(adaptor.getZeroPoint())));
+  return success();
+}
+
+LogicalResult QuantizeLinearOp::verify() {
+  if (!isa<IntegerType>(getType().getElementType()))
+    return emitOpError("zero point must be an integer tensor");
+  return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
+                           getAxis());
+}
+
+LogicalResult DequantizeLinearOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(shapedAs(adaptor.getInput())
+                         .clone(getElementTypeOrSelf(adaptor.getScale())));
+  return success();
+}
+
+LogicalResult DequantizeLinearOp::verify() {
+  if (getElementTypeOrSelf(getInput()) != getElementTypeOrSelf(getZeroPoint()))
+    return emitOpError("input and zero point must have the same type");
+  return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
+                           getAxis());
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
@@ -225,7 +282,7 @@ LogicalResult GemmOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SoftmaxOp::verify() {
-  return checkAxis(getLoc(), getAxis(), getType().getRank());
+  return checkAxis(getLoc(), getAxis(), shapedAs(getInput()).getRank());
 }
 
 static LogicalResult inferReduce(std::optional<Location> loc, Value input,
@@ -259,6 +316,7 @@ static LogicalResult inferReduce(std::optional<Location> loc, Value input,
 AGL_REDUCE(ReduceMeanOp)
 AGL_REDUCE(ReduceSumOp)
 AGL_REDUCE(ReduceMaxOp)
+AGL_REDUCE(ReduceMinOp)
 #undef AGL_REDUCE
 
 LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
@@ -270,7 +328,9 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult LayerNormOp::verify() {
-  auto type = getType();
+  // Checked against the input: a wrong result type is reported by the
+  // inferred-type check, not as a confusing parameter error.
+  auto type = shapedAs(getInput());
   if (failed(checkAxis(getLoc(), getAxis(), type.getRank())))
     return failure();
   auto normalized = type.getShape().drop_front(getAxis());
@@ -298,7 +358,7 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult BatchNormOp::verify() {
-  auto type = getType();
+  auto type = shapedAs(getInput());
   if (type.getRank() < 2)
     return emitOpError("input must have rank >= 2");
   int64_t channels = type.getDimSize(1);
@@ -464,7 +524,7 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
   int64_t rank = input.getRank() + adaptor.getAxes().size();
   SmallVector<int64_t> shape(rank, -1);
   for (int64_t axis : adaptor.getAxes()) {
-    if (failed(checkAxis(loc, axis, rank)) || shape[axis] == 1)
+    if (axis < 0 || axis >= rank || shape[axis] == 1)
       return fail(loc, "unsqueeze axes must be unique and in range");
     shape[axis] = 1;
   }
@@ -482,8 +542,7 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
                                           SmallVectorImpl<Type> &inferred) {
   auto input = shapedAs(adaptor.getInput());
   for (int64_t axis : adaptor.getAxes())
-    if (failed(checkAxis(loc, axis, input.getRank())) ||
-        input.getDimSize(axis) != 1)
+    if (axis < 0 || axis >= input.getRank() || input.getDimSize(axis) != 1)
       return fail(loc, "squeeze axis " + Twine(axis) +
                            " must name an extent-1 dimension");
   SmallVector<int64_t> shape;

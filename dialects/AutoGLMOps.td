@@ -46,6 +46,7 @@ def AGL_TanhOp : AGL_UnaryOp<"tanh", "tanh(x)", AGL_FloatTensor>;
 def AGL_SigmoidOp : AGL_UnaryOp<"sigmoid", "1 / (1 + exp(-x))", AGL_FloatTensor>;
 def AGL_ExpOp : AGL_UnaryOp<"exp", "exp(x)", AGL_FloatTensor>;
 def AGL_LogOp : AGL_UnaryOp<"log", "log(x)", AGL_FloatTensor>;
+def AGL_RoundOp : AGL_UnaryOp<"round", "round half to even(x)", AGL_FloatTensor>;
 def AGL_ReluOp : AGL_UnaryOp<"relu", "max(x, 0)">;
 def AGL_NegOp : AGL_UnaryOp<"neg", "-x">;
 def AGL_AbsOp : AGL_UnaryOp<"abs", "|x|">;
@@ -155,6 +156,47 @@ def AGL_CastOp : AGL_InferredOp<"cast"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+def AGL_QuantizeLinearOp : AGL_InferredOp<"quantize_linear"> {
+  let summary = "float to integer: saturate(round(x / scale) + zero_point)";
+  let description = [{
+    Rounds half to even and saturates to the range of the result type, which
+    is the type of `zero_point`. `scale` and `zero_point` are scalars
+    (per-tensor) or 1-D along `axis` (per-channel).
+
+    ```mlir
+    %q = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64}
+        : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
+    ```
+  }];
+  let arguments = (ins AGL_FloatTensor:$input, AGL_FloatTensor:$scale,
+                       AGL_Tensor:$zero_point, I64Attr:$axis);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def AGL_DequantizeLinearOp : AGL_InferredOp<"dequantize_linear"> {
+  let summary = "integer to float: (x - zero_point) * scale";
+  let description = [{
+    The result has the element type of `scale`. `scale` and `zero_point` are
+    scalars (per-tensor) or 1-D along `axis` (per-channel).
+
+    ```mlir
+    %y = autoglm.dequantize_linear %q, %s, %zp {axis = 1 : i64}
+        : (tensor<1x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8xf32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$input, AGL_FloatTensor:$scale,
+                       AGL_Tensor:$zero_point, I64Attr:$axis);
+  let results = (outs AGL_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
@@ -235,6 +277,7 @@ class AGL_ReduceOp<string mnemonic, string what> : AGL_InferredOp<mnemonic> {
 def AGL_ReduceMeanOp : AGL_ReduceOp<"reduce_mean", "the mean">;
 def AGL_ReduceSumOp : AGL_ReduceOp<"reduce_sum", "the sum">;
 def AGL_ReduceMaxOp : AGL_ReduceOp<"reduce_max", "the maximum">;
+def AGL_ReduceMinOp : AGL_ReduceOp<"reduce_min", "the minimum">;
 
 def AGL_LayerNormOp : AGL_InferredOp<"layer_norm"> {
   let summary = "layer normalization over the trailing axes";

@@ -97,6 +97,10 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
             "' is missing or does not take inputs, outputs and the arena");
   graph->setLinkage(llvm::GlobalValue::InternalLinkage);
   graph->setName(sig.name + "_graph");
+  // The ABI requires input, output and arena buffers not to overlap; saying
+  // so lets LLVM keep values in registers and vectorize across them.
+  for (unsigned i = 0; i < graph->arg_size(); ++i)
+    graph->addParamAttr(i, llvm::Attribute::NoAlias);
 
   llvm::LLVMContext &ctx = module.getContext();
   AbiTypes t(ctx);

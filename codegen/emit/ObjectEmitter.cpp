@@ -13,6 +13,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -133,10 +134,20 @@ static Error linkSharedLibrary(llvm::StringRef object, llvm::StringRef path) {
     return fail("cannot find the system C compiler 'cc' to link '" + path + "'");
   llvm::SmallString<256> temp(path);
   temp += ".tmp-link";
+  // Report an output that cannot be created in our own words rather than
+  // leaving it to the linker's multi-line diagnostics.
+  {
+    int probe;
+    if (auto ec = llvm::sys::fs::openFileForWrite(temp, probe))
+      return fail("cannot create '" + path + "': " + ec.message());
+    llvm::sys::Process::SafelyCloseFileDescriptor(probe);
+  }
   llvm::SmallString<256> objectFile;
   int fd;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("autoglm", "o", fd, objectFile))
+  if (auto ec = llvm::sys::fs::createTemporaryFile("autoglm", "o", fd, objectFile)) {
+    llvm::sys::fs::remove(temp);
     return fail("cannot create a temporary object file: " + ec.message());
+  }
   {
     llvm::raw_fd_ostream os(fd, true);
     os << object;
@@ -151,8 +162,10 @@ static Error linkSharedLibrary(llvm::StringRef object, llvm::StringRef path) {
     return fail("linking '" + path + "' failed" +
                 (error.empty() ? "" : ": " + error));
   }
-  if (auto ec = llvm::sys::fs::rename(temp, path))
+  if (auto ec = llvm::sys::fs::rename(temp, path)) {
+    llvm::sys::fs::remove(temp);
     return fail("cannot write '" + path + "': " + ec.message());
+  }
   return Error::success();
 }
 

@@ -72,6 +72,9 @@ Value sigmoidFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
 Value expFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
   return math::ExpOp::create(b, l, a[0]);
 }
+Value roundFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
+  return math::RoundEvenOp::create(b, l, a[0]);
+}
 Value logFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
   return math::LogOp::create(b, l, a[0]);
 }
@@ -210,6 +213,7 @@ void autoglm::populateElementwiseLowering(RewritePatternSet &patterns) {
                ElementwiseLowering<SigmoidOp, sigmoidFn>,
                ElementwiseLowering<ExpOp, expFn>,
                ElementwiseLowering<LogOp, logFn>,
+               ElementwiseLowering<RoundOp, roundFn>,
                ElementwiseLowering<ReluOp, reluFn>,
                ElementwiseLowering<NegOp, negFn>,
                ElementwiseLowering<AbsOp, absFn>,

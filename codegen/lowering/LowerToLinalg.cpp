@@ -29,6 +29,7 @@ struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
     populateReductionLowering(patterns);
     populateConvPoolLowering(patterns);
     populateDataMovementLowering(patterns);
+    populateQuantizationLowering(patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateReturnOpTypeConversionPattern(patterns, converter);

@@ -151,6 +151,15 @@ TypedAttr autoglm::lowestValue(Type type, bool isUnsigned) {
                                            : APInt::getSignedMinValue(width));
 }
 
+TypedAttr autoglm::highestValue(Type type, bool isUnsigned) {
+  Builder b(type.getContext());
+  if (auto f = dyn_cast<FloatType>(type))
+    return b.getFloatAttr(f, APFloat::getInf(f.getFloatSemantics()));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return b.getIntegerAttr(type, isUnsigned ? APInt::getMaxValue(width)
+                                           : APInt::getSignedMaxValue(width));
+}
+
 Value autoglm::emitAdd(OpBuilder &b, Location loc, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return arith::AddFOp::create(b, loc, x, y);

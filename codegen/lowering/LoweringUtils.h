@@ -46,9 +46,10 @@ mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Type type, double value);
 
-/// Lowest / highest finite-or-infinite value of a scalar type, as the
-/// identity of max / min reductions.
+/// Lowest (or highest) value of a scalar type, -inf/+inf for floats: the
+/// identity of max (min) reductions and the padding of max pooling.
 mlir::TypedAttr lowestValue(mlir::Type type, bool isUnsigned);
+mlir::TypedAttr highestValue(mlir::Type type, bool isUnsigned);
 
 // Signedness-aware scalar arithmetic; `isUnsigned` comes from the autoglm type.
 mlir::Value emitAdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
@@ -69,6 +70,7 @@ void populateLinearAlgebraLowering(mlir::RewritePatternSet &patterns);
 void populateReductionLowering(mlir::RewritePatternSet &patterns);
 void populateConvPoolLowering(mlir::RewritePatternSet &patterns);
 void populateDataMovementLowering(mlir::RewritePatternSet &patterns);
+void populateQuantizationLowering(mlir::RewritePatternSet &patterns);
 
 } // namespace autoglm
 

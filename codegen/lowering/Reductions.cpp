@@ -59,12 +59,16 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     } else if constexpr (std::is_same_v<OpTy, ReduceSumOp>) {
       kept = sumAlong(rewriter, loc, input, axes);
     } else {
+      constexpr bool isMax = std::is_same_v<OpTy, ReduceMaxOp>;
       bool isUnsigned = getElementTypeOrSelf(op.getType()).isUnsignedInteger();
+      Type element = getElementTypeOrSelf(input.getType());
       kept = buildReduction(
           rewriter, loc, input, axes,
-          lowestValue(getElementTypeOrSelf(input.getType()), isUnsigned),
+          isMax ? lowestValue(element, isUnsigned)
+                : highestValue(element, isUnsigned),
           [&](OpBuilder &b, Location l, ValueRange a) {
-            return emitMax(b, l, a[0], a[1], isUnsigned);
+            return isMax ? emitMax(b, l, a[0], a[1], isUnsigned)
+                         : emitMin(b, l, a[0], a[1], isUnsigned);
           });
     }
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, kept,
@@ -197,7 +201,8 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
 
 void autoglm::populateReductionLowering(RewritePatternSet &patterns) {
   patterns.add<ReduceLowering<ReduceMeanOp>, ReduceLowering<ReduceSumOp>,
-               ReduceLowering<ReduceMaxOp>, GlobalAveragePoolLowering,
+               ReduceLowering<ReduceMaxOp>, ReduceLowering<ReduceMinOp>,
+               GlobalAveragePoolLowering,
                SoftmaxLowering, LayerNormLowering, BatchNormLowering>(
       signlessTypeConverter(), patterns.getContext());
 }

@@ -23,6 +23,7 @@ const OpImporterTable &importerTable() {
     registerNormalizationImporters(t);
     registerConvPoolImporters(t);
     registerShapeImporters(t);
+    registerQuantizationImporters(t);
     return t;
   }();
   return table;

@@ -133,6 +133,7 @@ void registerLinearAlgebraImporters(OpImporterTable &table);
 void registerNormalizationImporters(OpImporterTable &table);
 void registerConvPoolImporters(OpImporterTable &table);
 void registerShapeImporters(OpImporterTable &table);
+void registerQuantizationImporters(OpImporterTable &table);
 
 } // namespace autoglm
 

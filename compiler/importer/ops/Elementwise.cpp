@@ -102,6 +102,7 @@ void autoglm::registerElementwiseImporters(OpImporterTable &t) {
   t["Sigmoid"] = {importUnary<SigmoidOp>, 1};
   t["Exp"] = {importUnary<ExpOp>, 1};
   t["Log"] = {importUnary<LogOp>, 1};
+  t["Round"] = {importUnary<RoundOp>, 1};
   t["Relu"] = {importUnary<ReluOp>, 1};
   t["Neg"] = {importUnary<NegOp>, 1};
   t["Abs"] = {importUnary<AbsOp>, 1};

@@ -95,6 +95,7 @@ void autoglm::registerNormalizationImporters(OpImporterTable &t) {
   t["ReduceMean"] = {importReduce<ReduceMeanOp>, 1};
   t["ReduceSum"] = {importReduce<ReduceSumOp>, 1};
   t["ReduceMax"] = {importReduce<ReduceMaxOp>, 1};
+  t["ReduceMin"] = {importReduce<ReduceMinOp>, 1};
   t["Softmax"] = {importSoftmax, 1};
   t["LayerNormalization"] = {importLayerNorm, 2};
   t["BatchNormalization"] = {importBatchNorm, 5};

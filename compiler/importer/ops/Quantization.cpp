@@ -1,0 +1,154 @@
+//===- Quantization.cpp - importers of quantized ONNX operators -----------===//
+//
+// QuantizeLinear/DequantizeLinear map to their autoglm ops; the dynamic and
+// integer-matmul operators are spelled with them and primitive ops, which
+// keeps one meaning of quantization in the dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/importer/NodeImporter.h"
+#include "compiler/importer/TensorConversion.h"
+
+using namespace mlir;
+using namespace autoglm;
+
+namespace {
+
+/// A zero point of `type` with the shape of `scale` (absent zero points).
+Value zeroLike(NodeImporter &n, Value scale, Type type) {
+  auto shape = cast<RankedTensorType>(scale.getType()).getShape();
+  auto tensorType = RankedTensorType::get(shape, type);
+  return n.constant(DenseElementsAttr::get(
+      tensorType, cast<Attribute>(Builder(n.context()).getZeroAttr(type))));
+}
+
+FailureOr<int64_t> quantAxis(NodeImporter &n) {
+  if (n.intAttr("block_size", 0) != 0)
+    return n.unsupported("blocked quantization (block_size)");
+  // The axis only matters for per-channel (1-D) parameters.
+  int64_t rank = n.inputType(0).getRank();
+  if (rank == 0 || n.inputType(1).getNumElements() == 1)
+    return int64_t(0);
+  return n.normalizeAxis(n.intAttr("axis", 1), rank);
+}
+
+LogicalResult importQuantizeLinear(NodeImporter &n) {
+  auto axis = quantAxis(n);
+  if (failed(axis))
+    return failure();
+  Value zp = n.input(2);
+  if (!zp) {
+    int64_t dtype = n.intAttr("output_dtype", onnx::TensorProto::UINT8);
+    Type type = convertElementType(dtype, n.context());
+    if (!type || !isa<IntegerType>(type))
+      return n.unsupported("QuantizeLinear to " + onnxTypeName(dtype));
+    zp = zeroLike(n, n.input(1), type);
+  }
+  auto out = n.create<QuantizeLinearOp>(n.input(0), n.input(1), zp, *axis);
+  if (failed(out))
+    return failure();
+  n.setOutput(0, *out);
+  return success();
+}
+
+LogicalResult importDequantizeLinear(NodeImporter &n) {
+  auto axis = quantAxis(n);
+  if (failed(axis))
+    return failure();
+  Value zp = n.input(2);
+  if (!zp)
+    zp = zeroLike(n, n.input(1), n.inputType(0).getElementType());
+  auto out = n.create<DequantizeLinearOp>(n.input(0), n.input(1), zp, *axis);
+  if (failed(out))
+    return failure();
+  n.setOutput(0, *out);
+  return success();
+}
+
+/// y_scale = (max(0, max(x)) - min(0, min(x))) / 255,
+/// y_zero_point = saturate(round(-min(0, min(x)) / y_scale)),
+/// y = quantize_linear(x, y_scale, y_zero_point) as uint8.
+LogicalResult importDynamicQuantizeLinear(NodeImporter &n) {
+  Value x = n.input(0);
+  auto f32 = Float32Type::get(n.context());
+  auto scalar = [&](float v) {
+    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, f32), v));
+  };
+  auto reduceAll = [&](auto tag) -> FailureOr<Value> {
+    using OpTy = decltype(tag);
+    return n.create<OpTy>(x, ArrayRef<int64_t>{}, false);
+  };
+  auto hi = reduceAll(ReduceMaxOp());
+  auto lo = reduceAll(ReduceMinOp());
+  if (failed(hi) || failed(lo))
+    return failure();
+  auto maxPos = n.create<MaxOp>(*hi, scalar(0));
+  auto minNeg = n.create<MinOp>(*lo, scalar(0));
+  if (failed(maxPos) || failed(minNeg))
+    return failure();
+  auto range = n.create<SubOp>(*maxPos, *minNeg);
+  if (failed(range))
+    return failure();
+  auto scale = n.create<DivOp>(*range, scalar(255));
+  if (failed(scale))
+    return failure();
+  auto negMin = n.create<SubOp>(scalar(0), *minNeg);
+  if (failed(negMin))
+    return failure();
+  auto ratio = n.create<DivOp>(*negMin, *scale);
+  if (failed(ratio))
+    return failure();
+  Value rounded = n.createTyped<RoundOp>(*ratio);
+  Builder b(n.context());
+  Value clipped = n.createTyped<ClipOp>(rounded, b.getF64FloatAttr(0),
+                                        b.getF64FloatAttr(255));
+  auto u8 = IntegerType::get(n.context(), 8, IntegerType::Unsigned);
+  auto zp = n.create<CastOp>(clipped, u8);
+  if (failed(zp))
+    return failure();
+  auto y = n.create<QuantizeLinearOp>(x, *scale, *zp, int64_t(0));
+  if (failed(y))
+    return failure();
+  n.setOutput(0, *y);
+  n.setOutput(1, *scale);
+  n.setOutput(2, *zp);
+  return success();
+}
+
+/// (A - a_zero_point) x (B - b_zero_point) accumulated in int32. The lhs
+/// zero point is per row ([M]), the rhs one per column ([N]) or scalars.
+LogicalResult importMatMulInteger(NodeImporter &n) {
+  auto i32 = IntegerType::get(n.context(), 32);
+  auto widen = [&](size_t operand, size_t zpIndex,
+                   bool perRow) -> FailureOr<Value> {
+    auto value = n.create<CastOp>(n.input(operand), i32);
+    if (failed(value) || !n.input(zpIndex))
+      return value;
+    Value zp = n.input(zpIndex);
+    auto zpType = n.inputType(zpIndex);
+    if (perRow && zpType.getRank() == 1 && zpType.getNumElements() > 1)
+      zp = n.reshape(zp, {zpType.getDimSize(0), 1});
+    auto wideZp = n.create<CastOp>(zp, i32);
+    if (failed(wideZp))
+      return failure();
+    return n.create<SubOp>(*value, *wideZp);
+  };
+  auto a = widen(0, 2, /*perRow=*/true);
+  auto b = widen(1, 3, /*perRow=*/false);
+  if (failed(a) || failed(b))
+    return failure();
+  auto out = n.create<MatMulOp>(*a, *b);
+  if (failed(out))
+    return failure();
+  n.setOutput(0, *out);
+  return success();
+}
+
+} // namespace
+
+void autoglm::registerQuantizationImporters(OpImporterTable &t) {
+  t["QuantizeLinear"] = {importQuantizeLinear, 2};
+  t["DequantizeLinear"] = {importDequantizeLinear, 2};
+  t["DynamicQuantizeLinear"] = {importDynamicQuantizeLinear, 1};
+  t["MatMulInteger"] = {importMatMulInteger, 2};
+}
