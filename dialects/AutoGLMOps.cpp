@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/AutoGLMDialect.h"
+#include "dialects/InferenceUtils.h"
 #include "dialects/ShapeUtils.h"
 
 #include "mlir/Dialect/Traits.h"
@@ -18,69 +19,7 @@
 using namespace mlir;
 using namespace autoglm;
 
-namespace {
-
-RankedTensorType shapedAs(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
-std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? "," : "") + std::to_string(d);
-  return s + "]";
-}
-
-LogicalResult fail(std::optional<Location> loc, const Twine &message) {
-  return emitOptionalError(loc, message);
-}
-
-LogicalResult inferBroadcast(std::optional<Location> loc,
-                             ArrayRef<RankedTensorType> operands,
-                             Type elementType,
-                             SmallVectorImpl<Type> &inferred) {
-  SmallVector<int64_t> shape(operands.front().getShape());
-  for (RankedTensorType t : operands.drop_front()) {
-    SmallVector<int64_t> next;
-    if (!OpTrait::util::getBroadcastedShape(shape, t.getShape(), next))
-      return fail(loc, "operand shapes " + shapeString(shape) + " and " +
-                           shapeString(t.getShape()) +
-                           " are not broadcast-compatible");
-    shape = std::move(next);
-  }
-  inferred.push_back(RankedTensorType::get(shape, elementType));
-  return success();
-}
-
-// Spatial output extent shared by convolution and pooling.
-LogicalResult windowExtent(std::optional<Location> loc, int64_t in,
-                           int64_t kernel, int64_t stride, int64_t dilation,
-                           int64_t padBegin, int64_t padEnd, bool ceilMode,
-                           int64_t &out) {
-  if (kernel < 1 || stride < 1 || dilation < 1)
-    return fail(loc, "kernel, stride and dilation must be positive");
-  int64_t span = dilation * (kernel - 1) + 1;
-  int64_t room = in + padBegin + padEnd - span;
-  if (room < 0)
-    return fail(loc, "window of extent " + Twine(span) +
-                         " is larger than the padded input " +
-                         Twine(in + padBegin + padEnd));
-  out = (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
-  // A window that would start in the end padding is dropped (ONNX rule).
-  if (ceilMode && (out - 1) * stride >= in + padBegin)
-    --out;
-  return success();
-}
-
-LogicalResult checkAxis(std::optional<Location> loc, int64_t axis,
-                        int64_t rank, StringRef what = "axis") {
-  if (axis < 0 || axis >= rank)
-    return fail(loc, what + " " + Twine(axis) + " is out of range for rank " +
-                         Twine(rank));
-  return success();
-}
-
-} // namespace
+using namespace autoglm::inference;
 
 //===----------------------------------------------------------------------===//
 // Elementwise

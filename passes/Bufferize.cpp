@@ -36,7 +36,22 @@ struct BufferizePass : autoglm::impl::BufferizeBase<BufferizePass> {
       return signalPassFailure();
 
     // Results become caller-provided output buffers; a result computed in
-    // its own buffer is computed straight into the caller's instead.
+    // its own buffer is computed straight into the caller's instead. That
+    // replacement assumes each buffer is returned once (it erases the
+    // allocation), so a buffer returned again is copied first.
+    getOperation().walk([](func::ReturnOp ret) {
+      OpBuilder b(ret);
+      llvm::SmallPtrSet<Value, 4> seen;
+      for (OpOperand &operand : ret->getOpOperands()) {
+        auto type = dyn_cast<MemRefType>(operand.get().getType());
+        if (!type || seen.insert(operand.get()).second)
+          continue;
+        Value copy = memref::AllocOp::create(b, ret.getLoc(), type,
+                                             b.getI64IntegerAttr(64));
+        linalg::CopyOp::create(b, ret.getLoc(), operand.get(), copy);
+        operand.set(copy);
+      }
+    });
     BufferResultsToOutParamsOpts outParams;
     outParams.modifyPublicFunctions = true;
     outParams.hoistStaticAllocs = true;

@@ -122,8 +122,9 @@ struct PoolLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
-    auto outType = op.getType();
+    auto outType = signless(op.getType());
     Type element = outType.getElementType();
+    bool isUnsigned = op.getType().getElementType().isUnsignedInteger();
     int64_t s = inType.getRank() - 2;
     auto kernel = op.getKernelShape(), strides = op.getStrides(),
          dilations = op.getDilations(), pads = op.getPads();
@@ -137,7 +138,7 @@ struct PoolLowering : OpConversionPattern<OpTy> {
       int64_t have = inType.getDimSize(i + 2) + begin[i] + end[i];
       end[i] += std::max<int64_t>(0, need - have);
     }
-    TypedAttr padValue = isMax ? lowestValue(element, false)
+    TypedAttr padValue = isMax ? lowestValue(element, isUnsigned)
                                : cast<TypedAttr>(rewriter.getZeroAttr(element));
     Value input = padSpatial(rewriter, loc, adaptor.getInput(), begin, end, padValue);
 
@@ -162,8 +163,8 @@ struct PoolLowering : OpConversionPattern<OpTy> {
     Value acc = filledTensor(rewriter, loc, outType, padValue);
     auto pool = linalg::GenericOp::create(
         rewriter, loc, outType, ValueRange{input, window}, acc, maps, iterators,
-        [](OpBuilder &b, Location l, ValueRange a) {
-          linalg::YieldOp::create(b, l, isMax ? emitMax(b, l, a[2], a[0])
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          linalg::YieldOp::create(b, l, isMax ? emitMax(b, l, a[2], a[0], isUnsigned)
                                               : emitAdd(b, l, a[2], a[0]));
         });
     Value result = pool.getResult(0);
@@ -222,8 +223,8 @@ struct PoolLowering : OpConversionPattern<OpTy> {
 
 } // namespace
 
-void autoglm::populateConvPoolLowering(RewritePatternSet &patterns) {
+void autoglm::populateConvPoolLowering(const TypeConverter &converter,
+                                       RewritePatternSet &patterns) {
   patterns.add<ConvLowering, PoolLowering<MaxPoolOp>,
-               PoolLowering<AveragePoolOp>>(signlessTypeConverter(),
-                                            patterns.getContext());
+               PoolLowering<AveragePoolOp>>(converter, patterns.getContext());
 }

@@ -252,10 +252,11 @@ struct PadLowering : OpConversionPattern<PadOp> {
 
 } // namespace
 
-void autoglm::populateDataMovementLowering(RewritePatternSet &patterns) {
+void autoglm::populateDataMovementLowering(const TypeConverter &converter,
+                                           RewritePatternSet &patterns) {
   patterns.add<ConstantLowering, ShapeLowering, ReshapeLowering<ReshapeOp>,
                ReshapeLowering<UnsqueezeOp>, ReshapeLowering<SqueezeOp>,
                ReshapeLowering<FlattenOp>, TransposeLowering, ConcatLowering,
                SliceLowering, GatherLowering, ExpandLowering, PadLowering>(
-      signlessTypeConverter(), patterns.getContext());
+      converter, patterns.getContext());
 }

@@ -147,8 +147,6 @@ struct PowLowering : OpConversionPattern<PowOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Type base = getElementTypeOrSelf(op.getLhs().getType());
     Type exponent = getElementTypeOrSelf(op.getRhs().getType());
-    if (!isa<FloatType>(base))
-      return rewriter.notifyMatchFailure(op, "integer Pow is not supported");
     std::optional<double> constant;
     DenseElementsAttr attr;
     if (matchPattern(op.getRhs(), m_Constant(&attr)) && attr.isSplat())
@@ -156,16 +154,23 @@ struct PowLowering : OpConversionPattern<PowOp> {
                      ? attr.getSplatValue<APFloat>().convertToDouble()
                      : (double)attr.getSplatValue<APInt>().getSExtValue();
     Value result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(), adaptor.getOperands(),
+        rewriter, op.getLoc(), signless(op.getType()), adaptor.getOperands(),
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           if (constant == 2.0)
-            return arith::MulFOp::create(b, l, a[0], a[0]);
+            return emitMul(b, l, a[0], a[0]);
           if (constant == 1.0)
             return a[0];
-          if (constant == 0.5)
+          if (constant == 0.5 && isa<FloatType>(base))
             return math::SqrtOp::create(b, l, a[0]);
-          Value y = emitConvert(b, l, a[1], exponent, base);
-          return math::PowFOp::create(b, l, a[0], y);
+          if (isa<FloatType>(base))
+            return math::PowFOp::create(b, l, a[0],
+                                        emitConvert(b, l, a[1], exponent, base));
+          // Integer powers: exact in double precision for every result
+          // that fits the integer type.
+          Type f64 = b.getF64Type();
+          Value x = emitConvert(b, l, a[0], base, f64);
+          Value y = emitConvert(b, l, a[1], exponent, f64);
+          return emitConvert(b, l, math::PowFOp::create(b, l, x, y), f64, base);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -201,11 +206,11 @@ struct ClipLowering : OpConversionPattern<ClipOp> {
 
 } // namespace
 
-void autoglm::populateElementwiseLowering(RewritePatternSet &patterns) {
+void autoglm::populateElementwiseLowering(const TypeConverter &converter,
+                                          RewritePatternSet &patterns) {
   using P = arith::CmpFPredicate;
   using I = arith::CmpIPredicate;
   MLIRContext *ctx = patterns.getContext();
-  TypeConverter &tc = signlessTypeConverter();
   patterns.add<ElementwiseLowering<SqrtOp, sqrtFn>,
                ElementwiseLowering<ReciprocalOp, reciprocalFn>,
                ElementwiseLowering<ErfOp, erfFn>,
@@ -230,5 +235,5 @@ void autoglm::populateElementwiseLowering(RewritePatternSet &patterns) {
                                    compareFn<P::OGT, I::sgt, I::ugt>>,
                ElementwiseLowering<WhereOp, whereFn>,
                ElementwiseLowering<CastOp, castFn>, PowLowering, ClipLowering>(
-      tc, ctx);
+      converter, ctx);
 }

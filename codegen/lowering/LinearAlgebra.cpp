@@ -135,7 +135,7 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
 
 } // namespace
 
-void autoglm::populateLinearAlgebraLowering(RewritePatternSet &patterns) {
-  patterns.add<MatMulLowering, GemmLowering>(signlessTypeConverter(),
-                                             patterns.getContext());
+void autoglm::populateLinearAlgebraLowering(const TypeConverter &converter,
+                                            RewritePatternSet &patterns) {
+  patterns.add<MatMulLowering, GemmLowering>(converter, patterns.getContext());
 }

@@ -21,15 +21,15 @@ struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    TypeConverter &converter = signlessTypeConverter();
+    SignlessTypeConverter converter;
 
     RewritePatternSet patterns(ctx);
-    populateElementwiseLowering(patterns);
-    populateLinearAlgebraLowering(patterns);
-    populateReductionLowering(patterns);
-    populateConvPoolLowering(patterns);
-    populateDataMovementLowering(patterns);
-    populateQuantizationLowering(patterns);
+    populateElementwiseLowering(converter, patterns);
+    populateLinearAlgebraLowering(converter, patterns);
+    populateReductionLowering(converter, patterns);
+    populateConvPoolLowering(converter, patterns);
+    populateDataMovementLowering(converter, patterns);
+    populateQuantizationLowering(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateReturnOpTypeConversionPattern(patterns, converter);

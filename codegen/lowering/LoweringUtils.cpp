@@ -17,21 +17,16 @@ RankedTensorType autoglm::signless(RankedTensorType type) {
   return type.clone(IntegerType::get(type.getContext(), intType.getWidth()));
 }
 
-TypeConverter &autoglm::signlessTypeConverter() {
-  static TypeConverter *converter = [] {
-    auto *c = new TypeConverter();
-    c->addConversion([](Type t) { return t; });
-    c->addConversion([](RankedTensorType t) -> Type { return signless(t); });
-    auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
-                   Location loc) -> Value {
-      return UnrealizedConversionCastOp::create(b, loc, type, inputs)
-          .getResult(0);
-    };
-    c->addSourceMaterialization(cast);
-    c->addTargetMaterialization(cast);
-    return c;
-  }();
-  return *converter;
+SignlessTypeConverter::SignlessTypeConverter() {
+  addConversion([](Type t) { return t; });
+  addConversion([](RankedTensorType t) -> Type { return signless(t); });
+  auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
+                 Location loc) -> Value {
+    return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+        .getResult(0);
+  };
+  addSourceMaterialization(cast);
+  addTargetMaterialization(cast);
 }
 
 Value autoglm::buildElementwise(OpBuilder &b, Location loc,

@@ -19,8 +19,15 @@ using ScalarBody = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
 
 /// `tensor<...xui8>` -> `tensor<...xi8>`: the linalg level is signless.
-mlir::TypeConverter &signlessTypeConverter();
 mlir::RankedTensorType signless(mlir::RankedTensorType type);
+
+/// The type converter of the lowering (`signless` on every tensor). Create
+/// one per pass run: a TypeConverter caches converted types, which must not
+/// outlive the MLIRContext they belong to.
+class SignlessTypeConverter : public mlir::TypeConverter {
+public:
+  SignlessTypeConverter();
+};
 
 /// A linalg.generic producing `resultType` from `inputs` broadcast to it with
 /// numpy rules; `body` maps the input scalars to the result scalar.
@@ -65,12 +72,18 @@ mlir::Value emitConvert(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                         mlir::Type from, mlir::Type to);
 
 // Pattern sets, one per op family (one file each).
-void populateElementwiseLowering(mlir::RewritePatternSet &patterns);
-void populateLinearAlgebraLowering(mlir::RewritePatternSet &patterns);
-void populateReductionLowering(mlir::RewritePatternSet &patterns);
-void populateConvPoolLowering(mlir::RewritePatternSet &patterns);
-void populateDataMovementLowering(mlir::RewritePatternSet &patterns);
-void populateQuantizationLowering(mlir::RewritePatternSet &patterns);
+void populateElementwiseLowering(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+void populateLinearAlgebraLowering(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+void populateReductionLowering(const mlir::TypeConverter &converter,
+                               mlir::RewritePatternSet &patterns);
+void populateConvPoolLowering(const mlir::TypeConverter &converter,
+                              mlir::RewritePatternSet &patterns);
+void populateDataMovementLowering(const mlir::TypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+void populateQuantizationLowering(const mlir::TypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
 
 } // namespace autoglm
 

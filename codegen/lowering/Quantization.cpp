@@ -82,7 +82,8 @@ struct DequantizeLinearLowering : OpConversionPattern<DequantizeLinearOp> {
 
 } // namespace
 
-void autoglm::populateQuantizationLowering(RewritePatternSet &patterns) {
+void autoglm::populateQuantizationLowering(const TypeConverter &converter,
+                                           RewritePatternSet &patterns) {
   patterns.add<QuantizeLinearLowering, DequantizeLinearLowering>(
-      signlessTypeConverter(), patterns.getContext());
+      converter, patterns.getContext());
 }

@@ -199,10 +199,11 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
 
 } // namespace
 
-void autoglm::populateReductionLowering(RewritePatternSet &patterns) {
+void autoglm::populateReductionLowering(const TypeConverter &converter,
+                                        RewritePatternSet &patterns) {
   patterns.add<ReduceLowering<ReduceMeanOp>, ReduceLowering<ReduceSumOp>,
                ReduceLowering<ReduceMaxOp>, ReduceLowering<ReduceMinOp>,
                GlobalAveragePoolLowering,
                SoftmaxLowering, LayerNormLowering, BatchNormLowering>(
-      signlessTypeConverter(), patterns.getContext());
+      converter, patterns.getContext());
 }

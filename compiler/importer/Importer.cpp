@@ -124,10 +124,11 @@ FailureOr<SmallVector<const onnx::NodeProto *>> GraphImporter::sortNodes() {
     pending = std::move(blocked);
     if (pending.size() == before) {
       const onnx::NodeProto *node = pending.front();
+      auto loc = cast<NameLoc>(nodeLoc(*node, sorted.size()));
       for (const auto &in : node->input())
         if (!in.empty() && !available.contains(in))
-          return emitError(nodeLoc(*node, 0))
-                 << node->op_type() << " node '" << node->name()
+          return emitError(loc)
+                 << node->op_type() << " node '" << loc.getName().getValue()
                  << "' reads '" << in
                  << "', which no node, input or initializer produces (or "
                     "the graph has a cycle)";
@@ -169,7 +170,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   int64_t opset = model_.defaultOpset();
   if (opset < kMinOpset || opset > kMaxOpset)
     return emitError(modelLoc) << "default-domain opset " << opset
-                               << " is not supported (supported: "
+                               << " is not supported (supported opsets: "
                                << kMinOpset << " to " << kMaxOpset << ")";
   OwningOpRef<ModuleOp> module = ModuleOp::create(modelLoc);
   builder_.setInsertionPointToEnd(module->getBody());

@@ -18,7 +18,7 @@ struct ImportOptions {
 };
 
 /// Lowest and highest default-domain opset the importer understands.
-constexpr int64_t kMinOpset = 7, kMaxOpset = 23;
+constexpr int64_t kMinOpset = 7, kMaxOpset = 28;
 
 /// Imports the main graph as one func.func on tensors whose arguments and
 /// results carry their ONNX names (`autoglm.name`). Diagnostics go to the

@@ -127,7 +127,11 @@ Value NodeImporter::insertAndFold(Operation *op) {
 }
 
 InFlightDiagnostic NodeImporter::emitError() {
-  return mlir::emitError(loc_) << node_.op_type() << " node '" << node_.name()
+  // The location holds the node name, or a made-up one for unnamed nodes.
+  std::string name = node_.name();
+  if (auto nameLoc = dyn_cast<NameLoc>(loc_))
+    name = nameLoc.getName().str();
+  return mlir::emitError(loc_) << node_.op_type() << " node '" << name
                                << "': ";
 }
 

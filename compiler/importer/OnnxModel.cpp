@@ -40,9 +40,13 @@ Expected<std::unique_ptr<OnnxModel>> OnnxModel::load(StringRef path) {
   for (const auto &opset : model->proto_.opset_import())
     if (opset.domain().empty() || opset.domain() == "ai.onnx")
       model->opset_ = opset.version();
-  if (model->opset_ == 0)
-    return fail("'" + path + "' imports no version of the default ONNX "
-                "operator set");
+  if (model->opset_ == 0) {
+    std::string domains;
+    for (const auto &opset : model->proto_.opset_import())
+      domains += (domains.empty() ? "'" : ", '") + opset.domain() + "'";
+    return fail("'" + path + "' uses only the operator domains " + domains +
+                ", which are not supported (only the default ONNX domain is)");
+  }
   return std::move(model);
 }
 

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -127,6 +128,9 @@ int main(int argc, char **argv) {
     emit = *fromSuffix;
   }
   EmitKind kind = emitKinds().at(emit);
+  if (llvm::sys::path::extension(outputPath) == ".h")
+    return error("output '" + outputPath +
+                 "' ends in .h, the suffix of the generated C header");
 
   ImportOptions importOptions;
   for (const std::string &d : dims) {
@@ -183,8 +187,11 @@ int main(int argc, char **argv) {
     llvm::SmallString<256> header(outputPath);
     llvm::sys::path::replace_extension(header, ".h");
     std::string source = llvm::sys::path::filename(modelPath).str();
-    if (auto e = writeFileAtomically(header, emitHeader(signature, source)))
+    if (auto e = writeFileAtomically(header, emitHeader(signature, source))) {
+      // An artifact without its header is a partial output.
+      llvm::sys::fs::remove(outputPath);
       return error(llvm::toString(std::move(e)));
+    }
   }
   return 0;
 }

@@ -32,14 +32,22 @@ LogicalResult importBinary(NodeImporter &n) {
 
 LogicalResult importIdentity(NodeImporter &n) {
   // Dropout at inference is the identity; its mask output is all true.
-  if (n.node().op_type() == "Dropout" && n.outputUsed(1))
-    return n.unsupported("Dropout's mask output");
+  if (n.node().op_type() == "Dropout") {
+    if (n.outputUsed(1))
+      return n.unsupported("Dropout's mask output");
+    DenseElementsAttr training = n.constantInput(2);
+    bool inference = !n.input(2) || (training && training.isSplat() &&
+                                     !training.getSplatValue<bool>());
+    if (!inference || n.intAttr("is_test", 1) == 0)
+      return n.unsupported("Dropout in training mode");
+  }
   n.setOutput(0, n.input(0));
   return success();
 }
 
 LogicalResult importClip(NodeImporter &n) {
   std::optional<double> lo, hi;
+  Value x = n.input(0);
   if (n.opset() < 11) {
     lo = n.floatAttr("min", -FLT_MAX);
     hi = n.floatAttr("max", FLT_MAX);
@@ -47,16 +55,25 @@ LogicalResult importClip(NodeImporter &n) {
     for (size_t i : {1, 2}) {
       if (!n.input(i))
         continue;
-      auto bound = n.constantScalar(i, i == 1 ? "min" : "max");
-      if (failed(bound))
+      if (n.constantInput(i)) {
+        auto bound = n.constantScalar(i, i == 1 ? "min" : "max");
+        if (failed(bound))
+          return failure();
+        (i == 1 ? lo : hi) = *bound;
+        continue;
+      }
+      // A bound known only at run time: max(x, min), then min(x, max).
+      auto bounded = i == 1 ? n.create<MaxOp>(x, n.input(i))
+                            : n.create<MinOp>(x, n.input(i));
+      if (failed(bounded))
         return failure();
-      (i == 1 ? lo : hi) = *bound;
+      x = *bounded;
     }
   }
   Builder b(n.context());
   FloatAttr minAttr = lo ? b.getF64FloatAttr(*lo) : FloatAttr();
   FloatAttr maxAttr = hi ? b.getF64FloatAttr(*hi) : FloatAttr();
-  n.setOutput(0, n.createTyped<ClipOp>(n.input(0), minAttr, maxAttr));
+  n.setOutput(0, lo || hi ? n.createTyped<ClipOp>(x, minAttr, maxAttr) : x);
   return success();
 }
 

@@ -1,0 +1,14 @@
+//===- ConvPool.cpp - type inference of ConvPool ops ------------------------------===//
+//
+// Inference and verifiers of the ops in ops/ConvPool.td that are not in
+// AutoGLMOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/AutoGLMDialect.h"
+#include "dialects/InferenceUtils.h"
+#include "dialects/ShapeUtils.h"
+
+using namespace mlir;
+using namespace autoglm;
+using namespace autoglm::inference;

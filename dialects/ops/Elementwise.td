@@ -1,0 +1,134 @@
+//===- Elementwise.td - Elementwise ----------------------------*- tablegen -*-===//
+
+#ifndef AUTOGLM_OPS_ELEMENTWISE_TD
+#define AUTOGLM_OPS_ELEMENTWISE_TD
+
+include "dialects/AutoGLMBase.td"
+
+class AGL_UnaryOp<string mnemonic, string formula, Type operandType = AGL_Tensor>
+    : AGL_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = "elementwise " # formula;
+  let description = "Computes `" # formula # "` for every element of `input`.\n\n"
+    # "```mlir\n%y = autoglm." # mnemonic # " %x : tensor<4x8xf32>\n```";
+  let arguments = (ins operandType:$input);
+  let results = (outs operandType:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+}
+
+def AGL_SqrtOp : AGL_UnaryOp<"sqrt", "sqrt(x)", AGL_FloatTensor>;
+def AGL_ReciprocalOp : AGL_UnaryOp<"reciprocal", "1 / x", AGL_FloatTensor>;
+def AGL_ErfOp : AGL_UnaryOp<"erf", "erf(x)", AGL_FloatTensor>;
+def AGL_TanhOp : AGL_UnaryOp<"tanh", "tanh(x)", AGL_FloatTensor>;
+def AGL_SigmoidOp : AGL_UnaryOp<"sigmoid", "1 / (1 + exp(-x))", AGL_FloatTensor>;
+def AGL_ExpOp : AGL_UnaryOp<"exp", "exp(x)", AGL_FloatTensor>;
+def AGL_LogOp : AGL_UnaryOp<"log", "log(x)", AGL_FloatTensor>;
+def AGL_RoundOp : AGL_UnaryOp<"round", "round half to even(x)", AGL_FloatTensor>;
+def AGL_ReluOp : AGL_UnaryOp<"relu", "max(x, 0)">;
+def AGL_NegOp : AGL_UnaryOp<"neg", "-x">;
+def AGL_AbsOp : AGL_UnaryOp<"abs", "|x|">;
+
+def AGL_ClipOp : AGL_Op<"clip", [SameOperandsAndResultType]> {
+  let summary = "elementwise clamp to [min, max]";
+  let description = [{
+    Clamps every element to `[min, max]`; a missing bound is unbounded. ONNX
+    passes the bounds as inputs; the importer requires them to be constants.
+
+    ```mlir
+    %y = autoglm.clip %x {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x8xf32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$input, OptionalAttr<F64Attr>:$min,
+                       OptionalAttr<F64Attr>:$max);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+}
+
+class AGL_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : AGL_InferredOp<mnemonic, traits> {
+  let summary = "elementwise " # formula # " with numpy broadcasting";
+  let description = "Computes `" # formula # "` elementwise after broadcasting "
+    # "`lhs` and `rhs` to a common shape (numpy rules). The result has the "
+    # "element type of `lhs`.\n\n"
+    # "```mlir\n%z = autoglm." # mnemonic
+    # " %x, %y : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>\n```";
+  let arguments = (ins AGL_Tensor:$lhs, AGL_Tensor:$rhs);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def AGL_AddOp : AGL_BinaryOp<"add", "lhs + rhs", [Commutative]>;
+def AGL_SubOp : AGL_BinaryOp<"sub", "lhs - rhs">;
+def AGL_MulOp : AGL_BinaryOp<"mul", "lhs * rhs", [Commutative]>;
+def AGL_DivOp : AGL_BinaryOp<"div", "lhs / rhs">;
+def AGL_PowOp : AGL_BinaryOp<"pow", "lhs ^ rhs">;
+def AGL_MinOp : AGL_BinaryOp<"min", "min(lhs, rhs)", [Commutative]>;
+def AGL_MaxOp : AGL_BinaryOp<"max", "max(lhs, rhs)", [Commutative]>;
+
+class AGL_CompareOp<string mnemonic, string formula>
+    : AGL_InferredOp<mnemonic> {
+  let summary = "elementwise comparison " # formula;
+  let description = "Compares `lhs` and `rhs` elementwise after numpy "
+    # "broadcasting; the result is a tensor of `i1`.\n\n"
+    # "```mlir\n%b = autoglm." # mnemonic
+    # " %x, %y : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>\n```";
+  let arguments = (ins AGL_Tensor:$lhs, AGL_Tensor:$rhs);
+  let results = (outs AGL_BoolTensor:$output);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def AGL_EqualOp : AGL_CompareOp<"equal", "lhs == rhs">;
+def AGL_LessOp : AGL_CompareOp<"less", "lhs < rhs">;
+def AGL_GreaterOp : AGL_CompareOp<"greater", "lhs > rhs">;
+
+def AGL_NotOp : AGL_Op<"not", [SameOperandsAndResultType]> {
+  let summary = "elementwise logical not";
+  let description = [{
+    ```mlir
+    %b = autoglm.not %a : tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins AGL_BoolTensor:$input);
+  let results = (outs AGL_BoolTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+}
+
+def AGL_WhereOp : AGL_InferredOp<"where"> {
+  let summary = "elementwise select with numpy broadcasting";
+  let description = [{
+    `condition ? x : y` for every element, after broadcasting all three.
+
+    ```mlir
+    %z = autoglm.where %c, %x, %y
+        : (tensor<1x1x4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+    ```
+  }];
+  let arguments = (ins AGL_BoolTensor:$condition, AGL_Tensor:$x, AGL_Tensor:$y);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def AGL_CastOp : AGL_InferredOp<"cast"> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    Converts every element to `to` with ONNX Cast semantics: floats to
+    integers truncate toward zero, to `i1` is `x != 0`.
+
+    ```mlir
+    %y = autoglm.cast %x {to = f32} : (tensor<4xi64>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$input, TypeAttr:$to);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+#endif // AUTOGLM_OPS_ELEMENTWISE_TD

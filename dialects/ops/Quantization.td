@@ -1,0 +1,45 @@
+//===- Quantization.td - Quantization --------------------------*- tablegen -*-===//
+
+#ifndef AUTOGLM_OPS_QUANTIZATION_TD
+#define AUTOGLM_OPS_QUANTIZATION_TD
+
+include "dialects/AutoGLMBase.td"
+
+def AGL_QuantizeLinearOp : AGL_InferredOp<"quantize_linear"> {
+  let summary = "float to integer: saturate(round(x / scale) + zero_point)";
+  let description = [{
+    Rounds half to even and saturates to the range of the result type, which
+    is the type of `zero_point`. `scale` and `zero_point` are scalars
+    (per-tensor) or 1-D along `axis` (per-channel).
+
+    ```mlir
+    %q = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64}
+        : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
+    ```
+  }];
+  let arguments = (ins AGL_FloatTensor:$input, AGL_FloatTensor:$scale,
+                       AGL_Tensor:$zero_point, I64Attr:$axis);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def AGL_DequantizeLinearOp : AGL_InferredOp<"dequantize_linear"> {
+  let summary = "integer to float: (x - zero_point) * scale";
+  let description = [{
+    The result has the element type of `scale`. `scale` and `zero_point` are
+    scalars (per-tensor) or 1-D along `axis` (per-channel).
+
+    ```mlir
+    %y = autoglm.dequantize_linear %q, %s, %zp {axis = 1 : i64}
+        : (tensor<1x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8xf32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$input, AGL_FloatTensor:$scale,
+                       AGL_Tensor:$zero_point, I64Attr:$axis);
+  let results = (outs AGL_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+#endif // AUTOGLM_OPS_QUANTIZATION_TD

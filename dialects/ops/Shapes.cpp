@@ -1,0 +1,14 @@
+//===- Shapes.cpp - type inference of Shapes ops ------------------------------===//
+//
+// Inference and verifiers of the ops in ops/Shapes.td that are not in
+// AutoGLMOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/AutoGLMDialect.h"
+#include "dialects/InferenceUtils.h"
+#include "dialects/ShapeUtils.h"
+
+using namespace mlir;
+using namespace autoglm;
+using namespace autoglm::inference;

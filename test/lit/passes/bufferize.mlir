@@ -1,0 +1,135 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-bufferize | FileCheck %s
+
+// The inputs are linalg-level functions as --autoglm-lower-to-linalg emits
+// them: arguments are marked non-writable because they belong to the caller.
+
+// Results become trailing output arguments; nothing is returned. The last
+// op computes straight into the output argument (no result buffer, no
+// copy); intermediates get 64-byte-aligned buffers.
+// CHECK-LABEL: func.func @results_are_out_params
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<4xf32>)
+// CHECK-NOT: ->
+// CHECK: %[[TMP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A]], %[[B]] : memref<4xf32>, memref<4xf32>) outs(%[[TMP]] : memref<4xf32>)
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[TMP]] : memref<4xf32>) outs(%[[OUT]] : memref<4xf32>)
+// CHECK: math.exp
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: copy
+// CHECK: return{{$}}
+func.func @results_are_out_params(%arg0: tensor<4xf32> {bufferization.writable = false},
+                                  %arg1: tensor<4xf32> {bufferization.writable = false}) -> tensor<4xf32> {
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%arg0, %arg1 : tensor<4xf32>, tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %4 = arith.addf %in, %in_0 : f32
+    linalg.yield %4 : f32
+  } -> tensor<4xf32>
+  %2 = tensor.empty() : tensor<4xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%1 : tensor<4xf32>) outs(%2 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %4 = math.exp %in : f32
+    linalg.yield %4 : f32
+  } -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
+
+// -----
+
+// A returned input and a view of it are copied into the outputs, with
+// linalg.copy (never memref.copy, which would need a runtime library).
+// CHECK-LABEL: func.func @returned_input_is_copied
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[OUT0:.*]]: memref<4xf32>, %[[OUT1:.*]]: memref<2x2xf32>)
+// CHECK: %[[VIEW:.*]] = memref.expand_shape %[[A]] {{\[\[}}0, 1]] output_shape [2, 2] : memref<4xf32> into memref<2x2xf32>
+// CHECK-DAG: linalg.copy ins(%[[A]] : memref<4xf32>) outs(%[[OUT0]] : memref<4xf32>)
+// CHECK-DAG: linalg.copy ins(%[[VIEW]] : memref<2x2xf32>) outs(%[[OUT1]] : memref<2x2xf32>)
+// CHECK-NOT: memref.copy
+// CHECK: return
+func.func @returned_input_is_copied(%arg0: tensor<4xf32> {bufferization.writable = false})
+    -> (tensor<4xf32>, tensor<2x2xf32>) {
+  %expanded = tensor.expand_shape %arg0 [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  return %arg0, %expanded : tensor<4xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// A strided view is copied with linalg.copy straight into the output.
+// CHECK-LABEL: func.func @slice_result
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[OUT:.*]]: memref<2x8xf32>)
+// CHECK: %[[SUB:.*]] = memref.subview %[[A]][1, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 8>>
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.copy ins(%[[SUB]] : memref<2x8xf32, strided<[8, 1], offset: 8>>) outs(%[[OUT]] : memref<2x8xf32>)
+// CHECK-NOT: memref.copy
+func.func @slice_result(%arg0: tensor<4x8xf32> {bufferization.writable = false}) -> tensor<2x8xf32> {
+  %extracted_slice = tensor.extract_slice %arg0[1, 0] [2, 8] [1, 1] : tensor<4x8xf32> to tensor<2x8xf32>
+  return %extracted_slice : tensor<2x8xf32>
+}
+
+// -----
+
+// Constants become aligned read-only globals, copied into the output.
+// CHECK: memref.global "private" constant @[[G:.*]] : memref<3xi64> = dense<[1, 2, 3]> {alignment = 64 : i64}
+// CHECK-LABEL: func.func @constant_result
+// CHECK-SAME: (%[[OUT:.*]]: memref<3xi64>)
+// CHECK: %[[C:.*]] = memref.get_global @[[G]] : memref<3xi64>
+// CHECK: linalg.copy ins(%[[C]] : memref<3xi64>) outs(%[[OUT]] : memref<3xi64>)
+func.func @constant_result() -> tensor<3xi64> {
+  %cst = arith.constant dense<[1, 2, 3]> : tensor<3xi64>
+  return %cst : tensor<3xi64>
+}
+
+// -----
+
+// Writing into a non-writable argument needs a copy first; a writable one
+// is updated in place.
+// CHECK-LABEL: func.func @non_writable_input
+// CHECK-SAME: (%[[RO:.*]]: memref<4xf32>, %[[RW:.*]]: memref<4xf32>, %[[OUT0:.*]]: memref<4xf32>, %[[OUT1:.*]]: memref<4xf32>)
+// CHECK: linalg.copy ins(%[[RO]] : memref<4xf32>) outs(%[[OUT0]] : memref<4xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[OUT0]] : memref<4xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[RW]] : memref<4xf32>)
+// CHECK: linalg.copy ins(%[[RW]] : memref<4xf32>) outs(%[[OUT1]] : memref<4xf32>)
+func.func @non_writable_input(%ro: tensor<4xf32> {bufferization.writable = false}, %rw: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%ro : tensor<4xf32>) {
+  ^bb0(%out: f32):
+    %1 = math.exp %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<4xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%rw : tensor<4xf32>) {
+  ^bb0(%out: f32):
+    %1 = math.exp %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<4xf32>
+  return %0, %2 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// The same buffer returned twice: computed into the first output, copied
+// into the second.
+// CHECK-LABEL: func.func @result_returned_twice
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[OUT0:.*]]: memref<4xf32>, %[[OUT1:.*]]: memref<4xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A]] : memref<4xf32>) outs(%[[OUT0]] : memref<4xf32>)
+// CHECK: linalg.copy ins(%[[OUT0]] : memref<4xf32>) outs(%[[OUT1]] : memref<4xf32>)
+// CHECK: return
+func.func @result_returned_twice(%arg0: tensor<4xf32> {bufferization.writable = false}) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%arg0 : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %2 = math.exp %in : f32
+    linalg.yield %2 : f32
+  } -> tensor<4xf32>
+  return %1, %1 : tensor<4xf32>, tensor<4xf32>
+}

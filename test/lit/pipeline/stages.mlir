@@ -1,0 +1,71 @@
+// The four stages of autoglm-compile, run one after another.
+// RUN: autoglm-opt %s --autoglm-stage-autoglm | FileCheck %s --check-prefix=AUTOGLM
+// RUN: autoglm-opt %s --autoglm-stage-autoglm --autoglm-stage-linalg \
+// RUN:   | FileCheck %s --check-prefix=LINALG --implicit-check-not="= autoglm."
+// RUN: autoglm-opt %s --autoglm-stage-autoglm --autoglm-stage-linalg --autoglm-stage-memref \
+// RUN:   | FileCheck %s --check-prefix=MEMREF --implicit-check-not=memref.alloc \
+// RUN:       --implicit-check-not=memref.dealloc --implicit-check-not="tensor<"
+// RUN: autoglm-opt %s --autoglm-stage-autoglm --autoglm-stage-linalg --autoglm-stage-memref --autoglm-stage-llvm \
+// RUN:   | FileCheck %s --check-prefix=LLVM --implicit-check-not=memref --implicit-check-not=malloc \
+// RUN:       --implicit-check-not=llvm.call --implicit-check-not="!llvm.struct" \
+// RUN:       --implicit-check-not=func.func --implicit-check-not=unrealized_conversion_cast
+
+// autoglm stage: canonicalization folds the unused shape computation away
+// and turns unsqueeze/squeeze into reshapes.
+// AUTOGLM-LABEL: func.func @main
+// AUTOGLM-NEXT: autoglm.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// AUTOGLM-NEXT: autoglm.matmul
+// AUTOGLM-NEXT: autoglm.add
+// AUTOGLM-NEXT: autoglm.relu
+// AUTOGLM-NEXT: autoglm.reshape {{.*}} -> tensor<1x2x4xf32>
+// AUTOGLM-NEXT: autoglm.softmax {{.*}} {axis = 2 : i64}
+// AUTOGLM-NEXT: autoglm.reshape {{.*}} -> tensor<2x4xf32>
+// AUTOGLM-NEXT: return
+
+// linalg stage: no autoglm op is left; inputs are marked read-only; the
+// bias add and relu fuse into one generic, which is not fused into the
+// matmul.
+// LINALG-LABEL: func.func @main
+// LINALG-SAME: {autoglm.name = "x", bufferization.writable = false}
+// LINALG: %[[MM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// LINALG: arith.mulf
+// LINALG-NEXT: arith.addf
+// LINALG-NEXT: linalg.yield
+// LINALG: linalg.generic {{.*}} ins(%[[MM]], %{{.*}} : tensor<2x4xf32>, tensor<4xf32>)
+// LINALG-NEXT: ^bb0
+// LINALG-NEXT: %[[S:.*]] = arith.addf
+// LINALG-NEXT: %[[R:.*]] = arith.maximumf %[[S]]
+// LINALG-NEXT: linalg.yield %[[R]]
+// LINALG: math.exp
+// LINALG: arith.divf
+
+// memref stage: the result is an output argument and every intermediate
+// lives in the arena argument; nothing is allocated.
+// MEMREF: memref.global "private" constant
+// MEMREF-LABEL: func.func @main
+// MEMREF-SAME: (%{{.*}}: memref<2x8xf32> {autoglm.name = "x"}, %{{.*}}: memref<8x4xf32>, %[[OUT:.*]]: memref<2x4xf32> {autoglm.name = "y"}, %[[ARENA:.*]]: memref<{{[0-9]+}}xi8> {autoglm.arena})
+// MEMREF-SAME: attributes {autoglm.arena_size = {{[0-9]+}} : i64}
+// MEMREF: memref.view %[[ARENA]]
+// MEMREF: outs(%[[OUT]] : memref<2x4xf32>)
+// MEMREF: return{{$}}
+
+// llvm stage: one llvm.func whose arguments are bare pointers (static
+// shapes need no memref descriptors); no allocation and no runtime calls.
+// LLVM: llvm.mlir.global private constant @{{.*}} : !llvm.array<4 x f32>
+// LLVM: llvm.func @main(%{{.*}}: !llvm.ptr {autoglm.name = "x"}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {autoglm.name = "y"}, %{{.*}}: !llvm.ptr {autoglm.arena})
+// LLVM-SAME: autoglm.arena_size
+// LLVM: llvm.store
+// LLVM: llvm.return{{$}}
+// LLVM-NOT: llvm.func
+func.func @main(%x: tensor<2x8xf32> {autoglm.name = "x"}, %w: tensor<8x4xf32>)
+    -> (tensor<2x4xf32> {autoglm.name = "y"}) {
+  %b = autoglm.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %shape = autoglm.shape %x {start = 0 : i64, end = 2 : i64} : (tensor<2x8xf32>) -> tensor<2xi64>
+  %0 = autoglm.matmul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  %1 = autoglm.add %0, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %2 = autoglm.relu %1 : tensor<2x4xf32>
+  %3 = autoglm.unsqueeze %2 {axes = array<i64: 0>} : (tensor<2x4xf32>) -> tensor<1x2x4xf32>
+  %4 = autoglm.softmax %3 {axis = 2 : i64} : tensor<1x2x4xf32>
+  %5 = autoglm.squeeze %4 {axes = array<i64: 0>} : (tensor<1x2x4xf32>) -> tensor<2x4xf32>
+  return %5 : tensor<2x4xf32>
+}
