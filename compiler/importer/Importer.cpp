@@ -24,6 +24,7 @@ const OpImporterTable &importerTable() {
     registerConvPoolImporters(t);
     registerShapeImporters(t);
     registerQuantizationImporters(t);
+    registerAttentionImporters(t);
     return t;
   }();
   return table;

@@ -134,6 +134,7 @@ void registerNormalizationImporters(OpImporterTable &table);
 void registerConvPoolImporters(OpImporterTable &table);
 void registerShapeImporters(OpImporterTable &table);
 void registerQuantizationImporters(OpImporterTable &table);
+void registerAttentionImporters(OpImporterTable &table);
 
 } // namespace autoglm
 
