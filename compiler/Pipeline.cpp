@@ -35,7 +35,8 @@
 using namespace mlir;
 using namespace autoglm;
 
-void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage) {
+void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
+                                 const PipelineOptions &options) {
   switch (stage) {
   case Stage::Autoglm:
     pm.addPass(createCanonicalizerPass());
@@ -50,7 +51,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage) {
   case Stage::Memref: {
     pm.addPass(createBufferize());
     pm.addPass(createCanonicalizerPass());
-    pm.addNestedPass<func::FuncOp>(createPlanArena());
+    PlanArenaOptions plan;
+    plan.verify = options.verifyMemoryPlan;
+    pm.addNestedPass<func::FuncOp>(createPlanArena(plan));
     pm.addPass(createCSEPass());
     return;
   }
@@ -125,8 +128,7 @@ private:
 } // namespace
 
 LogicalResult autoglm::runPipeline(ModuleOp module, Stage last,
-                                   const PipelineOptions &options,
-                                   uint64_t &arenaSize) {
+                                   const PipelineOptions &options) {
   unsigned dumpCounter = 0;
   if (!options.dumpIRDir.empty()) {
     if (auto ec = llvm::sys::fs::create_directories(options.dumpIRDir))
@@ -147,13 +149,11 @@ LogicalResult autoglm::runPipeline(ModuleOp module, Stage last,
     if (!options.dumpIRDir.empty())
       pm.addInstrumentation(
           std::make_unique<IRDumper>(options.dumpIRDir, dumpCounter));
-    buildStagePipeline(pm, stage);
+    buildStagePipeline(pm, stage, options);
     if (failed(pm.run(module)))
       return failure();
-    if (stage == Stage::Memref)
-      for (auto func : module.getOps<func::FuncOp>())
-        if (auto size = func->getAttrOfType<IntegerAttr>("autoglm.arena_size"))
-          arenaSize = size.getInt();
+    if (options.afterStage)
+      options.afterStage(stage, module);
     if (stage == last)
       break;
   }
@@ -188,6 +188,10 @@ void autoglm::registerAutoGLMPipelines() {
   for (const auto &[name, stage] : stages) {
     Stage s = stage;
     PassPipelineRegistration<>(name, "One stage of the autoglm-compile pipeline",
-                               [s](OpPassManager &pm) { buildStagePipeline(pm, s); });
+                               [s](OpPassManager &pm) {
+                                 PipelineOptions checked;
+                                 checked.verifyMemoryPlan = true;
+                                 buildStagePipeline(pm, s, checked);
+                               });
   }
 }

@@ -12,6 +12,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -26,18 +27,21 @@ enum class Stage {
 
 struct PipelineOptions {
   bool printIRAfterAll = false;
+  /// Check the arena plan (no two live buffers overlap, all fit the arena).
+  bool verifyMemoryPlan = false;
   /// Write one numbered .mlir file per pass into this folder.
   std::string dumpIRDir;
+  /// Called with the module after each stage (for reports, sizes).
+  std::function<void(Stage, mlir::ModuleOp)> afterStage;
 };
 
 /// Adds the passes that take a module from the previous stage to `stage`.
-void buildStagePipeline(mlir::OpPassManager &pm, Stage stage);
+void buildStagePipeline(mlir::OpPassManager &pm, Stage stage,
+                        const PipelineOptions &options = {});
 
-/// Runs stages Autoglm..`last` on `module`; the arena size, known once the
-/// Memref stage ran, is stored in `arenaSize`.
+/// Runs stages Autoglm..`last` on `module`.
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, Stage last,
-                                const PipelineOptions &options,
-                                uint64_t &arenaSize);
+                                const PipelineOptions &options);
 
 /// Dialects, interfaces and translations every tool needs.
 void registerAutoGLMDialects(mlir::DialectRegistry &registry);

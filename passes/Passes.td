@@ -54,14 +54,26 @@ def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
   let summary = "Place every intermediate buffer in one arena argument";
   let description = [{
     Replaces each statically shaped `memref.alloc` of a bufferized function by
-    a `memref.view` into a new trailing argument `memref<N x i8>`, at
-    64-byte-aligned offsets, and records N as `autoglm.arena_size`. After this
-    pass the function allocates nothing; its caller provides the arena once.
-    Buffers are placed one after another (no reuse yet).
+    a `memref.view` into a new trailing argument `memref<N x i8>` and records
+    N as `autoglm.arena_size`. After this pass the function allocates
+    nothing; its caller provides the arena once.
+
+    A buffer is live from the first to the last top-level op that uses it
+    (through views too). Buffers that are never live at the same time share
+    memory: placement is greedy by size, largest first, each buffer taking
+    the smallest gap (best fit) among the buffers it is live with; offsets
+    are multiples of `alignment`. The largest total size live at one op, a
+    lower bound for any placement, is recorded as
+    `autoglm.arena_lower_bound`, and every buffer's size, offset, live range
+    and producing op as `autoglm.arena_buffers`. With `verify`, the pass
+    checks that no two simultaneously live buffers overlap and that every
+    buffer lies inside the arena.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", "64",
-           "Byte alignment of every buffer in the arena">
+           "Byte alignment of every buffer in the arena">,
+    Option<"verify", "verify", "bool", "false",
+           "Check the plan: live buffers never overlap, all fit the arena">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }

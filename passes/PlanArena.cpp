@@ -4,11 +4,20 @@
 // intermediate buffer becomes a view at a fixed offset of one arena that the
 // caller provides, so the memory a model needs is a compile-time constant.
 //
+// Buffers whose live ranges do not overlap share memory. Placement is greedy
+// by size (largest first), each buffer going into the smallest gap left by
+// the already placed buffers it is live together with (best fit). The lower
+// bound any placement must respect, the largest total size live at one
+// point, is recorded next to the result. (In-place updates of elementwise ops
+// are already decided by bufferization, which writes such results into the
+// operand's buffer when that operand dies.)
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace autoglm {
 #define GEN_PASS_DEF_PLANARENA
@@ -25,6 +34,73 @@ int64_t byteSize(MemRefType type) {
   return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
 }
 
+/// One intermediate buffer: live from the first to the last top-level op
+/// that touches it (directly or through a view), inclusive.
+struct Buffer {
+  memref::AllocOp alloc;
+  int64_t size = 0; // rounded up to the alignment
+  int64_t first = 0, last = -1;
+  Operation *producer = nullptr; // first op that uses it
+  int64_t offset = 0;
+
+  bool liveWith(const Buffer &other) const {
+    return first <= other.last && other.first <= last;
+  }
+  bool overlapsInMemory(const Buffer &other) const {
+    return offset < other.offset + other.size &&
+           other.offset < offset + size;
+  }
+};
+
+/// Positions each use of `alloc`, following view-like ops, at its top-level
+/// ancestor in `body`.
+void computeLiveRange(Buffer &buffer, Block &body,
+                      const DenseMap<Operation *, int64_t> &position) {
+  SmallVector<Value> worklist = {buffer.alloc.getResult()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value) {
+        for (Value result : user->getResults())
+          worklist.push_back(result);
+        continue;
+      }
+      if (isa<memref::DeallocOp>(user))
+        continue;
+      Operation *top = body.findAncestorOpInBlock(*user);
+      int64_t at = position.lookup(top);
+      if (buffer.last < buffer.first || at < buffer.first) {
+        if (buffer.last < buffer.first)
+          buffer.last = at;
+        buffer.first = at;
+        buffer.producer = top;
+      }
+      buffer.last = std::max(buffer.last, at);
+    }
+  }
+}
+
+/// Best fit among the gaps that buffers live together with `buffer` leave.
+int64_t bestFitOffset(const Buffer &buffer, ArrayRef<const Buffer *> placed) {
+  SmallVector<const Buffer *> conflicts;
+  for (const Buffer *other : placed)
+    if (buffer.liveWith(*other))
+      conflicts.push_back(other);
+  llvm::sort(conflicts, [](const Buffer *a, const Buffer *b) {
+    return a->offset < b->offset;
+  });
+  int64_t cursor = 0, best = -1, bestGap = INT64_MAX;
+  for (const Buffer *other : conflicts) {
+    int64_t gap = other->offset - cursor;
+    if (gap >= buffer.size && gap < bestGap)
+      best = cursor, bestGap = gap;
+    cursor = std::max(cursor, other->offset + other->size);
+  }
+  return best >= 0 ? best : cursor;
+}
+
 struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
   using PlanArenaBase::PlanArenaBase;
 
@@ -32,26 +108,90 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    SmallVector<memref::AllocOp> allocs;
-    func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    Block &body = func.getBody().front();
+    DenseMap<Operation *, int64_t> position;
+    for (auto [i, op] : llvm::enumerate(body))
+      position[&op] = i;
 
-    SmallVector<int64_t> offsets;
-    int64_t size = 0;
-    for (memref::AllocOp alloc : allocs) {
+    std::vector<Buffer> buffers;
+    WalkResult walk = func.walk([&](memref::AllocOp alloc) {
       MemRefType type = alloc.getType();
       if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
         alloc.emitError("buffer of type ")
             << type << " has no static size; it cannot be placed in the arena";
-        return signalPassFailure();
+        return WalkResult::interrupt();
       }
-      size = llvm::alignTo(size, alignment);
-      offsets.push_back(size);
-      size += byteSize(type);
-    }
-    size = llvm::alignTo(size, alignment);
+      Buffer buffer;
+      buffer.alloc = alloc;
+      buffer.size = llvm::alignTo(byteSize(type), alignment);
+      computeLiveRange(buffer, body, position);
+      buffers.push_back(buffer);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
 
+    // Largest first; ties in program order, so the plan is deterministic.
+    std::vector<Buffer *> order;
+    for (Buffer &b : buffers)
+      order.push_back(&b);
+    llvm::stable_sort(order, [](const Buffer *a, const Buffer *b) {
+      return a->size != b->size ? a->size > b->size : a->first < b->first;
+    });
+    SmallVector<const Buffer *> placed;
+    int64_t arenaSize = 0;
+    for (Buffer *buffer : order) {
+      buffer->offset = bestFitOffset(*buffer, placed);
+      arenaSize = std::max(arenaSize, buffer->offset + buffer->size);
+      placed.push_back(buffer);
+    }
+
+    if (verify && failed(verifyPlan(func, buffers, arenaSize)))
+      return signalPassFailure();
+    rewriteAllocs(func, buffers, arenaSize);
+  }
+
+  /// The largest total size of buffers live at one op: no plan can do better.
+  static int64_t lowerBound(ArrayRef<Buffer> buffers) {
+    std::map<int64_t, int64_t> delta; // position -> change of live bytes
+    for (const Buffer &b : buffers)
+      if (b.first <= b.last) {
+        delta[b.first] += b.size;
+        delta[b.last + 1] -= b.size;
+      }
+    int64_t live = 0, peak = 0;
+    for (auto [at, change] : delta)
+      peak = std::max(peak, live += change);
+    return peak;
+  }
+
+  /// No two buffers live at the same time share a byte, and every buffer
+  /// lies inside the arena.
+  LogicalResult verifyPlan(func::FuncOp func, ArrayRef<Buffer> buffers,
+                           int64_t arenaSize) {
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      const Buffer &a = buffers[i];
+      if (a.offset < 0 || a.offset % alignment != 0 ||
+          a.offset + a.size > arenaSize)
+        return memref::AllocOp(a.alloc).emitError("memory plan places this buffer at [")
+               << a.offset << ", " << a.offset + a.size
+               << "), outside the arena of " << arenaSize << " bytes";
+      for (size_t j = i + 1; j < buffers.size(); ++j) {
+        const Buffer &b = buffers[j];
+        if (a.liveWith(b) && a.overlapsInMemory(b))
+          return memref::AllocOp(a.alloc).emitError("memory plan overlaps this buffer [")
+                 << a.offset << ", " << a.offset + a.size
+                 << ") with another live buffer [" << b.offset << ", "
+                 << b.offset + b.size << ")";
+      }
+    }
+    return success();
+  }
+
+  void rewriteAllocs(func::FuncOp func, MutableArrayRef<Buffer> buffers,
+                     int64_t arenaSize) {
     OpBuilder b(func.getContext());
-    auto arenaType = MemRefType::get({size}, b.getI8Type());
+    auto arenaType = MemRefType::get({arenaSize}, b.getI8Type());
     unsigned index = func.getNumArguments();
     if (failed(func.insertArgument(index, arenaType,
                                    b.getDictionaryAttr(b.getNamedAttr(
@@ -59,9 +199,11 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
                                    func.getLoc())))
       return signalPassFailure();
     Value arena = func.getArgument(index);
-    for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+    SmallVector<Attribute> records;
+    for (Buffer &buffer : buffers) {
+      memref::AllocOp alloc = buffer.alloc;
       b.setInsertionPoint(alloc);
-      Value shift = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
+      Value shift = arith::ConstantIndexOp::create(b, alloc.getLoc(), buffer.offset);
       Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(),
                                           arena, shift, ValueRange{});
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
@@ -69,8 +211,20 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
           user->erase();
       alloc.replaceAllUsesWith(view);
       alloc.erase();
+      Location where = buffer.producer ? buffer.producer->getLoc() : view.getLoc();
+      std::string producer;
+      if (auto name = dyn_cast<NameLoc>(where))
+        producer = name.getName().str();
+      records.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("bytes", b.getI64IntegerAttr(buffer.size)),
+           b.getNamedAttr("offset", b.getI64IntegerAttr(buffer.offset)),
+           b.getNamedAttr("live", b.getDenseI64ArrayAttr({buffer.first, buffer.last})),
+           b.getNamedAttr("producer", b.getStringAttr(producer))}));
     }
-    func->setAttr("autoglm.arena_size", b.getI64IntegerAttr(size));
+    func->setAttr("autoglm.arena_size", b.getI64IntegerAttr(arenaSize));
+    func->setAttr("autoglm.arena_lower_bound",
+                  b.getI64IntegerAttr(lowerBound(buffers)));
+    func->setAttr("autoglm.arena_buffers", b.getArrayAttr(records));
   }
 };
 

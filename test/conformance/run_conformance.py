@@ -68,7 +68,8 @@ def run_case(case_dir, tools, work_dir, timeout):
 
     try:
         compiled = subprocess.run(
-            [tools["compile"], os.path.join(case_dir, "model.onnx"), "-o", artifact],
+            [tools["compile"], os.path.join(case_dir, "model.onnx"), "-o", artifact,
+             "--verify-memory-plan"],
             capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return finish("timeout", f"compile took over {timeout}s")

@@ -58,7 +58,8 @@ def run(args, cwd=None, timeout=TIMEOUT_S):
 
 
 def compile_model(model, output, *options, cwd=None):
-    return run([COMPILE, model, "-o", output, *options], cwd=cwd)
+    # Tests always check the memory plan (the check costs little).
+    return run([COMPILE, model, "-o", output, "--verify-memory-plan", *options], cwd=cwd)
 
 
 def run_model(artifact, *options, cwd=None):

@@ -9,6 +9,7 @@
 #include "codegen/emit/ModelSignature.h"
 #include "codegen/emit/ObjectEmitter.h"
 #include "compiler/Pipeline.h"
+#include "compiler/Report.h"
 #include "compiler/importer/Importer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -87,7 +88,8 @@ int main(int argc, char **argv) {
   CLI::App app{"autoglm-compile: compile an ONNX model to native code"};
   std::string modelPath, outputPath, emit, cpu = "native", name, dumpIRDir;
   std::vector<std::string> dims;
-  bool printIRAfterAll = false, noHeader = false;
+  std::string report;
+  bool printIRAfterAll = false, noHeader = false, verifyMemoryPlan = false;
   unsigned optLevel = 3;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", outputPath,
@@ -111,6 +113,15 @@ int main(int argc, char **argv) {
                "Print the IR after every pass to stderr");
   app.add_option("--dump-ir-dir", dumpIRDir,
                  "Write the IR after every pass to DIR/NNN-<pass>.mlir");
+  app.add_flag("--verify-memory-plan", verifyMemoryPlan,
+               "Check the arena plan: no two live buffers overlap, every "
+               "buffer lies inside the arena");
+  CLI::Option *reportOption =
+      app.add_option("--report", report,
+                     "Print weights, arena, live-set bound, largest buffers "
+                     "and FLOPs per op family: text (default) or json")
+          ->expected(0, 1)
+          ->check(CLI::IsMember({"", "text", "json"}));
   app.add_flag("--no-header", noHeader,
                "Do not write the C header next to .o/.so outputs");
   try {
@@ -163,9 +174,24 @@ int main(int argc, char **argv) {
   PipelineOptions pipelineOptions;
   pipelineOptions.printIRAfterAll = printIRAfterAll;
   pipelineOptions.dumpIRDir = dumpIRDir;
+  pipelineOptions.verifyMemoryPlan = verifyMemoryPlan;
+  ModelReport modelReport;
+  measureGraph(**module, modelReport);
+  pipelineOptions.afterStage = [&](Stage stage, mlir::ModuleOp planned) {
+    if (stage != Stage::Memref)
+      return;
+    measureArena(planned, modelReport);
+    signature.arenaSize = modelReport.arenaBytes;
+  };
   Stage last = kind.stage.value_or(Stage::LLVM);
-  if (failed(runPipeline(**module, last, pipelineOptions, signature.arenaSize)))
+  if (failed(runPipeline(**module, last, pipelineOptions)))
     return error("compilation of '" + modelPath + "' failed");
+  if (reportOption->count()) {
+    // Standard output, unless the IR goes there.
+    llvm::raw_ostream &os = outputPath == "-" ? llvm::errs() : llvm::outs();
+    os << (report == "json" ? formatReportJson(modelReport)
+                            : formatReportText(modelReport));
+  }
 
   if (kind.stage) {
     std::string text;

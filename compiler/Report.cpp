@@ -1,0 +1,127 @@
+//===- Report.cpp - what a compiled model costs in memory and compute -----===//
+
+#include "compiler/Report.h"
+#include "dialects/AutoGLMDialect.h"
+#include "dialects/ShapeUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace autoglm;
+
+namespace {
+
+int64_t numElements(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && shaped.hasStaticShape() ? shaped.getNumElements() : 0;
+}
+
+int64_t byteSize(Type type) {
+  auto shaped = cast<ShapedType>(type);
+  int64_t bits = shaped.getElementTypeBitWidth();
+  return numElements(type) * std::max<int64_t>(1, (bits + 7) / 8);
+}
+
+/// Multiply-adds count as two FLOPs; elementwise ops as one per element.
+std::pair<std::string, int64_t> flopsOf(Operation *op) {
+  auto resultElements = [&] { return numElements(op->getResult(0).getType()); };
+  if (auto mm = dyn_cast<MatMulOp>(op)) {
+    auto lhs = cast<ShapedType>(mm.getLhs().getType());
+    return {"matmul", 2 * resultElements() * lhs.getShape().back()};
+  }
+  if (auto gemm = dyn_cast<GemmOp>(op)) {
+    auto a = cast<ShapedType>(gemm.getA().getType());
+    return {"matmul", 2 * resultElements() * a.getDimSize(gemm.getTransA() ? 0 : 1)};
+  }
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    auto filter = cast<ShapedType>(conv.getFilter().getType());
+    return {"conv", 2 * resultElements() * product(filter.getShape().drop_front())};
+  }
+  if (isa<MaxPoolOp, AveragePoolOp, GlobalAveragePoolOp>(op))
+    return {"pooling", numElements(op->getOperand(0).getType())};
+  if (isa<SoftmaxOp, LayerNormOp, BatchNormOp, ReduceMeanOp, ReduceSumOp,
+          ReduceMaxOp, ReduceMinOp>(op))
+    return {"reduction/normalization", numElements(op->getOperand(0).getType())};
+  if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+      isa<AddOp, SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, WhereOp>(op))
+    return {"elementwise", resultElements()};
+  return {"data movement", 0};
+}
+
+} // namespace
+
+void autoglm::measureGraph(ModuleOp graph, ModelReport &report) {
+  graph.walk([&](Operation *op) {
+    if (op->getDialect() == nullptr ||
+        !isa<AutoGLMDialect>(op->getDialect()) || op->getNumResults() != 1)
+      return;
+    if (isa<ConstantOp>(op)) {
+      report.weightsBytes += byteSize(op->getResult(0).getType());
+      return;
+    }
+    auto [family, flops] = flopsOf(op);
+    report.flopsByFamily[family] += flops;
+  });
+}
+
+void autoglm::measureArena(ModuleOp planned, ModelReport &report) {
+  planned.walk([&](func::FuncOp func) {
+    if (auto size = func->getAttrOfType<IntegerAttr>("autoglm.arena_size"))
+      report.arenaBytes = size.getInt();
+    if (auto bound = func->getAttrOfType<IntegerAttr>("autoglm.arena_lower_bound"))
+      report.arenaLowerBound = bound.getInt();
+    if (auto buffers = func->getAttrOfType<ArrayAttr>("autoglm.arena_buffers"))
+      for (auto record : buffers.getAsRange<DictionaryAttr>())
+        report.largestBuffers.push_back(
+            {record.getAs<IntegerAttr>("bytes").getInt(),
+             record.getAs<StringAttr>("producer").str()});
+  });
+  llvm::stable_sort(report.largestBuffers,
+                    [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
+  if (report.largestBuffers.size() > 10)
+    report.largestBuffers.resize(10);
+}
+
+static double ratio(const ModelReport &r) {
+  return r.arenaLowerBound ? (double)r.arenaBytes / r.arenaLowerBound : 1.0;
+}
+
+std::string autoglm::formatReportText(const ModelReport &r) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("weights:           {0,12} bytes\n", r.weightsBytes)
+     << llvm::formatv("arena:             {0,12} bytes\n", r.arenaBytes)
+     << llvm::formatv("live-set bound:    {0,12} bytes (arena / bound = {1:F3})\n",
+                      r.arenaLowerBound, ratio(r));
+  os << "largest buffers:\n";
+  for (const auto &b : r.largestBuffers)
+    os << llvm::formatv("  {0,12} bytes  {1}\n", b.bytes,
+                        b.producer.empty() ? "(unnamed)" : b.producer);
+  os << "FLOPs per op family:\n";
+  for (const auto &[family, flops] : r.flopsByFamily)
+    os << llvm::formatv("  {0,-26}{1,14}\n", family, flops);
+  return text;
+}
+
+std::string autoglm::formatReportJson(const ModelReport &r) {
+  llvm::json::Array buffers;
+  for (const auto &b : r.largestBuffers)
+    buffers.push_back(llvm::json::Object{{"bytes", b.bytes}, {"producer", b.producer}});
+  llvm::json::Object flops;
+  for (const auto &[family, count] : r.flopsByFamily)
+    flops[family] = count;
+  llvm::json::Value value(llvm::json::Object{
+      {"weights_bytes", r.weightsBytes},
+      {"arena_bytes", r.arenaBytes},
+      {"arena_lower_bound_bytes", r.arenaLowerBound},
+      {"arena_to_bound", ratio(r)},
+      {"largest_buffers", std::move(buffers)},
+      {"flops", std::move(flops)}});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << value << "\n";
+  return text;
+}

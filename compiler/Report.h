@@ -1,0 +1,35 @@
+//===- Report.h - what a compiled model costs in memory and compute -*- C++ -*-===//
+#ifndef AUTOGLM_COMPILER_REPORT_H
+#define AUTOGLM_COMPILER_REPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace autoglm {
+
+struct ModelReport {
+  int64_t weightsBytes = 0;
+  int64_t arenaBytes = 0;
+  int64_t arenaLowerBound = 0;
+  struct Buffer {
+    int64_t bytes;
+    std::string producer; // ONNX node that first writes it
+  };
+  std::vector<Buffer> largestBuffers;
+  std::map<std::string, int64_t> flopsByFamily; // op family -> FLOPs
+};
+
+/// Weights and FLOPs per op family, from the graph as imported.
+void measureGraph(mlir::ModuleOp graph, ModelReport &report);
+/// Arena size, lower bound and largest buffers, from the planned module.
+void measureArena(mlir::ModuleOp planned, ModelReport &report);
+
+std::string formatReportText(const ModelReport &report);
+std::string formatReportJson(const ModelReport &report);
+
+} // namespace autoglm
+
+#endif // AUTOGLM_COMPILER_REPORT_H
