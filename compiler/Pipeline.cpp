@@ -54,6 +54,11 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     PlanArenaOptions plan;
     plan.verify = options.verifyMemoryPlan;
     pm.addNestedPass<func::FuncOp>(createPlanArena(plan));
+    if (options.externalWeights) {
+      ExternalizeWeightsOptions external;
+      external.minBytes = 1024; // scalars and shape constants stay inline
+      pm.addPass(createExternalizeWeights(external));
+    }
     pm.addPass(createCSEPass());
     return;
   }

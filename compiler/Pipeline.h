@@ -29,6 +29,8 @@ struct PipelineOptions {
   bool printIRAfterAll = false;
   /// Check the arena plan (no two live buffers overlap, all fit the arena).
   bool verifyMemoryPlan = false;
+  /// Keep weights out of the code, in a weights file the runtime maps.
+  bool externalWeights = false;
   /// Write one numbered .mlir file per pass into this folder.
   std::string dumpIRDir;
   /// Called with the module after each stage (for reports, sizes).

@@ -76,10 +76,10 @@ def gen_empty():
 
 def gen_unsupported_op():
     g = GraphBuilder()
-    g.nodes.append(helper.make_node("Hardmax", ["x"], ["y"],
-                                    name="my_unsupported_node", axis=-1))
-    model = g.model("unsupported_op", [tensor_info("x", [2, 5])],
-                    [tensor_info("y", [2, 5])])
+    g.nodes.append(helper.make_node("Det", ["x"], ["y"],
+                                    name="my_unsupported_node"))
+    model = g.model("unsupported_op", [tensor_info("x", [3, 2, 2])],
+                    [tensor_info("y", [3])])
     onnx.checker.check_model(model, full_check=True)
     onnx.save_model(model, path("unsupported_op.onnx"))
 

@@ -78,4 +78,24 @@ def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def ExternalizeWeights : Pass<"autoglm-externalize-weights", "mlir::ModuleOp"> {
+  let summary = "Move constant buffers out of the code into a weights file";
+  let description = [{
+    For models whose weights should not be embedded in the object (large
+    ones), every constant `memref.global` of at least `min-bytes` bytes is
+    laid out in one weights blob at 64-byte-aligned offsets, in module
+    order. Each `memref.get_global` of it becomes a `memref.view` into a new
+    trailing function argument `memref<W x i8> {autoglm.weights}`, which the
+    runtime points at the memory-mapped weights file. The globals are erased;
+    their values and offsets are kept in the module attribute
+    `autoglm.external_weights` for the emitter, which writes the file
+    without copying them.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", "0",
+           "Constants smaller than this stay in the code">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 #endif // AUTOGLM_PASSES_TD

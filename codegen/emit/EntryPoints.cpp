@@ -30,7 +30,7 @@ struct AbiTypes {
     tensorInfo = llvm::StructType::create(ctx, {ptr, i32, i32, ptr},
                                           "agl_tensor_info");
     modelDesc = llvm::StructType::create(
-        ctx, {i32, i32, ptr, i32, i32, ptr, ptr, i64, i64, i64, ptr},
+        ctx, {i32, i32, ptr, i32, i32, ptr, ptr, i64, i64, i64, ptr, ptr},
         "agl_model_desc");
   }
 };
@@ -89,12 +89,13 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
                                     llvm::StringRef graphFunction,
                                     const ModelSignature &sig, bool loadable) {
   llvm::Function *graph = module.getFunction(graphFunction);
-  size_t numArgs = sig.inputs.size() + sig.outputs.size() + 1;
+  bool externalWeights = !sig.weightsFile.empty();
+  size_t numArgs = sig.inputs.size() + sig.outputs.size() + 1 + externalWeights;
   if (!graph || graph->arg_size() != numArgs)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "compiled graph function '" + graphFunction +
-            "' is missing or does not take inputs, outputs and the arena");
+            "' is missing or does not take inputs, outputs, arena (and weights)");
   graph->setLinkage(llvm::GlobalValue::InternalLinkage);
   graph->setName(sig.name + "_graph");
   // The ABI requires input, output and arena buffers not to overlap; saying
@@ -106,9 +107,11 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
   AbiTypes t(ctx);
   const std::string &name = sig.name;
 
-  // int32_t NAME_run(void *arena, const void *const *in, void *const *out)
-  auto *run = exported(module, llvm::FunctionType::get(t.i32, {t.ptr, t.ptr, t.ptr}, false),
-                       name + "_run");
+  // int32_t NAME_run_with_weights(void *arena, const void *weights,
+  //                               const void *const *in, void *const *out)
+  auto *run = exported(
+      module, llvm::FunctionType::get(t.i32, {t.ptr, t.ptr, t.ptr, t.ptr}, false),
+      name + "_run_with_weights");
   {
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
     std::vector<llvm::Value *> args;
@@ -117,11 +120,22 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
         args.push_back(b.CreateLoad(
             t.ptr, b.CreateConstInBoundsGEP1_64(t.ptr, table, i)));
     };
-    loadPointers(run->getArg(1), sig.inputs.size());
-    loadPointers(run->getArg(2), sig.outputs.size());
+    loadPointers(run->getArg(2), sig.inputs.size());
+    loadPointers(run->getArg(3), sig.outputs.size());
     args.push_back(run->getArg(0));
+    if (externalWeights)
+      args.push_back(run->getArg(1));
     b.CreateCall(graph, args);
     b.CreateRet(llvm::ConstantInt::get(t.i32, 0));
+  }
+  // int32_t NAME_run(void *arena, const void *const *in, void *const *out)
+  if (!externalWeights) {
+    auto *simple = exported(
+        module, llvm::FunctionType::get(t.i32, {t.ptr, t.ptr, t.ptr}, false),
+        name + "_run");
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", simple));
+    b.CreateRet(b.CreateCall(run, {simple->getArg(0), llvm::ConstantPointerNull::get(t.ptr),
+                                   simple->getArg(1), simple->getArg(2)}));
   }
 
   // uint64_t NAME_arena_size(void)
@@ -143,7 +157,11 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
            tensorTable(module, t, sig.outputs, name + "_output"),
            llvm::ConstantInt::get(t.i64, sig.arenaSize),
            llvm::ConstantInt::get(t.i64, kArenaAlignment),
-           llvm::ConstantInt::get(t.i64, sig.weightsSize), run}),
+           llvm::ConstantInt::get(t.i64, sig.weightsSize),
+           externalWeights
+               ? cString(module, sig.weightsFile, name + "_weights_file")
+               : llvm::ConstantPointerNull::get(t.ptr),
+           run}),
       name + "_desc");
   std::vector<std::string> getters = {name + "_model"};
   if (loadable)

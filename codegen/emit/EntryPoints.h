@@ -13,12 +13,14 @@ class Module;
 namespace autoglm {
 
 /// Must match AGL_ABI_VERSION and the arena alignment of runtime.h.
-constexpr uint32_t kAbiVersion = 1;
+constexpr uint32_t kAbiVersion = 2;
 constexpr uint64_t kArenaAlignment = 64;
 
-/// Adds NAME_run, NAME_arena_size, NAME_model (and, if `loadable`,
-/// autoglm_loadable_model) around `graphFunction`, which takes bare pointers
-/// to every input, every output, then the arena. The graph becomes internal.
+/// Adds NAME_run_with_weights, NAME_arena_size, NAME_model, NAME_run (when
+/// the weights are embedded) and, if `loadable`, autoglm_loadable_model
+/// around `graphFunction`, which takes bare pointers to every input, every
+/// output, the arena, then (with a weights file) the weights. The graph
+/// becomes internal.
 llvm::Error addEntryPoints(llvm::Module &module, llvm::StringRef graphFunction,
                            const ModelSignature &signature, bool loadable);
 

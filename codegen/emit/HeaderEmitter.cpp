@@ -39,8 +39,17 @@ std::string autoglm::emitHeader(const ModelSignature &sig,
      << "_AUTOGLM_H\n\n#include <autoglm/runtime.h>\n\n";
   os << "/* Scratch memory one instance needs, 64-byte aligned. */\n"
      << "#define " << upper << "_ARENA_SIZE " << sig.arenaSize << "u\n"
-     << "/* Read-only weights embedded in the artifact. */\n"
-     << "#define " << upper << "_WEIGHTS_SIZE " << sig.weightsSize << "u\n\n";
+     << (sig.weightsFile.empty()
+             ? "/* Read-only weights embedded in the artifact. */\n"
+             : "/* Read-only weights, in the file below (map it with "
+               "agl_weights_map). */\n")
+     << "#define " << upper << "_WEIGHTS_SIZE " << sig.weightsSize << "u\n";
+  if (!sig.weightsFile.empty()) {
+    os << "#define " << upper << "_WEIGHTS_FILE \"";
+    llvm::printEscapedString(sig.weightsFile, os);
+    os << "\"\n";
+  }
+  os << "\n";
   emitTensors(os, upper + "_INPUT", sig.inputs);
   os << "\n";
   emitTensors(os, upper + "_OUTPUT", sig.outputs);
@@ -50,9 +59,14 @@ std::string autoglm::emitHeader(const ModelSignature &sig,
      << "uint64_t " << sig.name << "_arena_size(void);\n"
      << "/* One inference. inputs[i] / outputs[i] point to dense row-major\n"
      << "   buffers of the shapes above; arena holds " << upper
-     << "_ARENA_SIZE bytes.\n   Returns 0. Allocates nothing. */\n"
-     << "int32_t " << sig.name
-     << "_run(void *arena, const void *const *inputs, void *const *outputs);\n"
+     << "_ARENA_SIZE bytes" << (sig.weightsFile.empty() ? "" : ", weights the mapped weights file")
+     << ".\n   Returns 0. Allocates nothing. */\n";
+  if (sig.weightsFile.empty())
+    os << "int32_t " << sig.name
+       << "_run(void *arena, const void *const *inputs, void *const *outputs);\n";
+  os << "int32_t " << sig.name
+     << "_run_with_weights(void *arena, const void *weights,\n"
+     << "    const void *const *inputs, void *const *outputs);\n"
      << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return text;
 }

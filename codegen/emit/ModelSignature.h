@@ -22,6 +22,8 @@ struct ModelSignature {
   std::vector<TensorSignature> inputs, outputs;
   uint64_t arenaSize = 0;
   uint64_t weightsSize = 0;
+  /// Name of the weights file next to the artifact; empty when embedded.
+  std::string weightsFile;
 };
 
 /// Reads the signature of an imported (tensor-level) function, before

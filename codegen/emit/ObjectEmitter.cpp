@@ -2,6 +2,7 @@
 
 #include "codegen/emit/ObjectEmitter.h"
 #include "codegen/emit/EntryPoints.h"
+#include "codegen/emit/WeightsFile.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -175,6 +176,11 @@ Error autoglm::emitArtifact(mlir::ModuleOp module, ModelSignature &signature,
   auto machine = createTargetMachine(options);
   if (!machine)
     return machine.takeError();
+  auto externalSize = writeWeightsFile(module, options.weightsPath);
+  if (!externalSize)
+    return externalSize.takeError();
+  if (*externalSize > 0)
+    signature.weightsFile = llvm::sys::path::filename(options.weightsPath).str();
   // Argument names served the signature; LLVM has no use for them.
   module.walk([](mlir::LLVM::LLVMFuncOp func) {
     func.setArgAttrsAttr(nullptr);
@@ -189,7 +195,8 @@ Error autoglm::emitArtifact(mlir::ModuleOp module, ModelSignature &signature,
   llvmModule->setSourceFileName(signature.name);
   llvmModule->setDataLayout((*machine)->createDataLayout());
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
-  signature.weightsSize = constantDataSize(*llvmModule);
+  signature.weightsSize =
+      *externalSize > 0 ? *externalSize : constantDataSize(*llvmModule);
   if (Error e = addEntryPoints(*llvmModule, "main", signature,
                                kind == ArtifactKind::SharedLibrary))
     return e;

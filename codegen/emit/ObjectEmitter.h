@@ -16,12 +16,15 @@ struct EmitOptions {
   std::string cpu = "native";
   /// LLVM optimization level 0-3.
   unsigned optLevel = 3;
+  /// Where the weights go when the pipeline moved them out of the code.
+  std::string weightsPath;
 };
 
 /// Translates an LLVM-dialect module to LLVM IR, adds the C entry points of
 /// `signature`, optimizes for the target CPU and writes `path` atomically
 /// (a temporary file renamed into place, so a failure leaves no output).
-/// Fills `signature.weightsSize`.
+/// Writes the weights file too if the weights were moved out of the code.
+/// Fills `signature.weightsSize` and `signature.weightsFile`.
 llvm::Error emitArtifact(mlir::ModuleOp module, ModelSignature &signature,
                          ArtifactKind kind, llvm::StringRef path,
                          const EmitOptions &options);

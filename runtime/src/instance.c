@@ -9,6 +9,7 @@ struct agl_instance {
   const agl_model_desc *model;
   void *arena;
   int owns_arena;
+  const void *weights; /* mapped weights file, or null when embedded */
 };
 
 /* Never below a cache line, so that the arena does not share one with
@@ -25,6 +26,7 @@ static agl_status make_instance(const agl_model_desc *model, void *arena,
   instance->model = model;
   instance->arena = arena;
   instance->owns_arena = owns_arena;
+  instance->weights = NULL;
   *out = instance;
   return AGL_OK;
 }
@@ -105,6 +107,22 @@ void agl_instance_destroy(agl_instance *instance) {
   free(instance);
 }
 
+agl_status agl_instance_set_weights(agl_instance *instance,
+                                    const void *weights) {
+  if (!instance)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "agl_instance_set_weights: instance is null");
+  if (!instance->model->weights_file)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' embeds its weights; it takes no weights file",
+                    agl_model_label(instance->model));
+  if (!weights)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "agl_instance_set_weights: weights are null");
+  instance->weights = weights;
+  return AGL_OK;
+}
+
 const agl_model_desc *agl_instance_model(const agl_instance *instance) {
   return instance ? instance->model : NULL;
 }
@@ -135,7 +153,13 @@ agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
                       "output %d ('%s') of model '%s' is null", (int)i,
                       model->outputs[i].name, agl_model_label(model));
 
-  int32_t code = model->run(instance->arena, inputs, outputs);
+  if (model->weights_file && !instance->weights)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' keeps its weights in '%s': map them "
+                    "(agl_weights_map) and call agl_instance_set_weights first",
+                    agl_model_label(model), model->weights_file);
+
+  int32_t code = model->run(instance->arena, instance->weights, inputs, outputs);
   if (code != 0)
     return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",
                     agl_model_label(model), (int)code);

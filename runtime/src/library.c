@@ -9,6 +9,7 @@
 
 struct agl_library {
   void *handle;
+  agl_weights *weights; /* null when the model embeds its weights */
 };
 
 typedef const agl_model_desc *(*agl_loadable_model_fn)(void);
@@ -68,21 +69,49 @@ agl_status agl_library_open(const char *path, agl_library **out,
     return agl_fail(status, "cannot load '%s': %s", path, reason);
   }
 
+  agl_weights *weights = NULL;
+  if (desc->weights_file) {
+    /* The weights file lies next to the artifact. */
+    const char *slash = strrchr(path, '/');
+    size_t folder = slash ? (size_t)(slash - path + 1) : 0;
+    char *weights_path = malloc(folder + strlen(desc->weights_file) + 1);
+    if (!weights_path) {
+      dlclose(handle);
+      return agl_fail(AGL_ERR_OUT_OF_MEMORY, "cannot open '%s': out of memory",
+                      path);
+    }
+    memcpy(weights_path, path, folder);
+    strcpy(weights_path + folder, desc->weights_file);
+    status = agl_weights_map(desc, weights_path, &weights);
+    free(weights_path);
+    if (status != AGL_OK) {
+      dlclose(handle);
+      return status;
+    }
+  }
+
   agl_library *library = malloc(sizeof *library);
   if (!library) {
+    agl_weights_unmap(weights);
     dlclose(handle);
     return agl_fail(AGL_ERR_OUT_OF_MEMORY, "cannot open '%s': out of memory",
                     path);
   }
   library->handle = handle;
+  library->weights = weights;
   *out = library;
   *model = desc;
   return AGL_OK;
 }
 
+const void *agl_library_weights(const agl_library *library) {
+  return library ? agl_weights_data(library->weights) : NULL;
+}
+
 void agl_library_close(agl_library *library) {
   if (!library)
     return;
+  agl_weights_unmap(library->weights);
   dlclose(library->handle);
   free(library);
 }

@@ -45,9 +45,12 @@ agl_model_desc withAbiVersion(uint32_t version) {
   return model;
 }
 
-int32_t failingRun(void *, const void *const *, void *const *) { return 7; }
+int32_t failingRun(void *, const void *, const void *const *, void *const *) {
+  return 7;
+}
 
-int32_t runWithoutArena(void *arena, const void *const *, void *const *) {
+int32_t runWithoutArena(void *arena, const void *, const void *const *,
+                        void *const *) {
   return arena == nullptr ? 0 : 1;
 }
 
@@ -202,8 +205,10 @@ TEST(Instance, RejectsAnotherAbiVersion) {
   agl_instance *instance = nullptr;
   EXPECT_EQ(agl_instance_create(&model, &instance), AGL_ERR_ABI_MISMATCH);
   EXPECT_EQ(instance, nullptr);
-  EXPECT_EQ(lastError(), "model 'fake_add' was built for runtime ABI 2, but "
-                         "this runtime implements ABI 1");
+  EXPECT_EQ(lastError(), "model 'fake_add' was built for runtime ABI " +
+                             std::to_string(AGL_ABI_VERSION + 1) +
+                             ", but this runtime implements ABI " +
+                             std::to_string(AGL_ABI_VERSION));
 
   char arena[64];
   EXPECT_EQ(

@@ -29,7 +29,9 @@ static const agl_tensor_info outputs[2] = {
     {"y/positive", AGL_DTYPE_BOOL, 2, shape},
 };
 
-int32_t fake_add_run(void *arena, const void *const *in, void *const *out) {
+int32_t fake_add_run(void *arena, const void *weights, const void *const *in,
+                     void *const *out) {
+  (void)weights;
   if (!arena || (uintptr_t)arena % ARENA_ALIGNMENT != 0)
     return 1;
 #ifdef FAKE_MODEL_RUN_FAILS

@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
   CLI::App app{"autoglm-compile: compile an ONNX model to native code"};
   std::string modelPath, outputPath, emit, cpu = "native", name, dumpIRDir;
   std::vector<std::string> dims;
-  std::string report;
+  std::string report, weights = "auto";
   bool printIRAfterAll = false, noHeader = false, verifyMemoryPlan = false;
   unsigned optLevel = 3;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
@@ -113,6 +113,10 @@ int main(int argc, char **argv) {
                "Print the IR after every pass to stderr");
   app.add_option("--dump-ir-dir", dumpIRDir,
                  "Write the IR after every pass to DIR/NNN-<pass>.mlir");
+  app.add_option("--weights", weights,
+                 "Where weights go: embed (in the code), file (OUT.weights, "
+                 "mapped by the runtime), auto (file above 1 GiB)")
+      ->check(CLI::IsMember({"embed", "file", "auto"}));
   app.add_flag("--verify-memory-plan", verifyMemoryPlan,
                "Check the arena plan: no two live buffers overlap, every "
                "buffer lies inside the arena");
@@ -177,6 +181,10 @@ int main(int argc, char **argv) {
   pipelineOptions.verifyMemoryPlan = verifyMemoryPlan;
   ModelReport modelReport;
   measureGraph(**module, modelReport);
+  constexpr int64_t kEmbedLimit = int64_t(1) << 30;
+  pipelineOptions.externalWeights =
+      weights == "file" ||
+      (weights == "auto" && modelReport.weightsBytes > kEmbedLimit);
   pipelineOptions.afterStage = [&](Stage stage, mlir::ModuleOp planned) {
     if (stage != Stage::Memref)
       return;
@@ -204,9 +212,15 @@ int main(int argc, char **argv) {
   EmitOptions emitOptions;
   emitOptions.cpu = cpu;
   emitOptions.optLevel = optLevel;
+  llvm::SmallString<256> weightsPath(outputPath);
+  llvm::sys::path::replace_extension(weightsPath, ".weights");
+  emitOptions.weightsPath = weightsPath.str().str();
   if (auto e = emitArtifact(**module, signature, *kind.artifact, outputPath,
-                            emitOptions))
+                            emitOptions)) {
+    if (!signature.weightsFile.empty())
+      llvm::sys::fs::remove(weightsPath); // no artifact, no weights
     return error(llvm::toString(std::move(e)));
+  }
   bool native = *kind.artifact == ArtifactKind::Object ||
                 *kind.artifact == ArtifactKind::SharedLibrary;
   if (native && !noHeader) {

@@ -9,9 +9,14 @@ Artifact::Artifact(const std::string &path) {
 
 Artifact::~Artifact() { agl_library_close(library_); }
 
-Instance::Instance(const agl_model_desc &model) {
+Instance::Instance(const agl_model_desc &model, const void *weights) {
   if (agl_instance_create(&model, &instance_) != AGL_OK)
     throw RuntimeError(agl_last_error());
+  if (weights && agl_instance_set_weights(instance_, weights) != AGL_OK) {
+    std::string message = agl_last_error();
+    agl_instance_destroy(instance_);
+    throw RuntimeError(message);
+  }
 }
 
 Instance::~Instance() { agl_instance_destroy(instance_); }

@@ -26,6 +26,8 @@ public:
   Artifact &operator=(const Artifact &) = delete;
 
   const agl_model_desc &model() const { return *model_; }
+  /// The mapped weights file, or null when the weights are embedded.
+  const void *weights() const { return agl_library_weights(library_); }
 
 private:
   agl_library *library_ = nullptr;
@@ -34,7 +36,8 @@ private:
 
 class Instance {
 public:
-  explicit Instance(const agl_model_desc &model);
+  /// `weights`: the artifact's mapped weights file, or null if embedded.
+  Instance(const agl_model_desc &model, const void *weights);
   ~Instance();
   Instance(const Instance &) = delete;
   Instance &operator=(const Instance &) = delete;

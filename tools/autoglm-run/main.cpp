@@ -242,7 +242,7 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
   for (Tensor &output : outputs)
     outputPointers.push_back(output.bytes.data());
 
-  Instance instance(model);
+  Instance instance(model, artifact.weights());
   instance.run(inputPointers, outputPointers);
 
   if (!options.outputDir.empty())

@@ -7,12 +7,18 @@
  *   uint64_t NAME_arena_size(void);               -- bytes of scratch memory
  *   int32_t  NAME_run(void *arena, const void *const *inputs,
  *                     void *const *outputs);      -- one inference
+ *   int32_t  NAME_run_with_weights(void *arena, const void *weights,
+ *                     const void *const *inputs, void *const *outputs);
  * and, in its shared-library form only, `autoglm_loadable_model` (same type as
- * NAME_model) so that loaders need not know NAME.
+ * NAME_model) so that loaders need not know NAME. Models compiled with their
+ * weights in a separate file (`weights_file` in the descriptor) have no
+ * NAME_run: the weights, mapped with agl_weights_map, are passed to every run.
  *
- * Tensors are dense, row-major, with exactly the shapes in the descriptor.
- * The arena is one caller- or runtime-provided block of `arena_size` bytes,
- * aligned to `arena_alignment`; the model never allocates during a run.
+ * Tensors are dense, row-major, with exactly the shapes in the descriptor,
+ * aligned at least to their element size. The arena is one caller- or
+ * runtime-provided block of `arena_size` bytes, aligned to
+ * `arena_alignment`; the model never allocates during a run. Input, output
+ * and arena buffers must not overlap.
  */
 #ifndef AUTOGLM_RUNTIME_H
 #define AUTOGLM_RUNTIME_H
@@ -24,7 +30,7 @@
 extern "C" {
 #endif
 
-#define AGL_ABI_VERSION 1u
+#define AGL_ABI_VERSION 2u
 
 typedef enum agl_status {
   AGL_OK = 0,
@@ -60,7 +66,9 @@ typedef struct agl_tensor_info {
   const int64_t *shape; /* `rank` static extents */
 } agl_tensor_info;
 
-typedef int32_t (*agl_entry_fn)(void *arena, const void *const *inputs,
+/* `weights` is null for models whose weights are embedded in the code. */
+typedef int32_t (*agl_entry_fn)(void *arena, const void *weights,
+                                const void *const *inputs,
                                 void *const *outputs);
 
 typedef struct agl_model_desc {
@@ -73,7 +81,10 @@ typedef struct agl_model_desc {
   const agl_tensor_info *outputs;
   uint64_t arena_size;      /* bytes; 0 means no arena is needed */
   uint64_t arena_alignment; /* bytes, a power of two */
-  uint64_t weights_size;    /* bytes of read-only weights in the artifact */
+  uint64_t weights_size;    /* bytes of read-only weights */
+  /* File (next to the artifact) that holds the weights, of exactly
+   * weights_size bytes; null when they are embedded in the code. */
+  const char *weights_file;
   agl_entry_fn run;
 } agl_model_desc;
 
@@ -105,18 +116,36 @@ agl_status agl_instance_create_with_arena(const agl_model_desc *model,
                                           void *arena, size_t arena_bytes,
                                           agl_instance **out);
 void agl_instance_destroy(agl_instance *instance);
+/* Gives an instance of a model with a weights file its mapped weights
+ * (agl_weights_data); required before running such a model. */
+agl_status agl_instance_set_weights(agl_instance *instance,
+                                    const void *weights);
 const agl_model_desc *agl_instance_model(const agl_instance *instance);
 /* One inference; allocates nothing. Instances are not thread-safe, but
  * distinct instances (of the same model too) may run concurrently. */
 agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
                             void *const *outputs);
 
+/* ---- weights files ---------------------------------------------------------- */
+typedef struct agl_weights agl_weights;
+
+/* Maps a model's weights file read-only (never copied); checks its size
+ * against model->weights_size. Many instances may share one mapping. */
+agl_status agl_weights_map(const agl_model_desc *model, const char *path,
+                           agl_weights **out);
+const void *agl_weights_data(const agl_weights *weights);
+void agl_weights_unmap(agl_weights *weights);
+
 /* ---- shared-library artifacts --------------------------------------------- */
 typedef struct agl_library agl_library;
 
-/* dlopen()s an artifact built with --emit=so and returns its descriptor. */
+/* dlopen()s an artifact built with --emit=so and returns its descriptor.
+ * A bare file name means a file in the current directory. If the model has
+ * a weights file, it is mapped from the artifact's folder. */
 agl_status agl_library_open(const char *path, agl_library **out,
                             const agl_model_desc **model);
+/* The library's mapped weights, or null when they are embedded. */
+const void *agl_library_weights(const agl_library *library);
 void agl_library_close(agl_library *library);
 
 #ifdef __cplusplus

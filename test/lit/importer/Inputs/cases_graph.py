@@ -4,7 +4,7 @@ malformed models."""
 import numpy as np
 from onnx import TensorProto, helper
 
-from common import F32, I64, case, const, model, node, tensor, weights
+from common import F32, I64, case, model, node, tensor, weights
 
 
 @case
@@ -49,7 +49,7 @@ def unnamed_dim():
 
 @case
 def unnamed_node_unsupported():
-    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Hardmax", ["a"], ["y"])]
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Det", ["a"], ["y"])]
     return model(nodes, [tensor("x", F32, [4])], [tensor("y", F32, [4])], 13)
 
 
@@ -75,9 +75,9 @@ def opset6():
 
 
 @case
-def opset24():
+def opset29():
     nodes = [node("Relu", ["x"], ["y"], name="relu")]
-    return model(nodes, [tensor("x", F32, [4])], [tensor("y", F32, [4])], 24)
+    return model(nodes, [tensor("x", F32, [4])], [tensor("y", F32, [4])], 29)
 
 
 @case
