@@ -52,6 +52,17 @@ def classify_exit(rc, stderr):
     return "crash", f"exit code {rc}: {first_line(stderr)}"
 
 
+def run_tool(args, timeout):
+    """subprocess.run that waits out a tool being replaced by a rebuild."""
+    for attempt in range(5):
+        try:
+            return subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        except OSError:
+            if attempt == 4:
+                raise
+            time.sleep(2)
+
+
 def run_case(case_dir, tools, work_dir, timeout):
     name = os.path.basename(case_dir)
     artifact = os.path.join(work_dir, name + ".so")
@@ -67,10 +78,9 @@ def run_case(case_dir, tools, work_dir, timeout):
         return result
 
     try:
-        compiled = subprocess.run(
+        compiled = run_tool(
             [tools["compile"], os.path.join(case_dir, "model.onnx"), "-o", artifact,
-             "--verify-memory-plan"],
-            capture_output=True, text=True, timeout=timeout)
+             "--verify-memory-plan"], timeout)
     except subprocess.TimeoutExpired:
         return finish("timeout", f"compile took over {timeout}s")
     if compiled.returncode != 0:
@@ -85,7 +95,7 @@ def run_case(case_dir, tools, work_dir, timeout):
             flag = "--input" if f.startswith("input_") else "--expect"
             args += [flag, os.path.join(folder, f)]
         try:
-            ran = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+            ran = run_tool(args, timeout)
         except subprocess.TimeoutExpired:
             return finish("timeout", f"run took over {timeout}s")
         if ran.returncode == 1:
