@@ -82,6 +82,10 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
                           << "' has no declared shape";
   SmallVector<int64_t> shape;
   for (const auto &dim : tensorType.shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() == 0)
+      return emitError(loc) << role << " '" << info.name()
+                            << "' has a zero-size dimension; empty tensors "
+                               "at the model's boundary are not supported";
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       shape.push_back(dim.dim_value());
       continue;
@@ -226,6 +230,11 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     Value v = values_.at(out.name());
     auto inferred = cast<RankedTensorType>(v.getType());
     Location loc = NameLoc::get(StringAttr::get(&ctx_, out.name()));
+    if (llvm::is_contained(inferred.getShape(), 0))
+      return emitError(loc) << "output '" << out.name() << "' is an empty "
+                            << inferred
+                            << "; empty tensors at the model's boundary are "
+                               "not supported";
     const auto &declared = out.type().tensor_type();
     if (declared.elem_type() &&
         convertElementType(declared.elem_type(), &ctx_) !=
