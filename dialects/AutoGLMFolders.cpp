@@ -296,6 +296,99 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
   return DenseElementsAttr::get(getType(), out);
 }
 
+// Rounding, remainders and bitwise logic also show up in shape arithmetic
+// (output sizes of Resize, padding to a multiple), so they fold too.
+
+static OpFoldResult foldRound(Attribute input, ShapedType type,
+                              APFloat::roundingMode mode) {
+  DenseElementsAttr dense = smallConstant(input);
+  if (!dense)
+    return {};
+  SmallVector<APFloat> out;
+  for (APFloat v : dense.getValues<APFloat>()) {
+    v.roundToIntegral(mode);
+    out.push_back(v);
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
+OpFoldResult FloorOp::fold(FoldAdaptor a) {
+  return foldRound(a.getInput(), getType(), APFloat::rmTowardNegative);
+}
+
+OpFoldResult CeilOp::fold(FoldAdaptor a) {
+  return foldRound(a.getInput(), getType(), APFloat::rmTowardPositive);
+}
+
+OpFoldResult NotOp::fold(FoldAdaptor a) {
+  DenseElementsAttr dense = smallConstant(a.getInput());
+  if (!dense)
+    return {};
+  SmallVector<APInt> out;
+  for (const APInt &v : dense.getValues<APInt>())
+    out.push_back(~v);
+  return DenseElementsAttr::get(getType(), out);
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor a) {
+  return foldArith(
+      a.getLhs(), a.getRhs(), getType(),
+      [](const APInt &x, const APInt &y, bool) -> std::optional<APInt> { return x & y; },
+      nullptr);
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor a) {
+  return foldArith(
+      a.getLhs(), a.getRhs(), getType(),
+      [](const APInt &x, const APInt &y, bool) -> std::optional<APInt> { return x | y; },
+      nullptr);
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor a) {
+  return foldArith(
+      a.getLhs(), a.getRhs(), getType(),
+      [](const APInt &x, const APInt &y, bool) -> std::optional<APInt> { return x ^ y; },
+      nullptr);
+}
+
+OpFoldResult ModOp::fold(FoldAdaptor a) {
+  bool fmod = getFmod();
+  return foldArith(
+      a.getLhs(), a.getRhs(), getType(),
+      [&](const APInt &x, const APInt &y, bool u) -> std::optional<APInt> {
+        if (y.isZero())
+          return std::nullopt;
+        if (u)
+          return x.urem(y);
+        APInt r = x.srem(y);
+        // Floored: a nonzero remainder takes the sign of y.
+        if (!fmod && !r.isZero() && r.isNegative() != y.isNegative())
+          r += y;
+        return r;
+      },
+      [&](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
+        APFloat r = x;
+        r.mod(y);
+        if (fmod || r.isNaN())
+          return r;
+        if (r.isZero())
+          r.copySign(y);
+        else if (r.isNegative() != y.isNegative())
+          r = r + y;
+        return r;
+      });
+}
+
+OpFoldResult LessEqualOp::fold(FoldAdaptor a) {
+  return foldCompare(a.getLhs(), a.getRhs(), getType(),
+                     [](int c) { return c <= 0; });
+}
+
+OpFoldResult GreaterEqualOp::fold(FoldAdaptor a) {
+  return foldCompare(a.getLhs(), a.getRhs(), getType(),
+                     [](int c) { return c >= 0; });
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement and shapes
 //===----------------------------------------------------------------------===//

@@ -134,7 +134,7 @@ LogicalResult QuantizeLinearOp::inferReturnTypes(
 }
 
 LogicalResult QuantizeLinearOp::verify() {
-  if (!isa<IntegerType>(getType().getElementType()))
+  if (!isa<IntegerType>(getElementTypeOrSelf(getZeroPoint())))
     return emitOpError("zero point must be an integer tensor");
   return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
                            getAxis());
@@ -166,6 +166,8 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   auto lhs = shapedAs(adaptor.getLhs()), rhs = shapedAs(adaptor.getRhs());
   if (lhs.getRank() == 0 || rhs.getRank() == 0)
     return fail(loc, "matmul operands must have rank >= 1");
+  if (lhs.getElementType() != rhs.getElementType())
+    return fail(loc, "matmul operands must have the same element type");
   MatMulShape s = getMatMulShape(lhs.getShape(), rhs.getShape());
   if (s.lhsK != s.rhsK)
     return fail(loc, "matmul contraction extents differ: " +
@@ -192,6 +194,10 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
   auto a = shapedAs(adaptor.getA()), b = shapedAs(adaptor.getB());
   if (a.getRank() != 2 || b.getRank() != 2)
     return fail(loc, "gemm operands must be 2-D");
+  if (a.getElementType() != b.getElementType() ||
+      (adaptor.getC() &&
+       getElementTypeOrSelf(adaptor.getC()) != a.getElementType()))
+    return fail(loc, "gemm operands must have the same element type");
   bool ta = adaptor.getTransA(), tb = adaptor.getTransB();
   int64_t m = a.getDimSize(ta ? 1 : 0), ka = a.getDimSize(ta ? 0 : 1);
   int64_t kb = b.getDimSize(tb ? 1 : 0), n = b.getDimSize(tb ? 0 : 1);

@@ -43,6 +43,21 @@ struct ElementwiseLowering : OpConversionPattern<OpTy> {
   }
 };
 
+/// `Fn` computed in f32 for 16-bit floats: a formula of several steps then
+/// rounds once instead of after every step.
+template <ScalarFn Fn>
+Value inF32(OpBuilder &b, Location l, ValueRange a, const ElementInfo &i) {
+  auto type = dyn_cast<FloatType>(i.input);
+  if (!type || type.getWidth() >= 32)
+    return Fn(b, l, a, i);
+  Type f32 = b.getF32Type();
+  SmallVector<Value> wide;
+  for (Value v : a)
+    wide.push_back(arith::ExtFOp::create(b, l, f32, v));
+  Value result = Fn(b, l, wide, ElementInfo{f32, f32});
+  return arith::TruncFOp::create(b, l, type, result);
+}
+
 Value one(OpBuilder &b, Location loc, Value like) {
   return scalarConstant(b, loc, like.getType(), 1.0);
 }
@@ -93,8 +108,82 @@ Value absFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &i) {
     return a[0];
   return math::AbsIOp::create(b, l, a[0]);
 }
+Value signFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &i) {
+  Value x = a[0], zero0 = zero(b, l, x), one1 = one(b, l, x);
+  if (i.isUnsigned()) {
+    Value nonzero =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, x, zero0);
+    return arith::SelectOp::create(b, l, nonzero, one1, zero0);
+  }
+  Value minusOne = scalarConstant(b, l, x.getType(), -1.0);
+  Value positive, negative;
+  if (i.isFloat()) {
+    positive = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, zero0);
+    negative = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, zero0);
+  } else {
+    positive = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, x, zero0);
+    negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x, zero0);
+  }
+  // Zero (and NaN) map to themselves.
+  Value rest = arith::SelectOp::create(b, l, negative, minusOne, x);
+  return arith::SelectOp::create(b, l, positive, one1, rest);
+}
+
+template <typename MathOp>
+Value mathFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
+  return MathOp::create(b, l, a[0]);
+}
+
+// LLVM lowers math.expm1 and math.log1p to exp(x) - 1 and log(1 + x), which
+// lose all digits near 0. Kahan's corrections recover them with one more
+// division: the rounding error of u = exp(x) (or 1 + x) cancels out.
+Value expm1Fn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
+  using P = arith::CmpFPredicate;
+  Type type = a[0].getType();
+  Value x = a[0], one1 = one(b, l, x);
+  Value minusOne = scalarConstant(b, l, type, -1.0);
+  Value inf = arith::ConstantOp::create(b, l, highestValue(type, false));
+  Value u = math::ExpOp::create(b, l, x);
+  Value um1 = arith::SubFOp::create(b, l, u, one1);
+  // (u - 1) * (x / log(u)): x / log(u) is near 1, so nothing overflows.
+  Value log = math::LogOp::create(b, l, u);
+  Value scaled =
+      arith::MulFOp::create(b, l, um1, arith::DivFOp::create(b, l, x, log));
+  // u - 1 == -1 and u == inf are exact; u == 1 means x is the answer.
+  Value saturated = arith::CmpFOp::create(b, l, P::OEQ, um1, minusOne);
+  Value overflow = arith::CmpFOp::create(b, l, P::OEQ, u, inf);
+  Value exact = arith::OrIOp::create(b, l, saturated, overflow);
+  Value result = arith::SelectOp::create(b, l, exact, um1, scaled);
+  Value tiny = arith::CmpFOp::create(b, l, P::OEQ, u, one1);
+  return arith::SelectOp::create(b, l, tiny, x, result);
+}
+
+Value log1pFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
+  using P = arith::CmpFPredicate;
+  Type type = a[0].getType();
+  Value x = a[0], one1 = one(b, l, x);
+  Value inf = arith::ConstantOp::create(b, l, highestValue(type, false));
+  Value u = arith::AddFOp::create(b, l, one1, x);
+  // log(u) * (x / (u - 1)): the second factor is near 1.
+  Value log = math::LogOp::create(b, l, u);
+  Value um1 = arith::SubFOp::create(b, l, u, one1);
+  Value scaled =
+      arith::MulFOp::create(b, l, log, arith::DivFOp::create(b, l, x, um1));
+  // u == inf: the answer is inf; u == 1 means x is the answer.
+  Value overflow = arith::CmpFOp::create(b, l, P::OEQ, u, inf);
+  Value result = arith::SelectOp::create(b, l, overflow, u, scaled);
+  Value tiny = arith::CmpFOp::create(b, l, P::OEQ, u, one1);
+  return arith::SelectOp::create(b, l, tiny, x, result);
+}
+
+Value allOnes(OpBuilder &b, Location l, Value like) {
+  auto type = cast<IntegerType>(like.getType());
+  return arith::ConstantOp::create(
+      b, l, b.getIntegerAttr(type, APInt::getAllOnes(type.getWidth())));
+}
+
 Value notFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
-  return arith::XOrIOp::create(b, l, a[0], one(b, l, a[0]));
+  return arith::XOrIOp::create(b, l, a[0], allOnes(b, l, a[0]));
 }
 
 // ---- binary ----
@@ -129,6 +218,96 @@ Value compareFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &i) {
     return arith::CmpFOp::create(b, l, F, a[0], a[1]);
   return arith::CmpIOp::create(b, l, i.isUnsigned() ? U : S, a[0], a[1]);
 }
+
+template <typename IntOp>
+Value bitwiseFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
+  return IntOp::create(b, l, a[0], a[1]);
+}
+
+/// Shift amounts outside [0, width) give what the fill alone produces. A
+/// negative signed amount is a huge unsigned one, so one unsigned compare
+/// checks both ends.
+Value inShiftRange(OpBuilder &b, Location l, Value amount) {
+  Value width = scalarConstant(b, l, amount.getType(),
+                               amount.getType().getIntOrFloatBitWidth());
+  return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, amount, width);
+}
+
+Value shiftLeftFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
+  Value shifted = arith::ShLIOp::create(b, l, a[0], a[1]);
+  Value inRange = inShiftRange(b, l, a[1]);
+  return arith::SelectOp::create(b, l, inRange, shifted, zero(b, l, a[0]));
+}
+
+Value shiftRightFn(OpBuilder &b, Location l, ValueRange a,
+                   const ElementInfo &i) {
+  Value inRange = inShiftRange(b, l, a[1]);
+  if (i.isUnsigned()) {
+    Value shifted = arith::ShRUIOp::create(b, l, a[0], a[1]);
+    return arith::SelectOp::create(b, l, inRange, shifted, zero(b, l, a[0]));
+  }
+  Value top = scalarConstant(b, l, a[0].getType(),
+                             a[0].getType().getIntOrFloatBitWidth() - 1);
+  Value amount = arith::SelectOp::create(b, l, inRange, a[1], top);
+  return arith::ShRSIOp::create(b, l, a[0], amount);
+}
+
+/// Remainder of truncated division (fmod) or of floored division (Python).
+Value modFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &i,
+            bool fmod) {
+  Value x = a[0], y = a[1];
+  if (i.isUnsigned())
+    return arith::RemUIOp::create(b, l, x, y);
+  if (!i.isFloat()) {
+    Value r = arith::RemSIOp::create(b, l, x, y);
+    if (fmod)
+      return r;
+    // A nonzero remainder whose sign differs from y's moves by y.
+    using P = arith::CmpIPredicate;
+    Value zero0 = zero(b, l, x);
+    Value nonzero = arith::CmpIOp::create(b, l, P::ne, r, zero0);
+    Value rNegative = arith::CmpIOp::create(b, l, P::slt, r, zero0);
+    Value yNegative = arith::CmpIOp::create(b, l, P::slt, y, zero0);
+    Value differ = arith::XOrIOp::create(b, l, rNegative, yNegative);
+    Value adjust = arith::AndIOp::create(b, l, nonzero, differ);
+    return arith::SelectOp::create(b, l, adjust,
+                                   arith::AddIOp::create(b, l, r, y), r);
+  }
+  Value r = arith::RemFOp::create(b, l, x, y);
+  if (fmod)
+    return r;
+  // As above; NaN stays NaN, and a zero result takes the sign of y.
+  using P = arith::CmpFPredicate;
+  Value zero0 = zero(b, l, x);
+  Value nonzero = arith::CmpFOp::create(b, l, P::ONE, r, zero0);
+  Value rNegative = arith::CmpFOp::create(b, l, P::OLT, r, zero0);
+  Value yNegative = arith::CmpFOp::create(b, l, P::OLT, y, zero0);
+  Value differ = arith::XOrIOp::create(b, l, rNegative, yNegative);
+  Value adjust = arith::AndIOp::create(b, l, nonzero, differ);
+  Value moved = arith::SelectOp::create(
+      b, l, adjust, arith::AddFOp::create(b, l, r, y), r);
+  Value isZero = arith::CmpFOp::create(b, l, P::OEQ, r, zero0);
+  return arith::SelectOp::create(b, l, isZero,
+                                 math::CopySignOp::create(b, l, r, y), moved);
+}
+
+struct ModLowering : OpConversionPattern<ModOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ModOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = getElementTypeOrSelf(op.getType());
+    ElementInfo info{element, element};
+    bool fmod = op.getFmod();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), signless(op.getType()), adaptor.getOperands(),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return modFn(b, l, a, info, fmod);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
 
 Value whereFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
   return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
@@ -215,7 +394,7 @@ void autoglm::populateElementwiseLowering(const TypeConverter &converter,
                ElementwiseLowering<ReciprocalOp, reciprocalFn>,
                ElementwiseLowering<ErfOp, erfFn>,
                ElementwiseLowering<TanhOp, tanhFn>,
-               ElementwiseLowering<SigmoidOp, sigmoidFn>,
+               ElementwiseLowering<SigmoidOp, inF32<sigmoidFn>>,
                ElementwiseLowering<ExpOp, expFn>,
                ElementwiseLowering<LogOp, logFn>,
                ElementwiseLowering<RoundOp, roundFn>,
@@ -223,6 +402,27 @@ void autoglm::populateElementwiseLowering(const TypeConverter &converter,
                ElementwiseLowering<NegOp, negFn>,
                ElementwiseLowering<AbsOp, absFn>,
                ElementwiseLowering<NotOp, notFn>,
+               ElementwiseLowering<SignOp, signFn>,
+               ElementwiseLowering<CeilOp, mathFn<math::CeilOp>>,
+               ElementwiseLowering<FloorOp, mathFn<math::FloorOp>>,
+               ElementwiseLowering<SinOp, mathFn<math::SinOp>>,
+               ElementwiseLowering<CosOp, mathFn<math::CosOp>>,
+               ElementwiseLowering<TanOp, mathFn<math::TanOp>>,
+               ElementwiseLowering<AsinOp, mathFn<math::AsinOp>>,
+               ElementwiseLowering<AcosOp, mathFn<math::AcosOp>>,
+               ElementwiseLowering<AtanOp, mathFn<math::AtanOp>>,
+               ElementwiseLowering<SinhOp, mathFn<math::SinhOp>>,
+               ElementwiseLowering<CoshOp, mathFn<math::CoshOp>>,
+               ElementwiseLowering<AsinhOp, mathFn<math::AsinhOp>>,
+               ElementwiseLowering<AcoshOp, mathFn<math::AcoshOp>>,
+               ElementwiseLowering<AtanhOp, mathFn<math::AtanhOp>>,
+               ElementwiseLowering<Expm1Op, inF32<expm1Fn>>,
+               ElementwiseLowering<Log1pOp, inF32<log1pFn>>,
+               ElementwiseLowering<AndOp, bitwiseFn<arith::AndIOp>>,
+               ElementwiseLowering<OrOp, bitwiseFn<arith::OrIOp>>,
+               ElementwiseLowering<XorOp, bitwiseFn<arith::XOrIOp>>,
+               ElementwiseLowering<ShiftLeftOp, shiftLeftFn>,
+               ElementwiseLowering<ShiftRightOp, shiftRightFn>,
                ElementwiseLowering<AddOp, addFn>,
                ElementwiseLowering<SubOp, subFn>,
                ElementwiseLowering<MulOp, mulFn>,
@@ -233,7 +433,12 @@ void autoglm::populateElementwiseLowering(const TypeConverter &converter,
                ElementwiseLowering<LessOp, compareFn<P::OLT, I::slt, I::ult>>,
                ElementwiseLowering<GreaterOp,
                                    compareFn<P::OGT, I::sgt, I::ugt>>,
+               ElementwiseLowering<LessEqualOp,
+                                   compareFn<P::OLE, I::sle, I::ule>>,
+               ElementwiseLowering<GreaterEqualOp,
+                                   compareFn<P::OGE, I::sge, I::uge>>,
                ElementwiseLowering<WhereOp, whereFn>,
-               ElementwiseLowering<CastOp, castFn>, PowLowering, ClipLowering>(
+               ElementwiseLowering<CastOp, castFn>, PowLowering, ClipLowering,
+               ModLowering>(
       converter, ctx);
 }

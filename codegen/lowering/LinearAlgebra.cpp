@@ -15,21 +15,42 @@ namespace {
 /// One multiply-accumulate generic over loops (batch..., m, k, n): the
 /// reduction k sits outside n, so the innermost loop walks rows of the rhs
 /// and the output contiguously and vectorizes without reassociation.
+/// 16-bit floats accumulate in f32: the result has `outType`'s shape and
+/// the accumulator's element type.
 Value buildContraction(OpBuilder &b, Location loc, RankedTensorType outType,
                        Value lhs, Value rhs, ArrayRef<AffineMap> maps) {
   int64_t loops = maps.front().getNumDims();
   SmallVector<utils::IteratorType> iterators(loops,
                                              utils::IteratorType::parallel);
   iterators[loops - 2] = utils::IteratorType::reduction;
-  Value acc = filledTensor(b, loc, outType,
-                           cast<TypedAttr>(b.getZeroAttr(outType.getElementType())));
+  Type element = outType.getElementType();
+  Type accElement = element;
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32)
+    accElement = b.getF32Type();
+  auto accType = outType.clone(accElement);
+  Value acc = filledTensor(b, loc, accType,
+                           cast<TypedAttr>(b.getZeroAttr(accElement)));
   auto generic = linalg::GenericOp::create(
-      b, loc, outType, ValueRange{lhs, rhs}, acc, maps, iterators,
+      b, loc, accType, ValueRange{lhs, rhs}, acc, maps, iterators,
       [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value product = emitMul(nb, l, a[0], a[1]);
+        Value product = emitMul(nb, l, emitConvert(nb, l, a[0], element, accElement),
+                                emitConvert(nb, l, a[1], element, accElement));
         linalg::YieldOp::create(nb, l, emitAdd(nb, l, a[2], product));
       });
   return generic.getResult(0);
+}
+
+/// `value` converted elementwise to the element type of `type`, if needed.
+Value convertTensor(OpBuilder &b, Location loc, Value value,
+                    RankedTensorType type) {
+  Type from = cast<RankedTensorType>(value.getType()).getElementType();
+  Type to = type.getElementType();
+  if (from == to)
+    return value;
+  return buildElementwise(b, loc, type, value,
+                          [&](OpBuilder &nb, Location l, ValueRange a) {
+                            return emitConvert(nb, l, a[0], from, to);
+                          });
 }
 
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
@@ -81,6 +102,7 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     auto resultType = signless(op.getType());
     Value out = buildContraction(rewriter, loc, resultType.clone(outShape),
                                  lhs, rhs, maps);
+    out = convertTensor(rewriter, loc, out, resultType.clone(outShape));
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, out,
                                          resultType.getShape()));
     return success();
@@ -102,31 +124,34 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
         AffineMap::get(3, 0, op.getTransB() ? ArrayRef<AffineExpr>{n, k}
                                             : ArrayRef<AffineExpr>{k, n}, ctx),
         AffineMap::get(3, 0, {m, n}, ctx)};
-    Value out = buildContraction(rewriter, loc, op.getType(), adaptor.getA(),
+    auto resultType = signless(op.getType());
+    Value out = buildContraction(rewriter, loc, resultType, adaptor.getA(),
                                  adaptor.getB(), maps);
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     Value c = adaptor.getC();
     if (alpha == 1.0 && (!c || beta == 0.0)) {
-      rewriter.replaceOp(op, out);
+      rewriter.replaceOp(op, convertTensor(rewriter, loc, out, resultType));
       return success();
     }
     SmallVector<Value> inputs = {out};
     if (c && beta != 0.0)
       inputs.push_back(c);
+    // Integer gemms have integral alpha and beta (checked at import).
     Value result = buildElementwise(
-        rewriter, loc, op.getType(), inputs,
+        rewriter, loc, resultType, inputs,
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Type t = a[0].getType();
+          Type t = a[0].getType(), element = resultType.getElementType();
           Value acc = a[0];
           if (alpha != 1.0)
-            acc = arith::MulFOp::create(b, l, acc, scalarConstant(b, l, t, alpha));
-          if (a.size() == 1)
-            return acc;
-          Value bias = a[1];
-          if (beta != 1.0)
-            bias = arith::MulFOp::create(b, l, bias, scalarConstant(b, l, t, beta));
-          return (Value)arith::AddFOp::create(b, l, acc, bias);
+            acc = emitMul(b, l, acc, scalarConstant(b, l, t, alpha));
+          if (a.size() > 1) {
+            Value bias = emitConvert(b, l, a[1], element, t);
+            if (beta != 1.0)
+              bias = emitMul(b, l, bias, scalarConstant(b, l, t, beta));
+            acc = emitAdd(b, l, acc, bias);
+          }
+          return emitConvert(b, l, acc, t, element);
         });
     rewriter.replaceOp(op, result);
     return success();

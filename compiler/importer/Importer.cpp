@@ -82,10 +82,6 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
                           << "' has no declared shape";
   SmallVector<int64_t> shape;
   for (const auto &dim : tensorType.shape().dim()) {
-    if (dim.has_dim_value() && dim.dim_value() == 0)
-      return emitError(loc) << role << " '" << info.name()
-                            << "' has a zero-size dimension; empty tensors "
-                               "at the model's boundary are not supported";
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       shape.push_back(dim.dim_value());
       continue;
@@ -170,6 +166,13 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   return success();
 }
 
+/// Tensors cross the ABI as bare pointers, which the LLVM lowering allows for
+/// empty tensors only when their zero extent is the leading one.
+static bool passableAtBoundary(RankedTensorType type) {
+  auto inner = type.getShape().drop_front(std::min<int64_t>(1, type.getRank()));
+  return !llvm::is_contained(inner, 0);
+}
+
 FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   Location modelLoc = FileLineColLoc::get(&ctx_, model_.path(), 0, 0);
   int64_t opset = model_.defaultOpset();
@@ -192,6 +195,11 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     auto type = convertValueType(in, "input");
     if (failed(type))
       return failure();
+    if (!passableAtBoundary(*type))
+      return emitError(NameLoc::get(StringAttr::get(&ctx_, in.name())))
+             << "input '" << in.name() << "' is an empty " << *type
+             << " with a zero extent after the first; such tensors at the "
+                "model's boundary are not supported";
     argTypes.push_back(*type);
     inputs.push_back(&in);
   }
@@ -230,11 +238,11 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     Value v = values_.at(out.name());
     auto inferred = cast<RankedTensorType>(v.getType());
     Location loc = NameLoc::get(StringAttr::get(&ctx_, out.name()));
-    if (llvm::is_contained(inferred.getShape(), 0))
+    if (!passableAtBoundary(inferred))
       return emitError(loc) << "output '" << out.name() << "' is an empty "
-                            << inferred
-                            << "; empty tensors at the model's boundary are "
-                               "not supported";
+                            << inferred << " with a zero extent after the "
+                            << "first; such tensors at the model's boundary "
+                               "are not supported";
     const auto &declared = out.type().tensor_type();
     if (declared.elem_type() &&
         convertElementType(declared.elem_type(), &ctx_) !=

@@ -26,7 +26,8 @@ def AGL_GemmOp : AGL_InferredOp<"gemm"> {
   let summary = "general matrix multiply: alpha * op(A) * op(B) + beta * C";
   let description = [{
     2-D product with optional transposition of either operand and an optional
-    bias `c` broadcast to the result.
+    bias `c` broadcast to the result. Integer operands need integral `alpha`
+    and `beta` and compute modulo their width.
 
     ```mlir
     %y = autoglm.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32,
@@ -34,13 +35,13 @@ def AGL_GemmOp : AGL_InferredOp<"gemm"> {
         : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
     ```
   }];
-  let arguments = (ins AGL_FloatTensor:$a, AGL_FloatTensor:$b,
-                       Optional<AGL_FloatTensor>:$c,
+  let arguments = (ins AGL_Tensor:$a, AGL_Tensor:$b,
+                       Optional<AGL_Tensor>:$c,
                        DefaultValuedAttr<F32Attr, "1.0">:$alpha,
                        DefaultValuedAttr<F32Attr, "1.0">:$beta,
                        DefaultValuedAttr<BoolAttr, "false">:$transA,
                        DefaultValuedAttr<BoolAttr, "false">:$transB);
-  let results = (outs AGL_FloatTensor:$output);
+  let results = (outs AGL_Tensor:$output);
   let assemblyFormat = "$a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }

@@ -165,21 +165,181 @@ def AGL_ExpandOp : AGL_InferredOp<"expand"> {
   let hasFolder = 1;
 }
 
+// A string attribute restricted to a few values.
+class AGL_StrAttrOf<list<string> values> : ConfinedAttr<StrAttr, [
+    AttrConstraint<CPred<"::llvm::is_contained(::llvm::ArrayRef<::llvm::StringRef>{\""
+                         # !interleave(values, "\", \"") # "\"}, "
+                         # "::llvm::cast<::mlir::StringAttr>($_self).getValue())">,
+                   "one of " # !interleave(values, ", ")>]>;
+
+def AGL_PadMode : AGL_StrAttrOf<["constant", "edge", "reflect", "wrap"]>;
+
 def AGL_PadOp : AGL_InferredOp<"pad"> {
-  let summary = "constant padding";
+  let summary = "padding with a constant, the edge, a reflection or a wrap";
   let description = [{
     Pads (or, with negative amounts, crops) each axis: `pads` holds the begin
-    amounts of every axis, then the end amounts; new elements are `value`.
+    amounts of every axis, then the end amounts. What the new elements are
+    depends on `mode`:
+
+    - `constant`: `value`;
+    - `edge`: the nearest element of the axis;
+    - `reflect`: the input mirrored at its first and last element (not
+      repeating them), periodically for pads longer than the axis;
+    - `wrap`: the input repeated periodically.
+
+    Negative amounts crop first; the other modes then pad what is left.
 
     ```mlir
     %y = autoglm.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.0 : f64}
         : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
+    %r = autoglm.pad %x {pads = array<i64: 0, 0, 2, 2, 0, 0, 2, 2>, mode = "reflect"}
+        : (tensor<1x3x8x8xf32>) -> tensor<1x3x12x12xf32>
     ```
   }];
   let arguments = (ins AGL_Tensor:$input, DenseI64ArrayAttr:$pads,
-                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+                       DefaultValuedAttr<F64Attr, "0.0">:$value,
+                       DefaultValuedStrAttr<AGL_PadMode, "constant">:$mode);
   let results = (outs AGL_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def AGL_GatherElementsOp : AGL_InferredOp<"gather_elements"> {
+  let summary = "take one element per index along an axis";
+  let description = [{
+    The result has the shape of `indices`;
+    `output[i.., j, k..] = data[i.., indices[i.., j, k..], k..]` where `j` is
+    the position along `axis`. Negative indices count from the end. Outside
+    `axis`, `indices` may be smaller than `data`.
+
+    ```mlir
+    %y = autoglm.gather_elements %x, %i {axis = 1 : i64}
+        : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$data, AGL_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def AGL_GatherNDOp : AGL_InferredOp<"gather_nd"> {
+  let summary = "take slices addressed by index tuples";
+  let description = [{
+    `indices` (rank q) holds tuples of `k = indices.shape[-1]` coordinates into
+    `data` (rank r), after `batch_dims` leading dimensions that both share.
+    The result has shape `indices.shape[:-1] ++ data.shape[batch_dims + k:]`:
+    each tuple selects the slice `data[b.., t0, .., tk-1, :..]`. Negative
+    coordinates count from the end.
+
+    ```mlir
+    %y = autoglm.gather_nd %x, %i {batch_dims = 0 : i64}
+        : (tensor<2x2xf32>, tensor<2x1xi64>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$data, AGL_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+// The combination of an existing element with a scattered update.
+def AGL_ScatterReduction : AGL_StrAttrOf<["none", "add", "mul", "max", "min"]>;
+
+def AGL_ScatterElementsOp : AGL_InferredOp<"scatter_elements"> {
+  let summary = "write updates at per-element indices along an axis";
+  let description = [{
+    A copy of `data` where, for every position `p` of `updates` (which has
+    the shape of `indices`), the element at `p` with its `axis` coordinate
+    replaced by `indices[p]` receives `updates[p]`. With a `reduction`
+    (`add`, `mul`, `max`, `min`) it is combined with the element instead;
+    several updates of one element are applied in row-major order of `p`.
+    Negative indices count from the end.
+
+    ```mlir
+    %y = autoglm.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"}
+        : (tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$data, AGL_IndexTensor:$indices,
+                       AGL_Tensor:$updates, I64Attr:$axis,
+                       DefaultValuedStrAttr<AGL_ScatterReduction, "none">:$reduction);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def AGL_ScatterNDOp : AGL_InferredOp<"scatter_nd"> {
+  let summary = "write slices at positions given by index tuples";
+  let description = [{
+    A copy of `data` (rank r) where each tuple of `k = indices.shape[-1]`
+    coordinates in `indices` receives a slice of `updates`, whose shape is
+    `indices.shape[:-1] ++ data.shape[k:]`. With a `reduction` (`add`, `mul`,
+    `max`, `min`) the slice is combined with the existing elements; several
+    updates of one element are applied in row-major order. Negative
+    coordinates count from the end.
+
+    ```mlir
+    %y = autoglm.scatter_nd %x, %i, %u {reduction = "none"}
+        : (tensor<8xf32>, tensor<4x1xi64>, tensor<4xf32>) -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$data, AGL_IndexTensor:$indices,
+                       AGL_Tensor:$updates,
+                       DefaultValuedStrAttr<AGL_ScatterReduction, "none">:$reduction);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def AGL_OneHotOp : AGL_InferredOp<"one_hot"> {
+  let summary = "one-hot encoding with runtime off/on values";
+  let description = [{
+    Inserts an axis of extent `depth` at `axis` of the result:
+    `output[.., j, ..] = indices[..] == j ? values[1] : values[0]`, where
+    `values` is the pair `[off, on]`. Negative indices count from the end
+    (`+ depth`); indices outside `[-depth, depth)` give all-off rows.
+    Floating-point indices are truncated to integers.
+
+    ```mlir
+    %y = autoglm.one_hot %i, %v {depth = 10 : i64, axis = 1 : i64}
+        : (tensor<4xi64>, tensor<2xf32>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$indices, AGL_Tensor:$values, I64Attr:$depth,
+                       I64Attr:$axis);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$indices `,` $values attr-dict `:` functional-type(operands, results)";
+}
+
+def AGL_EinsumOp : AGL_InferredOp<"einsum"> {
+  let summary = "Einstein summation in explicit form";
+  let description = [{
+    `equation` is `term,term,...->term`, one letter per axis: every letter is
+    a loop; letters missing from the result term are summed over, and a
+    letter repeated within one operand walks a diagonal. An operand axis of
+    extent 1 broadcasts against the other operands (ONNX ellipses are
+    expanded to letters at import). Half-precision floats accumulate in f32.
+
+    ```mlir
+    %y = autoglm.einsum %a, %b {equation = "bij,bjk->bik"}
+        : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AGL_Tensor>:$inputs, StrAttr:$equation);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// The equation as loops: for every operand and for the result, the loop
+    /// of each axis; and the extent of each loop.
+    struct Loops {
+      llvm::SmallVector<llvm::SmallVector<int64_t>> inputs;
+      llvm::SmallVector<int64_t> output;
+      llvm::SmallVector<int64_t> extents;
+    };
+    static mlir::FailureOr<Loops>
+    parseEquation(llvm::StringRef equation, mlir::TypeRange inputs,
+                  std::optional<mlir::Location> loc);
+  }];
 }
 
 #endif // AUTOGLM_OPS_SHAPES_TD

@@ -2,6 +2,8 @@
 
 #include "compiler/importer/NodeImporter.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace autoglm;
 
@@ -17,9 +19,17 @@ LogicalResult importMatMul(NodeImporter &n) {
 
 LogicalResult importGemm(NodeImporter &n) {
   Value c = n.input(2);
-  float beta = n.floatAttr("beta", 1.0f);
+  float alpha = n.floatAttr("alpha", 1.0f), beta = n.floatAttr("beta", 1.0f);
+  Type element = n.inputType(0).getElementType();
+  if (n.inputType(1).getElementType() != element ||
+      (c && n.inputType(2).getElementType() != element))
+    return n.emitError() << "A, B and C must have the same element type";
+  // Integer gemms scale in their own type, which only integral factors allow.
+  if (isa<IntegerType>(element) &&
+      (alpha != std::floor(alpha) || beta != std::floor(beta)))
+    return n.unsupported("integer Gemm with fractional alpha or beta");
   auto out = n.create<GemmOp>(n.input(0), n.input(1), c,
-                              llvm::APFloat(n.floatAttr("alpha", 1.0f)),
+                              llvm::APFloat(alpha),
                               llvm::APFloat(beta),
                               n.intAttr("transA", 0) != 0,
                               n.intAttr("transB", 0) != 0);

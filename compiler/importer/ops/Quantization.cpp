@@ -144,6 +144,69 @@ LogicalResult importMatMulInteger(NodeImporter &n) {
   return success();
 }
 
+/// A tensor of `type` and `shape` filled with 1 (unit dequantization scales).
+Value ones(NodeImporter &n, ArrayRef<int64_t> shape, FloatType type) {
+  auto tensorType = RankedTensorType::get(shape, type);
+  return n.constant(DenseElementsAttr::get(
+      tensorType, cast<Attribute>(FloatAttr::get(type, 1.0))));
+}
+
+/// A per-row parameter [M] of a matrix operand viewed as [M, 1] so that it
+/// broadcasts along the rows; scalars and per-column parameters stay.
+Value perRow(NodeImporter &n, size_t i) {
+  auto type = n.inputType(i);
+  if (type.getRank() == 1 && type.getNumElements() > 1)
+    return n.reshape(n.input(i), {type.getDimSize(0), 1});
+  return n.input(i);
+}
+
+/// QLinearMatMul as float ops: both operands dequantized with unit scales
+/// (a - a_zero_point, b - b_zero_point: exact small integers), a float
+/// matmul, then the product scaled by a_scale * b_scale / y_scale (in the
+/// scales' type, as the reference computes it) in f64 and quantized to
+/// y_zero_point's type. a's parameters may be per row, b's per column.
+LogicalResult importQLinearMatMul(NodeImporter &n) {
+  auto f32 = Float32Type::get(n.context());
+  auto f64 = Float64Type::get(n.context());
+  auto dequantize = [&](size_t value, size_t zp,
+                        int64_t fromEnd) -> FailureOr<Value> {
+    auto zpType = n.inputType(zp);
+    int64_t rank = n.inputType(value).getRank();
+    int64_t axis = zpType.getNumElements() == 1 ? 0 : std::max<int64_t>(rank - fromEnd, 0);
+    return n.create<DequantizeLinearOp>(n.input(value),
+                                        ones(n, zpType.getShape(), f32),
+                                        n.input(zp), axis);
+  };
+  auto a = dequantize(0, 2, 2);
+  auto b = dequantize(3, 5, 1);
+  if (failed(a) || failed(b))
+    return failure();
+  auto product = n.create<MatMulOp>(*a, *b);
+  if (failed(product))
+    return failure();
+  auto scales = n.create<MulOp>(perRow(n, 1), n.input(4));
+  if (failed(scales))
+    return failure();
+  auto multiplier = n.create<DivOp>(*scales, n.input(6));
+  if (failed(multiplier))
+    return failure();
+  auto wide = n.create<CastOp>(*product, f64);
+  auto wideMultiplier = n.create<CastOp>(*multiplier, f64);
+  if (failed(wide) || failed(wideMultiplier))
+    return failure();
+  auto scaled = n.create<MulOp>(*wide, *wideMultiplier);
+  if (failed(scaled))
+    return failure();
+  if (n.inputType(7).getNumElements() != 1)
+    return n.unsupported("a per-column y_zero_point");
+  auto y = n.create<QuantizeLinearOp>(*scaled, ones(n, {}, f64),
+                                      n.reshape(n.input(7), {}), int64_t(0));
+  if (failed(y))
+    return failure();
+  n.setOutput(0, *y);
+  return success();
+}
+
 } // namespace
 
 void autoglm::registerQuantizationImporters(OpImporterTable &t) {
@@ -151,4 +214,5 @@ void autoglm::registerQuantizationImporters(OpImporterTable &t) {
   t["DequantizeLinear"] = {importDequantizeLinear, 2};
   t["DynamicQuantizeLinear"] = {importDynamicQuantizeLinear, 1};
   t["MatMulInteger"] = {importMatMulInteger, 2};
+  t["QLinearMatMul"] = {importQLinearMatMul, 8};
 }

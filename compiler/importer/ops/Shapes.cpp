@@ -10,6 +10,11 @@
 #include "compiler/importer/TensorConversion.h"
 #include "dialects/ShapeUtils.h"
 
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <numeric>
+
 using namespace mlir;
 using namespace autoglm;
 
@@ -245,6 +250,10 @@ FailureOr<SliceBounds> readSliceBounds(NodeImporter &n) {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
     }
+    // An empty selection reads nothing: keep it at the front, where every
+    // start is in bounds.
+    if (sliceExtent(start, end, step) == 0)
+      start = 0, end = 0, step = 1;
     b.starts[*axis] = start;
     b.ends[*axis] = end;
     b.steps[*axis] = step;
@@ -321,7 +330,8 @@ LogicalResult importPad(NodeImporter &n) {
   auto type = n.inputType(0);
   int64_t rank = type.getRank();
   std::string mode = n.stringAttr("mode", "constant");
-  if (mode != "constant")
+  if (!llvm::is_contained({"constant", "edge", "reflect", "wrap"}, mode) ||
+      (mode == "wrap" && n.opset() < 19))
     return n.unsupported("Pad mode '" + mode + "'");
   SmallVector<int64_t> pads;
   double value = 0.0;
@@ -333,7 +343,10 @@ LogicalResult importPad(NodeImporter &n) {
     if (failed(p))
       return failure();
     pads = *p;
-    if (n.input(2)) {
+    if (n.input(2) && mode == "constant") {
+      if (!n.constantInput(2))
+        return n.unsupported("a Pad 'constant_value' that is not a "
+                             "compile-time constant");
       auto v = n.constantScalar(2, "constant_value");
       if (failed(v))
         return failure();
@@ -357,7 +370,472 @@ LogicalResult importPad(NodeImporter &n) {
       pads = full;
     }
   }
-  return setResult(n, n.create<PadOp>(n.input(0), pads, llvm::APFloat(value)));
+  return setResult(n, n.create<PadOp>(n.input(0), pads, llvm::APFloat(value),
+                                      mode));
+}
+
+//===----------------------------------------------------------------------===//
+// Operators computed at compile time or built from other autoglm ops
+//===----------------------------------------------------------------------===//
+
+/// An i64 constant of the given shape.
+Value i64Constant(NodeImporter &n, ArrayRef<int64_t> shape,
+                  ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get(shape, IntegerType::get(n.context(), 64));
+  return n.constant(DenseElementsAttr::get(type, values));
+}
+
+/// `value` as an element of `element` type (0/1 for i1).
+Attribute scalarAttr(Type element, double value) {
+  if (auto f = dyn_cast<FloatType>(element)) {
+    APFloat v(value);
+    bool lost;
+    v.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return FloatAttr::get(element, v);
+  }
+  return IntegerAttr::get(element,
+                          APInt(element.getIntOrFloatBitWidth(),
+                                (uint64_t)(int64_t)value, /*isSigned=*/false,
+                                /*implicitTrunc=*/true));
+}
+
+LogicalResult importSize(NodeImporter &n) {
+  n.setOutput(0, i64Constant(n, {}, {n.inputType(0).getNumElements()}));
+  return success();
+}
+
+/// A splat of `value` expanded to `shape`: folds to a constant when small,
+/// stays a broadcast (no large constant) otherwise.
+FailureOr<Value> splat(NodeImporter &n, Attribute value,
+                       ArrayRef<int64_t> shape) {
+  auto one = RankedTensorType::get(SmallVector<int64_t>(shape.size(), 1),
+                                   cast<TypedAttr>(value).getType());
+  return n.create<ExpandOp>(n.constant(DenseElementsAttr::get(one, value)),
+                            shape);
+}
+
+LogicalResult importConstantOfShape(NodeImporter &n) {
+  auto shape = n.constantInts(0, "input");
+  if (failed(shape))
+    return failure();
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return n.emitError() << "shape entries must not be negative";
+  Attribute value = FloatAttr::get(Float32Type::get(n.context()), 0.0);
+  if (const auto *attr = n.attribute("value")) {
+    auto tensor = convertTensor(attr->t(), n.model(), n.context(), n.loc());
+    if (failed(tensor))
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(*tensor);
+    if (!dense || dense.getNumElements() != 1)
+      return n.emitError() << "'value' must hold exactly one element";
+    value = *dense.getValues<Attribute>().begin();
+  }
+  return setResult(n, splat(n, value, *shape));
+}
+
+/// Range results are constants: a bound on their size keeps a mistaken
+/// model from filling memory.
+constexpr int64_t kMaxRangeElements = 1 << 24;
+
+/// Range of constant bounds, as a constant (its length depends on the
+/// values). Computed in double/int64 like the ONNX reference, then
+/// converted to the element type.
+LogicalResult importRange(NodeImporter &n) {
+  DenseElementsAttr bounds[3];
+  for (int i = 0; i < 3; ++i) {
+    bounds[i] = n.constantInput(i);
+    if (!bounds[i] || bounds[i].getNumElements() != 1)
+      return n.unsupported("Range with inputs that are not compile-time "
+                           "scalar constants (its length depends on them)");
+  }
+  Type element = bounds[0].getElementType();
+  if (bounds[1].getElementType() != element ||
+      bounds[2].getElementType() != element)
+    return n.emitError() << "start, limit and delta must have the same type";
+  auto type = [&](int64_t count) {
+    return RankedTensorType::get({count}, element);
+  };
+  if (auto f = dyn_cast<FloatType>(element)) {
+    double v[3];
+    for (int i = 0; i < 3; ++i)
+      v[i] = (*bounds[i].getValues<APFloat>().begin()).convertToDouble();
+    if (v[2] == 0 || !std::isfinite(v[0] + v[1] + v[2]))
+      return n.emitError() << "Range needs finite bounds and a non-zero delta";
+    double count = std::max(std::ceil((v[1] - v[0]) / v[2]), 0.0);
+    if (count > kMaxRangeElements)
+      return n.unsupported("Range of more than 2^24 elements");
+    SmallVector<APFloat> out;
+    for (int64_t i = 0; i < (int64_t)count; ++i)
+      out.push_back(cast<FloatAttr>(scalarAttr(f, v[0] + i * v[2])).getValue());
+    n.setOutput(0, n.constant(DenseElementsAttr::get(type(count), out)));
+    return success();
+  }
+  int64_t v[3];
+  for (int i = 0; i < 3; ++i)
+    v[i] = (*bounds[i].getValues<APInt>().begin()).getSExtValue();
+  if (v[2] == 0)
+    return n.emitError() << "Range needs a non-zero delta";
+  int64_t span = v[1] - v[0];
+  int64_t count = span / v[2] + (span % v[2] != 0 && (span < 0) == (v[2] < 0));
+  count = std::max<int64_t>(count, 0);
+  if (count > kMaxRangeElements)
+    return n.unsupported("Range of more than 2^24 elements");
+  unsigned width = element.getIntOrFloatBitWidth();
+  SmallVector<APInt> out;
+  for (int64_t i = 0; i < count; ++i)
+    out.push_back(APInt(width, v[0] + i * v[2], /*isSigned=*/true));
+  n.setOutput(0, n.constant(DenseElementsAttr::get(type(count), out)));
+  return success();
+}
+
+/// The coordinates of the non-zero elements of a constant input.
+LogicalResult importNonZero(NodeImporter &n) {
+  DenseElementsAttr input = n.constantInput(0);
+  if (!input)
+    return n.unsupported("NonZero of an input that is not a compile-time "
+                         "constant (its result shape depends on the values)");
+  auto shape = input.getType().getShape();
+  SmallVector<int64_t> flat;
+  int64_t i = 0;
+  for (Attribute v : input.getValues<Attribute>()) {
+    bool nonZero = isa<FloatAttr>(v) ? !cast<FloatAttr>(v).getValue().isZero()
+                                     : !cast<IntegerAttr>(v).getValue().isZero();
+    if (nonZero)
+      flat.push_back(i);
+    ++i;
+  }
+  int64_t rank = shape.size(), count = flat.size();
+  SmallVector<int64_t> coords(rank * count);
+  for (auto [j, f] : llvm::enumerate(flat))
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      coords[d * count + j] = f % shape[d];
+      f /= shape[d];
+    }
+  n.setOutput(0, i64Constant(n, {rank, count}, coords));
+  return success();
+}
+
+/// Compress with a constant condition is a gather of the selected indices.
+LogicalResult importCompress(NodeImporter &n) {
+  DenseElementsAttr condition = n.constantInput(1);
+  if (!condition)
+    return n.unsupported("Compress with a condition that is not a "
+                         "compile-time constant (the result shape depends "
+                         "on it)");
+  Value data = n.input(0);
+  auto type = n.inputType(0);
+  int64_t axis = 0;
+  if (n.hasAttr("axis")) {
+    auto a = n.normalizeAxis(n.intAttr("axis", 0), type.getRank());
+    if (failed(a))
+      return failure();
+    axis = *a;
+  } else {
+    data = n.reshape(data, {type.getNumElements()});
+  }
+  int64_t extent = cast<RankedTensorType>(data.getType()).getDimSize(axis);
+  SmallVector<int64_t> selected;
+  int64_t i = 0;
+  for (Attribute v : condition.getValues<Attribute>()) {
+    bool keep = isa<FloatAttr>(v) ? !cast<FloatAttr>(v).getValue().isZero()
+                                  : !cast<IntegerAttr>(v).getValue().isZero();
+    if (keep && i >= extent)
+      return n.emitError() << "condition selects index " << i
+                           << ", beyond the extent " << extent;
+    if (keep)
+      selected.push_back(i);
+    ++i;
+  }
+  Value indices = i64Constant(n, {(int64_t)selected.size()}, selected);
+  return setResult(n, n.create<GatherOp>(data, indices, axis));
+}
+
+/// Tile: view each axis as [1, d], broadcast to [repeats, d], merge.
+LogicalResult importTile(NodeImporter &n) {
+  auto type = n.inputType(0);
+  auto repeats = n.constantInts(1, "repeats");
+  if (failed(repeats))
+    return failure();
+  if ((int64_t)repeats->size() != type.getRank() ||
+      llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
+    return n.emitError() << "repeats must have one non-negative entry per "
+                            "axis (rank " << type.getRank() << ")";
+  if (llvm::all_of(*repeats, [](int64_t r) { return r == 1; })) {
+    n.setOutput(0, n.input(0));
+    return success();
+  }
+  SmallVector<int64_t> split, expanded, merged;
+  for (auto [d, r] : llvm::zip(type.getShape(), *repeats)) {
+    split.append({1, d});
+    expanded.append({r, d});
+    merged.push_back(r * d);
+  }
+  auto wide = n.create<ExpandOp>(n.reshape(n.input(0), split), expanded);
+  if (failed(wide))
+    return failure();
+  n.setOutput(0, n.reshape(*wide, merged));
+  return success();
+}
+
+/// Trilu: where(col - row >= k (upper) or <= k (lower), x, 0), with the
+/// mask built from a row and a column of indices. `k` may be a runtime
+/// value: it does not change the shape.
+LogicalResult importTrilu(NodeImporter &n) {
+  auto type = n.inputType(0);
+  if (type.getRank() < 2)
+    return n.emitError() << "input must have rank >= 2";
+  int64_t rows = type.getDimSize(type.getRank() - 2);
+  int64_t cols = type.getDimSize(type.getRank() - 1);
+  bool upper = n.intAttr("upper", 1) != 0;
+  Type i64 = IntegerType::get(n.context(), 64);
+  Value k = i64Constant(n, {1, 1}, {0});
+  if (Value given = n.input(1)) {
+    if (n.inputType(1).getNumElements() != 1)
+      return n.emitError() << "k must be a scalar";
+    k = n.reshape(given, {1, 1});
+    if (n.inputType(1).getElementType() != i64) {
+      auto cast = n.create<CastOp>(k, i64);
+      if (failed(cast))
+        return failure();
+      k = *cast;
+    }
+  }
+  // upper: col > row + k - 1; lower: col < row + k + 1. Beyond these bounds
+  // k changes nothing, and clamping it keeps the sums from overflowing.
+  SmallVector<int64_t> row, col;
+  for (int64_t i = 0; i < rows; ++i)
+    row.push_back(i + (upper ? -1 : 1));
+  for (int64_t j = 0; j < cols; ++j)
+    col.push_back(j);
+  auto low = n.create<MaxOp>(k, i64Constant(n, {1, 1}, {-rows - 1}));
+  if (failed(low))
+    return failure();
+  auto clamped = n.create<MinOp>(*low, i64Constant(n, {1, 1}, {cols + 1}));
+  if (failed(clamped))
+    return failure();
+  auto bound = n.create<AddOp>(i64Constant(n, {rows, 1}, row), *clamped);
+  if (failed(bound))
+    return failure();
+  Value colIndex = i64Constant(n, {1, cols}, col);
+  auto mask = upper ? n.create<GreaterOp>(colIndex, *bound)
+                    : n.create<LessOp>(colIndex, *bound);
+  if (failed(mask))
+    return failure();
+  auto zeroType = RankedTensorType::get({}, type.getElementType());
+  Value zero = n.constant(
+      DenseElementsAttr::get(zeroType, scalarAttr(type.getElementType(), 0)));
+  return setResult(n, n.create<WhereOp>(*mask, n.input(0), zero));
+}
+
+/// EyeLike: cast(row + k == col) to the requested type.
+LogicalResult importEyeLike(NodeImporter &n) {
+  auto type = n.inputType(0);
+  if (type.getRank() != 2)
+    return n.emitError() << "input must be 2-D";
+  Type element = type.getElementType();
+  if (n.hasAttr("dtype")) {
+    int64_t dtype = n.intAttr("dtype", 0);
+    element = convertElementType(dtype, n.context());
+    if (!element)
+      return n.unsupported("EyeLike to " + onnxTypeName(dtype));
+  }
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t k = std::clamp<int64_t>(n.intAttr("k", 0), -rows - 1, cols + 1);
+  SmallVector<int64_t> diagonal, index;
+  for (int64_t i = 0; i < rows; ++i)
+    diagonal.push_back(i + k);
+  for (int64_t j = 0; j < cols; ++j)
+    index.push_back(j);
+  auto eye = n.create<EqualOp>(i64Constant(n, {rows, 1}, diagonal),
+                               i64Constant(n, {1, cols}, index));
+  if (failed(eye))
+    return failure();
+  return setResult(n, n.create<CastOp>(*eye, element));
+}
+
+/// DepthToSpace and SpaceToDepth: reshape, transpose, reshape (the ONNX
+/// definition).
+LogicalResult importDepthToSpace(NodeImporter &n) {
+  auto type = n.inputType(0);
+  int64_t bs = n.intAttr("blocksize", 0);
+  std::string mode = n.stringAttr("mode", "DCR");
+  if (type.getRank() != 4)
+    return n.emitError() << "input must be 4-D";
+  if (mode != "DCR" && mode != "CRD")
+    return n.unsupported("DepthToSpace mode '" + mode + "'");
+  auto s = type.getShape();
+  if (bs < 1 || s[1] % (bs * bs) != 0)
+    return n.emitError() << "channels (" << s[1]
+                         << ") must be a multiple of blocksize^2";
+  int64_t c = s[1] / (bs * bs);
+  bool dcr = mode == "DCR";
+  SmallVector<int64_t> split =
+      dcr ? SmallVector<int64_t>{s[0], bs, bs, c, s[2], s[3]}
+          : SmallVector<int64_t>{s[0], c, bs, bs, s[2], s[3]};
+  SmallVector<int64_t> perm = dcr ? SmallVector<int64_t>{0, 3, 4, 1, 5, 2}
+                                  : SmallVector<int64_t>{0, 1, 4, 2, 5, 3};
+  auto moved = n.create<TransposeOp>(n.reshape(n.input(0), split), perm);
+  if (failed(moved))
+    return failure();
+  n.setOutput(0, n.reshape(*moved, {s[0], c, s[2] * bs, s[3] * bs}));
+  return success();
+}
+
+LogicalResult importSpaceToDepth(NodeImporter &n) {
+  auto type = n.inputType(0);
+  int64_t bs = n.intAttr("blocksize", 0);
+  std::string mode = n.stringAttr("mode", "DCR");
+  if (type.getRank() != 4)
+    return n.emitError() << "input must be 4-D";
+  if (mode != "DCR" && mode != "CRD")
+    return n.unsupported("SpaceToDepth mode '" + mode + "'");
+  auto s = type.getShape();
+  if (bs < 1 || s[2] % bs != 0 || s[3] % bs != 0)
+    return n.emitError() << "height and width (" << s[2] << ", " << s[3]
+                         << ") must be multiples of the blocksize";
+  SmallVector<int64_t> perm = mode == "DCR"
+                                  ? SmallVector<int64_t>{0, 3, 5, 1, 2, 4}
+                                  : SmallVector<int64_t>{0, 1, 3, 5, 2, 4};
+  auto moved = n.create<TransposeOp>(
+      n.reshape(n.input(0), {s[0], s[1], s[2] / bs, bs, s[3] / bs, bs}), perm);
+  if (failed(moved))
+    return failure();
+  n.setOutput(0, n.reshape(*moved, {s[0], s[1] * bs * bs, s[2] / bs, s[3] / bs}));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Operators with their own autoglm op
+//===----------------------------------------------------------------------===//
+
+LogicalResult importGatherElements(NodeImporter &n) {
+  auto axis = n.normalizeAxis(n.intAttr("axis", 0), n.inputType(0).getRank());
+  if (failed(axis))
+    return failure();
+  return setResult(n, n.create<GatherElementsOp>(n.input(0), n.input(1), *axis));
+}
+
+LogicalResult importGatherND(NodeImporter &n) {
+  return setResult(n, n.create<GatherNDOp>(n.input(0), n.input(1),
+                                           n.intAttr("batch_dims", 0)));
+}
+
+/// The `reduction` attribute of ScatterElements/ScatterND, checked against
+/// the opset that introduced each value.
+FailureOr<std::string> scatterReduction(NodeImporter &n) {
+  std::string reduction = n.stringAttr("reduction", "none");
+  bool known = reduction == "none" ||
+               ((reduction == "add" || reduction == "mul") && n.opset() >= 16) ||
+               ((reduction == "max" || reduction == "min") && n.opset() >= 18);
+  if (!known) {
+    (void)n.unsupported(n.node().op_type() + " reduction '" + reduction + "'");
+    return failure();
+  }
+  return reduction;
+}
+
+LogicalResult importScatterElements(NodeImporter &n) {
+  auto axis = n.normalizeAxis(n.intAttr("axis", 0), n.inputType(0).getRank());
+  auto reduction = scatterReduction(n);
+  if (failed(axis) || failed(reduction))
+    return failure();
+  return setResult(n, n.create<ScatterElementsOp>(n.input(0), n.input(1),
+                                                  n.input(2), *axis,
+                                                  *reduction));
+}
+
+LogicalResult importScatterND(NodeImporter &n) {
+  auto reduction = scatterReduction(n);
+  if (failed(reduction))
+    return failure();
+  return setResult(n, n.create<ScatterNDOp>(n.input(0), n.input(1), n.input(2),
+                                            *reduction));
+}
+
+LogicalResult importOneHot(NodeImporter &n) {
+  if (!n.constantInput(1))
+    return n.unsupported("OneHot with a 'depth' that is not a compile-time "
+                         "constant (the result shape depends on it)");
+  auto depth = n.constantScalar(1, "depth");
+  if (failed(depth))
+    return failure();
+  int64_t rank = n.inputType(0).getRank();
+  auto axis = n.normalizeAxis(n.intAttr("axis", -1), rank + 1);
+  if (failed(axis))
+    return failure();
+  if (*depth < 1)
+    return n.emitError() << "depth must be positive, got " << *depth;
+  return setResult(n, n.create<OneHotOp>(n.input(0), n.input(2),
+                                         (int64_t)*depth, *axis));
+}
+
+/// Rewrites an ONNX einsum equation into the explicit form of
+/// autoglm.einsum: no spaces, ellipses replaced by unused letters (aligned
+/// to the right, so they broadcast), and the implicit result term spelled
+/// out (ellipsis letters, then the letters used once, in ASCII order).
+FailureOr<std::string> explicitEinsum(NodeImporter &n, std::string equation) {
+  llvm::erase(equation, ' ');
+  StringRef eq(equation);
+  bool isExplicit = eq.contains("->");
+  auto [lhs, rhs] = eq.split("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != n.numInputs())
+    return n.emitError() << "equation '" << equation << "' has "
+                         << terms.size() << " operand terms for "
+                         << n.numInputs() << " inputs";
+  std::string unused;
+  for (char c = 'A'; c <= 'z'; ++c)
+    if (llvm::isAlpha(c) && !eq.contains(c))
+      unused.push_back(c);
+  // Dimensions each ellipsis stands for; all of them share the last ones.
+  int64_t ellipsis = 0;
+  SmallVector<int64_t> ellipsisRank;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    int64_t letters = term.size() - (term.contains("...") ? 3 : 0);
+    int64_t extra = n.inputType(i).getRank() - letters;
+    if (extra < 0 || (extra > 0 && !term.contains("...")))
+      return n.emitError() << "term '" << term << "' does not match input "
+                           << i << " of rank " << n.inputType(i).getRank();
+    ellipsisRank.push_back(extra);
+    ellipsis = std::max(ellipsis, extra);
+  }
+  if (ellipsis > (int64_t)unused.size())
+    return n.unsupported("Einsum with this many ellipsis dimensions");
+  StringRef ellipsisLetters = StringRef(unused).take_front(ellipsis);
+  std::string result;
+  for (auto [term, extra] : llvm::zip(terms, ellipsisRank)) {
+    if (!result.empty())
+      result += ',';
+    auto [before, after] = term.split("...");
+    result += before.str() + ellipsisLetters.take_back(extra).str() +
+              (term.contains("...") ? after.str() : "");
+  }
+  result += "->";
+  if (isExplicit) {
+    auto [before, after] = rhs.split("...");
+    result += before.str() +
+              (rhs.contains("...") ? ellipsisLetters.str() + after.str() : "");
+  } else {
+    result += ellipsisLetters.str();
+    std::string once;
+    for (char c : lhs)
+      if (llvm::isAlpha(c) && llvm::count(lhs, c) == 1)
+        once.push_back(c);
+    llvm::sort(once);
+    result += once;
+  }
+  return result;
+}
+
+LogicalResult importEinsum(NodeImporter &n) {
+  auto equation = explicitEinsum(n, n.stringAttr("equation", ""));
+  if (failed(equation))
+    return failure();
+  SmallVector<Value> inputs;
+  for (size_t i = 0; i < n.numInputs(); ++i)
+    inputs.push_back(n.input(i));
+  return setResult(n, n.create<EinsumOp>(inputs, *equation));
 }
 
 } // namespace
@@ -376,4 +854,21 @@ void autoglm::registerShapeImporters(OpImporterTable &t) {
   t["Gather"] = {importGather, 2};
   t["Expand"] = {importExpand, 2};
   t["Pad"] = {importPad, 1};
+  t["Size"] = {importSize, 1};
+  t["ConstantOfShape"] = {importConstantOfShape, 1};
+  t["Range"] = {importRange, 3};
+  t["NonZero"] = {importNonZero, 1};
+  t["Compress"] = {importCompress, 2};
+  t["Tile"] = {importTile, 2};
+  t["Trilu"] = {importTrilu, 1};
+  t["EyeLike"] = {importEyeLike, 1};
+  t["DepthToSpace"] = {importDepthToSpace, 1};
+  t["SpaceToDepth"] = {importSpaceToDepth, 1};
+  t["GatherElements"] = {importGatherElements, 2};
+  t["GatherND"] = {importGatherND, 2};
+  t["Scatter"] = {importScatterElements, 3};
+  t["ScatterElements"] = {importScatterElements, 3};
+  t["ScatterND"] = {importScatterND, 3};
+  t["OneHot"] = {importOneHot, 3};
+  t["Einsum"] = {importEinsum, 1};
 }

@@ -126,7 +126,7 @@ func.func @sqrt_of_integers(%x: tensor<4xi32>) {
 // -----
 
 func.func @not_of_floats(%x: tensor<4xf32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 1-bit signless integer values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of integer values}}
   %0 = autoglm.not %x : tensor<4xf32>
   return
 }
@@ -144,6 +144,68 @@ func.func @relu_of_index(%x: tensor<4xindex>) {
 func.func @unranked_operand(%x: tensor<*xf32>) {
   // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
   %0 = "autoglm.exp"(%x) : (tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @round_of_integers(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
+  %0 = autoglm.round %x : tensor<4xi32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @quantize_float_zero_point(%x: tensor<1x8xf32>, %s: tensor<f32>, %zp: tensor<f32>) {
+  // expected-error @+1 {{'autoglm.quantize_linear' op zero point must be an integer tensor}}
+  %0 = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64} : (tensor<1x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @quantize_per_channel_extent(%x: tensor<1x8xf32>, %s: tensor<4xf32>, %zp: tensor<4xi8>) {
+  // expected-error @+1 {{'autoglm.quantize_linear' op scale and zero point must be scalars or have one entry per slice of axis 1, got [4]}}
+  %0 = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64} : (tensor<1x8xf32>, tensor<4xf32>, tensor<4xi8>) -> tensor<1x8xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_param_shapes_differ(%x: tensor<1x8xf32>, %s: tensor<8xf32>, %zp: tensor<i8>) {
+  // expected-error @+1 {{'autoglm.quantize_linear' op scale and zero point must have the same shape}}
+  %0 = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64} : (tensor<1x8xf32>, tensor<8xf32>, tensor<i8>) -> tensor<1x8xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_axis_out_of_range(%x: tensor<1x8xf32>, %s: tensor<f32>, %zp: tensor<i8>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0 = autoglm.quantize_linear %x, %s, %zp {axis = 2 : i64} : (tensor<1x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8xi8>
+  return
+}
+
+// -----
+
+// The result type follows the zero point.
+func.func @quantize_result_type(%x: tensor<1x8xf32>, %s: tensor<f32>, %zp: tensor<i8>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<1x8xi8>' are incompatible with return type(s) of operation 'tensor<1x8xui8>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64} : (tensor<1x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8xui8>
+  return
+}
+
+// -----
+
+func.func @dequantize_zero_point_type(%q: tensor<1x8xui8>, %s: tensor<f32>, %zp: tensor<i8>) {
+  // expected-error @+1 {{'autoglm.dequantize_linear' op input and zero point must have the same type}}
+  %0 = autoglm.dequantize_linear %q, %s, %zp {axis = 1 : i64} : (tensor<1x8xui8>, tensor<f32>, tensor<i8>) -> tensor<1x8xf32>
   return
 }
 
@@ -175,6 +237,15 @@ func.func @matmul_batch_mismatch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x16xf32>) 
   // expected-error @+2 {{matmul batch dimensions [2] and [3] are not broadcast-compatible}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = autoglm.matmul %a, %b : (tensor<2x4x8xf32>, tensor<3x8x16xf32>) -> tensor<2x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_element_type_mismatch(%a: tensor<4x8xf32>, %b: tensor<8x16xi32>) {
+  // expected-error @+2 {{matmul operands must have the same element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = autoglm.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xi32>) -> tensor<4x16xf32>
   return
 }
 
@@ -234,9 +305,10 @@ func.func @gemm_bias_larger_than_result(%a: tensor<4x8xf32>, %b: tensor<8x16xf32
 
 // -----
 
-func.func @gemm_integer(%a: tensor<4x8xi32>, %b: tensor<8x16xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
-  %0 = autoglm.gemm %a, %b : (tensor<4x8xi32>, tensor<8x16xi32>) -> tensor<4x16xi32>
+func.func @gemm_element_type_mismatch(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<16xf16>) {
+  // expected-error @+2 {{gemm operands must have the same element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = autoglm.gemm %a, %b, %c : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf16>) -> tensor<4x16xf32>
   return
 }
 

@@ -24,6 +24,8 @@ func.func @unary(%x: tensor<4x8xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>, %u: t
   %5 = autoglm.exp %x : tensor<4x8xf32>
   // CHECK: autoglm.log %[[X]] : tensor<4x8xf32>
   %6 = autoglm.log %x : tensor<4x8xf32>
+  // CHECK: autoglm.round %[[X]] : tensor<4x8xf32>
+  %r = autoglm.round %x : tensor<4x8xf32>
   // CHECK: autoglm.relu %[[I]] : tensor<4xi32>
   %7 = autoglm.relu %i : tensor<4xi32>
   // CHECK: autoglm.neg %[[I]] : tensor<4xi32>
@@ -89,6 +91,28 @@ func.func @compare_where_cast(%n: tensor<4xi64>, %m: tensor<1xi64>, %c: tensor<1
 }
 
 //===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+// The quantized type is the zero point's; the dequantized type the scale's.
+// CHECK-LABEL: func.func @quantization
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8xf32>, %[[S:.*]]: tensor<f32>, %[[Z:.*]]: tensor<ui8>, %[[SC:.*]]: tensor<8xf32>, %[[ZC:.*]]: tensor<8xi8>, %[[Q:.*]]: tensor<1x8xui8>)
+func.func @quantization(%x: tensor<1x8xf32>, %s: tensor<f32>, %zp: tensor<ui8>,
+                        %sc: tensor<8xf32>, %zc: tensor<8xi8>, %q: tensor<1x8xui8>) {
+  // CHECK: autoglm.quantize_linear %[[X]], %[[S]], %[[Z]] {axis = 1 : i64} : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
+  %0 = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64}
+      : (tensor<1x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8xui8>
+  // Per-channel parameters have one entry per slice of the axis.
+  // CHECK: autoglm.quantize_linear %[[X]], %[[SC]], %[[ZC]] {axis = 1 : i64} : (tensor<1x8xf32>, tensor<8xf32>, tensor<8xi8>) -> tensor<1x8xi8>
+  %1 = autoglm.quantize_linear %x, %sc, %zc {axis = 1 : i64}
+      : (tensor<1x8xf32>, tensor<8xf32>, tensor<8xi8>) -> tensor<1x8xi8>
+  // CHECK: autoglm.dequantize_linear %[[Q]], %[[S]], %[[Z]] {axis = 1 : i64} : (tensor<1x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8xf32>
+  %2 = autoglm.dequantize_linear %q, %s, %zp {axis = 1 : i64}
+      : (tensor<1x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
@@ -137,6 +161,8 @@ func.func @reductions(%x: tensor<1x32x256xf32>, %i: tensor<3x4xi32>) {
   %3 = autoglm.reduce_max %i {axes = array<i64>, keepdims = false} : (tensor<3x4xi32>) -> tensor<i32>
   // CHECK: autoglm.reduce_max %{{.*}} {axes = array<i64>} : (tensor<3x4xi32>) -> tensor<1x1xi32>
   %4 = autoglm.reduce_max %i {axes = array<i64>} : (tensor<3x4xi32>) -> tensor<1x1xi32>
+  // CHECK: autoglm.reduce_min %{{.*}} {axes = array<i64: 1>, keepdims = false} : (tensor<3x4xi32>) -> tensor<3xi32>
+  %5 = autoglm.reduce_min %i {axes = array<i64: 1>, keepdims = false} : (tensor<3x4xi32>) -> tensor<3xi32>
   return
 }
 

@@ -144,6 +144,7 @@ func.func @where(%c: tensor<1x4xi1>, %x: tensor<2x4xf32>, %y: tensor<f32>) -> te
 // CHECK: math.tanh
 // CHECK: math.exp
 // CHECK: math.log
+// CHECK: math.roundeven
 // CHECK: ^bb0(%[[X2:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: arith.maximumf %[[X2]], %[[ZERO]]
@@ -156,7 +157,8 @@ func.func @float_unary(%x: tensor<4xf32>) -> tensor<4xf32> {
   %3 = autoglm.tanh %2 : tensor<4xf32>
   %4 = autoglm.exp %3 : tensor<4xf32>
   %5 = autoglm.log %4 : tensor<4xf32>
-  %6 = autoglm.relu %5 : tensor<4xf32>
+  %r = autoglm.round %5 : tensor<4xf32>
+  %6 = autoglm.relu %r : tensor<4xf32>
   %7 = autoglm.neg %6 : tensor<4xf32>
   %8 = autoglm.abs %7 : tensor<4xf32>
   return %8 : tensor<4xf32>

@@ -46,13 +46,15 @@ func.func @reduce_sum_int_no_keepdims(%x: tensor<2x3x4xi32>) -> tensor<3xi32> {
 
 // -----
 
-// The mean divides the sum by the number of reduced elements (2 * 4).
+// The mean divides the sum by the number of reduced elements (2 * 4), on
+// the sums before the reduced axes are re-inserted.
 // CHECK-LABEL: func.func @reduce_mean
 // CHECK: linalg.generic
 // CHECK-SAME: iterator_types = ["reduction", "parallel", "reduction"]
 // CHECK: arith.addf
 // CHECK: linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK-SAME: iterator_types = ["parallel"]
+// CHECK-SAME: ins(%{{.*}} : tensor<3xf32>)
 // CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[N:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK-NEXT: %[[M:.*]] = arith.divf %[[S]], %[[N]] : f32
@@ -106,7 +108,31 @@ func.func @reduce_max(%x: tensor<2x3xf32>, %i: tensor<2x3xi8>, %u: tensor<2x3xui
 
 // -----
 
-// softmax = exp(x - max) / sum(exp(x - max)) along the axis.
+// The min starts from the highest value: +inf, the largest signed value, or
+// all ones for unsigned types (compared as unsigned).
+// CHECK-LABEL: func.func @reduce_min
+// CHECK: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK: linalg.fill ins(%[[INF]] : f32)
+// CHECK: ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT: arith.minimumf %[[OUT]], %[[IN]] : f32
+// CHECK: %[[UMAX:.*]] = arith.constant -1 : i8
+// CHECK: linalg.fill ins(%[[UMAX]] : i8)
+// CHECK: arith.minui
+// CHECK: %[[SMAX:.*]] = arith.constant 32767 : i16
+// CHECK: linalg.fill ins(%[[SMAX]] : i16)
+// CHECK: arith.minsi
+func.func @reduce_min(%x: tensor<2x3xf32>, %u: tensor<2x3xui8>, %i: tensor<2x3xi16>)
+    -> (tensor<2xf32>, tensor<2xui8>, tensor<2xi16>) {
+  %0 = autoglm.reduce_min %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
+  %1 = autoglm.reduce_min %u {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xui8>) -> tensor<2xui8>
+  %2 = autoglm.reduce_min %i {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xi16>) -> tensor<2xi16>
+  return %0, %1, %2 : tensor<2xf32>, tensor<2xui8>, tensor<2xi16>
+}
+
+// -----
+
+// softmax = exp(x - max) / sum(exp(x - max)) along the axis: a max pass,
+// a sum pass reading the max, and the output pass reading both.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME: (%[[X:.*]]: tensor<2x5xf32> {{.*}})
 // CHECK: %[[MAX:.*]] = linalg.generic
@@ -114,21 +140,21 @@ func.func @reduce_max(%x: tensor<2x3xf32>, %i: tensor<2x3xi8>, %u: tensor<2x3xui
 // CHECK-SAME: ins(%[[X]] : tensor<2x5xf32>)
 // CHECK: arith.maximumf
 // CHECK: %[[MAXK:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [2, 1]
-// CHECK: %[[E:.*]] = linalg.generic
-// CHECK-SAME: indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK: %[[SUM:.*]] = linalg.generic
+// CHECK-SAME: indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0)>]
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
 // CHECK-SAME: ins(%[[X]], %[[MAXK]] : tensor<2x5xf32>, tensor<2x1xf32>)
-// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[M:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[M:.*]]: f32, %[[ACC:.*]]: f32):
 // CHECK-NEXT: %[[D:.*]] = arith.subf %[[A]], %[[M]]
 // CHECK-NEXT: %[[EXP:.*]] = math.exp %[[D]]
-// CHECK-NEXT: linalg.yield %[[EXP]]
-// CHECK: %[[SUM:.*]] = linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "reduction"]
-// CHECK-SAME: ins(%[[E]] : tensor<2x5xf32>)
-// CHECK: arith.addf
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[EXP]]
+// CHECK-NEXT: linalg.yield %[[S]]
 // CHECK: %[[SUMK:.*]] = tensor.expand_shape %[[SUM]]
 // CHECK: %[[R:.*]] = linalg.generic
-// CHECK-SAME: ins(%[[E]], %[[SUMK]] : tensor<2x5xf32>, tensor<2x1xf32>)
-// CHECK: arith.divf
+// CHECK-SAME: ins(%[[X]], %[[MAXK]], %[[SUMK]] : tensor<2x5xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.divf
 // CHECK: return %[[R]]
 func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = autoglm.softmax %x {axis = 1 : i64} : tensor<2x5xf32>
@@ -149,35 +175,41 @@ func.func @softmax_axis0(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 
 // -----
 
-// layer_norm: mean, centre, mean of squares, then
-// (x - mean) * (1 / sqrt(var + eps)) * scale + bias in one generic.
+// layer_norm: a mean pass, a variance pass reading the mean that ends in
+// 1 / sqrt(var + eps) per row (both summed in f64), then
+// (x - mean) * that * scale + bias.
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32> {{.*}}, %[[G:.*]]: tensor<8xf32> {{.*}}, %[[B:.*]]: tensor<8xf32> {{.*}})
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
-// CHECK: %[[MEAN:.*]] = linalg.generic
-// CHECK: arith.constant 8.000000e+00
+// CHECK-SAME: outs(%{{.*}} : tensor<2xf64>)
+// CHECK: arith.extf
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]
+// CHECK: arith.constant 8.000000e+00 : f64
+// CHECK-NEXT: arith.divf
+// CHECK-NEXT: arith.truncf
+// CHECK: %[[MEANK:.*]] = tensor.expand_shape %[[MEAN]]
+// CHECK: %[[VAR:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%[[X]], %[[MEANK]] : tensor<2x8xf32>, tensor<2x1xf32>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %[[M:.*]]: f32, %[[ACC:.*]]: f64):
+// CHECK-NEXT: %[[MW:.*]] = arith.extf %[[M]]
+// CHECK-NEXT: %[[VW:.*]] = arith.extf %[[V]]
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[VW]], %[[MW]]
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[D]], %[[D]]
+// CHECK-NEXT: arith.addf %[[ACC]], %[[SQ]]
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]
+// CHECK-SAME: ins(%[[VAR]] : tensor<2xf64>)
 // CHECK: arith.divf
-// CHECK: %[[C:.*]] = linalg.generic
-// CHECK-SAME: ins(%[[X]], %[[MEAN]] : tensor<2x8xf32>, tensor<2x1xf32>)
-// CHECK: arith.subf
-// CHECK: %[[SQ:.*]] = linalg.generic
-// CHECK-SAME: ins(%[[C]] : tensor<2x8xf32>)
-// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: arith.mulf %[[V]], %[[V]]
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
-// CHECK-SAME: ins(%[[SQ]] : tensor<2x8xf32>)
-// CHECK: %[[VAR:.*]] = linalg.generic
-// CHECK: arith.divf
+// CHECK: %[[EPS:.*]] = arith.constant 9.9999997473787516E-6 : f64
+// CHECK-NEXT: arith.addf %{{.*}}, %[[EPS]]
+// CHECK-NEXT: math.sqrt
+// CHECK: arith.truncf
+// CHECK: %[[INVK:.*]] = tensor.expand_shape %[[INV]]
 // CHECK: %[[R:.*]] = linalg.generic
-// CHECK-SAME: indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]
-// CHECK-SAME: ins(%[[C]], %[[VAR]], %[[G]], %[[B]] :
-// CHECK-NEXT: ^bb0(%[[XC:.*]]: f32, %[[XV:.*]]: f32, %[[XG:.*]]: f32, %[[XB:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
-// CHECK-NEXT: %[[VE:.*]] = arith.addf %[[XV]], %[[EPS]]
-// CHECK-NEXT: %[[SD:.*]] = math.sqrt %[[VE]]
-// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00
-// CHECK-NEXT: %[[INV:.*]] = arith.divf %[[ONE]], %[[SD]]
-// CHECK-NEXT: %[[N:.*]] = arith.mulf %[[XC]], %[[INV]]
+// CHECK-SAME: indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK-SAME: ins(%[[X]], %[[MEANK]], %[[INVK]], %[[G]], %[[B]] :
+// CHECK-NEXT: ^bb0(%[[XX:.*]]: f32, %[[XM:.*]]: f32, %[[XI:.*]]: f32, %[[XG:.*]]: f32, %[[XB:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[C:.*]] = arith.subf %[[XX]], %[[XM]]
+// CHECK-NEXT: %[[N:.*]] = arith.mulf %[[C]], %[[XI]]
 // CHECK-NEXT: %[[SC:.*]] = arith.mulf %[[N]], %[[XG]]
 // CHECK-NEXT: %[[Y:.*]] = arith.addf %[[SC]], %[[XB]]
 // CHECK-NEXT: linalg.yield %[[Y]]
@@ -192,7 +224,7 @@ func.func @layer_norm(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>)
 
 // Without a bias the last step is the scale.
 // CHECK-LABEL: func.func @layer_norm_no_bias
-// CHECK: ^bb0(%[[XC:.*]]: f32, %[[XV:.*]]: f32, %[[XG:.*]]: f32, %{{.*}}: f32):
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[XG:.*]]: f32, %{{.*}}: f32):
 // CHECK: %[[SC:.*]] = arith.mulf %{{.*}}, %[[XG]]
 // CHECK-NEXT: linalg.yield %[[SC]]
 func.func @layer_norm_no_bias(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
@@ -202,27 +234,30 @@ func.func @layer_norm_no_bias(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<
 
 // -----
 
-// Per-channel parameters are viewed as [C, 1, 1] and broadcast along the
-// spatial axes.
+// scale / sqrt(var + eps) is computed once per channel; per-channel values
+// are viewed as [C, 1, 1] and broadcast along the spatial axes.
 // CHECK-LABEL: func.func @batch_norm
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x2x2xf32> {{.*}}, %[[S:.*]]: tensor<4xf32> {{.*}}, %[[B:.*]]: tensor<4xf32> {{.*}}, %[[M:.*]]: tensor<4xf32> {{.*}}, %[[V:.*]]: tensor<4xf32> {{.*}})
-// CHECK-DAG: %[[S3:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0, 1, 2]] output_shape [4, 1, 1] : tensor<4xf32> into tensor<4x1x1xf32>
-// CHECK-DAG: %[[B3:.*]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1, 2]] output_shape [4, 1, 1]
-// CHECK-DAG: %[[M3:.*]] = tensor.expand_shape %[[M]] {{\[\[}}0, 1, 2]] output_shape [4, 1, 1]
-// CHECK-DAG: %[[V3:.*]] = tensor.expand_shape %[[V]] {{\[\[}}0, 1, 2]] output_shape [4, 1, 1]
-// CHECK: %[[R:.*]] = linalg.generic
-// CHECK-SAME: indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
-// CHECK-SAME: ins(%[[X]], %[[S3]], %[[B3]], %[[M3]], %[[V3]] :
-// CHECK-NEXT: ^bb0(%[[XX:.*]]: f32, %[[XS:.*]]: f32, %[[XB:.*]]: f32, %[[XM:.*]]: f32, %[[XV:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[F:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[S]], %[[V]] : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[XS:.*]]: f32, %[[XV:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[EPS:.*]] = arith.constant 1.000000e-03 : f32
 // CHECK-NEXT: %[[VE:.*]] = arith.addf %[[XV]], %[[EPS]]
 // CHECK-NEXT: %[[SD:.*]] = math.sqrt %[[VE]]
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00
 // CHECK-NEXT: %[[INV:.*]] = arith.divf %[[ONE]], %[[SD]]
+// CHECK-NEXT: %[[FS:.*]] = arith.mulf %[[XS]], %[[INV]]
+// CHECK-NEXT: linalg.yield %[[FS]]
+// CHECK-DAG: %[[M3:.*]] = tensor.expand_shape %[[M]] {{\[\[}}0, 1, 2]] output_shape [4, 1, 1] : tensor<4xf32> into tensor<4x1x1xf32>
+// CHECK-DAG: %[[F3:.*]] = tensor.expand_shape %[[F]] {{\[\[}}0, 1, 2]] output_shape [4, 1, 1]
+// CHECK-DAG: %[[B3:.*]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1, 2]] output_shape [4, 1, 1]
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%[[X]], %[[M3]], %[[F3]], %[[B3]] :
+// CHECK-NEXT: ^bb0(%[[XX:.*]]: f32, %[[XM:.*]]: f32, %[[XF:.*]]: f32, %[[XB:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[D:.*]] = arith.subf %[[XX]], %[[XM]]
-// CHECK-NEXT: %[[N:.*]] = arith.mulf %[[D]], %[[INV]]
-// CHECK-NEXT: %[[SC:.*]] = arith.mulf %[[N]], %[[XS]]
-// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[SC]], %[[XB]]
+// CHECK-NEXT: %[[N:.*]] = arith.mulf %[[D]], %[[XF]]
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[N]], %[[XB]]
 // CHECK-NEXT: linalg.yield %[[Y]]
 // CHECK: return %[[R]]
 func.func @batch_norm(%x: tensor<1x4x2x2xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>) -> tensor<1x4x2x2xf32> {
@@ -239,9 +274,9 @@ func.func @batch_norm(%x: tensor<1x4x2x2xf32>, %s: tensor<4xf32>, %b: tensor<4xf
 // CHECK-SAME: indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>]
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
 // CHECK: arith.addf
-// CHECK: tensor.expand_shape {{.*}} output_shape [1, 4, 1, 1]
 // CHECK: arith.constant 1.500000e+01 : f32
 // CHECK-NEXT: arith.divf
+// CHECK: tensor.expand_shape {{.*}} output_shape [1, 4, 1, 1]
 // CHECK: return %{{.*}} : tensor<1x4x1x1xf32>
 func.func @global_average_pool(%x: tensor<1x4x3x5xf32>) -> tensor<1x4x1x1xf32> {
   %0 = autoglm.global_average_pool %x : (tensor<1x4x3x5xf32>) -> tensor<1x4x1x1xf32>

@@ -44,7 +44,7 @@
 // MEMREF: memref.global "private" constant
 // MEMREF-LABEL: func.func @main
 // MEMREF-SAME: (%{{.*}}: memref<2x8xf32> {autoglm.name = "x"}, %{{.*}}: memref<8x4xf32>, %[[OUT:.*]]: memref<2x4xf32> {autoglm.name = "y"}, %[[ARENA:.*]]: memref<{{[0-9]+}}xi8> {autoglm.arena})
-// MEMREF-SAME: attributes {autoglm.arena_size = {{[0-9]+}} : i64}
+// MEMREF-SAME: autoglm.arena_size = {{[0-9]+}} : i64
 // MEMREF: memref.view %[[ARENA]]
 // MEMREF: outs(%[[OUT]] : memref<2x4xf32>)
 // MEMREF: return{{$}}

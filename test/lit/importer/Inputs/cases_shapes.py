@@ -1,9 +1,9 @@
 """Shape and data-movement operators."""
 
 import numpy as np
-from onnx import helper, numpy_helper
+from onnx import numpy_helper
 
-from common import F32, I64, case, const, model, node, tensor
+from common import F32, I32, I64, case, const, model, node, tensor
 
 INT64_MAX = 2**63 - 1
 
@@ -211,3 +211,171 @@ def constants_and_shape():
     return model(nodes, [tensor("x", F32, [2, 3, 4, 5])],
                  [tensor("c_tensor", F32, [2]), tensor("c_ints", I64, [3]),
                   tensor("c_float", F32, []), tensor("dims", I64, [2])], 15)
+
+
+@case
+def pad_wrap_opset13():
+    # 'wrap' exists since opset 19.
+    nodes = [node("Pad", ["x", "pads"], ["y"], name="pad_wrap", mode="wrap")]
+    return model(nodes, [tensor("x", F32, [2, 3])], [tensor("y", F32, [2, 5])], 13,
+                 [const("pads", [0, 1, 0, 1])])
+
+
+@case
+def pad_modes_opset19():
+    nodes = [node("Pad", ["x", "pads"], ["e"], name="pad_edge", mode="edge"),
+             node("Pad", ["x", "pads"], ["w"], name="pad_wrap", mode="wrap")]
+    return model(nodes, [tensor("x", F32, [2, 3])],
+                 [tensor("e", F32, [3, 7]), tensor("w", F32, [3, 7])], 19,
+                 [const("pads", [1, 2, 0, 2])])
+
+
+@case
+def pad_runtime_value():
+    nodes = [node("Pad", ["x", "pads", "v"], ["y"], name="pad")]
+    return model(nodes, [tensor("x", F32, [2, 3]), tensor("v", F32, [])],
+                 [tensor("y", F32, [2, 5])], 13, [const("pads", [0, 1, 0, 1])])
+
+
+@case
+def slice_empty():
+    # A start past the end selects nothing; the slice starts at 0.
+    nodes = [node("Slice", ["x", "s", "e"], ["y"], name="slice")]
+    return model(nodes, [tensor("x", F32, [4, 3])], [tensor("y", F32, [0, 3])], 13,
+                 [const("s", [10]), const("e", [20])])
+
+
+@case
+def tile():
+    nodes = [node("Tile", ["x", "r"], ["y"], name="tile")]
+    return model(nodes, [tensor("x", F32, [2, 3])], [tensor("y", F32, [4, 3])], 13,
+                 [const("r", [2, 1])])
+
+
+@case
+def trilu():
+    # Constant k: the mask folds. Runtime k: the mask is computed.
+    nodes = [node("Trilu", ["x", "k"], ["u"], name="triu"),
+             node("Trilu", ["x", "rk"], ["l"], name="tril", upper=0)]
+    return model(nodes, [tensor("x", F32, [3, 4]), tensor("rk", I64, [])],
+                 [tensor("u", F32, [3, 4]), tensor("l", F32, [3, 4])], 14,
+                 [const("k", 1)])
+
+
+@case
+def constant_of_shape():
+    # Small results fold to constants; large ones stay a broadcast. The
+    # shape may come from a Shape subgraph.
+    value = numpy_helper.from_array(np.array([1.5], dtype=np.float32))
+    nodes = [node("Shape", ["x"], ["s"], name="shape"),
+             node("ConstantOfShape", ["s"], ["small"], name="small", value=value),
+             node("ConstantOfShape", ["big_shape"], ["big"], name="big"),
+             node("ConstantOfShape", ["empty"], ["scalar"], name="scalar",
+                  value=numpy_helper.from_array(np.array([7], dtype=np.int32)))]
+    return model(nodes, [tensor("x", F32, [2, 3])],
+                 [tensor("small", F32, [2, 3]), tensor("big", F32, [512, 256]),
+                  tensor("scalar", I32, [])], 20,
+                 [const("big_shape", [512, 256]), const("empty", np.zeros([0]))])
+
+
+@case
+def range_constant():
+    nodes = [node("Range", ["a", "b", "c"], ["ints"], name="range_int"),
+             node("Range", ["fa", "fb", "fc"], ["floats"], name="range_float")]
+    return model(nodes, [], [tensor("ints", I64, [4]), tensor("floats", F32, [3])], 13,
+                 [const("a", 10), const("b", 0), const("c", -3),
+                  const("fa", 1.0, np.float32), const("fb", 1.6, np.float32),
+                  const("fc", 0.25, np.float32)])
+
+
+@case
+def range_runtime():
+    nodes = [node("Range", ["a", "b", "c"], ["y"], name="range")]
+    return model(nodes, [tensor("b", I64, [])], [tensor("y", I64, [4])], 13,
+                 [const("a", 0), const("c", 1)])
+
+
+@case
+def nonzero_constant():
+    nodes = [node("NonZero", ["c"], ["y"], name="nonzero")]
+    return model(nodes, [], [tensor("y", I64, [2, 3])], 13,
+                 [const("c", [[1, 0, 2], [0, 0, 3]], np.float32)])
+
+
+@case
+def nonzero_runtime():
+    nodes = [node("NonZero", ["x"], ["y"], name="nonzero")]
+    return model(nodes, [tensor("x", F32, [2, 3])], [tensor("y", I64, [2, 3])], 13)
+
+
+@case
+def compress():
+    nodes = [node("Compress", ["x", "c"], ["y"], name="compress", axis=-1),
+             node("Compress", ["x", "c"], ["flat"], name="compress_flat")]
+    return model(nodes, [tensor("x", F32, [2, 3])],
+                 [tensor("y", F32, [2, 2]), tensor("flat", F32, [2])], 11,
+                 [const("c", [True, False, True], np.bool_)])
+
+
+@case
+def eyelike():
+    nodes = [node("EyeLike", ["x"], ["y"], name="eye", k=1, dtype=6)]
+    return model(nodes, [tensor("x", F32, [3, 4])], [tensor("y", I32, [3, 4])], 9)
+
+
+@case
+def depth_to_space():
+    nodes = [node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2, mode="CRD"),
+             node("SpaceToDepth", ["y"], ["z"], name="s2d", blocksize=2)]
+    return model(nodes, [tensor("x", F32, [1, 8, 2, 3])],
+                 [tensor("y", F32, [1, 2, 4, 6]), tensor("z", F32, [1, 8, 2, 3])], 13)
+
+
+@case
+def einsum():
+    # Spaces go, ellipses become letters, implicit results are spelled out.
+    nodes = [node("Einsum", ["a", "b"], ["mm"], name="batch_matmul", equation="... i j, ...jk"),
+             node("Einsum", ["s"], ["tr"], name="trace", equation="ii"),
+             node("Einsum", ["a"], ["t"], name="transpose", equation="bij->bji")]
+    return model(nodes, [tensor("a", F32, [2, 3, 4]), tensor("b", F32, [4, 5]),
+                         tensor("s", F32, [3, 3])],
+                 [tensor("mm", F32, [2, 3, 5]), tensor("tr", F32, []),
+                  tensor("t", F32, [2, 4, 3])], 12)
+
+
+@case
+def gather_scatter():
+    nodes = [node("GatherElements", ["x", "i"], ["ge"], name="gather_elements", axis=-1),
+             node("GatherND", ["x", "nd"], ["gnd"], name="gather_nd", batch_dims=1),
+             node("ScatterElements", ["x", "i", "u"], ["se"], name="scatter_elements",
+                  axis=-1, reduction="add"),
+             node("ScatterND", ["x", "nd", "v"], ["snd"], name="scatter_nd", reduction="max"),
+             node("Scatter", ["x", "i", "u"], ["old"], name="scatter", axis=1)]
+    return model(nodes, [tensor("x", F32, [2, 3]), tensor("i", I64, [2, 2]),
+                         tensor("u", F32, [2, 2]), tensor("nd", I64, [2, 1]),
+                         tensor("v", F32, [2, 3])],
+                 [tensor("ge", F32, [2, 2]), tensor("gnd", F32, [2]),
+                  tensor("se", F32, [2, 3]), tensor("snd", F32, [2, 3]),
+                  tensor("old", F32, [2, 3])], 18)
+
+
+@case
+def scatter_reduction_opset16():
+    # max/min reductions exist since opset 18.
+    nodes = [node("ScatterElements", ["x", "i", "u"], ["y"], name="scatter", reduction="max")]
+    return model(nodes, [tensor("x", F32, [2, 3]), tensor("i", I64, [1, 3]),
+                         tensor("u", F32, [1, 3])], [tensor("y", F32, [2, 3])], 16)
+
+
+@case
+def onehot():
+    nodes = [node("OneHot", ["i", "depth", "values"], ["y"], name="onehot", axis=0)]
+    return model(nodes, [tensor("i", I64, [3]), tensor("values", F32, [2])],
+                 [tensor("y", F32, [4, 3])], 11, [const("depth", 4.0, np.float32)])
+
+
+@case
+def onehot_runtime_depth():
+    nodes = [node("OneHot", ["i", "depth", "values"], ["y"], name="onehot")]
+    return model(nodes, [tensor("i", I64, [3]), tensor("depth", I64, []),
+                         tensor("values", F32, [2])], [tensor("y", F32, [3, 4])], 11)

@@ -8,13 +8,16 @@ built with onnx.helper from fixed values, so every run writes the same file.
 
 import sys
 
-import cases_convpool  # noqa: F401
-import cases_elementwise  # noqa: F401
-import cases_graph  # noqa: F401
-import cases_linalg  # noqa: F401
-import cases_norm  # noqa: F401
-import cases_shapes  # noqa: F401
-from common import CASES
+# Keep the source tree free of __pycache__ folders.
+sys.dont_write_bytecode = True
+
+import cases_convpool  # noqa: E402,F401
+import cases_elementwise  # noqa: E402,F401
+import cases_graph  # noqa: E402,F401
+import cases_linalg  # noqa: E402,F401
+import cases_norm  # noqa: E402,F401
+import cases_shapes  # noqa: E402,F401
+from common import CASES  # noqa: E402
 
 
 def main():
