@@ -320,6 +320,22 @@ OpFoldResult CeilOp::fold(FoldAdaptor a) {
   return foldRound(a.getInput(), getType(), APFloat::rmTowardPositive);
 }
 
+OpFoldResult NegOp::fold(FoldAdaptor a) {
+  DenseElementsAttr dense = smallConstant(a.getInput());
+  if (!dense)
+    return {};
+  if (isa<FloatType>(dense.getElementType())) {
+    SmallVector<APFloat> out;
+    for (APFloat v : dense.getValues<APFloat>())
+      out.push_back(neg(v));
+    return DenseElementsAttr::get(getType(), out);
+  }
+  SmallVector<APInt> out;
+  for (const APInt &v : dense.getValues<APInt>())
+    out.push_back(-v);
+  return DenseElementsAttr::get(getType(), out);
+}
+
 OpFoldResult NotOp::fold(FoldAdaptor a) {
   DenseElementsAttr dense = smallConstant(a.getInput());
   if (!dense)

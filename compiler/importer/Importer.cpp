@@ -25,6 +25,7 @@ const OpImporterTable &importerTable() {
     registerShapeImporters(t);
     registerQuantizationImporters(t);
     registerAttentionImporters(t);
+    registerLossImporters(t);
     return t;
   }();
   return table;

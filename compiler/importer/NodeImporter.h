@@ -135,6 +135,7 @@ void registerConvPoolImporters(OpImporterTable &table);
 void registerShapeImporters(OpImporterTable &table);
 void registerQuantizationImporters(OpImporterTable &table);
 void registerAttentionImporters(OpImporterTable &table);
+void registerLossImporters(OpImporterTable &table);
 
 } // namespace autoglm
 

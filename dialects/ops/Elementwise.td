@@ -24,7 +24,9 @@ def AGL_ExpOp : AGL_UnaryOp<"exp", "exp(x)", AGL_FloatTensor>;
 def AGL_LogOp : AGL_UnaryOp<"log", "log(x)", AGL_FloatTensor>;
 def AGL_RoundOp : AGL_UnaryOp<"round", "round half to even(x)", AGL_FloatTensor>;
 def AGL_ReluOp : AGL_UnaryOp<"relu", "max(x, 0)">;
-def AGL_NegOp : AGL_UnaryOp<"neg", "-x">;
+def AGL_NegOp : AGL_UnaryOp<"neg", "-x"> {
+  let hasFolder = 1; // negated constants appear in shape arithmetic
+}
 def AGL_AbsOp : AGL_UnaryOp<"abs", "|x|">;
 def AGL_SignOp : AGL_UnaryOp<"sign", "sign(x) (-1, 0 or 1; NaN stays NaN)">;
 def AGL_CeilOp : AGL_UnaryOp<"ceil", "ceil(x)", AGL_FloatTensor> {
