@@ -230,33 +230,11 @@ LogicalResult SoftmaxOp::verify() {
   return checkAxis(getLoc(), getAxis(), shapedAs(getInput()).getRank());
 }
 
-static LogicalResult inferReduce(std::optional<Location> loc, Value input,
-                                 ArrayRef<int64_t> axes, bool keepdims,
-                                 SmallVectorImpl<Type> &inferred) {
-  auto type = shapedAs(input);
-  for (auto [i, axis] : llvm::enumerate(axes)) {
-    if (failed(checkAxis(loc, axis, type.getRank())))
-      return failure();
-    if (i > 0 && axes[i - 1] >= axis)
-      return fail(loc, "reduction axes must be sorted and unique");
-  }
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    bool reduced = axes.empty() || llvm::is_contained(axes, d);
-    if (!reduced)
-      shape.push_back(type.getDimSize(d));
-    else if (keepdims)
-      shape.push_back(1);
-  }
-  inferred.push_back(type.clone(shape));
-  return success();
-}
-
 #define AGL_REDUCE(Op)                                                         \
   LogicalResult Op::inferReturnTypes(MLIRContext *,                            \
                                      std::optional<Location> l, Adaptor a,     \
                                      SmallVectorImpl<Type> &t) {               \
-    return inferReduce(l, a.getInput(), a.getAxes(), a.getKeepdims(), t);      \
+    return inferReduction(l, a.getInput(), a.getAxes(), a.getKeepdims(), t);   \
   }
 AGL_REDUCE(ReduceMeanOp)
 AGL_REDUCE(ReduceSumOp)

@@ -29,29 +29,6 @@ LogicalResult HardmaxOp::verify() {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-/// Shape of a reduction over sorted, unique `axes` (empty: all axes).
-static LogicalResult inferReduction(std::optional<Location> loc, Value input,
-                                    ArrayRef<int64_t> axes, bool keepdims,
-                                    SmallVectorImpl<Type> &inferred) {
-  auto type = shapedAs(input);
-  for (auto [i, axis] : llvm::enumerate(axes)) {
-    if (failed(checkAxis(loc, axis, type.getRank())))
-      return failure();
-    if (i > 0 && axes[i - 1] >= axis)
-      return fail(loc, "reduction axes must be sorted and unique");
-  }
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    bool reduced = axes.empty() || llvm::is_contained(axes, d);
-    if (!reduced)
-      shape.push_back(type.getDimSize(d));
-    else if (keepdims)
-      shape.push_back(1);
-  }
-  inferred.push_back(type.clone(shape));
-  return success();
-}
-
 #define AGL_REDUCTION(Op)                                                      \
   LogicalResult Op::inferReturnTypes(MLIRContext *,                            \
                                      std::optional<Location> l, Adaptor a,     \

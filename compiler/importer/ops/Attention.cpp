@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/importer/NodeImporter.h"
+#include "compiler/importer/OpChain.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -19,76 +19,19 @@ using namespace autoglm;
 
 namespace {
 
-/// Builds a chain of autoglm ops; after the first failure (a diagnostic was
-/// emitted) every further call returns null and `ok()` is false.
-class Chain {
-public:
-  explicit Chain(NodeImporter &n) : n_(n) {}
-  bool ok() const { return ok_; }
-
-  template <typename OpTy, typename... Args>
-  Value op(Args &&...args) {
-    if (!ok_)
-      return {};
-    auto result = n_.create<OpTy>(std::forward<Args>(args)...);
-    ok_ = succeeded(result);
-    return ok_ ? *result : Value();
-  }
-
-  Value reshape(Value v, ArrayRef<int64_t> shape) {
-    return ok_ ? n_.reshape(v, shape) : Value();
-  }
-  Value transpose(Value v, ArrayRef<int64_t> perm) { return op<TransposeOp>(v, perm); }
-  Value slice(Value v, int64_t axis, int64_t start, int64_t end, int64_t step) {
-    if (!ok_)
-      return {};
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> starts(type.getRank(), 0), steps(type.getRank(), 1);
-    SmallVector<int64_t> ends(type.getShape());
-    starts[axis] = start, ends[axis] = end, steps[axis] = step;
-    return op<SliceOp>(v, starts, ends, steps);
-  }
-  Value convert(Value v, Type element) {
-    if (!ok_ || getElementTypeOrSelf(v.getType()) == element)
-      return v;
-    return op<CastOp>(v, element);
-  }
-  /// A constant of `element` type and `shape` whose entries come from `fn`.
-  Value constant(Type element, ArrayRef<int64_t> shape,
-                 function_ref<double(ArrayRef<int64_t>)> fn) {
-    auto type = RankedTensorType::get(shape, element);
-    auto semantics = &cast<FloatType>(element).getFloatSemantics();
-    SmallVector<APFloat> values;
-    SmallVector<int64_t> index(shape.size(), 0);
-    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
-      APFloat v(fn(index));
-      bool lost;
-      v.convert(*semantics, APFloat::rmNearestTiesToEven, &lost);
-      values.push_back(v);
-      for (int64_t d = (int64_t)shape.size() - 1; d >= 0 && ++index[d] == shape[d]; --d)
-        index[d] = 0;
-    }
-    return n_.constant(DenseElementsAttr::get(type, values));
-  }
-  Value scalar(Type element, double v) { return constant(element, {}, [&](auto) { return v; }); }
-
-private:
-  NodeImporter &n_;
-  bool ok_ = true;
-};
 
 int64_t dim(Value v, int64_t d) {
   return cast<RankedTensorType>(v.getType()).getDimSize(d);
 }
 
 /// [B, S, heads * size] -> [B, heads, S, size].
-Value splitHeads(Chain &c, Value x, int64_t heads) {
+Value splitHeads(OpChain &c, Value x, int64_t heads) {
   int64_t b = dim(x, 0), s = dim(x, 1), hidden = dim(x, 2);
   return c.transpose(c.reshape(x, {b, s, heads, hidden / heads}), {0, 2, 1, 3});
 }
 
 LogicalResult importAttention(NodeImporter &n) {
-  Chain c(n);
+  OpChain c(n);
   Value q = n.input(0), k = n.input(1), v = n.input(2);
   Value mask = n.input(3), pastK = n.input(4), pastV = n.input(5);
   Value nonpad = n.input(6);
@@ -271,7 +214,7 @@ LogicalResult importAttention(NodeImporter &n) {
 }
 
 LogicalResult importRotaryEmbedding(NodeImporter &n) {
-  Chain c(n);
+  OpChain c(n);
   Value x = n.input(0), cosCache = n.input(1), sinCache = n.input(2);
   Value positions = n.input(3);
   auto shape = n.inputType(0).getShape();

@@ -1,6 +1,6 @@
 //===- Elementwise.cpp - importers of elementwise ONNX operators ----------===//
 
-#include "compiler/importer/NodeImporter.h"
+#include "compiler/importer/OpChain.h"
 #include "compiler/importer/TensorConversion.h"
 
 #include "mlir/IR/TypeUtilities.h"
@@ -60,57 +60,13 @@ LogicalResult importDropout(NodeImporter &n) {
   return success();
 }
 
-/// Builds a chain of autoglm ops; after the first failure (a diagnostic was
-/// emitted) every further call returns null and `ok()` is false.
-class Compose {
-public:
-  explicit Compose(NodeImporter &n) : n_(n) {}
-  bool ok() const { return ok_; }
-
-  template <typename OpTy, typename... Args>
-  Value op(Args &&...args) {
-    if (!ok_)
-      return {};
-    auto result = n_.create<OpTy>(std::forward<Args>(args)...);
-    ok_ = succeeded(result);
-    return ok_ ? *result : Value();
-  }
-  template <typename OpTy>
-  Value unary(Value x) {
-    return ok_ ? n_.createTyped<OpTy>(x) : Value();
-  }
-  Value convert(Value v, Type element) {
-    if (!ok_ || getElementTypeOrSelf(v.getType()) == element)
-      return v;
-    return op<CastOp>(v, element);
-  }
-  Value clip(Value v, double lo, double hi) {
-    Builder b(n_.context());
-    return ok_ ? n_.createTyped<ClipOp>(v, b.getF64FloatAttr(lo),
-                                        b.getF64FloatAttr(hi))
-               : Value();
-  }
-  /// A rank-0 constant of `element` type.
-  Value scalar(Type element, double v) {
-    auto type = RankedTensorType::get({}, element);
-    if (isa<FloatType>(element))
-      return n_.constant(DenseElementsAttr::get(
-          type, FloatAttr::get(element, v)));
-    return n_.constant(DenseElementsAttr::get(
-        type, IntegerAttr::get(element, (int64_t)v)));
-  }
-
-private:
-  NodeImporter &n_;
-  bool ok_ = true;
-};
 
 /// y = f(x) for a float activation written with autoglm ops. 16-bit floats
 /// (and, where `integers` allows, integers) are computed in a wider float
 /// and rounded once at the end, as the reference implementation does.
 LogicalResult
 importFormula(NodeImporter &n,
-              function_ref<Value(Compose &, Value, Type)> formula,
+              function_ref<Value(OpChain &, Value, Type)> formula,
               bool integers = false) {
   Value x = n.input(0);
   Type element = getElementTypeOrSelf(x.getType());
@@ -123,7 +79,7 @@ importFormula(NodeImporter &n,
       return n.unsupported(n.node().op_type() + " on integer tensors");
     compute = b.getF64Type();
   }
-  Compose c(n);
+  OpChain c(n);
   Value y = c.convert(formula(c, c.convert(x, compute), compute), element);
   if (!c.ok())
     return failure();
@@ -133,7 +89,7 @@ importFormula(NodeImporter &n,
 
 LogicalResult importHardSigmoid(NodeImporter &n) {
   float alpha = n.floatAttr("alpha", 0.2f), beta = n.floatAttr("beta", 0.5f);
-  return importFormula(n, [&](Compose &c, Value x, Type t) {
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
     Value a = c.scalar(t, alpha), b = c.scalar(t, beta);
     return c.clip(c.op<AddOp>(c.op<MulOp>(x, a), b), 0.0, 1.0);
   });
@@ -141,7 +97,7 @@ LogicalResult importHardSigmoid(NodeImporter &n) {
 
 LogicalResult importHardSwish(NodeImporter &n) {
   // x * HardSigmoid(x) with alpha = 1/6 and beta = 0.5.
-  return importFormula(n, [&](Compose &c, Value x, Type t) {
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
     Value a = c.scalar(t, 1.0 / 6.0), b = c.scalar(t, 0.5);
     return c.op<MulOp>(x, c.clip(c.op<AddOp>(c.op<MulOp>(x, a), b), 0.0, 1.0));
   });
@@ -149,7 +105,7 @@ LogicalResult importHardSwish(NodeImporter &n) {
 
 LogicalResult importLeakyRelu(NodeImporter &n) {
   float alpha = n.floatAttr("alpha", 0.01f);
-  return importFormula(n, [&](Compose &c, Value x, Type t) {
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
     Value zero = c.scalar(t, 0.0), a = c.scalar(t, alpha);
     Value negative = c.op<LessOp>(x, zero);
     return c.op<WhereOp>(negative, c.op<MulOp>(x, a), x);
@@ -157,7 +113,7 @@ LogicalResult importLeakyRelu(NodeImporter &n) {
 }
 
 /// x > 0 ? x : alpha * (exp(x) - 1), the core of Elu and Selu.
-Value elu(Compose &c, Value x, Type t, double alpha) {
+Value elu(OpChain &c, Value x, Type t, double alpha) {
   Value zero = c.scalar(t, 0.0), a = c.scalar(t, alpha);
   Value positive = c.op<GreaterOp>(x, zero);
   Value negative = c.op<MulOp>(c.unary<Expm1Op>(x), a);
@@ -166,7 +122,7 @@ Value elu(Compose &c, Value x, Type t, double alpha) {
 
 LogicalResult importElu(NodeImporter &n) {
   float alpha = n.floatAttr("alpha", 1.0f);
-  return importFormula(n, [&](Compose &c, Value x, Type t) {
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
     return elu(c, x, t, alpha);
   });
 }
@@ -174,7 +130,7 @@ LogicalResult importElu(NodeImporter &n) {
 LogicalResult importSelu(NodeImporter &n) {
   float alpha = n.floatAttr("alpha", 1.67326319217681884765625f);
   float gamma = n.floatAttr("gamma", 1.05070102214813232421875f);
-  return importFormula(n, [&](Compose &c, Value x, Type t) {
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
     Value y = elu(c, x, t, alpha);
     return c.op<MulOp>(y, c.scalar(t, gamma));
   });
@@ -182,7 +138,7 @@ LogicalResult importSelu(NodeImporter &n) {
 
 LogicalResult importCelu(NodeImporter &n) {
   float alpha = n.floatAttr("alpha", 1.0f);
-  return importFormula(n, [&](Compose &c, Value x, Type t) {
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
     // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
     Value zero = c.scalar(t, 0.0), a = c.scalar(t, alpha);
     Value negative = c.op<MulOp>(c.unary<Expm1Op>(c.op<DivOp>(x, a)), a);
@@ -192,28 +148,28 @@ LogicalResult importCelu(NodeImporter &n) {
 }
 
 /// log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)), which does not overflow.
-Value softplus(Compose &c, Value x) {
+Value softplus(OpChain &c, Value x) {
   Value tail = c.unary<Log1pOp>(
       c.unary<ExpOp>(c.unary<NegOp>(c.unary<AbsOp>(x))));
   return c.op<AddOp>(c.unary<ReluOp>(x), tail);
 }
 
 LogicalResult importSoftplus(NodeImporter &n) {
-  return importFormula(n, [&](Compose &c, Value x, Type) {
+  return importFormula(n, [&](OpChain &c, Value x, Type) {
     return softplus(c, x);
   });
 }
 
 LogicalResult importMish(NodeImporter &n) {
   // x * tanh(softplus(x))
-  return importFormula(n, [&](Compose &c, Value x, Type) {
+  return importFormula(n, [&](OpChain &c, Value x, Type) {
     return c.op<MulOp>(x, c.unary<TanhOp>(softplus(c, x)));
   });
 }
 
 LogicalResult importSoftsign(NodeImporter &n) {
   // x / (1 + |x|)
-  return importFormula(n, [&](Compose &c, Value x, Type t) {
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
     Value one = c.scalar(t, 1.0);
     return c.op<DivOp>(x, c.op<AddOp>(c.unary<AbsOp>(x), one));
   });
@@ -221,7 +177,7 @@ LogicalResult importSoftsign(NodeImporter &n) {
 
 LogicalResult importThresholdedRelu(NodeImporter &n) {
   float alpha = n.floatAttr("alpha", 1.0f);
-  return importFormula(n, [&](Compose &c, Value x, Type t) {
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
     Value zero = c.scalar(t, 0.0), a = c.scalar(t, alpha);
     return c.op<WhereOp>(c.op<GreaterOp>(x, a), x, zero);
   });
@@ -231,7 +187,7 @@ LogicalResult importShrink(NodeImporter &n) {
   float bias = n.floatAttr("bias", 0.0f), lambd = n.floatAttr("lambd", 0.5f);
   return importFormula(
       n,
-      [&](Compose &c, Value x, Type t) {
+      [&](OpChain &c, Value x, Type t) {
         // x < -lambd ? x + bias : (x > lambd ? x - bias : 0)
         Value zero = c.scalar(t, 0.0), b = c.scalar(t, bias);
         Value lo = c.scalar(t, -lambd), hi = c.scalar(t, lambd);
@@ -246,7 +202,7 @@ LogicalResult importGelu(NodeImporter &n) {
   std::string approximate = n.stringAttr("approximate", "none");
   if (approximate != "none" && approximate != "tanh")
     return n.unsupported("Gelu approximation '" + approximate + "'");
-  return importFormula(n, [&](Compose &c, Value x, Type t) {
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
     // 0.5 * x * (1 + inner)
     Value half = c.scalar(t, 0.5), one = c.scalar(t, 1.0);
     Value inner;
@@ -279,7 +235,7 @@ LogicalResult importPRelu(NodeImporter &n) {
     return n.emitError() << "slope " << slopeType
                          << " does not broadcast to the input " << xType;
   // x < 0 ? x * slope : x
-  Compose c(n);
+  OpChain c(n);
   Value zero = c.scalar(xType.getElementType(), 0.0);
   Value negative = c.op<LessOp>(x, zero);
   Value y = c.op<WhereOp>(negative, c.op<MulOp>(x, slope), x);
@@ -294,7 +250,7 @@ LogicalResult importMean(NodeImporter &n) {
   Type element = getElementTypeOrSelf(x.getType());
   if (!isa<FloatType>(element))
     return n.unsupported("Mean of integer tensors");
-  Compose c(n);
+  OpChain c(n);
   for (size_t i = 1; i < n.numInputs(); ++i)
     x = c.op<AddOp>(x, n.input(i));
   if (n.numInputs() > 1) {
@@ -309,7 +265,7 @@ LogicalResult importMean(NodeImporter &n) {
 
 LogicalResult importIsNaN(NodeImporter &n) {
   // NaN is the only value not equal to itself.
-  Compose c(n);
+  OpChain c(n);
   Value y = c.unary<NotOp>(c.op<EqualOp>(n.input(0), n.input(0)));
   if (!c.ok())
     return failure();
@@ -329,7 +285,7 @@ LogicalResult importIsInf(NodeImporter &n) {
     return success();
   }
   // |x| == inf, x == inf or x == -inf.
-  Compose c(n);
+  OpChain c(n);
   Value inf = c.scalar(element, positive ? INFINITY : -INFINITY);
   Value y = c.op<EqualOp>(positive && negative ? c.unary<AbsOp>(x) : x, inf);
   if (!c.ok())

@@ -1,6 +1,6 @@
 //===- Normalization.cpp - importers of Softmax, reductions and norms -----===//
 
-#include "compiler/importer/NodeImporter.h"
+#include "compiler/importer/OpChain.h"
 #include "dialects/InferenceUtils.h"
 #include "dialects/ShapeUtils.h"
 
@@ -11,47 +11,6 @@ using namespace autoglm;
 
 namespace {
 
-/// Builds a chain of autoglm ops; after the first failure (a diagnostic was
-/// emitted) every further call returns null and `ok()` is false.
-class Chain {
-public:
-  explicit Chain(NodeImporter &n) : n_(n) {}
-  bool ok() const { return ok_; }
-
-  template <typename OpTy, typename... Args>
-  Value op(Args &&...args) {
-    if (!ok_)
-      return {};
-    auto result = n_.create<OpTy>(std::forward<Args>(args)...);
-    ok_ = succeeded(result);
-    return ok_ ? *result : Value();
-  }
-  template <typename OpTy>
-  Value unary(Value x) {
-    return ok_ ? n_.createTyped<OpTy>(x) : Value();
-  }
-  Value convert(Value v, Type element) {
-    if (!ok_ || getElementTypeOrSelf(v.getType()) == element)
-      return v;
-    return op<CastOp>(v, element);
-  }
-  Value reshape(Value v, ArrayRef<int64_t> shape) {
-    return ok_ ? n_.reshape(v, shape) : Value();
-  }
-  /// A rank-0 float constant.
-  Value scalar(Type element, double v) {
-    return n_.constant(DenseElementsAttr::get(
-        RankedTensorType::get({}, element), FloatAttr::get(element, v)));
-  }
-  template <typename OpTy>
-  Value mean(Value x, ArrayRef<int64_t> axes) {
-    return op<OpTy>(x, axes, true);
-  }
-
-private:
-  NodeImporter &n_;
-  bool ok_ = true;
-};
 
 /// The float type statistics are computed in: f32 for 16-bit floats.
 Type statisticsType(Type element) {
@@ -68,7 +27,7 @@ Type statisticsType(Type element) {
 /// per-element map of the reduction, as the reference and the ONNX function
 /// bodies define it (ReduceSumSquare gives x*x, ReduceL1 |x|, ...).
 template <typename OpTy>
-Value reduceNothing(Chain &c, Value x) {
+Value reduceNothing(OpChain &c, Value x) {
   if constexpr (std::is_same_v<OpTy, ReduceSumSquareOp>)
     return c.op<MulOp>(x, x);
   else if constexpr (std::is_same_v<OpTy, ReduceL1Op> ||
@@ -117,7 +76,7 @@ LogicalResult importReduce(NodeImporter &n) {
   llvm::sort(axes);
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
 
-  Chain c(n);
+  OpChain c(n);
   Value x = n.input(0);
   Type element = type.getElementType();
   if constexpr (needsFloat<OpTy>)
@@ -250,11 +209,11 @@ struct Moments {
   Value normalized, mean, invStdDev;
 };
 
-Moments standardize(Chain &c, Value x, ArrayRef<int64_t> axes, double eps) {
+Moments standardize(OpChain &c, Value x, ArrayRef<int64_t> axes, double eps) {
   Type element = getElementTypeOrSelf(x.getType());
-  Value mean = c.mean<ReduceMeanOp>(x, axes);
+  Value mean = c.op<ReduceMeanOp>(x, axes, true);
   Value centered = c.op<SubOp>(x, mean);
-  Value variance = c.mean<ReduceMeanOp>(c.op<MulOp>(centered, centered), axes);
+  Value variance = c.op<ReduceMeanOp>(c.op<MulOp>(centered, centered), axes, true);
   Value stdDev = c.unary<SqrtOp>(c.op<AddOp>(variance, c.scalar(element, eps)));
   Value inv = c.unary<ReciprocalOp>(stdDev);
   return {c.op<MulOp>(centered, inv), mean, inv};
@@ -283,7 +242,7 @@ LogicalResult importLayerNorm(NodeImporter &n) {
   Type stash = stashType(n);
   if (!stash)
     return n.unsupported("stash_type " + Twine(n.intAttr("stash_type", 1)));
-  Chain c(n);
+  OpChain c(n);
   Moments m = standardize(c, c.convert(n.input(0), stash),
                           axesFrom(*axis, type.getRank()), eps);
   Value y = c.op<MulOp>(m.normalized, c.convert(n.input(1), stash));
@@ -360,7 +319,7 @@ LogicalResult importGroupNorm(NodeImporter &n) {
   if (failed(checkParameter(n, 1, "scale", params)) ||
       failed(checkParameter(n, 2, "bias", params)))
     return failure();
-  Chain c(n);
+  OpChain c(n);
   auto perChannel = [&](Value v) {
     if (!perGroup)
       return v;
@@ -390,12 +349,12 @@ LogicalResult importMeanVarianceNorm(NodeImporter &n) {
   llvm::sort(axes);
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   // (x - mean) / (sqrt(var) + 1e-9), the ONNX function body.
-  Chain c(n);
+  OpChain c(n);
   Type element = type.getElementType(), compute = statisticsType(element);
   Value x = c.convert(n.input(0), compute);
-  Value mean = c.mean<ReduceMeanOp>(x, axes);
+  Value mean = c.op<ReduceMeanOp>(x, axes, true);
   Value centered = c.op<SubOp>(x, mean);
-  Value variance = c.mean<ReduceMeanOp>(c.op<MulOp>(centered, centered), axes);
+  Value variance = c.op<ReduceMeanOp>(c.op<MulOp>(centered, centered), axes, true);
   Value stdDev =
       c.op<AddOp>(c.unary<SqrtOp>(variance), c.scalar(compute, 1e-9));
   Value y = c.convert(c.op<DivOp>(centered, stdDev), element);
@@ -416,7 +375,7 @@ LogicalResult importLpNorm(NodeImporter &n) {
   Type element = type.getElementType();
   if (!isa<FloatType>(element))
     return n.unsupported("LpNormalization of a non-float input");
-  Chain c(n);
+  OpChain c(n);
   Value x = n.input(0);
   SmallVector<int64_t> axes = {*axis};
   Value norm = p == 1 ? c.op<ReduceL1Op>(x, axes, true)
