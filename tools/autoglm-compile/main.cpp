@@ -150,6 +150,9 @@ int main(int argc, char **argv) {
   ImportOptions importOptions;
   for (const std::string &d : dims) {
     auto [key, value] = llvm::StringRef(d).split('=');
+    if (value.contains(".."))
+      return error("--dim " + d + ": ranges of symbolic dimensions are not "
+                   "supported yet; give one value, NAME=N");
     int64_t v;
     if (key.empty() || value.getAsInteger(10, v) || v < 0)
       return error("--dim expects NAME=VALUE with VALUE >= 0, got '" + d + "'");
