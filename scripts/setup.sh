@@ -24,7 +24,8 @@ fi
 python=${PYTHON:-python3}
 if ! "$python" -c "import numpy, onnx, onnxruntime" >/dev/null 2>&1; then
   echo "setup: installing numpy onnx onnxruntime"
-  "$python" -m pip install -q numpy onnx onnxruntime
+  # Pinned: the conformance suite is generated from this onnx release.
+  "$python" -m pip install -q numpy onnx==1.23.2 onnxruntime==1.32.0
 fi
 
 if [ ! -f build/build.ninja ]; then
