@@ -83,6 +83,7 @@ def run_case(case_dir, tools, work_dir, timeout):
     result = {"case": name, "op": op}
 
     def finish(category, reason=""):
+        reason = reason.replace(os.path.join(case_dir, ""), "")  # no local paths
         result.update(category=category, reason=reason,
                       seconds=round(time.monotonic() - started, 3))
         for path in (artifact, artifact[:-3] + ".h"):
