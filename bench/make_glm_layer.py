@@ -37,8 +37,13 @@ from generate import (  # noqa: E402
     GraphBuilder, add_rmsnorm, f32, tensor_info, write_case)
 
 
-def build_glm_layer(seq, hidden, heads, ffn, seed=4004):
-    """One decoder layer, batch 1; `hidden` must be a multiple of `heads`."""
+def build_glm_layer(seq, hidden, heads, ffn, past=0, seed=4004):
+    """One decoder layer, batch 1; `hidden` must be a multiple of `heads`.
+
+    With `past` > 0 it is a decode step with a KV cache: inputs past_key and
+    past_value [1, heads, past, head_dim], outputs present_key/present_value
+    with the new positions appended, and queries attending the whole cache.
+    """
     if hidden % heads:
         raise ValueError(f"hidden size {hidden} is not a multiple of "
                          f"{heads} heads")
@@ -79,13 +84,22 @@ def build_glm_layer(seq, hidden, heads, ffn, seed=4004):
         proj[name] = g.op("Transpose", [t], f"self_attn/{name}/Transpose",
                           perm=[0, 2, 1, 3])
 
+    if past:
+        for name in ("k", "v"):
+            cache = "past_key" if name == "k" else "past_value"
+            proj[name] = g.op("Concat", [cache, proj[name]],
+                              f"self_attn/{name}/Concat", axis=2)
+        g.op("Identity", [proj["k"]], "present_key")
+        g.op("Identity", [proj["v"]], "present_value")
     k_t = g.op("Transpose", [proj["k"]], "self_attn/k/Transpose_1",
                perm=[0, 1, 3, 2])
     scores = g.op("MatMul", [proj["q"], k_t], "self_attn/scores/MatMul")
     scale = g.constant("self_attn/scale", f32(1.0 / math.sqrt(head_dim)))
     scores = g.op("Mul", [scores, scale], "self_attn/scores/Mul")
 
-    causal = np.tril(np.ones((seq, seq), dtype=bool)).reshape(1, 1, seq, seq)
+    keys = past + seq
+    causal = np.tril(np.ones((seq, keys), dtype=bool), k=past).reshape(
+        1, 1, seq, keys)
     mask = g.init("self_attn.causal_mask", causal)
     neg = g.init("self_attn.mask_value", f32(-1e9))
     scores = g.op("Where", [mask, scores, neg], "self_attn/Where")
@@ -120,16 +134,27 @@ def build_glm_layer(seq, hidden, heads, ffn, seed=4004):
     down = g.op("MatMul", [act, w_down], "mlp/down_proj/MatMul")
     g.op("Add", [h1, down], "y")
 
-    model = g.model("glm_layer", [tensor_info("x", [1, seq, hidden])],
-                    [tensor_info("y", [1, seq, hidden])])
+    model_inputs = [tensor_info("x", [1, seq, hidden])]
+    model_outputs = [tensor_info("y", [1, seq, hidden])]
     inputs = [f32(rng.standard_normal((1, seq, hidden)))]
+    if past:
+        cache_shape = [1, heads, past, head_dim]
+        full_shape = [1, heads, past + seq, head_dim]
+        for cache in ("past_key", "past_value"):
+            model_inputs.append(tensor_info(cache, cache_shape))
+            inputs.append(f32(rng.standard_normal(cache_shape)))
+        model_outputs += [tensor_info("present_key", full_shape),
+                          tensor_info("present_value", full_shape)]
+    model = g.model("glm_layer", model_inputs, model_outputs)
     return model, inputs
 
 
-def generate(out_dir, seq=128, hidden=512, heads=8, ffn=1024, name=None):
+def generate(out_dir, seq=128, hidden=512, heads=8, ffn=1024, past=0,
+             name=None):
     """Writes the model and its case directory; returns the model's path."""
-    name = name or f"glm_layer_s{seq}_h{hidden}"
-    model, inputs = build_glm_layer(seq, hidden, heads, ffn)
+    name = name or (f"glm_decode_p{past}_h{hidden}" if past
+                    else f"glm_layer_s{seq}_h{hidden}")
+    model, inputs = build_glm_layer(seq, hidden, heads, ffn, past)
     onnx.checker.check_model(model, full_check=True)
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, name + ".onnx")

@@ -50,6 +50,8 @@ DEFAULT_DOC = os.path.join(REPO_ROOT, "docs", "performance.md")
 
 EXAMPLE_MODELS = ["mlp", "glm_layer", "resnet_cnn"]
 GLM_BENCH = dict(seq=128, hidden=512, heads=8, ffn=1024)
+# One decode step of the same layer, attending a KV cache of 127 positions.
+GLM_DECODE_BENCH = dict(seq=1, past=127, hidden=512, heads=8, ffn=1024)
 WARMUP = 3  # autoglm-run's default number of untimed runs
 
 COMMAND = "python3 bench/memory_bench.py"
@@ -439,9 +441,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="autoglm-bench-") as work:
         cases = [(name, os.path.join(MODELS_DIR, name + ".onnx"),
                   os.path.join(MODELS_DIR, name)) for name in EXAMPLE_MODELS]
-        glm = make_glm_layer.generate(work, **GLM_BENCH)
-        cases.append((os.path.splitext(os.path.basename(glm))[0], glm,
-                      os.path.splitext(glm)[0]))
+        for spec in (GLM_BENCH, GLM_DECODE_BENCH):
+            glm = make_glm_layer.generate(work, **spec)
+            cases.append((os.path.splitext(os.path.basename(glm))[0], glm,
+                          os.path.splitext(glm)[0]))
         for name, model_path, case_dir in cases:
             print(f"measuring {name} ...", file=sys.stderr, flush=True)
             rows.append(bench_model(name, model_path, case_dir, work,
