@@ -313,6 +313,14 @@ Value whereFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &) {
   return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
 }
 
+Value bitcastFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &i) {
+  if (i.input.isInteger(1) || i.result.isInteger(1)) // bool <-> its byte
+    return emitConvert(b, l, a[0], i.input, i.result);
+  Type to = i.result;
+  if (auto integer = dyn_cast<IntegerType>(to))
+    to = b.getIntegerType(integer.getWidth()); // signless at this level
+  return arith::BitcastOp::create(b, l, to, a[0]);
+}
 Value castFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &i) {
   return emitConvert(b, l, a[0], i.input, i.result);
 }
@@ -438,7 +446,8 @@ void autoglm::populateElementwiseLowering(const TypeConverter &converter,
                ElementwiseLowering<GreaterEqualOp,
                                    compareFn<P::OGE, I::sge, I::uge>>,
                ElementwiseLowering<WhereOp, whereFn>,
-               ElementwiseLowering<CastOp, castFn>, PowLowering, ClipLowering,
+               ElementwiseLowering<CastOp, castFn>,
+               ElementwiseLowering<BitcastOp, bitcastFn>, PowLowering, ClipLowering,
                ModLowering>(
       converter, ctx);
 }

@@ -15,6 +15,28 @@ using namespace mlir;
 using namespace autoglm;
 using namespace autoglm::inference;
 
+LogicalResult BitcastOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location>,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(shapedAs(adaptor.getInput()).clone(adaptor.getTo()));
+  return success();
+}
+
+LogicalResult BitcastOp::verify() {
+  // A bool is stored in one byte, so it reinterprets as an 8-bit integer.
+  auto storageBits = [](Type t) {
+    return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth();
+  };
+  Type from = getElementTypeOrSelf(getInput().getType()), to = getTo();
+  bool boolAndFloat = (from.isInteger(1) || to.isInteger(1)) &&
+                      (isa<FloatType>(from) || isa<FloatType>(to));
+  if (storageBits(from) != storageBits(to) || boolAndFloat)
+    return emitOpError("cannot reinterpret ")
+           << from << " as " << to << ": the bit widths differ";
+  return success();
+}
+
 namespace {
 
 template <typename Op>

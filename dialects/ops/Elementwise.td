@@ -225,4 +225,20 @@ def AGL_CastOp : AGL_InferredOp<"cast"> {
   let hasFolder = 1;
 }
 
+def AGL_BitcastOp : AGL_InferredOp<"bitcast"> {
+  let summary = "reinterpret the bits of every element as another type";
+  let description = [{
+    Same bits, another element type of the same width (ONNX BitCast); no
+    value conversion.
+
+    ```mlir
+    %y = autoglm.bitcast %x {to = i32} : (tensor<4xf32>) -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$input, TypeAttr:$to);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // AUTOGLM_OPS_ELEMENTWISE_TD

@@ -167,6 +167,27 @@ LogicalResult importMish(NodeImporter &n) {
   });
 }
 
+LogicalResult importSwish(NodeImporter &n) {
+  // x * sigmoid(alpha * x)
+  float alpha = n.floatAttr("alpha", 1.0f);
+  return importFormula(n, [&](OpChain &c, Value x, Type t) {
+    Value scaled = c.op<MulOp>(x, c.scalar(t, alpha));
+    return c.op<MulOp>(x, c.unary<SigmoidOp>(scaled));
+  });
+}
+
+LogicalResult importBitCast(NodeImporter &n) {
+  int64_t to = n.intAttr("to", 0);
+  Type type = convertElementType(to, n.context());
+  if (!type)
+    return n.unsupported("BitCast to " + onnxTypeName(to));
+  auto out = n.create<BitcastOp>(n.input(0), type);
+  if (failed(out))
+    return failure();
+  n.setOutput(0, *out);
+  return success();
+}
+
 LogicalResult importSoftsign(NodeImporter &n) {
   // x / (1 + |x|)
   return importFormula(n, [&](OpChain &c, Value x, Type t) {
@@ -453,6 +474,8 @@ void autoglm::registerElementwiseImporters(OpImporterTable &t) {
   t["Softplus"] = {importSoftplus, 1};
   t["Softsign"] = {importSoftsign, 1};
   t["Mish"] = {importMish, 1};
+  t["Swish"] = {importSwish, 1};
+  t["BitCast"] = {importBitCast, 1};
   t["ThresholdedRelu"] = {importThresholdedRelu, 1};
   t["PRelu"] = {importPRelu, 2};
   t["Gelu"] = {importGelu, 1};

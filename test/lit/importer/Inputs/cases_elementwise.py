@@ -178,3 +178,15 @@ def prelu_bad_slope():
     nodes = [node("PRelu", ["x", "slope"], ["y"], name="prelu")]
     return model(nodes, [tensor("x", F32, [4]), tensor("slope", F32, [2, 4])],
                  [tensor("y", F32, [2, 4])], 16)
+
+
+@case
+def swish():
+    nodes = [node("Swish", ["x"], ["y"], name="swish", alpha=2.0)]
+    return model(nodes, [tensor("x", F32, [4])], [tensor("y", F32, [4])], 24)
+
+
+@case
+def bitcast_float_to_int():
+    nodes = [node("BitCast", ["x"], ["y"], name="bits", to=TensorProto.INT32)]
+    return model(nodes, [tensor("x", F32, [4])], [tensor("y", I32, [4])], 26)
