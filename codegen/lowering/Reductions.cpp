@@ -490,13 +490,15 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
   }
 };
 
-/// out[i] = sum of x[j] for j <= i (j < i exclusive; j >= i, j > i in
-/// reverse) as one generic with the source position j as an extra reduction
-/// loop: quadratic in the axis extent, but a plain loop nest.
-struct CumSumLowering : OpConversionPattern<CumSumOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// out[i] = sum (or product) of x[j] for j <= i (j < i exclusive; j >= i,
+/// j > i in reverse) as one generic with the source position j as an extra
+/// reduction loop: quadratic in the axis extent, but a plain loop nest.
+template <typename OpTy>
+struct CumulativeLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  static constexpr bool isProduct = std::is_same_v<OpTy, CumProdOp>;
   LogicalResult
-  matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(adaptor.getInput().getType());
@@ -516,8 +518,12 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
     auto accType = type.clone(acc);
-    Value init = filledTensor(rewriter, loc, accType,
-                              cast<TypedAttr>(rewriter.getZeroAttr(acc)));
+    double identity = isProduct ? 1.0 : 0.0;
+    Value init = filledTensor(
+        rewriter, loc, accType,
+        cast<TypedAttr>(isa<FloatType>(acc)
+                            ? (Attribute)rewriter.getFloatAttr(acc, identity)
+                            : (Attribute)rewriter.getIntegerAttr(acc, (int64_t)identity)));
     using P = arith::CmpIPredicate;
     P pred = reverse ? (exclusive ? P::sgt : P::sge)
                      : (exclusive ? P::slt : P::sle);
@@ -529,8 +535,9 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
           Value inRange = arith::CmpIOp::create(b, l, pred, j, i);
           Value v = arith::SelectOp::create(
               b, l, inRange, convert(b, l, args[0], acc),
-              scalarConstant(b, l, acc, 0.0));
-          linalg::YieldOp::create(b, l, emitAdd(b, l, args[1], v));
+              scalarConstant(b, l, acc, identity));
+          linalg::YieldOp::create(b, l, isProduct ? emitMul(b, l, args[1], v)
+                                                  : emitAdd(b, l, args[1], v));
         });
     Value sum = generic.getResult(0);
     if (acc != element)
@@ -816,7 +823,8 @@ void autoglm::populateReductionLowering(const TypeConverter &converter,
                ReduceLowering<ReduceLogSumOp, Kind::LogSum>,
                ReduceLowering<ReduceLogSumExpOp, Kind::LogSumExp>,
                ArgLowering<ArgMaxOp>, ArgLowering<ArgMinOp>, TopKLowering,
-               CumSumLowering, GlobalAveragePoolLowering,
+               CumulativeLowering<CumSumOp>, CumulativeLowering<CumProdOp>,
+               GlobalAveragePoolLowering,
                SoftmaxLowering<SoftmaxOp>, SoftmaxLowering<LogSoftmaxOp>,
                HardmaxLowering, LayerNormLowering, RMSNormLowering,
                GroupNormLowering, BatchNormLowering>(converter,

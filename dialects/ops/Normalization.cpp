@@ -97,6 +97,10 @@ LogicalResult CumSumOp::verify() {
   return checkAxis(getLoc(), getAxis(), shapedAs(getInput()).getRank());
 }
 
+LogicalResult CumProdOp::verify() {
+  return checkAxis(getLoc(), getAxis(), shapedAs(getInput()).getRank());
+}
+
 //===----------------------------------------------------------------------===//
 // Normalizations
 //===----------------------------------------------------------------------===//

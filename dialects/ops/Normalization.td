@@ -126,16 +126,14 @@ def AGL_TopKOp : AGL_InferredOp<"top_k"> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def AGL_CumSumOp : AGL_Op<"cum_sum", [SameOperandsAndResultType]> {
-  let summary = "cumulative sum along one axis";
-  let description = [{
-    Running sum along `axis`. `exclusive` leaves out the element itself (the
-    first sum is 0); `reverse` sums from the end of the axis.
-
-    ```mlir
-    %c = autoglm.cum_sum %x {axis = 1 : i64, exclusive = true} : tensor<2x8xi64>
-    ```
-  }];
+class AGL_CumulativeOp<string mnemonic, string what>
+    : AGL_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = "cumulative " # what # " along one axis";
+  let description = "Running " # what # " along `axis`. `exclusive` leaves "
+    # "out the element itself (the first value is the identity); `reverse` "
+    # "runs from the end of the axis.\n\n"
+    # "```mlir\n%c = autoglm." # mnemonic
+    # " %x {axis = 1 : i64, exclusive = true} : tensor<2x8xi64>\n```";
   let arguments = (ins AGL_Tensor:$input, I64Attr:$axis,
                        DefaultValuedAttr<BoolAttr, "false">:$exclusive,
                        DefaultValuedAttr<BoolAttr, "false">:$reverse);
@@ -143,6 +141,9 @@ def AGL_CumSumOp : AGL_Op<"cum_sum", [SameOperandsAndResultType]> {
   let assemblyFormat = "$input attr-dict `:` type($output)";
   let hasVerifier = 1;
 }
+
+def AGL_CumSumOp : AGL_CumulativeOp<"cum_sum", "sum">;
+def AGL_CumProdOp : AGL_CumulativeOp<"cum_prod", "product">;
 
 def AGL_LayerNormOp : AGL_InferredOp<"layer_norm"> {
   let summary = "layer normalization over the trailing axes";

@@ -139,7 +139,8 @@ LogicalResult importTopK(NodeImporter &n) {
   return success();
 }
 
-LogicalResult importCumSum(NodeImporter &n) {
+template <typename OpTy>
+LogicalResult importCumulative(NodeImporter &n) {
   int64_t rank = n.inputType(0).getRank();
   int64_t axis = 0;
   // A 1-D input has one axis, so its axis is known even when the axis input
@@ -155,7 +156,7 @@ LogicalResult importCumSum(NodeImporter &n) {
   auto normalized = n.normalizeAxis(axis, rank);
   if (failed(normalized))
     return failure();
-  n.setOutput(0, n.createTyped<CumSumOp>(n.input(0), *normalized,
+  n.setOutput(0, n.createTyped<OpTy>(n.input(0), *normalized,
                                          n.intAttr("exclusive", 0) != 0,
                                          n.intAttr("reverse", 0) != 0));
   return success();
@@ -422,7 +423,8 @@ void autoglm::registerNormalizationImporters(OpImporterTable &t) {
   t["ArgMax"] = {importArgReduce<ArgMaxOp>, 1};
   t["ArgMin"] = {importArgReduce<ArgMinOp>, 1};
   t["TopK"] = {importTopK, 1};
-  t["CumSum"] = {importCumSum, 2};
+  t["CumSum"] = {importCumulative<CumSumOp>, 2};
+  t["CumProd"] = {importCumulative<CumProdOp>, 2};
   t["Softmax"] = {importSoftmaxLike<SoftmaxOp>, 1};
   t["LogSoftmax"] = {importSoftmaxLike<LogSoftmaxOp>, 1};
   t["Hardmax"] = {importSoftmaxLike<HardmaxOp>, 1};
