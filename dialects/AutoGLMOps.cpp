@@ -240,6 +240,12 @@ AGL_REDUCE(ReduceMeanOp)
 AGL_REDUCE(ReduceSumOp)
 AGL_REDUCE(ReduceMaxOp)
 AGL_REDUCE(ReduceMinOp)
+AGL_REDUCE(ReduceProdOp)
+AGL_REDUCE(ReduceL1Op)
+AGL_REDUCE(ReduceL2Op)
+AGL_REDUCE(ReduceSumSquareOp)
+AGL_REDUCE(ReduceLogSumOp)
+AGL_REDUCE(ReduceLogSumExpOp)
 #undef AGL_REDUCE
 
 LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,

@@ -25,24 +25,6 @@ LogicalResult HardmaxOp::verify() {
   return checkAxis(getLoc(), getAxis(), shapedAs(getInput()).getRank());
 }
 
-//===----------------------------------------------------------------------===//
-// Reductions
-//===----------------------------------------------------------------------===//
-
-#define AGL_REDUCTION(Op)                                                      \
-  LogicalResult Op::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> l, Adaptor a,     \
-                                     SmallVectorImpl<Type> &t) {               \
-    return inferReduction(l, a.getInput(), a.getAxes(), a.getKeepdims(), t);   \
-  }
-AGL_REDUCTION(ReduceProdOp)
-AGL_REDUCTION(ReduceL1Op)
-AGL_REDUCTION(ReduceL2Op)
-AGL_REDUCTION(ReduceSumSquareOp)
-AGL_REDUCTION(ReduceLogSumOp)
-AGL_REDUCTION(ReduceLogSumExpOp)
-#undef AGL_REDUCTION
-
 template <typename Op>
 static LogicalResult inferArgReduction(MLIRContext *ctx,
                                        std::optional<Location> loc,
