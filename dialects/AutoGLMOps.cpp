@@ -211,11 +211,8 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
 LogicalResult GemmOp::verify() {
   if (!getC())
     return success();
-  SmallVector<int64_t> out;
   auto resultShape = getType().getShape();
-  if (!OpTrait::util::getBroadcastedShape(shapedAs(getC()).getShape(),
-                                          resultShape, out) ||
-      ArrayRef<int64_t>(out) != resultShape)
+  if (!broadcastsTo(shapedAs(getC()).getShape(), resultShape))
     return emitOpError("bias of shape ")
            << shapeString(shapedAs(getC()).getShape())
            << " does not broadcast to the result " << shapeString(resultShape);
@@ -266,10 +263,7 @@ LogicalResult LayerNormOp::verify() {
   for (Value param : {getScale(), getBias()}) {
     if (!param)
       continue;
-    SmallVector<int64_t> out;
-    if (!OpTrait::util::getBroadcastedShape(shapedAs(param).getShape(),
-                                            normalized, out) ||
-        ArrayRef<int64_t>(out) != normalized)
+    if (!broadcastsTo(shapedAs(param).getShape(), normalized))
       return emitOpError("scale/bias of shape ")
              << shapeString(shapedAs(param).getShape())
              << " does not broadcast to the normalized shape "

@@ -78,6 +78,13 @@ inline mlir::LogicalResult checkAxis(std::optional<Location> loc, int64_t axis,
   return success();
 }
 
+/// True if `shape` broadcasts to exactly `target` (numpy rules).
+inline bool broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> target) {
+  SmallVector<int64_t> out;
+  return OpTrait::util::getBroadcastedShape(shape, target, out) &&
+         ArrayRef<int64_t>(out) == target;
+}
+
 /// Shape of a reduction over sorted, unique `axes` (empty: all axes).
 inline LogicalResult inferReduction(std::optional<Location> loc, Value input,
                                     ArrayRef<int64_t> axes, bool keepdims,

@@ -100,10 +100,7 @@ LogicalResult RMSNormOp::verify() {
   if (failed(checkAxis(getLoc(), getAxis(), type.getRank())))
     return failure();
   auto normalized = type.getShape().drop_front(getAxis());
-  SmallVector<int64_t> out;
-  if (!OpTrait::util::getBroadcastedShape(shapedAs(getScale()).getShape(),
-                                          normalized, out) ||
-      ArrayRef<int64_t>(out) != normalized)
+  if (!broadcastsTo(shapedAs(getScale()).getShape(), normalized))
     return emitOpError("scale of shape ")
            << shapeString(shapedAs(getScale()).getShape())
            << " does not broadcast to the normalized shape "

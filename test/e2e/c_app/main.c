@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "raw_io.h"
 
 #include MODEL_HEADER
 
@@ -80,29 +81,6 @@ static int fail(const char *message, const char *detail) {
   fprintf(stderr, "c_app: %s%s%s\n", message, detail ? ": " : "",
           detail ? detail : "");
   return 1;
-}
-
-static void *read_file(const char *path, size_t expected_bytes) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  /* One byte more than expected, to notice files that are too long. */
-  unsigned char *data = malloc(expected_bytes + 1);
-  size_t got = data ? fread(data, 1, expected_bytes + 1, f) : 0;
-  fclose(f);
-  if (got != expected_bytes) {
-    free(data);
-    return NULL;
-  }
-  return data;
-}
-
-static int write_file(const char *path, const void *data, size_t bytes) {
-  FILE *f = fopen(path, "wb");
-  if (!f)
-    return 1;
-  size_t put = fwrite(data, 1, bytes, f);
-  return (fclose(f) != 0 || put != bytes) ? 1 : 0;
 }
 
 /* The header must agree with itself and with the descriptor the object
