@@ -42,6 +42,7 @@ public:
 private:
   FailureOr<RankedTensorType> convertValueType(const onnx::ValueInfoProto &info,
                                                StringRef role);
+  FailureOr<ElementsAttr> convertBoundInput(const onnx::ValueInfoProto &info);
   LogicalResult importNode(const onnx::NodeProto &node, size_t index);
   FailureOr<SmallVector<const onnx::NodeProto *>> sortNodes();
   Location nodeLoc(const onnx::NodeProto &node, size_t index);
@@ -96,6 +97,42 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
     shape.push_back(it->second);
   }
   return RankedTensorType::get(shape, element);
+}
+
+FailureOr<ElementsAttr>
+GraphImporter::convertBoundInput(const onnx::ValueInfoProto &info) {
+  Location loc = NameLoc::get(StringAttr::get(&ctx_, info.name()));
+  const onnx::TensorProto &tensor = opts_.boundInputs.at(info.name());
+  auto value = convertTensor(tensor, model_, &ctx_, loc);
+  if (failed(value))
+    return failure();
+  auto type = cast<RankedTensorType>(value->getType());
+  auto mismatch = [&]() {
+    return emitError(loc) << "--bind " << info.name() << ": the value is a "
+                          << type << ", but the input is declared as ";
+  };
+  if (!info.type().has_tensor_type())
+    return emitError(loc) << "--bind " << info.name()
+                          << ": the input is not a tensor";
+  const auto &declared = info.type().tensor_type();
+  if (convertElementType(declared.elem_type(), &ctx_) != type.getElementType())
+    return mismatch() << onnxTypeName(declared.elem_type());
+  if (declared.has_shape()) {
+    bool same = declared.shape().dim_size() == type.getRank();
+    for (int d = 0; same && d < declared.shape().dim_size(); ++d)
+      if (declared.shape().dim(d).has_dim_value())
+        same = declared.shape().dim(d).dim_value() == type.getDimSize(d);
+    if (!same) {
+      std::string dims;
+      for (const auto &dim : declared.shape().dim())
+        dims += (dims.empty() ? "" : "x") +
+                (dim.has_dim_value() ? std::to_string(dim.dim_value())
+                                     : dim.dim_param().empty() ? "?"
+                                                               : dim.dim_param());
+      return mismatch() << "[" << dims << "]";
+    }
+  }
+  return *value;
 }
 
 FailureOr<SmallVector<const onnx::NodeProto *>> GraphImporter::sortNodes() {
@@ -189,10 +226,20 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     initializerNames.insert(t.name());
   SmallVector<Type> argTypes;
   SmallVector<const onnx::ValueInfoProto *> inputs;
+  SmallVector<std::pair<const onnx::ValueInfoProto *, ElementsAttr>> bound;
+  llvm::StringSet<> inputNames;
   for (const auto &in : graph_.input()) {
     // Old exporters (IR < 4) also list initializers as inputs.
     if (initializerNames.contains(in.name()))
       continue;
+    inputNames.insert(in.name());
+    if (opts_.boundInputs.count(in.name())) {
+      auto value = convertBoundInput(in);
+      if (failed(value))
+        return failure();
+      bound.push_back({&in, *value});
+      continue;
+    }
     auto type = convertValueType(in, "input");
     if (failed(type))
       return failure();
@@ -204,6 +251,10 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     argTypes.push_back(*type);
     inputs.push_back(&in);
   }
+  for (const auto &[name, tensor] : opts_.boundInputs)
+    if (!inputNames.contains(name))
+      return emitError(modelLoc) << "--bind " << name << ": the model has no "
+                                 << "input named '" << name << "'";
   for (const auto &node : graph_.node())
     for (const auto &in : node.input())
       consumed_.insert(in);
@@ -219,6 +270,9 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     func.setArgAttr(i, "autoglm.name", builder_.getStringAttr(in->name()));
   }
 
+  for (auto [in, value] : bound)
+    values_[in->name()] = ConstantOp::create(
+        builder_, NameLoc::get(StringAttr::get(&ctx_, in->name())), value);
   for (const auto &t : graph_.initializer()) {
     Location loc = NameLoc::get(StringAttr::get(&ctx_, t.name()));
     auto value = convertTensor(t, model_, &ctx_, loc);

@@ -8,11 +8,16 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
+
 namespace autoglm {
 
 struct ImportOptions {
   /// Values for symbolic input dimensions (`--dim NAME=VALUE`).
   llvm::StringMap<int64_t> dims;
+  /// Graph inputs fixed to a value at compile time (`--bind NAME=FILE`):
+  /// they become constants and leave the compiled model's signature.
+  std::map<std::string, onnx::TensorProto> boundInputs;
   /// Name of the function that holds the graph.
   std::string functionName = "main";
 };

@@ -3,6 +3,7 @@
 #include "compiler/importer/NodeImporter.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace autoglm;
@@ -76,9 +77,9 @@ FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(size_t i,
                                                           StringRef what) {
   DenseElementsAttr attr = constantInput(i);
   if (!attr || !isa<IntegerType>(attr.getElementType()))
-    return emitError() << "input '" << what
-                       << "' must be a compile-time integer constant "
-                          "(data-dependent shapes are not supported)";
+    return needsConstant(i, "input '" + what +
+                                "' must be a compile-time integer constant "
+                                "(data-dependent shapes are not supported)");
   SmallVector<int64_t> values;
   for (const APInt &v : attr.getValues<APInt>())
     values.push_back(v.getSExtValue());
@@ -88,8 +89,9 @@ FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(size_t i,
 FailureOr<double> NodeImporter::constantScalar(size_t i, StringRef what) {
   DenseElementsAttr attr = constantInput(i);
   if (!attr || attr.getNumElements() != 1)
-    return emitError() << "input '" << what
-                       << "' must be a compile-time scalar constant";
+    return needsConstant(i, "input '" + what +
+                                "' must be a compile-time scalar constant "
+                                "(data-dependent shapes are not supported)");
   Attribute v = *attr.getValues<Attribute>().begin();
   if (auto f = dyn_cast<FloatAttr>(v))
     return f.getValueAsDouble();
@@ -97,6 +99,20 @@ FailureOr<double> NodeImporter::constantScalar(size_t i, StringRef what) {
   return attr.getElementType().isUnsignedInteger()
              ? (double)i64.getValue().getZExtValue()
              : (double)i64.getValue().getSExtValue();
+}
+
+LogicalResult NodeImporter::needsConstant(size_t i, const Twine &message) {
+  InFlightDiagnostic diag = emitError() << message;
+  // Graph inputs carry their ONNX name; a deployment usually knows such
+  // values (axes, pads, sizes) before it runs the model.
+  if (auto arg = dyn_cast_or_null<BlockArgument>(input(i)))
+    if (auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+      if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                        "autoglm.name"))
+        diag.attachNote() << "its value is graph input '" << name.getValue()
+                          << "'; fix it at compile time with --bind "
+                          << name.getValue() << "=FILE (.npy or .pb)";
+  return diag;
 }
 
 FailureOr<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {

@@ -68,6 +68,9 @@ public:
   constantInts(size_t i, llvm::StringRef what);
   /// A scalar constant input as double; a diagnostic if not constant.
   mlir::FailureOr<double> constantScalar(size_t i, llvm::StringRef what);
+  /// The error for input `i` not being a compile-time constant: `message`,
+  /// and, where the value is a graph input, a note on binding it (--bind).
+  mlir::LogicalResult needsConstant(size_t i, const llvm::Twine &message);
   /// `axis` made non-negative for `rank`; a diagnostic if out of range.
   mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 

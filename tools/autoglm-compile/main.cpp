@@ -12,6 +12,8 @@
 #include "compiler/Report.h"
 #include "compiler/importer/Importer.h"
 
+#include "TensorFile.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -82,12 +84,24 @@ void printDiagnostic(mlir::Diagnostic &diag) {
     printDiagnostic(note);
 }
 
+/// A tensor read by autoglm-run's file readers as the ONNX TensorProto that
+/// the importer takes (the dtype codes are ONNX's).
+onnx::TensorProto toTensorProto(const run::Tensor &tensor) {
+  onnx::TensorProto proto;
+  proto.set_data_type(tensor.dtype);
+  for (int64_t d : tensor.shape)
+    proto.add_dims(d);
+  proto.set_raw_data(tensor.bytes.data(),
+                     tensor.numElements() * tensor.elementSize());
+  return proto;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   CLI::App app{"autoglm-compile: compile an ONNX model to native code"};
   std::string modelPath, outputPath, emit, cpu = "native", name, dumpIRDir;
-  std::vector<std::string> dims;
+  std::vector<std::string> dims, binds;
   std::string report, weights = "auto";
   bool printIRAfterAll = false, noHeader = false, verifyMemoryPlan = false;
   unsigned optLevel = 3;
@@ -107,6 +121,10 @@ int main(int argc, char **argv) {
                  "name)");
   app.add_option("--dim", dims,
                  "Value of a symbolic input dimension, NAME=VALUE (repeatable)");
+  app.add_option("--bind", binds,
+                 "Fix a graph input to the tensor in FILE (.npy or .pb): "
+                 "NAME=FILE; the input becomes a constant")
+      ->type_name("NAME=FILE");
   app.add_option("-O", optLevel, "LLVM optimization level")
       ->check(CLI::Range(0, 3));
   app.add_flag("--print-ir-after-all", printIRAfterAll,
@@ -157,6 +175,20 @@ int main(int argc, char **argv) {
     if (key.empty() || value.getAsInteger(10, v) || v < 0)
       return error("--dim expects NAME=VALUE with VALUE >= 0, got '" + d + "'");
     importOptions.dims[key] = v;
+  }
+
+  for (const std::string &b : binds) {
+    auto [key, path] = llvm::StringRef(b).split('=');
+    if (key.empty() || path.empty())
+      return error("--bind expects NAME=FILE, got '" + b + "'");
+    if (importOptions.boundInputs.count(key.str()))
+      return error("--bind " + key + " is given twice");
+    try {
+      importOptions.boundInputs[key.str()] =
+          toTensorProto(run::readTensorFile(path.str()));
+    } catch (const std::exception &e) {
+      return error("--bind " + key + ": " + e.what());
+    }
   }
 
   mlir::DialectRegistry registry;

@@ -398,9 +398,9 @@ FailureOr<SmallVector<double>> constantFloats(NodeImporter &n, size_t i,
     return SmallVector<double>{};
   DenseElementsAttr attr = n.constantInput(i);
   if (!attr || !isa<FloatType>(attr.getElementType()))
-    return n.emitError() << "input '" << what
-                         << "' must be a compile-time float constant "
-                            "(data-dependent shapes are not supported)";
+    return n.needsConstant(i, "input '" + what +
+                                  "' must be a compile-time float constant "
+                                  "(data-dependent shapes are not supported)");
   SmallVector<double> values;
   for (const APFloat &v : attr.getValues<APFloat>())
     values.push_back(v.convertToDouble());

@@ -445,8 +445,9 @@ LogicalResult importRange(NodeImporter &n) {
   for (int i = 0; i < 3; ++i) {
     bounds[i] = n.constantInput(i);
     if (!bounds[i] || bounds[i].getNumElements() != 1)
-      return n.unsupported("Range with inputs that are not compile-time "
-                           "scalar constants (its length depends on them)");
+      return n.needsConstant(i, "Range with inputs that are not compile-time "
+                                "scalar constants (its length depends on "
+                                "them) is not supported");
   }
   Type element = bounds[0].getElementType();
   if (bounds[1].getElementType() != element ||
@@ -754,8 +755,9 @@ LogicalResult importScatterND(NodeImporter &n) {
 
 LogicalResult importOneHot(NodeImporter &n) {
   if (!n.constantInput(1))
-    return n.unsupported("OneHot with a 'depth' that is not a compile-time "
-                         "constant (the result shape depends on it)");
+    return n.needsConstant(1, "OneHot with a 'depth' that is not a "
+                              "compile-time constant (the result shape "
+                              "depends on it) is not supported");
   auto depth = n.constantScalar(1, "depth");
   if (failed(depth))
     return failure();
