@@ -47,11 +47,16 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addPass(createLowerToLinalg());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseElementwise());
+    // Symbolic extents: every tensor.dim becomes arithmetic on the inputs'
+    // extents, which bufferization and the arena planner can follow.
+    pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
+    pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;
   case Stage::Memref: {
     pm.addPass(createBufferize());
     pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createStaticSignature());
     PlanArenaOptions plan;
     plan.verify = options.verifyMemoryPlan;
     pm.addNestedPass<func::FuncOp>(createPlanArena(plan));

@@ -25,4 +25,10 @@ class AGL_Op<string mnemonic, list<Trait> traits = []>
 class AGL_InferredOp<string mnemonic, list<Trait> traits = []>
     : AGL_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])>;
 
+// Ops whose lowering handles symbolic (`?`) extents; the importer rejects
+// symbolic shapes on every other op with a clear error.
+def AGL_SymbolicShapes : NativeOpTrait<"SymbolicShapes"> {
+  let cppNamespace = "::autoglm::traits";
+}
+
 #endif // AUTOGLM_BASE_TD

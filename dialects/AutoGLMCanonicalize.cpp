@@ -7,6 +7,7 @@
 
 #include "dialects/AutoGLMDialect.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -18,7 +19,18 @@ struct ToReshape : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
+    // Unsqueeze and Squeeze keep the symbolic extents, in order; Flatten
+    // would multiply them.
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.isDynamicDim(d))
+        sizes.push_back(
+            tensor::DimOp::create(rewriter, op.getLoc(), op.getInput(), d));
+    if ((int64_t)sizes.size() != op.getType().getNumDynamicDims())
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput(),
+                                           sizes);
     return success();
   }
 };

@@ -19,9 +19,14 @@ def AutoGLM_Dialect : Dialect {
   let description = [{
     The `autoglm` dialect holds a model as imported from ONNX: each op is one
     ONNX operator with one meaning across opset versions. Every op carries the
-    ONNX node name as its location, so diagnostics name the node. Shapes are
-    static; each op infers its result type from its operands and attributes.
+    ONNX node name as its location, so diagnostics name the node. Each op
+    infers its result type from its operands and attributes. Extents are
+    static, or symbolic (`?`) for inputs declared with a range; the sizes that
+    symbolic extents need are plain index arithmetic (`tensor.dim`, `arith`)
+    next to the autoglm ops.
   }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 0;
   let useDefaultTypePrinterParser = 0;

@@ -420,7 +420,8 @@ OpFoldResult ShapeOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor a) {
-  if (getInput().getType() == getType())
+  // Equal types with at most one symbolic extent: that one must match too.
+  if (getInput().getType() == getType() && getType().getNumDynamicDims() <= 1)
     return getInput();
   if (DenseElementsAttr input = smallConstant(a.getInput()))
     return input.reshape(getType());

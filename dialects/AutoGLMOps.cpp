@@ -431,7 +431,11 @@ LogicalResult ReshapeOp::verify() {
   auto in = shapedAs(getInput());
   if (in.getElementType() != getType().getElementType())
     return emitOpError("cannot change the element type");
-  if (in.getNumElements() != getType().getNumElements())
+  if ((int64_t)getSizes().size() != getType().getNumDynamicDims())
+    return emitOpError("takes one size per symbolic result extent (")
+           << getType().getNumDynamicDims() << "), got " << getSizes().size();
+  if (in.hasStaticShape() && getType().hasStaticShape() &&
+      in.getNumElements() != getType().getNumElements())
     return emitOpError("cannot reshape ")
            << shapeString(in.getShape()) << " (" << in.getNumElements()
            << " elements) to " << shapeString(getType().getShape()) << " ("

@@ -279,6 +279,88 @@ def build_glm_layer():
     return model, inputs
 
 
+# Sizes at which the symbolic-shape layer is checked: (batch, seq).
+DYNAMIC_SIZES = [(1, 1), (2, 7), (1, 32), (3, 64)]
+DYNAMIC_RANGES = {"batch": (1, 4), "seq": (1, 64)}
+
+
+def build_glm_layer_dynamic():
+    """The GLM layer with symbolic `batch` and `seq`, as torch exports it
+    with dynamic axes: every shape operand is computed from Shape(x), Q, K
+    and V have their own projections, and causality comes in as an additive
+    `attention_mask` [batch, 1, seq, seq] input."""
+    rng = np.random.default_rng(2003)
+
+    def weight(*shape):
+        return f32(rng.standard_normal(shape) * 0.05)
+
+    g = GraphBuilder()
+    attn_norm_w = g.init("input_layernorm.weight",
+                         f32(1.0 + rng.standard_normal(HIDDEN) * 0.1))
+    w_proj = {n: g.init(f"self_attn.{n}_proj.weight", weight(HIDDEN, HIDDEN))
+              for n in "qkvo"}
+    mlp_norm_w = g.init("post_attention_layernorm.weight",
+                        f32(1.0 + rng.standard_normal(HIDDEN) * 0.1))
+    w_gate = g.init("mlp.gate_proj.weight", weight(HIDDEN, FFN))
+    w_up = g.init("mlp.up_proj.weight", weight(HIDDEN, FFN))
+    w_down = g.init("mlp.down_proj.weight", weight(FFN, HIDDEN))
+
+    x_shape = g.op("Shape", ["x"], "Shape")
+    dims = []
+    for i in range(2):
+        idx = g.constant(f"dim{i}_index", np.array(i, np.int64))
+        d = g.op("Gather", [x_shape, idx], f"Gather_{i}", axis=0)
+        axes0 = g.init(f"unsqueeze{i}_axes", np.array([0], np.int64))
+        dims.append(g.op("Unsqueeze", [d, axes0], f"Unsqueeze_{i}"))
+    heads = g.init("heads_dims", np.array([HEADS, -1], np.int64))
+    heads_shape = g.op("Concat", dims + [heads], "heads_shape", axis=0)
+    hidden = g.init("hidden_dim", np.array([HIDDEN], np.int64))
+    merged_shape = g.op("Concat", dims + [hidden], "merged_shape", axis=0)
+
+    h = add_rmsnorm(g, "x", attn_norm_w, "input_layernorm", use_reciprocal=True)
+    proj = {}
+    for name in "qkv":
+        t = g.op("MatMul", [h, w_proj[name]], f"self_attn/{name}/MatMul")
+        t = g.op("Reshape", [t, heads_shape], f"self_attn/{name}/Reshape")
+        proj[name] = g.op("Transpose", [t], f"self_attn/{name}/Transpose",
+                          perm=[0, 2, 1, 3])
+    k_t = g.op("Transpose", [proj["k"]], "self_attn/k/Transpose_1",
+               perm=[0, 1, 3, 2])
+    scores = g.op("MatMul", [proj["q"], k_t], "self_attn/scores/MatMul")
+    scale = g.constant("self_attn/scale", f32(1.0 / math.sqrt(HEAD_DIM)))
+    scores = g.op("Mul", [scores, scale], "self_attn/scores/Mul")
+    scores = g.op("Add", [scores, "attention_mask"], "self_attn/mask/Add")
+    probs = g.op("Softmax", [scores], "self_attn/Softmax", axis=-1)
+    ctx = g.op("MatMul", [probs, proj["v"]], "self_attn/ctx/MatMul")
+    ctx = g.op("Transpose", [ctx], "self_attn/ctx/Transpose", perm=[0, 2, 1, 3])
+    ctx = g.op("Reshape", [ctx, merged_shape], "self_attn/ctx/Reshape")
+    attn_out = g.op("MatMul", [ctx, w_proj["o"]], "self_attn/o_proj/MatMul")
+    h1 = g.op("Add", ["x", attn_out], "residual_attn/Add")
+
+    h = add_rmsnorm(g, h1, mlp_norm_w, "post_attention_layernorm",
+                    use_reciprocal=False)
+    gate = g.op("MatMul", [h, w_gate], "mlp/gate_proj/MatMul")
+    up = g.op("MatMul", [h, w_up], "mlp/up_proj/MatMul")
+    sig = g.op("Sigmoid", [gate], "mlp/act/Sigmoid")
+    act = g.op("Mul", [gate, sig], "mlp/act/Mul")
+    act = g.op("Mul", [act, up], "mlp/Mul")
+    down = g.op("MatMul", [act, w_down], "mlp/down_proj/MatMul")
+    g.op("Add", [h1, down], "y")
+
+    model = g.model(
+        "glm_layer_dynamic",
+        [tensor_info("x", ["batch", "seq", HIDDEN]),
+         tensor_info("attention_mask", ["batch", 1, "seq", "seq"])],
+        [tensor_info("y", ["batch", "seq", HIDDEN])])
+    cases = {}
+    for batch, seq in DYNAMIC_SIZES:
+        causal = np.triu(np.full((seq, seq), -1e9, np.float32), k=1)
+        cases[f"batch{batch}_seq{seq}"] = [
+            f32(rng.standard_normal((batch, seq, HIDDEN))),
+            np.broadcast_to(causal, (batch, 1, seq, seq)).copy()]
+    return model, cases
+
+
 # ---------------------------------------------------------------------------
 # c) resnet_cnn
 # ---------------------------------------------------------------------------
@@ -349,6 +431,11 @@ MODELS = {
     "resnet_cnn": build_resnet_cnn,
 }
 
+# Models with symbolic dimensions (ranges in DYNAMIC_RANGES).
+SYMBOLIC_MODELS = {
+    "glm_layer_dynamic": build_glm_layer_dynamic,
+}
+
 
 def generate_models():
     for name, build in MODELS.items():
@@ -357,6 +444,17 @@ def generate_models():
         write_case(model, os.path.join(MODELS_DIR, f"{name}.onnx"),
                    os.path.join(MODELS_DIR, name), inputs)
         print(f"wrote models/{name}.onnx")
+    # Symbolic shapes: one case folder per size.
+    for name, build in SYMBOLIC_MODELS.items():
+        model, cases = build()
+        onnx.checker.check_model(model, full_check=True)
+        path = os.path.join(MODELS_DIR, f"{name}.onnx")
+        onnx.save_model(model, path)
+        for case, inputs in cases.items():
+            write_reference(path, os.path.join(MODELS_DIR, name, case), inputs,
+                            [i.name for i in model.graph.input],
+                            [o.name for o in model.graph.output])
+        print(f"wrote models/{name}.onnx ({len(cases)} sizes)")
 
 
 def main():

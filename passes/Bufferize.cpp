@@ -46,7 +46,12 @@ struct BufferizePass : autoglm::impl::BufferizeBase<BufferizePass> {
         auto type = dyn_cast<MemRefType>(operand.get().getType());
         if (!type || seen.insert(operand.get()).second)
           continue;
-        Value copy = memref::AllocOp::create(b, ret.getLoc(), type,
+        SmallVector<Value> sizes;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (type.isDynamicDim(d))
+            sizes.push_back(
+                memref::DimOp::create(b, ret.getLoc(), operand.get(), d));
+        Value copy = memref::AllocOp::create(b, ret.getLoc(), type, sizes,
                                              b.getI64IntegerAttr(64));
         linalg::CopyOp::create(b, ret.getLoc(), operand.get(), copy);
         operand.set(copy);
@@ -56,6 +61,7 @@ struct BufferizePass : autoglm::impl::BufferizeBase<BufferizePass> {
     outParams.modifyPublicFunctions = true;
     outParams.hoistStaticAllocs = true;
     outParams.memCpyFn = copyWithLinalg;
+    outParams.addResultAttribute = true; // marks the outputs for later passes
     if (failed(promoteBufferResultsToOutParams(getOperation(), outParams)))
       signalPassFailure();
   }

@@ -50,6 +50,23 @@ def Bufferize : Pass<"autoglm-bufferize", "mlir::ModuleOp"> {
   ];
 }
 
+def StaticSignature : Pass<"autoglm-static-signature", "mlir::func::FuncOp"> {
+  let summary = "Give a bufferized model function the static signature of the ABI";
+  let description = [{
+    Callers pass every input and output as one plain pointer. An argument
+    with symbolic extents (from `--dim NAME=MIN..MAX`) becomes a flat
+    `memref<N x T>`, N its largest element count, viewed with its actual
+    extents through `memref.reinterpret_cast`. Two arguments follow the
+    outputs: `autoglm.symbol_values` (`memref<S x i64>`, the value of each
+    symbol, read where an input extent is needed) and `autoglm.output_dims`
+    (`memref<D x i64>`, where the function writes every extent of every
+    output, in order). The largest shape of each output is recorded as
+    `autoglm.output_max_shapes`. Outputs are the arguments marked
+    `bufferize.result`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
   let summary = "Place every intermediate buffer in one arena argument";
   let description = [{

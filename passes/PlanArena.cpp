@@ -4,7 +4,8 @@
 // intermediate buffer becomes a view at a fixed offset of one arena that the
 // caller provides, so the memory a model needs is a compile-time constant.
 //
-// Buffers whose live ranges do not overlap share memory. Placement is greedy
+// Buffers whose live ranges do not overlap share memory. A buffer with
+// symbolic extents gets the slot of its largest size (SizeBounds.h). Placement is greedy
 // by size (largest first), each buffer going into the smallest gap left by
 // the already placed buffers it is live together with (best fit). The lower
 // bound any placement must respect, the largest total size live at one
@@ -15,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/SizeBounds.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -116,14 +118,19 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
     std::vector<Buffer> buffers;
     WalkResult walk = func.walk([&](memref::AllocOp alloc) {
       MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
+      // Symbolic extents: the slot holds the largest size they can take.
+      auto largest = maxShape(alloc.getResult());
+      if (!largest || !type.getLayout().isIdentity()) {
         alloc.emitError("buffer of type ")
-            << type << " has no static size; it cannot be placed in the arena";
+            << type << " has no size bounded by the declared symbol ranges; "
+            << "it cannot be placed in the arena";
         return WalkResult::interrupt();
       }
       Buffer buffer;
       buffer.alloc = alloc;
-      buffer.size = llvm::alignTo(byteSize(type), alignment);
+      buffer.size =
+          llvm::alignTo(byteSize(MemRefType::get(*largest, type.getElementType())),
+                        alignment);
       computeLiveRange(buffer, body, position);
       buffers.push_back(buffer);
       return WalkResult::advance();
@@ -205,7 +212,7 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
       b.setInsertionPoint(alloc);
       Value shift = arith::ConstantIndexOp::create(b, alloc.getLoc(), buffer.offset);
       Value view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(),
-                                          arena, shift, ValueRange{});
+                                          arena, shift, alloc.getDynamicSizes());
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           user->erase();

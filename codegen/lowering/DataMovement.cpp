@@ -1,6 +1,7 @@
 //===- DataMovement.cpp - constants, shapes and copies to linalg/tensor ---===//
 
 #include "codegen/lowering/LoweringUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "dialects/AutoGLMDialect.h"
 #include "dialects/ShapeUtils.h"
 
@@ -35,13 +36,29 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
 struct ShapeLowering : OpConversionPattern<ShapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(ShapeOp op, OpAdaptor,
+  matchAndRewrite(ShapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto dims = cast<RankedTensorType>(op.getInput().getType())
-                    .getShape()
-                    .slice(op.getStart(), op.getEnd() - op.getStart());
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, DenseElementsAttr::get(op.getType(), dims));
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    auto dims = type.getShape().slice(op.getStart(), op.getEnd() - op.getStart());
+    if (!ShapedType::isDynamicShape(dims)) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, DenseElementsAttr::get(op.getType(), dims));
+      return success();
+    }
+    // Symbolic extents are read at run time.
+    Location loc = op.getLoc();
+    SmallVector<Value> elements;
+    for (int64_t d = op.getStart(); d < op.getEnd(); ++d) {
+      Value extent =
+          type.isDynamicDim(d)
+              ? Value(tensor::DimOp::create(rewriter, loc, adaptor.getInput(), d))
+              : Value(arith::ConstantIndexOp::create(rewriter, loc,
+                                                     type.getDimSize(d)));
+      elements.push_back(arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getI64Type(), extent));
+    }
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
+                                                        elements);
     return success();
   }
 };
@@ -53,6 +70,15 @@ struct ReshapeLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if constexpr (std::is_same_v<OpTy, ReshapeOp>) {
+      if (!adaptor.getSizes().empty()) {
+        SmallVector<OpFoldResult> shape = getMixedValues(
+            op.getType().getShape(), adaptor.getSizes(), rewriter);
+        rewriter.replaceOp(op, reshapeToExtents(rewriter, op.getLoc(),
+                                                adaptor.getInput(), shape));
+        return success();
+      }
+    }
     rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
                                          adaptor.getInput(),
                                          op.getType().getShape()));
@@ -66,8 +92,12 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
   matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = signless(op.getType());
-    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
-                                         type.getElementType());
+    SmallVector<Value> sizes;
+    for (auto [d, from] : llvm::enumerate(op.getPerm()))
+      if (type.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(rewriter, op.getLoc(),
+                                              adaptor.getInput(), from));
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type, sizes);
     auto transpose = linalg::TransposeOp::create(
         rewriter, op.getLoc(), adaptor.getInput(), init, op.getPerm());
     rewriter.replaceOp(op, transpose.getResult());

@@ -5,6 +5,7 @@
 #include "dialects/ShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Traits.h"
 
 using namespace mlir;
@@ -18,7 +19,8 @@ namespace {
 /// 16-bit floats accumulate in f32: the result has `outType`'s shape and
 /// the accumulator's element type.
 Value buildContraction(OpBuilder &b, Location loc, RankedTensorType outType,
-                       Value lhs, Value rhs, ArrayRef<AffineMap> maps) {
+                       Value lhs, Value rhs, ArrayRef<AffineMap> maps,
+                       ValueRange sizes = {}) {
   int64_t loops = maps.front().getNumDims();
   SmallVector<utils::IteratorType> iterators(loops,
                                              utils::IteratorType::parallel);
@@ -29,7 +31,7 @@ Value buildContraction(OpBuilder &b, Location loc, RankedTensorType outType,
     accElement = b.getF32Type();
   auto accType = outType.clone(accElement);
   Value acc = filledTensor(b, loc, accType,
-                           cast<TypedAttr>(b.getZeroAttr(accElement)));
+                           cast<TypedAttr>(b.getZeroAttr(accElement)), sizes);
   auto generic = linalg::GenericOp::create(
       b, loc, accType, ValueRange{lhs, rhs}, acc, maps, iterators,
       [&](OpBuilder &nb, Location l, ValueRange a) {
@@ -99,9 +101,30 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
                                    AffineMap::get(loops, 0, outExprs, ctx)};
     SmallVector<int64_t> outShape(batch);
     outShape.append({s.m, s.n});
+    // Symbolic extents: batch ones from whichever operand has them, m from
+    // the lhs, n from the rhs.
+    SmallVector<Value> sizes;
+    auto lhsView = cast<RankedTensorType>(lhs.getType());
+    auto rhsView = cast<RankedTensorType>(rhs.getType());
+    for (int64_t d = 0; d < nb; ++d) {
+      if (!ShapedType::isDynamic(batch[d]))
+        continue;
+      int64_t l = d - (nb - (int64_t)s.lhsBatch.size());
+      int64_t r = d - (nb - (int64_t)s.rhsBatch.size());
+      if (l >= 0 && lhsView.isDynamicDim(l))
+        sizes.push_back(tensor::DimOp::create(rewriter, loc, lhs, l));
+      else
+        sizes.push_back(tensor::DimOp::create(rewriter, loc, rhs, r));
+    }
+    if (ShapedType::isDynamic(s.m))
+      sizes.push_back(
+          tensor::DimOp::create(rewriter, loc, lhs, s.lhsBatch.size()));
+    if (ShapedType::isDynamic(s.n))
+      sizes.push_back(
+          tensor::DimOp::create(rewriter, loc, rhs, rhsView.getRank() - 1));
     auto resultType = signless(op.getType());
     Value out = buildContraction(rewriter, loc, resultType.clone(outShape),
-                                 lhs, rhs, maps);
+                                 lhs, rhs, maps, sizes);
     out = convertTensor(rewriter, loc, out, resultType.clone(outShape));
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, out,
                                          resultType.getShape()));

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <cmath>
 
@@ -47,8 +48,8 @@ Value autoglm::buildElementwise(OpBuilder &b, Location loc,
     maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
   }
   maps.push_back(b.getMultiDimIdentityMap(rank));
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType());
+  Value init = tensor::EmptyOp::create(b, loc, resultType,
+                                       dynamicSizes(b, loc, resultType, inputs));
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
@@ -67,6 +68,7 @@ Value autoglm::buildReduction(OpBuilder &b, Location loc, Value input,
   SmallVector<int64_t> reducedShape, keptShape;
   SmallVector<AffineExpr> outExprs;
   SmallVector<utils::IteratorType> iterators;
+  SmallVector<Value> sizes;
   for (int64_t d = 0; d < rank; ++d) {
     bool reduced = llvm::is_contained(axes, d);
     iterators.push_back(reduced ? utils::IteratorType::reduction
@@ -75,10 +77,12 @@ Value autoglm::buildReduction(OpBuilder &b, Location loc, Value input,
     if (!reduced) {
       reducedShape.push_back(type.getDimSize(d));
       outExprs.push_back(b.getAffineDimExpr(d));
+      if (type.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(b, loc, input, d));
     }
   }
   auto outType = type.clone(reducedShape);
-  Value acc = filledTensor(b, loc, outType, init);
+  Value acc = filledTensor(b, loc, outType, init, sizes);
   SmallVector<AffineMap> maps = {
       b.getMultiDimIdentityMap(rank),
       AffineMap::get(rank, 0, outExprs, b.getContext())};
@@ -90,11 +94,77 @@ Value autoglm::buildReduction(OpBuilder &b, Location loc, Value input,
   return reshapeTensor(b, loc, generic.getResult(0), keptShape);
 }
 
+SmallVector<Value> autoglm::dynamicSizes(OpBuilder &b, Location loc,
+                                         RankedTensorType type,
+                                         ValueRange sources) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    [[maybe_unused]] size_t before = sizes.size();
+    for (Value source : sources) {
+      auto sourceType = cast<RankedTensorType>(source.getType());
+      int64_t at = d - (type.getRank() - sourceType.getRank());
+      if (at >= 0 && sourceType.isDynamicDim(at)) {
+        sizes.push_back(tensor::DimOp::create(b, loc, source, at));
+        break;
+      }
+    }
+    assert(sizes.size() == before + 1 && "no source has this symbolic extent");
+  }
+  return sizes;
+}
+
+Value autoglm::reshapeToExtents(OpBuilder &b, Location loc, Value value,
+                                ArrayRef<OpFoldResult> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto [staticShape, sizes] = decomposeMixedValues(SmallVector<OpFoldResult>(shape));
+  if (sizes.empty() && type.hasStaticShape())
+    return reshapeTensor(b, loc, value, staticShape);
+  // Through the 1-D view, with the extents given to the expansion.
+  ReassociationIndices all;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(d);
+  Value flat = value;
+  if (type.getRank() == 0)
+    flat = tensor::ExpandShapeOp::create(b, loc, type.clone({1}), value,
+                                         SmallVector<ReassociationIndices>{});
+  else if (type.getRank() > 1)
+    flat = tensor::CollapseShapeOp::create(b, loc, value,
+                                           SmallVector<ReassociationIndices>{all});
+  auto target = type.clone(staticShape);
+  if (shape.size() == 1)
+    return tensor::CastOp::create(b, loc, target, flat);
+  if (shape.empty())
+    return tensor::CollapseShapeOp::create(b, loc, target, flat,
+                                           SmallVector<ReassociationIndices>{});
+  ReassociationIndices group;
+  for (size_t d = 0; d < shape.size(); ++d)
+    group.push_back(d);
+  return tensor::ExpandShapeOp::create(b, loc, target, flat,
+                                       SmallVector<ReassociationIndices>{group},
+                                       shape);
+}
+
 Value autoglm::reshapeTensor(OpBuilder &b, Location loc, Value value,
                              ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(value.getType());
-  if (type.getShape() == shape)
+  if (type.getShape() == shape && type.getNumDynamicDims() <= 1)
     return value;
+  if (!type.hasStaticShape() || ShapedType::isDynamicShape(shape)) {
+    SmallVector<OpFoldResult> extents;
+    SmallVector<Value> symbolic;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        symbolic.push_back(tensor::DimOp::create(b, loc, value, d));
+    size_t next = 0;
+    for (int64_t extent : shape)
+      extents.push_back(ShapedType::isDynamic(extent)
+                            ? OpFoldResult(symbolic[next++])
+                            : OpFoldResult(b.getIndexAttr(extent)));
+    assert(next == symbolic.size() && "reshape changes a symbolic extent");
+    return reshapeToExtents(b, loc, value, extents);
+  }
   auto allDims = [](int64_t rank) {
     ReassociationIndices all;
     for (int64_t d = 0; d < rank; ++d)
@@ -121,9 +191,8 @@ Value autoglm::reshapeTensor(OpBuilder &b, Location loc, Value value,
 }
 
 Value autoglm::filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
-                            TypedAttr value) {
-  Value empty =
-      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+                            TypedAttr value, ValueRange sizes) {
+  Value empty = tensor::EmptyOp::create(b, loc, type, sizes);
   Value scalar = arith::ConstantOp::create(b, loc, value);
   return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
 }

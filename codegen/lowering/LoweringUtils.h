@@ -41,13 +41,28 @@ mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value input, llvm::ArrayRef<int64_t> axes,
                            mlir::TypedAttr init, ScalarBody combine);
 
-/// Same elements, new static shape (collapse/expand views, no copy).
+/// Same elements, new shape (collapse/expand views, no copy). Symbolic
+/// extents of `shape` are taken, in order, from those of `value`: right for
+/// the reshapes that only add or drop extent-1 axes.
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value value, llvm::ArrayRef<int64_t> shape);
+/// Same elements, new shape with the given (static or symbolic) extents.
+mlir::Value reshapeToExtents(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value value,
+                             llvm::ArrayRef<mlir::OpFoldResult> shape);
 
-/// A tensor of `type` filled with `value`.
+/// The sizes of the symbolic extents of `type` (tensor.empty's operands),
+/// each read from the first of `sources` that has a symbolic extent there
+/// (sources aligned to `type` at their last axis, as in broadcasting).
+llvm::SmallVector<mlir::Value> dynamicSizes(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            mlir::RankedTensorType type,
+                                            mlir::ValueRange sources);
+
+/// A tensor of `type` filled with `value`; `sizes` as for tensor.empty.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
-                         mlir::RankedTensorType type, mlir::TypedAttr value);
+                         mlir::RankedTensorType type, mlir::TypedAttr value,
+                         mlir::ValueRange sizes = {});
 
 /// Scalar constant of `type` (float or integer) holding `value`.
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,

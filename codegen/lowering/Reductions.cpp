@@ -102,6 +102,7 @@ SmallVector<Value> reduceAlong(OpBuilder &b, Location loc, Value input,
   SmallVector<int64_t> reducedShape;
   SmallVector<AffineExpr> accExprs, extraExprs;
   SmallVector<utils::IteratorType> iterators;
+  SmallVector<Value> sizes; // of the symbolic kept extents
   for (int64_t d = 0; d < rank; ++d) {
     bool reduced = llvm::is_contained(axes, d);
     iterators.push_back(reduced ? utils::IteratorType::reduction
@@ -111,6 +112,8 @@ SmallVector<Value> reduceAlong(OpBuilder &b, Location loc, Value input,
     if (!reduced) {
       reducedShape.push_back(type.getDimSize(d));
       accExprs.push_back(b.getAffineDimExpr(d));
+      if (type.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(b, loc, input, d));
     }
   }
   SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
@@ -121,7 +124,7 @@ SmallVector<Value> reduceAlong(OpBuilder &b, Location loc, Value input,
   SmallVector<Type> accTypes;
   for (TypedAttr init : inits) {
     auto accType = RankedTensorType::get(reducedShape, init.getType());
-    accs.push_back(filledTensor(b, loc, accType, init));
+    accs.push_back(filledTensor(b, loc, accType, init, sizes));
     accTypes.push_back(accType);
   }
   SmallVector<Value> inputs = {input};

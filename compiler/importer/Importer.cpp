@@ -52,6 +52,17 @@ private:
   MLIRContext &ctx_;
   const ImportOptions &opts_;
   OpBuilder builder_;
+  /// Symbols with a range, in order of first use, and per converted value
+  /// type which symbol each dim is (-1 static).
+  SmallVector<std::string> symbols_;
+  SmallVector<SmallVector<int32_t>> dimSymbols;
+  int32_t symbolIndex(StringRef symbol) {
+    auto it = llvm::find(symbols_, symbol);
+    if (it != symbols_.end())
+      return it - symbols_.begin();
+    symbols_.push_back(symbol.str());
+    return symbols_.size() - 1;
+  }
   std::unordered_map<std::string, Value> values_;
   llvm::StringSet<> consumed_;
 };
@@ -83,6 +94,7 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
     return emitError(loc) << role << " '" << info.name()
                           << "' has no declared shape";
   SmallVector<int64_t> shape;
+  dimSymbols.emplace_back(tensorType.shape().dim_size(), -1);
   for (const auto &dim : tensorType.shape().dim()) {
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       shape.push_back(dim.dim_value());
@@ -93,8 +105,14 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
     if (it == opts_.dims.end())
       return emitError(loc)
              << role << " '" << info.name() << "' has symbolic dimension '"
-             << symbol << "'; give it a value with --dim " << symbol << "=N";
-    shape.push_back(it->second);
+             << symbol << "'; give it a value or a range with --dim "
+             << symbol << "=N or --dim " << symbol << "=MIN..MAX";
+    if (it->second.min == it->second.max) {
+      shape.push_back(it->second.min);
+      continue;
+    }
+    shape.push_back(ShapedType::kDynamic);
+    dimSymbols.back()[shape.size() - 1] = symbolIndex(symbol);
   }
   return RankedTensorType::get(shape, element);
 }
@@ -196,8 +214,27 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   for (size_t i = 0; i < it->second.requiredInputs; ++i)
     if (!importer.input(i))
       return importer.emitError() << "required input " << i << " is missing";
+  Block *block = builder_.getInsertionBlock();
+  Operation *last = block->empty() ? nullptr : &block->back();
   if (failed(it->second.import(importer)))
     return failure();
+  // Symbolic extents reach only the ops whose lowering handles them.
+  for (Operation &op : llvm::make_range(
+           last ? std::next(last->getIterator()) : block->begin(),
+           block->end())) {
+    auto symbolic = [](Type t) {
+      auto shaped = dyn_cast<ShapedType>(t);
+      return shaped && !shaped.hasStaticShape();
+    };
+    if (!isa<AutoGLMDialect>(op.getDialect()) ||
+        op.hasTrait<traits::SymbolicShapes>())
+      continue;
+    if (llvm::any_of(op.getOperandTypes(), symbolic) ||
+        llvm::any_of(op.getResultTypes(), symbolic))
+      return importer.emitError()
+             << op.getName() << " on symbolic shapes (from --dim NAME=MIN..MAX) "
+             << "is not supported; pin the dimension with --dim NAME=N";
+  }
   for (const auto &out : node.output())
     if (!out.empty() && consumed_.contains(out) && !values_.count(out))
       return importer.emitError() << "output '" << out << "' is not supported";
@@ -227,6 +264,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   SmallVector<Type> argTypes;
   SmallVector<const onnx::ValueInfoProto *> inputs;
   SmallVector<std::pair<const onnx::ValueInfoProto *, ElementsAttr>> bound;
+  SmallVector<SmallVector<int32_t>> argDimSymbols;
   llvm::StringSet<> inputNames;
   for (const auto &in : graph_.input()) {
     // Old exporters (IR < 4) also list initializers as inputs.
@@ -249,6 +287,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
              << " with a zero extent after the first; such tensors at the "
                 "model's boundary are not supported";
     argTypes.push_back(*type);
+    argDimSymbols.push_back(dimSymbols.back());
     inputs.push_back(&in);
   }
   for (const auto &[name, tensor] : opts_.boundInputs)
@@ -268,6 +307,20 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   for (auto [i, in] : llvm::enumerate(inputs)) {
     values_[in->name()] = body->getArgument(i);
     func.setArgAttr(i, "autoglm.name", builder_.getStringAttr(in->name()));
+    if (llvm::any_of(argDimSymbols[i], [](int32_t s) { return s >= 0; }))
+      func.setArgAttr(i, "autoglm.dim_symbols",
+                      builder_.getDenseI32ArrayAttr(argDimSymbols[i]));
+  }
+  if (!symbols_.empty()) {
+    SmallVector<Attribute> records;
+    for (const std::string &symbol : symbols_) {
+      auto range = opts_.dims.lookup(symbol);
+      records.push_back(builder_.getDictionaryAttr(
+          {builder_.getNamedAttr("name", builder_.getStringAttr(symbol)),
+           builder_.getNamedAttr("min", builder_.getI64IntegerAttr(range.min)),
+           builder_.getNamedAttr("max", builder_.getI64IntegerAttr(range.max))}));
+    }
+    func->setAttr("autoglm.symbols", builder_.getArrayAttr(records));
   }
 
   for (auto [in, value] : bound)
@@ -309,7 +362,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
       bool same = declared.shape().dim_size() == inferred.getRank();
       for (int d = 0; same && d < declared.shape().dim_size(); ++d) {
         const auto &dim = declared.shape().dim(d);
-        if (dim.has_dim_value())
+        if (dim.has_dim_value() && !inferred.isDynamicDim(d))
           same = dim.dim_value() == inferred.getDimSize(d);
       }
       if (!same)

@@ -13,8 +13,12 @@
 namespace autoglm {
 
 struct ImportOptions {
-  /// Values for symbolic input dimensions (`--dim NAME=VALUE`).
-  llvm::StringMap<int64_t> dims;
+  /// Values of symbolic input dimensions (`--dim NAME=N` pins one value,
+  /// `--dim NAME=MIN..MAX` keeps the dimension symbolic within the range).
+  struct DimRange {
+    int64_t min, max;
+  };
+  llvm::StringMap<DimRange> dims;
   /// Graph inputs fixed to a value at compile time (`--bind NAME=FILE`):
   /// they become constants and leave the compiled model's signature.
   std::map<std::string, onnx::TensorProto> boundInputs;
@@ -26,7 +30,10 @@ struct ImportOptions {
 constexpr int64_t kMinOpset = 7, kMaxOpset = 28;
 
 /// Imports the main graph as one func.func on tensors whose arguments and
-/// results carry their ONNX names (`autoglm.name`). Diagnostics go to the
+/// results carry their ONNX names (`autoglm.name`). Dimensions declared with
+/// a range are `?` in the types; the function lists those symbols
+/// (`autoglm.symbols`, {name, min, max} each) and every argument with one
+/// says which dimension is which symbol (`autoglm.dim_symbols`, -1 static). Diagnostics go to the
 /// context's handler; failure means at least one was emitted.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnxModel(OnnxModel &model, mlir::MLIRContext &context,

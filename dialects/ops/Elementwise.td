@@ -6,7 +6,7 @@
 include "dialects/AutoGLMBase.td"
 
 class AGL_UnaryOp<string mnemonic, string formula, Type operandType = AGL_Tensor>
-    : AGL_Op<mnemonic, [SameOperandsAndResultType]> {
+    : AGL_Op<mnemonic, [SameOperandsAndResultType, AGL_SymbolicShapes]> {
   let summary = "elementwise " # formula;
   let description = "Computes `" # formula # "` for every element of `input`.\n\n"
     # "```mlir\n%y = autoglm." # mnemonic # " %x : tensor<4x8xf32>\n```";
@@ -68,7 +68,7 @@ def AGL_ClipOp : AGL_Op<"clip", [SameOperandsAndResultType]> {
 }
 
 class AGL_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
-    : AGL_InferredOp<mnemonic, traits> {
+    : AGL_InferredOp<mnemonic, !listconcat(traits, [AGL_SymbolicShapes])> {
   let summary = "elementwise " # formula # " with numpy broadcasting";
   let description = "Computes `" # formula # "` elementwise after broadcasting "
     # "`lhs` and `rhs` to a common shape (numpy rules). The result has the "
@@ -92,7 +92,7 @@ def AGL_MinOp : AGL_BinaryOp<"min", "min(lhs, rhs)", [Commutative]>;
 def AGL_MaxOp : AGL_BinaryOp<"max", "max(lhs, rhs)", [Commutative]>;
 
 class AGL_CompareOp<string mnemonic, string formula>
-    : AGL_InferredOp<mnemonic> {
+    : AGL_InferredOp<mnemonic, [AGL_SymbolicShapes]> {
   let summary = "elementwise comparison " # formula;
   let description = "Compares `lhs` and `rhs` elementwise after numpy "
     # "broadcasting; the result is a tensor of `i1`.\n\n"
@@ -192,7 +192,7 @@ def AGL_ModOp : AGL_BinaryOp<"mod", "lhs mod rhs"> {
                        DefaultValuedAttr<BoolAttr, "false">:$fmod);
 }
 
-def AGL_WhereOp : AGL_InferredOp<"where"> {
+def AGL_WhereOp : AGL_InferredOp<"where", [AGL_SymbolicShapes]> {
   let summary = "elementwise select with numpy broadcasting";
   let description = [{
     `condition ? x : y` for every element, after broadcasting all three.
@@ -209,7 +209,7 @@ def AGL_WhereOp : AGL_InferredOp<"where"> {
   let hasVerifier = 1;
 }
 
-def AGL_CastOp : AGL_InferredOp<"cast"> {
+def AGL_CastOp : AGL_InferredOp<"cast", [AGL_SymbolicShapes]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts every element to `to` with ONNX Cast semantics: floats to

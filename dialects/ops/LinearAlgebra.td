@@ -5,7 +5,7 @@
 
 include "dialects/AutoGLMBase.td"
 
-def AGL_MatMulOp : AGL_InferredOp<"matmul"> {
+def AGL_MatMulOp : AGL_InferredOp<"matmul", [AGL_SymbolicShapes]> {
   let summary = "numpy-style matrix product";
   let description = [{
     Matrix product over the last two dimensions with the batch dimensions

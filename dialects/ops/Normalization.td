@@ -5,7 +5,7 @@
 
 include "dialects/AutoGLMBase.td"
 
-def AGL_SoftmaxOp : AGL_Op<"softmax", [SameOperandsAndResultType]> {
+def AGL_SoftmaxOp : AGL_Op<"softmax", [SameOperandsAndResultType, AGL_SymbolicShapes]> {
   let summary = "softmax along one axis";
   let description = [{
     `exp(x - max) / sum(exp(x - max))` along `axis` (opset-13 meaning; older
@@ -22,7 +22,7 @@ def AGL_SoftmaxOp : AGL_Op<"softmax", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-def AGL_LogSoftmaxOp : AGL_Op<"log_softmax", [SameOperandsAndResultType]> {
+def AGL_LogSoftmaxOp : AGL_Op<"log_softmax", [SameOperandsAndResultType, AGL_SymbolicShapes]> {
   let summary = "logarithm of the softmax along one axis";
   let description = [{
     `x - max - log(sum(exp(x - max)))` along `axis` (opset-13 meaning; older
@@ -55,7 +55,7 @@ def AGL_HardmaxOp : AGL_Op<"hardmax", [SameOperandsAndResultType]> {
 }
 
 class AGL_ReduceOp<string mnemonic, string what, Type tensor = AGL_Tensor>
-    : AGL_InferredOp<mnemonic> {
+    : AGL_InferredOp<mnemonic, [AGL_SymbolicShapes]> {
   let summary = what # " over the given axes";
   let description = "Reduces `input` by " # what # " over `axes` (sorted, "
     # "non-negative; empty means all axes). With `keepdims` the reduced "
@@ -145,7 +145,7 @@ class AGL_CumulativeOp<string mnemonic, string what>
 def AGL_CumSumOp : AGL_CumulativeOp<"cum_sum", "sum">;
 def AGL_CumProdOp : AGL_CumulativeOp<"cum_prod", "product">;
 
-def AGL_LayerNormOp : AGL_InferredOp<"layer_norm"> {
+def AGL_LayerNormOp : AGL_InferredOp<"layer_norm", [AGL_SymbolicShapes]> {
   let summary = "layer normalization over the trailing axes";
   let description = [{
     Normalizes over axes `axis..rank-1` to zero mean and unit variance, then
@@ -165,7 +165,7 @@ def AGL_LayerNormOp : AGL_InferredOp<"layer_norm"> {
   let hasVerifier = 1;
 }
 
-def AGL_RMSNormOp : AGL_InferredOp<"rms_norm"> {
+def AGL_RMSNormOp : AGL_InferredOp<"rms_norm", [AGL_SymbolicShapes]> {
   let summary = "RMS normalization over the trailing axes";
   let description = [{
     `x / sqrt(mean(x^2) + epsilon) * scale`, the mean taken over axes

@@ -22,7 +22,7 @@ def AGL_ConstantOp : AGL_InferredOp<"constant", [ConstantLike]> {
   let hasFolder = 1;
 }
 
-def AGL_ShapeOp : AGL_InferredOp<"shape"> {
+def AGL_ShapeOp : AGL_InferredOp<"shape", [AGL_SymbolicShapes]> {
   let summary = "the extents of a tensor as a 1-D i64 tensor";
   let description = [{
     Dimensions `start..end` of the input's shape. Folds to a constant when the
@@ -38,25 +38,32 @@ def AGL_ShapeOp : AGL_InferredOp<"shape"> {
   let hasFolder = 1;
 }
 
-def AGL_ReshapeOp : AGL_Op<"reshape"> {
-  let summary = "reinterpret a tensor with another static shape";
+def AGL_ReshapeOp : AGL_Op<"reshape", [AGL_SymbolicShapes]> {
+  let summary = "reinterpret a tensor with another shape";
   let description = [{
     Same elements in row-major order, new shape (the result type). ONNX
     Reshape's shape input, with its `0` and `-1` entries, is resolved at import.
+    A result with symbolic (`?`) extents takes them, in order, from `sizes`
+    (as `tensor.empty` does); an exporter's shape subgraph
+    (Shape, Gather, Concat, ...) becomes that index arithmetic at import.
 
     ```mlir
     %y = autoglm.reshape %x : (tensor<1x32x256xf32>) -> tensor<1x32x4x64xf32>
+    %z = autoglm.reshape %t [%seq] : (tensor<?x256xf32>) -> tensor<?x4x64xf32>
     ```
   }];
-  let arguments = (ins AGL_Tensor:$input);
+  let arguments = (ins AGL_Tensor:$input, Variadic<Index>:$sizes);
   let results = (outs AGL_Tensor:$output);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input (`[` $sizes^ `]`)? attr-dict `:` functional-type($input, results)
+  }];
   let hasFolder = 1;
   let hasVerifier = 1;
 }
 
-class AGL_ReshapeLikeOp<string mnemonic, string what, string example>
-    : AGL_InferredOp<mnemonic> {
+class AGL_ReshapeLikeOp<string mnemonic, list<Trait> traits, string what,
+                        string example>
+    : AGL_InferredOp<mnemonic, traits> {
   let summary = what;
   let description = what # "; a special case of `autoglm.reshape`, to which "
     # "canonicalization rewrites it.\n\n```mlir\n" # example # "\n```";
@@ -66,25 +73,25 @@ class AGL_ReshapeLikeOp<string mnemonic, string what, string example>
   let hasCanonicalizer = 1;
 }
 
-def AGL_UnsqueezeOp : AGL_ReshapeLikeOp<"unsqueeze",
+def AGL_UnsqueezeOp : AGL_ReshapeLikeOp<"unsqueeze", [AGL_SymbolicShapes],
     "insert extent-1 axes at the given result positions",
     "%y = autoglm.unsqueeze %x {axes = array<i64: 0>} : (tensor<8xf32>) -> tensor<1x8xf32>"> {
   let arguments = (ins AGL_Tensor:$input, DenseI64ArrayAttr:$axes);
 }
 
-def AGL_SqueezeOp : AGL_ReshapeLikeOp<"squeeze",
+def AGL_SqueezeOp : AGL_ReshapeLikeOp<"squeeze", [AGL_SymbolicShapes],
     "remove the given extent-1 axes",
     "%y = autoglm.squeeze %x {axes = array<i64: 0>} : (tensor<1x8xf32>) -> tensor<8xf32>"> {
   let arguments = (ins AGL_Tensor:$input, DenseI64ArrayAttr:$axes);
 }
 
-def AGL_FlattenOp : AGL_ReshapeLikeOp<"flatten",
+def AGL_FlattenOp : AGL_ReshapeLikeOp<"flatten", [],
     "collapse axes [0, axis) and [axis, rank) into a 2-D tensor",
     "%y = autoglm.flatten %x {axis = 1 : i64} : (tensor<1x32x1x1xf32>) -> tensor<1x32xf32>"> {
   let arguments = (ins AGL_Tensor:$input, I64Attr:$axis);
 }
 
-def AGL_TransposeOp : AGL_InferredOp<"transpose"> {
+def AGL_TransposeOp : AGL_InferredOp<"transpose", [AGL_SymbolicShapes]> {
   let summary = "permute the axes";
   let description = [{
     Result axis `i` is input axis `perm[i]`.

@@ -120,7 +120,8 @@ int main(int argc, char **argv) {
                  "Symbol prefix of the entry points (default: output file "
                  "name)");
   app.add_option("--dim", dims,
-                 "Value of a symbolic input dimension, NAME=VALUE (repeatable)");
+                 "A symbolic input dimension: NAME=N pins it, NAME=MIN..MAX "
+                 "keeps it symbolic within the range (repeatable)");
   app.add_option("--bind", binds,
                  "Fix a graph input to the tensor in FILE (.npy or .pb): "
                  "NAME=FILE; the input becomes a constant")
@@ -168,13 +169,15 @@ int main(int argc, char **argv) {
   ImportOptions importOptions;
   for (const std::string &d : dims) {
     auto [key, value] = llvm::StringRef(d).split('=');
-    if (value.contains(".."))
-      return error("--dim " + d + ": ranges of symbolic dimensions are not "
-                   "supported yet; give one value, NAME=N");
-    int64_t v;
-    if (key.empty() || value.getAsInteger(10, v) || v < 0)
-      return error("--dim expects NAME=VALUE with VALUE >= 0, got '" + d + "'");
-    importOptions.dims[key] = v;
+    auto [low, high] = value.split("..");
+    int64_t min, max;
+    bool range = value.contains("..");
+    if (key.empty() || low.getAsInteger(10, min) ||
+        (range ? high.getAsInteger(10, max) : (max = min, false)) || min < 0 ||
+        (range && (min < 1 || max < min)))
+      return error("--dim expects NAME=N (N >= 0) or NAME=MIN..MAX "
+                   "(1 <= MIN <= MAX), got '" + d + "'");
+    importOptions.dims[key] = {min, max};
   }
 
   for (const std::string &b : binds) {

@@ -7,9 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/importer/NodeImporter.h"
+#include "compiler/importer/ShapeValues.h"
 #include "compiler/importer/TensorConversion.h"
 #include "dialects/ShapeUtils.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -100,8 +102,59 @@ LogicalResult importShape(NodeImporter &n) {
   return setResult(n, n.create<ShapeOp>(n.input(0), start, std::max(start, end)));
 }
 
+/// Reshape to a shape computed from symbolic extents: entries that are not
+/// constants are extents themselves (0 and -1 keep their meaning only as
+/// constants); the -1 entry is the element count over the other entries.
+LogicalResult importSymbolicReshape(NodeImporter &n,
+                                    SmallVector<OpFoldResult> target) {
+  OpBuilder &b = n.builder();
+  Location loc = n.loc();
+  Value input = n.input(0);
+  auto type = n.inputType(0);
+  bool allowZero = n.intAttr("allowzero", 0) != 0;
+  auto extent = [&](int64_t d) { return extentOf(b, loc, input, d); };
+  std::optional<size_t> inferred;
+  for (auto [i, entry] : llvm::enumerate(target)) {
+    std::optional<int64_t> c = getConstantIntValue(entry);
+    if (c == 0 && !allowZero) {
+      if ((int64_t)i >= type.getRank())
+        return n.emitError() << "shape entry " << i
+                             << " copies a dimension the input lacks";
+      entry = extent(i);
+    } else if (c == -1) {
+      if (inferred)
+        return n.emitError() << "shape has more than one -1";
+      inferred = i;
+    } else if (c && *c < 0) {
+      return n.emitError() << "shape entry " << *c << " is invalid";
+    }
+  }
+  if (inferred) {
+    SmallVector<OpFoldResult> all, others;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all.push_back(extent(d));
+    for (auto [i, entry] : llvm::enumerate(target))
+      if (i != *inferred)
+        others.push_back(entry);
+    target[*inferred] = quotientOfProducts(b, loc, all, others);
+  }
+  SmallVector<int64_t> shape;
+  SmallVector<Value> sizes;
+  for (OpFoldResult entry : target) {
+    std::optional<int64_t> c = getConstantIntValue(entry);
+    shape.push_back(c ? *c : ShapedType::kDynamic);
+    if (!c)
+      sizes.push_back(cast<Value>(entry));
+  }
+  n.setOutput(0, n.createTyped<ReshapeOp>(type.clone(shape), input, sizes));
+  return success();
+}
+
 LogicalResult importReshape(NodeImporter &n) {
   auto type = n.inputType(0);
+  if (!type.hasStaticShape() || !n.constantInput(1))
+    if (auto symbolic = shapeElements(n.builder(), n.loc(), n.input(1)))
+      return importSymbolicReshape(n, *symbolic);
   auto target = n.constantInts(1, "shape");
   if (failed(target))
     return failure();

@@ -7,7 +7,7 @@
 // op computes straight into the output argument (no result buffer, no
 // copy); intermediates get 64-byte-aligned buffers.
 // CHECK-LABEL: func.func @results_are_out_params
-// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<4xf32>)
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<4xf32> {bufferize.result})
 // CHECK-NOT: ->
 // CHECK: %[[TMP:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
 // CHECK: linalg.generic
@@ -44,7 +44,7 @@ func.func @results_are_out_params(%arg0: tensor<4xf32> {bufferization.writable =
 // A returned input and a view of it are copied into the outputs, with
 // linalg.copy (never memref.copy, which would need a runtime library).
 // CHECK-LABEL: func.func @returned_input_is_copied
-// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[OUT0:.*]]: memref<4xf32>, %[[OUT1:.*]]: memref<2x2xf32>)
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[OUT0:.*]]: memref<4xf32> {bufferize.result}, %[[OUT1:.*]]: memref<2x2xf32> {bufferize.result})
 // CHECK: %[[VIEW:.*]] = memref.expand_shape %[[A]] {{\[\[}}0, 1]] output_shape [2, 2] : memref<4xf32> into memref<2x2xf32>
 // CHECK-DAG: linalg.copy ins(%[[A]] : memref<4xf32>) outs(%[[OUT0]] : memref<4xf32>)
 // CHECK-DAG: linalg.copy ins(%[[VIEW]] : memref<2x2xf32>) outs(%[[OUT1]] : memref<2x2xf32>)
@@ -60,7 +60,7 @@ func.func @returned_input_is_copied(%arg0: tensor<4xf32> {bufferization.writable
 
 // A strided view is copied with linalg.copy straight into the output.
 // CHECK-LABEL: func.func @slice_result
-// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[OUT:.*]]: memref<2x8xf32>)
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[OUT:.*]]: memref<2x8xf32> {bufferize.result})
 // CHECK: %[[SUB:.*]] = memref.subview %[[A]][1, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 8>>
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.copy ins(%[[SUB]] : memref<2x8xf32, strided<[8, 1], offset: 8>>) outs(%[[OUT]] : memref<2x8xf32>)
@@ -75,7 +75,7 @@ func.func @slice_result(%arg0: tensor<4x8xf32> {bufferization.writable = false})
 // Constants become aligned read-only globals, copied into the output.
 // CHECK: memref.global "private" constant @[[G:.*]] : memref<3xi64> = dense<[1, 2, 3]> {alignment = 64 : i64}
 // CHECK-LABEL: func.func @constant_result
-// CHECK-SAME: (%[[OUT:.*]]: memref<3xi64>)
+// CHECK-SAME: (%[[OUT:.*]]: memref<3xi64> {bufferize.result})
 // CHECK: %[[C:.*]] = memref.get_global @[[G]] : memref<3xi64>
 // CHECK: linalg.copy ins(%[[C]] : memref<3xi64>) outs(%[[OUT]] : memref<3xi64>)
 func.func @constant_result() -> tensor<3xi64> {
@@ -88,7 +88,7 @@ func.func @constant_result() -> tensor<3xi64> {
 // Writing into a non-writable argument needs a copy first; a writable one
 // is updated in place.
 // CHECK-LABEL: func.func @non_writable_input
-// CHECK-SAME: (%[[RO:.*]]: memref<4xf32>, %[[RW:.*]]: memref<4xf32>, %[[OUT0:.*]]: memref<4xf32>, %[[OUT1:.*]]: memref<4xf32>)
+// CHECK-SAME: (%[[RO:.*]]: memref<4xf32>, %[[RW:.*]]: memref<4xf32>, %[[OUT0:.*]]: memref<4xf32> {bufferize.result}, %[[OUT1:.*]]: memref<4xf32> {bufferize.result})
 // CHECK: linalg.copy ins(%[[RO]] : memref<4xf32>) outs(%[[OUT0]] : memref<4xf32>)
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%[[OUT0]] : memref<4xf32>)
@@ -117,7 +117,7 @@ func.func @non_writable_input(%ro: tensor<4xf32> {bufferization.writable = false
 // The same buffer returned twice: computed into the first output, copied
 // into the second.
 // CHECK-LABEL: func.func @result_returned_twice
-// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[OUT0:.*]]: memref<4xf32>, %[[OUT1:.*]]: memref<4xf32>)
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[OUT0:.*]]: memref<4xf32> {bufferize.result}, %[[OUT1:.*]]: memref<4xf32> {bufferize.result})
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[A]] : memref<4xf32>) outs(%[[OUT0]] : memref<4xf32>)

@@ -100,9 +100,9 @@ func.func @no_buffers(%in: memref<4xf32>, %out: memref<4xf32>) {
 
 // -----
 
-// Buffers without a static size cannot be planned.
+// Buffers whose size has no bound cannot be planned.
 func.func @dynamic(%n: index) {
-  // expected-error @+1 {{has no static size; it cannot be placed in the arena}}
+  // expected-error @+1 {{has no size bounded by the declared symbol ranges; it cannot be placed in the arena}}
   %a = memref.alloc(%n) : memref<?xf32>
   return
 }
