@@ -77,3 +77,18 @@ func.func @quantize_f8(%x: tensor<4xf32>, %s: tensor<f32>, %zp: tensor<f8E4M3FN>
       : (tensor<4xf32>, tensor<f32>, tensor<f8E4M3FN>) -> tensor<4xf8E4M3FN>
   return %0 : tensor<4xf8E4M3FN>
 }
+
+// -----
+
+// Sub-byte constants become their bytes: int4 sign-extended, float4 the
+// encoding (-6.0 is 0b1111).
+// CHECK-LABEL: func.func @sub_byte_constants
+// CHECK-DAG: arith.constant dense<[-8, 7, -1]> : tensor<3xi8>
+// CHECK-DAG: arith.constant dense<[15, 1]> : tensor<2xi8>
+// CHECK-DAG: arith.constant dense<[56, -2]> : tensor<2xi8>
+func.func @sub_byte_constants() -> (tensor<3xi4>, tensor<2xf4E2M1FN>, tensor<2xf8E4M3FN>) {
+  %0 = autoglm.constant dense<[-8, 7, -1]> : tensor<3xi4>
+  %1 = autoglm.constant dense<[-6.0, 0.5]> : tensor<2xf4E2M1FN>
+  %2 = autoglm.constant dense<[1.0, -448.0]> : tensor<2xf8E4M3FN>
+  return %0, %1, %2 : tensor<3xi4>, tensor<2xf4E2M1FN>, tensor<2xf8E4M3FN>
+}
