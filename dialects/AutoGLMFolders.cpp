@@ -9,6 +9,7 @@
 
 #include "dialects/AutoGLMDialect.h"
 #include "dialects/ShapeUtils.h"
+#include "dialects/StorageTypes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -262,6 +263,9 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
   if (!input)
     return {};
   Type from = input.getElementType(), to = getType().getElementType();
+  // APFloat knows neither `saturate` nor the wrapping of 4-bit integers.
+  if (isStorageOnlyType(from) || isStorageOnlyType(to))
+    return {};
   SmallVector<Attribute> out;
   for (Attribute v : input.getValues<Attribute>()) {
     if (auto i = dyn_cast<IntegerAttr>(v)) {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/AutoGLMDialect.h"
+#include "dialects/StorageTypes.h"
 #include "dialects/InferenceUtils.h"
 #include "dialects/ShapeUtils.h"
 
@@ -120,7 +121,11 @@ static LogicalResult verifyQuantParams(Operation *op, Value input,
                              "one entry per slice of axis ")
              << axis << ", got " << shapeString(t.getShape());
   }
-  if (shapedAs(scale).getShape() != shapedAs(zeroPoint).getShape())
+  // A scalar and a 1-element vector are both per-tensor.
+  bool bothPerTensor = shapedAs(scale).getNumElements() == 1 &&
+                       shapedAs(zeroPoint).getNumElements() == 1;
+  if (!bothPerTensor &&
+      shapedAs(scale).getShape() != shapedAs(zeroPoint).getShape())
     return op->emitOpError("scale and zero point must have the same shape");
   return success();
 }
@@ -134,8 +139,11 @@ LogicalResult QuantizeLinearOp::inferReturnTypes(
 }
 
 LogicalResult QuantizeLinearOp::verify() {
-  if (!isa<IntegerType>(getElementTypeOrSelf(getZeroPoint())))
-    return emitOpError("zero point must be an integer tensor");
+  Type quantized = getElementTypeOrSelf(getZeroPoint());
+  if (!isa<IntegerType>(quantized) && !isNarrowFloat(quantized))
+    return emitOpError("zero point must be an integer, float8 or float4 tensor");
+  if (isa<Float8E8M0FNUType>(quantized))
+    return emitOpError("quantizing to f8E8M0FNU is not supported");
   return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
                            getAxis());
 }

@@ -15,9 +15,18 @@ static int32_t dtypeCode(Type t) {
   if (t.isF16()) return 10;
   if (t.isBF16()) return 16;
   if (t.isInteger(1)) return 9;
+  // float8/float4 and 2-/4-bit integers: one element per byte (runtime.h).
+  if (isa<Float8E4M3FNType>(t)) return 17;
+  if (isa<Float8E4M3FNUZType>(t)) return 18;
+  if (isa<Float8E5M2Type>(t)) return 19;
+  if (isa<Float8E5M2FNUZType>(t)) return 20;
+  if (isa<Float4E2M1FNType>(t)) return 23;
+  if (isa<Float8E8M0FNUType>(t)) return 24;
   auto i = cast<IntegerType>(t);
   bool u = i.isUnsigned();
   switch (i.getWidth()) {
+  case 2: return u ? 25 : 26;
+  case 4: return u ? 21 : 22;
   case 8: return u ? 2 : 3;
   case 16: return u ? 4 : 5;
   case 32: return u ? 12 : 6;
@@ -31,6 +40,8 @@ int64_t TensorSignature::numBytes() const {
     n *= d;
   switch (dtype) {
   case 2: case 3: case 9: return n;
+  case 17: case 18: case 19: case 20: case 21: case 22: case 23: case 24:
+  case 25: case 26: return n;
   case 4: case 5: case 10: case 16: return 2 * n;
   case 1: case 6: case 12: return 4 * n;
   default: return 8 * n;

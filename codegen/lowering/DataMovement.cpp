@@ -15,6 +15,21 @@ using namespace autoglm;
 
 namespace {
 
+/// Sub-byte elements as the bytes that hold them below the dialect: float4
+/// encodings zero-extended, integers extended by their signedness.
+DenseElementsAttr widenToBytes(DenseElementsAttr dense, RankedTensorType type) {
+  Type element = dense.getElementType();
+  SmallVector<APInt> bytes;
+  if (isa<FloatType>(element)) {
+    for (const APFloat &v : dense.getValues<APFloat>())
+      bytes.push_back(v.bitcastToAPInt().zext(8));
+  } else {
+    for (const APInt &v : dense.getValues<APInt>())
+      bytes.push_back(element.isUnsignedInteger() ? v.zext(8) : v.sext(8));
+  }
+  return DenseElementsAttr::get(type, bytes);
+}
+
 struct ConstantLowering : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -22,7 +37,11 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto type = signless(cast<RankedTensorType>(op.getType()));
     TypedAttr value;
-    if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue()))
+    Type element = getElementTypeOrSelf(op.getType());
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (dense && element.getIntOrFloatBitWidth() < 8 && !element.isInteger(1))
+      value = widenToBytes(dense, type); // float4 and 2-/4-bit integers
+    else if (dense)
       value = dense.bitcast(type.getElementType());
     else if (auto blob = dyn_cast<DenseResourceElementsAttr>(op.getValue()))
       value = DenseResourceElementsAttr::get(type, blob.getRawHandle());

@@ -321,9 +321,23 @@ Value bitcastFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &i) {
     to = b.getIntegerType(integer.getWidth()); // signless at this level
   return arith::BitcastOp::create(b, l, to, a[0]);
 }
-Value castFn(OpBuilder &b, Location l, ValueRange a, const ElementInfo &i) {
-  return emitConvert(b, l, a[0], i.input, i.result);
-}
+struct CastLowering : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type from = getElementTypeOrSelf(op.getInput().getType());
+    Type to = op.getType().getElementType();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), signless(op.getType()), adaptor.getInput(),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return emitConvert(b, l, a[0], from, to, op.getSaturate(),
+                             op.getRoundMode());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
 
 /// x ^ y; the exponents exporters use most (2 and 0.5) become exact and fast
 /// multiplies and square roots.
@@ -446,8 +460,8 @@ void autoglm::populateElementwiseLowering(const TypeConverter &converter,
                ElementwiseLowering<GreaterEqualOp,
                                    compareFn<P::OGE, I::sge, I::uge>>,
                ElementwiseLowering<WhereOp, whereFn>,
-               ElementwiseLowering<CastOp, castFn>,
-               ElementwiseLowering<BitcastOp, bitcastFn>, PowLowering, ClipLowering,
+               ElementwiseLowering<BitcastOp, bitcastFn>, CastLowering,
+               PowLowering, ClipLowering,
                ModLowering>(
       converter, ctx);
 }

@@ -1,6 +1,7 @@
 //===- LoweringUtils.cpp - building blocks of the linalg lowering ---------===//
 
 #include "codegen/lowering/LoweringUtils.h"
+#include "dialects/StorageTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -11,11 +12,18 @@
 using namespace mlir;
 using namespace autoglm;
 
-RankedTensorType autoglm::signless(RankedTensorType type) {
-  auto intType = dyn_cast<IntegerType>(type.getElementType());
+Type autoglm::signlessElement(Type type) {
+  if (isStorageOnlyType(type))
+    return IntegerType::get(type.getContext(), 8);
+  auto intType = dyn_cast<IntegerType>(type);
   if (!intType || intType.isSignless())
     return type;
-  return type.clone(IntegerType::get(type.getContext(), intType.getWidth()));
+  return IntegerType::get(type.getContext(), intType.getWidth());
+}
+
+RankedTensorType autoglm::signless(RankedTensorType type) {
+  Type element = signlessElement(type.getElementType());
+  return element == type.getElementType() ? type : type.clone(element);
 }
 
 SignlessTypeConverter::SignlessTypeConverter() {
@@ -255,7 +263,34 @@ Value autoglm::emitMin(OpBuilder &b, Location loc, Value x, Value y,
 }
 
 Value autoglm::emitConvert(OpBuilder &b, Location loc, Value x, Type from,
-                           Type to) {
+                           Type to, bool saturate, StringRef roundMode) {
+  if (from == to)
+    return x;
+  Type f32 = b.getF32Type();
+  // float8/float4 go through float32, where every value they hold is exact.
+  if (isNarrowFloat(from))
+    return emitConvert(b, loc, emitNarrowFloatToF32(b, loc, x, from), f32, to);
+  if (isNarrowFloat(to))
+    return emitF32ToNarrowFloat(b, loc, emitConvert(b, loc, x, from, f32), to,
+                                saturate, roundMode);
+  // A sub-byte integer's byte holds its value, so it converts as 8 bits.
+  if (isSubByteInteger(from))
+    from = IntegerType::get(b.getContext(), 8,
+                            from.isUnsignedInteger() ? IntegerType::Unsigned
+                                                     : IntegerType::Signless);
+  if (isSubByteInteger(to)) {
+    // Wrap to the width (as numpy/ml_dtypes casts do), then widen back to
+    // the byte: floats truncate toward zero first.
+    Type i32 = b.getI32Type();
+    Value wide = isa<FloatType>(from)
+                     ? (Value)arith::FPToSIOp::create(b, loc, i32, x)
+                     : emitConvert(b, loc, x, from, i32);
+    Value narrow = arith::TruncIOp::create(
+        b, loc, b.getIntegerType(to.getIntOrFloatBitWidth()), wide);
+    if (to.isUnsignedInteger())
+      return arith::ExtUIOp::create(b, loc, b.getI8Type(), narrow);
+    return arith::ExtSIOp::create(b, loc, b.getI8Type(), narrow);
+  }
   if (from == to)
     return x;
   auto signlessOf = [&](Type t) -> Type {

@@ -19,6 +19,9 @@ using ScalarBody = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
 
 /// `tensor<...xui8>` -> `tensor<...xi8>`: the linalg level is signless.
+/// float8, float4 and 2-/4-bit integer elements become one byte (`i8`);
+/// signed sub-byte integers are sign-extended into it.
+mlir::Type signlessElement(mlir::Type type);
 mlir::RankedTensorType signless(mlir::RankedTensorType type);
 
 /// The type converter of the lowering (`signless` on every tensor). Create
@@ -82,9 +85,20 @@ mlir::Value emitMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                     mlir::Value y, bool isUnsigned = false);
 mlir::Value emitMin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                     mlir::Value y, bool isUnsigned = false);
-/// ONNX Cast semantics between any two supported element types.
+/// ONNX Cast semantics between any two supported element types. `saturate`
+/// applies to float8 targets, `roundMode` to f8E8M0FNU ones.
 mlir::Value emitConvert(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                        mlir::Type from, mlir::Type to);
+                        mlir::Type from, mlir::Type to, bool saturate = true,
+                        llvm::StringRef roundMode = "up");
+
+/// A float8/float4 element (its byte) as the f32 it encodes (exact).
+mlir::Value emitNarrowFloatToF32(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value byte, mlir::Type format);
+/// An f32 encoded as float8/float4 `format` (the byte), rounding to nearest
+/// even (E8M0: by `roundMode`).
+mlir::Value emitF32ToNarrowFloat(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value x, mlir::Type format,
+                                 bool saturate, llvm::StringRef roundMode);
 
 // Pattern sets, one per op family (one file each).
 void populateElementwiseLowering(const mlir::TypeConverter &converter,

@@ -2,6 +2,7 @@
 
 #include "codegen/lowering/LoweringUtils.h"
 #include "dialects/AutoGLMDialect.h"
+#include "dialects/StorageTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -40,12 +41,21 @@ struct QuantizeLinearLowering : OpConversionPattern<QuantizeLinearOp> {
     unsigned width = quantized.getIntOrFloatBitWidth();
     double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
     double hi = isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
+    bool saturate = op.getSaturate();
     Value result = buildElementwise(
         rewriter, loc, signless(op.getType()), {adaptor.getInput(), scale, zp},
         [&](OpBuilder &b, Location l, ValueRange a) {
           Type f = a[0].getType();
-          Value q = math::RoundEvenOp::create(
-              b, l, arith::DivFOp::create(b, l, a[0], a[1]));
+          Value q = arith::DivFOp::create(b, l, a[0], a[1]);
+          // To float8 the zero point is 0 and, as in ONNX's reference, not
+          // added (which keeps -0); float4 adds it. Both round on conversion.
+          if (isNarrowFloat(quantized)) {
+            if (isa<Float4E2M1FNType>(quantized))
+              q = arith::AddFOp::create(
+                  b, l, q, emitConvert(b, l, a[2], quantized, f));
+            return emitConvert(b, l, q, f, quantized, saturate);
+          }
+          q = math::RoundEvenOp::create(b, l, q);
           q = arith::AddFOp::create(b, l, q, emitConvert(b, l, a[2], quantized, f));
           q = emitMax(b, l, q, scalarConstant(b, l, f, lo));
           q = emitMin(b, l, q, scalarConstant(b, l, f, hi));

@@ -3,8 +3,10 @@
 #include "compiler/importer/Importer.h"
 #include "compiler/importer/NodeImporter.h"
 #include "compiler/importer/TensorConversion.h"
+#include "dialects/StorageTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -194,6 +196,23 @@ FailureOr<SmallVector<const onnx::NodeProto *>> GraphImporter::sortNodes() {
   return sorted;
 }
 
+/// float8, float4 and 2-/4-bit integer tensors are converted and moved,
+/// never computed on: other operators would compute on their storage bytes.
+static LogicalResult checkStorageOnlyUse(NodeImporter &importer, Type type) {
+  static const llvm::StringSet<> accepting = {
+      "Cast",    "CastLike",  "QuantizeLinear", "DequantizeLinear",
+      "Identity", "Reshape",  "Flatten",        "Squeeze",
+      "Unsqueeze", "Transpose", "Constant"};
+  Type element = getElementTypeOrSelf(type);
+  if (!isStorageOnlyType(element) ||
+      accepting.contains(importer.node().op_type()))
+    return success();
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << element;
+  return importer.unsupported(importer.node().op_type() + " on " + name);
+}
+
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                                         size_t index) {
   Location loc = nodeLoc(node, index);
@@ -214,6 +233,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   for (size_t i = 0; i < it->second.requiredInputs; ++i)
     if (!importer.input(i))
       return importer.emitError() << "required input " << i << " is missing";
+  for (size_t i = 0; i < (size_t)node.input_size(); ++i)
+    if (Value in = importer.input(i))
+      if (failed(checkStorageOnlyUse(importer, in.getType())))
+        return failure();
   Block *block = builder_.getInsertionBlock();
   Operation *last = block->empty() ? nullptr : &block->back();
   if (failed(it->second.import(importer)))
@@ -235,6 +258,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
              << op.getName() << " on symbolic shapes (from --dim NAME=MIN..MAX) "
              << "is not supported; pin the dimension with --dim NAME=N";
   }
+  for (const auto &out : node.output())
+    if (auto v = values_.find(out); !out.empty() && v != values_.end())
+      if (failed(checkStorageOnlyUse(importer, v->second.getType())))
+        return failure();
   for (const auto &out : node.output())
     if (!out.empty() && consumed_.contains(out) && !values_.count(out))
       return importer.emitError() << "output '" << out << "' is not supported";

@@ -28,6 +28,16 @@ std::string autoglm::onnxTypeName(int32_t dataType) {
   case TensorProto::COMPLEX64: return "complex64";
   case TensorProto::COMPLEX128: return "complex128";
   case TensorProto::BFLOAT16: return "bfloat16";
+  case kFloat8E4M3FN: return "float8e4m3fn";
+  case kFloat8E4M3FNUZ: return "float8e4m3fnuz";
+  case kFloat8E5M2: return "float8e5m2";
+  case kFloat8E5M2FNUZ: return "float8e5m2fnuz";
+  case kUInt4: return "uint4";
+  case kInt4: return "int4";
+  case kFloat4E2M1: return "float4e2m1";
+  case kFloat8E8M0: return "float8e8m0";
+  case kUInt2: return "uint2";
+  case kInt2: return "int2";
   default: return "data type " + std::to_string(dataType);
   }
 }
@@ -52,6 +62,16 @@ Type autoglm::convertElementType(int32_t dataType, MLIRContext *ctx) {
   case TensorProto::UINT16: return intType(16, true);
   case TensorProto::UINT32: return intType(32, true);
   case TensorProto::UINT64: return intType(64, true);
+  case kFloat8E4M3FN: return Float8E4M3FNType::get(ctx);
+  case kFloat8E4M3FNUZ: return Float8E4M3FNUZType::get(ctx);
+  case kFloat8E5M2: return Float8E5M2Type::get(ctx);
+  case kFloat8E5M2FNUZ: return Float8E5M2FNUZType::get(ctx);
+  case kFloat8E8M0: return Float8E8M0FNUType::get(ctx);
+  case kFloat4E2M1: return Float4E2M1FNType::get(ctx);
+  case kInt4: return intType(4, false);
+  case kUInt4: return intType(4, true);
+  case kInt2: return intType(2, false);
+  case kUInt2: return intType(2, true);
   default: return {};
   }
 }
@@ -86,6 +106,20 @@ static std::string typedFieldBytes(const TensorProto &t, unsigned byteWidth) {
   return bytes;
 }
 
+/// ONNX packs 4-bit (2-bit) elements two (four) to a byte, low bits first;
+/// dense attributes hold one element per byte.
+static SmallVector<APInt> unpackSubByte(ArrayRef<char> bytes, int64_t count,
+                                        unsigned width) {
+  SmallVector<APInt> values;
+  unsigned perByte = 8 / width;
+  for (int64_t i = 0; i < count; ++i) {
+    unsigned byte = static_cast<unsigned char>(bytes[i / perByte]);
+    unsigned bits = (byte >> (width * (i % perByte))) & ((1u << width) - 1);
+    values.push_back(APInt(width, bits));
+  }
+  return values;
+}
+
 FailureOr<ElementsAttr> autoglm::convertTensor(const TensorProto &tensor,
                                                OnnxModel &model,
                                                MLIRContext *ctx, Location loc) {
@@ -101,7 +135,11 @@ FailureOr<ElementsAttr> autoglm::convertTensor(const TensorProto &tensor,
   auto type = RankedTensorType::get(shape, elementType);
   int64_t count = product(shape);
   unsigned width = elementType.getIntOrFloatBitWidth();
-  unsigned byteWidth = width == 1 ? 1 : width / 8;
+  unsigned byteWidth = width < 8 ? 1 : width / 8;
+  // Bytes the data takes: packed for 2- and 4-bit types (not for bool).
+  int64_t storedBytes = count * byteWidth;
+  if (width > 1 && width < 8)
+    storedBytes = (count * width + 7) / 8;
 
   ArrayRef<char> bytes;
   if (tensor.data_location() == TensorProto::EXTERNAL) {
@@ -114,16 +152,26 @@ FailureOr<ElementsAttr> autoglm::convertTensor(const TensorProto &tensor,
   } else {
     bytes = model.own(typedFieldBytes(tensor, byteWidth));
   }
-  if ((int64_t)bytes.size() != count * byteWidth)
+  if ((int64_t)bytes.size() != storedBytes)
     return emitError(loc) << "tensor '" << tensor.name() << "' holds "
                           << bytes.size() << " bytes, but its shape and type "
-                          << "need " << count * byteWidth;
+                          << "need " << storedBytes;
 
   if (width == 1) {
     SmallVector<bool> values;
     for (char b : bytes)
       values.push_back(b != 0);
     return ElementsAttr(DenseElementsAttr::get(type, ArrayRef<bool>(values)));
+  }
+  if (width < 8) {
+    SmallVector<APInt> values = unpackSubByte(bytes, count, width);
+    if (isa<FloatType>(elementType)) {
+      SmallVector<APFloat> floats;
+      for (const APInt &v : values)
+        floats.emplace_back(cast<FloatType>(elementType).getFloatSemantics(), v);
+      return ElementsAttr(DenseElementsAttr::get(type, floats));
+    }
+    return ElementsAttr(DenseElementsAttr::get(type, values));
   }
   // Shape-like and scalar tensors stay inline where folders can read them;
   // weights become blobs that point at the model's own bytes.

@@ -10,6 +10,21 @@
 
 namespace autoglm {
 
+/// TensorProto.DataType codes newer than the ONNX schema AutoGLM builds
+/// against (the fields holding them are plain int32s, so they parse).
+enum NarrowDataType : int32_t {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
+};
+
 /// The ONNX name of a TensorProto.DataType ("float32", "complex64", ...).
 std::string onnxTypeName(int32_t dataType);
 

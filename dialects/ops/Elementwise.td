@@ -213,13 +213,21 @@ def AGL_CastOp : AGL_InferredOp<"cast", [AGL_SymbolicShapes]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts every element to `to` with ONNX Cast semantics: floats to
-    integers truncate toward zero, to `i1` is `x != 0`.
+    integers truncate toward zero (and wrap to the width of 2- and 4-bit
+    integers), to `i1` is `x != 0`, to floats rounds to nearest even. To a
+    float8 type, `saturate` clamps out-of-range values (infinities included)
+    to the largest finite value instead of making them infinite or NaN. To
+    f8E8M0FNU, `round_mode` (`up`, `down` or `nearest`) rounds the exponent.
 
     ```mlir
     %y = autoglm.cast %x {to = f32} : (tensor<4xi64>) -> tensor<4xf32>
+    %z = autoglm.cast %x {to = f8E4M3FN, saturate = false}
+        : (tensor<4xf32>) -> tensor<4xf8E4M3FN>
     ```
   }];
-  let arguments = (ins AGL_Tensor:$input, TypeAttr:$to);
+  let arguments = (ins AGL_Tensor:$input, TypeAttr:$to,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate,
+                       DefaultValuedStrAttr<StrAttr, "up">:$round_mode);
   let results = (outs AGL_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;

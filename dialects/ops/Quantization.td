@@ -10,7 +10,10 @@ def AGL_QuantizeLinearOp : AGL_InferredOp<"quantize_linear"> {
   let description = [{
     Rounds half to even and saturates to the range of the result type, which
     is the type of `zero_point`. `scale` and `zero_point` are scalars
-    (per-tensor) or 1-D along `axis` (per-channel).
+    (per-tensor) or 1-D along `axis` (per-channel). To float8 types the
+    zero point is not added (ONNX requires it to be 0) and `saturate` says
+    whether out-of-range values clamp to the largest finite value; float4
+    always saturates.
 
     ```mlir
     %q = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64}
@@ -18,7 +21,8 @@ def AGL_QuantizeLinearOp : AGL_InferredOp<"quantize_linear"> {
     ```
   }];
   let arguments = (ins AGL_FloatTensor:$input, AGL_FloatTensor:$scale,
-                       AGL_Tensor:$zero_point, I64Attr:$axis);
+                       AGL_Tensor:$zero_point, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
   let results = (outs AGL_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

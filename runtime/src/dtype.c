@@ -6,7 +6,17 @@ size_t agl_dtype_size(int32_t dtype) {
   case AGL_DTYPE_U8:
   case AGL_DTYPE_I8:
   case AGL_DTYPE_BOOL:
-    return 1;
+  case AGL_DTYPE_F8E4M3FN:
+  case AGL_DTYPE_F8E4M3FNUZ:
+  case AGL_DTYPE_F8E5M2:
+  case AGL_DTYPE_F8E5M2FNUZ:
+  case AGL_DTYPE_U4:
+  case AGL_DTYPE_I4:
+  case AGL_DTYPE_F4E2M1:
+  case AGL_DTYPE_F8E8M0:
+  case AGL_DTYPE_U2:
+  case AGL_DTYPE_I2:
+    return 1; /* sub-byte types too: one element per byte */
   case AGL_DTYPE_U16:
   case AGL_DTYPE_I16:
   case AGL_DTYPE_F16:
@@ -53,6 +63,26 @@ const char *agl_dtype_name(int32_t dtype) {
     return "uint64";
   case AGL_DTYPE_BF16:
     return "bfloat16";
+  case AGL_DTYPE_F8E4M3FN:
+    return "float8e4m3fn";
+  case AGL_DTYPE_F8E4M3FNUZ:
+    return "float8e4m3fnuz";
+  case AGL_DTYPE_F8E5M2:
+    return "float8e5m2";
+  case AGL_DTYPE_F8E5M2FNUZ:
+    return "float8e5m2fnuz";
+  case AGL_DTYPE_U4:
+    return "uint4";
+  case AGL_DTYPE_I4:
+    return "int4";
+  case AGL_DTYPE_F4E2M1:
+    return "float4e2m1";
+  case AGL_DTYPE_F8E8M0:
+    return "float8e8m0";
+  case AGL_DTYPE_U2:
+    return "uint2";
+  case AGL_DTYPE_I2:
+    return "int2";
   default:
     return "unknown";
   }

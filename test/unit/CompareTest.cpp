@@ -156,4 +156,17 @@ TEST(Json, StringsAndNumbers) {
   EXPECT_EQ(jsonNumber(kInf), "null");
 }
 
+TEST(Compare, Float8IsBitExactAndNanMatchesNan) {
+  // e4m3fn: 0x38 = 1.0, 0x39 = 1.125, 0x7F and 0xFF are NaN, 0x80 is -0.
+  const auto f8 = [](std::initializer_list<uint8_t> bytes) {
+    return tensorOf<uint8_t>(AGL_DTYPE_F8E4M3FN, bytes);
+  };
+  const Tolerance loose{1.0, 1.0};
+  EXPECT_TRUE(compareTensors(f8({0x38, 0x7F}), f8({0x38, 0xFF}), loose).ok());
+  EXPECT_FALSE(compareTensors(f8({0x39}), f8({0x38}), loose).ok())
+      << "no tolerance for float8";
+  EXPECT_FALSE(compareTensors(f8({0x80}), f8({0x00}), loose).ok())
+      << "-0 is not +0";
+}
+
 } // namespace

@@ -103,12 +103,21 @@ TEST(Dtype, SizesAndNames) {
       {AGL_DTYPE_F16, 2, "float16"},   {AGL_DTYPE_F64, 8, "float64"},
       {AGL_DTYPE_U32, 4, "uint32"},    {AGL_DTYPE_U64, 8, "uint64"},
       {AGL_DTYPE_BF16, 2, "bfloat16"},
+      // One byte per element, sub-byte types included.
+      {AGL_DTYPE_F8E4M3FN, 1, "float8e4m3fn"},
+      {AGL_DTYPE_F8E4M3FNUZ, 1, "float8e4m3fnuz"},
+      {AGL_DTYPE_F8E5M2, 1, "float8e5m2"},
+      {AGL_DTYPE_F8E5M2FNUZ, 1, "float8e5m2fnuz"},
+      {AGL_DTYPE_U4, 1, "uint4"},      {AGL_DTYPE_I4, 1, "int4"},
+      {AGL_DTYPE_F4E2M1, 1, "float4e2m1"},
+      {AGL_DTYPE_F8E8M0, 1, "float8e8m0"},
+      {AGL_DTYPE_U2, 1, "uint2"},      {AGL_DTYPE_I2, 1, "int2"},
   };
   for (const Expected &e : table) {
     EXPECT_EQ(agl_dtype_size(e.dtype), e.size) << e.name;
     EXPECT_STREQ(agl_dtype_name(e.dtype), e.name);
   }
-  for (int32_t unknown : {0, 8, 14, 15, 17, -1}) {
+  for (int32_t unknown : {0, 8, 14, 15, 27, -1}) {
     EXPECT_EQ(agl_dtype_size(unknown), 0u) << unknown;
     EXPECT_STREQ(agl_dtype_name(unknown), "unknown");
   }

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 namespace {
@@ -125,6 +126,56 @@ TEST(TensorProtoFile, RejectsInconsistentTensors) {
   } catch (const TensorFileError &error) {
     EXPECT_STREQ(error.what(), "g.pb: not an ONNX TensorProto");
   }
+}
+
+TEST(TensorProtoFile, PackedSubByteTypesUnpackToOneBytePerElement) {
+  // int4 [-8, 7, -1]: low nibble first, the odd element padded.
+  onnx::TensorProto int4 = protoOf(AGL_DTYPE_I4, {3});
+  const char packed[] = {0x78, 0x0F};
+  int4.set_raw_data(packed, sizeof packed);
+  const Tensor t = parseTensorProto(int4.SerializeAsString(), "i4.pb");
+  EXPECT_EQ(t.dtype, AGL_DTYPE_I4);
+  ASSERT_EQ(t.bytes.size(), 3u);
+  EXPECT_EQ(t.elementAsDouble(0), -8);
+  EXPECT_EQ(t.elementAsDouble(1), 7);
+  EXPECT_EQ(t.elementAsDouble(2), -1);
+  EXPECT_EQ(t.bytes.data()[2], 0xFF) << "int4 bytes are sign-extended";
+
+  // uint2 [3, 0, 1, 2, 1] from int32_data, one packed byte per entry.
+  onnx::TensorProto uint2 = protoOf(AGL_DTYPE_U2, {5});
+  uint2.add_int32_data(0x93); // 0b10'01'00'11
+  uint2.add_int32_data(0x01);
+  const Tensor u = parseTensorProto(uint2.SerializeAsString(), "u2.pb");
+  const uint8_t expected[] = {3, 0, 1, 2, 1};
+  EXPECT_EQ(std::memcmp(u.bytes.data(), expected, 5), 0);
+
+  onnx::TensorProto shortData = protoOf(AGL_DTYPE_U4, {3});
+  shortData.set_raw_data(packed, 1);
+  EXPECT_THAT(parseError(shortData),
+              HasSubstr("holds 1 packed bytes, but uint4[3] needs 2"));
+}
+
+TEST(TensorProtoFile, Float8Encodings) {
+  onnx::TensorProto f8 = protoOf(AGL_DTYPE_F8E4M3FN, {4});
+  const unsigned char bytes[] = {0x38, 0xFE, 0x7F, 0x01}; // 1, -448, NaN, 2^-9
+  f8.set_raw_data(bytes, sizeof bytes);
+  const Tensor t = parseTensorProto(f8.SerializeAsString(), "f8.pb");
+  EXPECT_EQ(t.elementAsDouble(0), 1.0);
+  EXPECT_EQ(t.elementAsDouble(1), -448.0);
+  EXPECT_TRUE(std::isnan(t.elementAsDouble(2)));
+  EXPECT_EQ(t.elementAsDouble(3), std::ldexp(1.0, -9));
+
+  onnx::TensorProto e5m2 = protoOf(AGL_DTYPE_F8E5M2, {2});
+  e5m2.add_int32_data(0x7C); // +inf
+  e5m2.add_int32_data(0xFB); // -57344
+  const Tensor e = parseTensorProto(e5m2.SerializeAsString(), "e5m2.pb");
+  EXPECT_TRUE(std::isinf(e.elementAsDouble(0)));
+  EXPECT_EQ(e.elementAsDouble(1), -57344.0);
+
+  onnx::TensorProto fnuz = protoOf(AGL_DTYPE_F8E4M3FNUZ, {1});
+  fnuz.set_raw_data("\x80", 1);
+  EXPECT_TRUE(std::isnan(
+      parseTensorProto(fnuz.SerializeAsString(), "fnuz.pb").elementAsDouble(0)));
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "NpyFile.h"
 
+#include "NarrowTypes.h"
 #include "TensorFile.h"
 #include "autoglm/runtime.h"
 
@@ -187,7 +188,7 @@ std::string shapeTuple(const std::vector<int64_t> &shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
-Tensor widenBfloat16(const Tensor &tensor) {
+Tensor widenToFloat32(const Tensor &tensor) {
   Tensor wide(AGL_DTYPE_F32, tensor.shape);
   for (size_t i = 0; i < tensor.numElements(); ++i) {
     const float value = static_cast<float>(tensor.elementAsDouble(i));
@@ -250,14 +251,18 @@ Tensor parseNpy(const std::string &bytes, const std::string &origin) {
 }
 
 std::string encodeNpy(const Tensor &tensor) {
-  if (tensor.dtype == AGL_DTYPE_BF16)
-    return encodeNpy(widenBfloat16(tensor));
+  // NumPy has no bfloat16, float8 or float4: they are saved as float32
+  // (exactly); 2-/4-bit integers as the int8/uint8 their bytes hold.
+  if (tensor.dtype == AGL_DTYPE_BF16 || isNarrowFloat(tensor.dtype))
+    return encodeNpy(widenToFloat32(tensor));
 
   static const std::pair<int32_t, const char *> kDescrs[] = {
       {AGL_DTYPE_F16, "<f2"}, {AGL_DTYPE_F32, "<f4"}, {AGL_DTYPE_F64, "<f8"},
       {AGL_DTYPE_I8, "|i1"},  {AGL_DTYPE_U8, "|u1"},  {AGL_DTYPE_I16, "<i2"},
       {AGL_DTYPE_U16, "<u2"}, {AGL_DTYPE_I32, "<i4"}, {AGL_DTYPE_U32, "<u4"},
       {AGL_DTYPE_I64, "<i8"}, {AGL_DTYPE_U64, "<u8"}, {AGL_DTYPE_BOOL, "|b1"},
+      {AGL_DTYPE_I4, "|i1"},  {AGL_DTYPE_U4, "|u1"},  {AGL_DTYPE_I2, "|i1"},
+      {AGL_DTYPE_U2, "|u1"},
   };
   const char *descr = nullptr;
   for (const auto &[dtype, code] : kDescrs)

@@ -1,5 +1,6 @@
 #include "Tensor.h"
 
+#include "NarrowTypes.h"
 #include "autoglm/runtime.h"
 
 #include <cmath>
@@ -80,14 +81,23 @@ double Tensor::elementAsDouble(size_t index) const {
     return static_cast<double>(load<uint64_t>(data, index));
   case AGL_DTYPE_BOOL:
     return load<uint8_t>(data, index) != 0 ? 1.0 : 0.0;
+  case AGL_DTYPE_I4:
+  case AGL_DTYPE_I2:
+    return load<int8_t>(data, index);
+  case AGL_DTYPE_U4:
+  case AGL_DTYPE_U2:
+    return load<uint8_t>(data, index);
   default:
+    if (isNarrowFloat(dtype))
+      return narrowFloatToDouble(dtype, load<uint8_t>(data, index));
     return std::nan("");
   }
 }
 
 bool isFloatingPoint(int32_t dtype) {
   return dtype == AGL_DTYPE_F32 || dtype == AGL_DTYPE_F64 ||
-         dtype == AGL_DTYPE_F16 || dtype == AGL_DTYPE_BF16;
+         dtype == AGL_DTYPE_F16 || dtype == AGL_DTYPE_BF16 ||
+         isNarrowFloat(dtype);
 }
 
 std::string describeType(int32_t dtype, const std::vector<int64_t> &shape) {

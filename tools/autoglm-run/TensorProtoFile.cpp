@@ -1,5 +1,6 @@
 #include "TensorProtoFile.h"
 
+#include "NarrowTypes.h"
 #include "TensorFile.h"
 #include "autoglm/runtime.h"
 
@@ -67,11 +68,42 @@ void copyTypedData(const onnx::TensorProto &proto, Tensor &tensor,
   case AGL_DTYPE_U8:
     return copyTypedField<uint8_t>(proto.int32_data(), "int32_data", tensor,
                                    origin);
+  case AGL_DTYPE_F8E4M3FN: // the encoding, in the low 8 bits
+  case AGL_DTYPE_F8E4M3FNUZ:
+  case AGL_DTYPE_F8E5M2:
+  case AGL_DTYPE_F8E5M2FNUZ:
+  case AGL_DTYPE_F8E8M0:
+    return copyTypedField<uint8_t>(proto.int32_data(), "int32_data", tensor,
+                                   origin);
   case AGL_DTYPE_BOOL: // any nonzero value is true; stored as 1
     static_assert(sizeof(bool) == 1, "bool tensors hold one byte per element");
     return copyTypedField<bool>(proto.int32_data(), "int32_data", tensor,
                                 origin);
   }
+}
+
+// 4-bit (2-bit) elements packed two (four) to a byte, low bits first, in
+// raw_data or one byte per int32_data entry; unpacked to one per byte.
+Tensor parsePacked(const onnx::TensorProto &proto, int32_t dtype,
+                   std::vector<int64_t> shape, const std::string &origin) {
+  Tensor tensor(dtype, std::move(shape));
+  const size_t count = tensor.numElements();
+  const size_t needed = (count * packedBits(dtype) + 7) / 8;
+  std::string packed;
+  if (proto.has_raw_data()) {
+    packed = proto.raw_data();
+  } else {
+    for (int32_t byte : proto.int32_data())
+      packed.push_back(static_cast<char>(byte));
+  }
+  if (packed.size() != needed)
+    throw TensorFileError(origin + ": holds " + std::to_string(packed.size()) +
+                          " packed bytes, but " +
+                          describeType(dtype, tensor.shape) + " needs " +
+                          std::to_string(needed));
+  unpackElements(dtype, reinterpret_cast<const uint8_t *>(packed.data()),
+                 count, tensor.bytes.data());
+  return tensor;
 }
 
 } // namespace
@@ -102,6 +134,8 @@ Tensor parseTensorProto(const std::string &bytes, const std::string &origin) {
     needed *= size;
   }
 
+  if (packedBits(dtype) != 0)
+    return parsePacked(proto, dtype, std::move(shape), origin);
   if (proto.has_raw_data() && proto.raw_data().size() != needed)
     throw TensorFileError(origin + ": raw_data holds " +
                           std::to_string(proto.raw_data().size()) +

@@ -391,7 +391,11 @@ LogicalResult importCast(NodeImporter &n) {
     if (!type)
       return n.unsupported("Cast to " + onnxTypeName(to));
   }
-  auto out = n.create<CastOp>(n.input(0), type);
+  bool saturate = n.intAttr("saturate", 1) != 0;
+  std::string roundMode = n.stringAttr("round_mode", "up");
+  if (roundMode != "up" && roundMode != "down" && roundMode != "nearest")
+    return n.unsupported("Cast with round_mode '" + roundMode + "'");
+  auto out = n.create<CastOp>(n.input(0), type, saturate, roundMode);
   if (failed(out))
     return failure();
   n.setOutput(0, *out);

@@ -8,6 +8,9 @@
 
 #include "compiler/importer/NodeImporter.h"
 #include "compiler/importer/TensorConversion.h"
+#include "dialects/StorageTypes.h"
+
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace autoglm;
@@ -40,11 +43,22 @@ LogicalResult importQuantizeLinear(NodeImporter &n) {
   if (!zp) {
     int64_t dtype = n.intAttr("output_dtype", onnx::TensorProto::UINT8);
     Type type = convertElementType(dtype, n.context());
-    if (!type || !isa<IntegerType>(type))
+    if (!type || type.isInteger(1) || isa<Float8E8M0FNUType>(type) ||
+        (!isa<IntegerType>(type) && !isNarrowFloat(type)))
       return n.unsupported("QuantizeLinear to " + onnxTypeName(dtype));
     zp = zeroLike(n, n.input(1), type);
   }
-  auto out = n.create<QuantizeLinearOp>(n.input(0), n.input(1), zp, *axis);
+  if (isa<Float8E8M0FNUType>(getElementTypeOrSelf(zp.getType())))
+    return n.unsupported("QuantizeLinear to float8e8m0");
+  // The division runs in the input's type; another precision is not built.
+  int64_t precision = n.intAttr("precision", 0);
+  if (precision != 0 && convertElementType(precision, n.context()) !=
+                            n.inputType(0).getElementType())
+    return n.unsupported("QuantizeLinear with precision " +
+                         onnxTypeName(precision));
+  bool saturate = n.intAttr("saturate", 1) != 0;
+  auto out = n.create<QuantizeLinearOp>(n.input(0), n.input(1), zp, *axis,
+                                        saturate);
   if (failed(out))
     return failure();
   n.setOutput(0, *out);

@@ -57,6 +57,20 @@ typedef enum agl_dtype {
   AGL_DTYPE_U32 = 12,
   AGL_DTYPE_U64 = 13,
   AGL_DTYPE_BF16 = 16,
+  /* float8, float4 and 2-/4-bit integers take one byte per element, not
+   * ONNX's packed form. float8/float4 bytes hold the encoding (float4 in the
+   * low 4 bits); int4/int2 bytes hold the value sign-extended (an int8),
+   * uint4/uint2 bytes the value (a uint8). */
+  AGL_DTYPE_F8E4M3FN = 17,
+  AGL_DTYPE_F8E4M3FNUZ = 18,
+  AGL_DTYPE_F8E5M2 = 19,
+  AGL_DTYPE_F8E5M2FNUZ = 20,
+  AGL_DTYPE_U4 = 21,
+  AGL_DTYPE_I4 = 22,
+  AGL_DTYPE_F4E2M1 = 23,
+  AGL_DTYPE_F8E8M0 = 24,
+  AGL_DTYPE_U2 = 25,
+  AGL_DTYPE_I2 = 26,
 } agl_dtype;
 
 typedef struct agl_tensor_info {

@@ -162,8 +162,16 @@ func.func @round_of_integers(%x: tensor<4xi32>) {
 // -----
 
 func.func @quantize_float_zero_point(%x: tensor<1x8xf32>, %s: tensor<f32>, %zp: tensor<f32>) {
-  // expected-error @+1 {{'autoglm.quantize_linear' op zero point must be an integer tensor}}
+  // expected-error @+1 {{'autoglm.quantize_linear' op zero point must be an integer, float8 or float4 tensor}}
   %0 = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64} : (tensor<1x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @quantize_e8m0(%x: tensor<1x8xf32>, %s: tensor<f32>, %zp: tensor<f8E8M0FNU>) {
+  // expected-error @+1 {{'autoglm.quantize_linear' op quantizing to f8E8M0FNU is not supported}}
+  %0 = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64} : (tensor<1x8xf32>, tensor<f32>, tensor<f8E8M0FNU>) -> tensor<1x8xf8E8M0FNU>
   return
 }
 

@@ -17,6 +17,7 @@ import cases_graph  # noqa: E402,F401
 import cases_linalg  # noqa: E402,F401
 import cases_norm  # noqa: E402,F401
 import cases_shapes  # noqa: E402,F401
+import cases_types  # noqa: E402,F401
 from common import CASES  # noqa: E402
 
 
