@@ -99,6 +99,33 @@ FailureOr<double> NodeImporter::constantScalar(size_t i, StringRef what) {
              : (double)i64.getValue().getSExtValue();
 }
 
+std::optional<SmallVector<int64_t>>
+NodeImporter::declaredOutputShape(size_t i) const {
+  if (i >= (size_t)node_.output_size() || node_.output(i).empty())
+    return std::nullopt;
+  const auto &graph = model_.proto().graph();
+  auto shapeOf = [&](const onnx::ValueInfoProto &info)
+      -> std::optional<SmallVector<int64_t>> {
+    const auto &type = info.type();
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+      return std::nullopt;
+    SmallVector<int64_t> shape;
+    for (const auto &dim : type.tensor_type().shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0)
+        return std::nullopt;
+      shape.push_back(dim.dim_value());
+    }
+    return shape;
+  };
+  for (const auto &info : graph.output())
+    if (info.name() == node_.output(i))
+      return shapeOf(info);
+  for (const auto &info : graph.value_info())
+    if (info.name() == node_.output(i))
+      return shapeOf(info);
+  return std::nullopt;
+}
+
 FailureOr<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
     return emitError() << "axis " << axis << " is out of range for rank "

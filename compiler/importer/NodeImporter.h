@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
+#include <optional>
 
 namespace autoglm {
 
@@ -68,6 +69,10 @@ public:
   constantInts(size_t i, llvm::StringRef what);
   /// A scalar constant input as double; a diagnostic if not constant.
   mlir::FailureOr<double> constantScalar(size_t i, llvm::StringRef what);
+  /// The static shape the model declares for output `i` (as a graph output
+  /// or in value_info), if it declares one. Operators whose result shape an
+  /// input tensor gives read it here when that input is not a constant.
+  std::optional<llvm::SmallVector<int64_t>> declaredOutputShape(size_t i) const;
   /// `axis` made non-negative for `rank`; a diagnostic if out of range.
   mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
@@ -136,6 +141,9 @@ void registerShapeImporters(OpImporterTable &table);
 void registerQuantizationImporters(OpImporterTable &table);
 void registerAttentionImporters(OpImporterTable &table);
 void registerLossImporters(OpImporterTable &table);
+void registerRecurrentImporters(OpImporterTable &table);
+void registerSamplingImporters(OpImporterTable &table);
+void registerSignalImporters(OpImporterTable &table);
 
 } // namespace autoglm
 

@@ -49,7 +49,7 @@ def unnamed_dim():
 
 @case
 def unnamed_node_unsupported():
-    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Det", ["a"], ["y"])]
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Unique", ["a"], ["y"])]
     return model(nodes, [tensor("x", F32, [4])], [tensor("y", F32, [4])], 13)
 
 
