@@ -67,7 +67,7 @@ LogicalResult importDet(NodeImporter &n) {
           c.slice(c.slice(a, rank - 2, i, i + 1, 1), rank - 1, j, j + 1, 1),
           batch));
   SmallVector<int64_t> p = llvm::to_vector(llvm::seq<int64_t>(0, size));
-  Value det = c.zeros(f64, batch);
+  Value det;
   do {
     int64_t inversions = 0;
     for (int64_t i = 0; i < size; ++i)
@@ -76,7 +76,10 @@ LogicalResult importDet(NodeImporter &n) {
     Value term = entries[0][p[0]];
     for (int64_t i = 1; i < size; ++i)
       term = c.op<MulOp>(term, entries[i][p[i]]);
-    det = inversions % 2 ? c.op<SubOp>(det, term) : c.op<AddOp>(det, term);
+    // The first permutation, the identity, is even.
+    det = !det               ? term
+          : inversions % 2 ? c.op<SubOp>(det, term)
+                           : c.op<AddOp>(det, term);
   } while (std::next_permutation(p.begin(), p.end()));
   det = c.convert(det, element);
   if (!c.ok())

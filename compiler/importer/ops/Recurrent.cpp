@@ -238,18 +238,21 @@ LogicalResult Recurrence::run() {
                           : SmallVector<std::string>{"Sigmoid", "Tanh", "Tanh"};
   if (const auto *attr = n.attribute("activations")) {
     for (const auto &name : attr->strings())
-      activations.push_back(StringRef(name).lower());
+      activations.push_back(name);
   } else {
     for (int64_t d = 0; d < directions; ++d)
       for (const auto &name : defaults)
-        activations.push_back(StringRef(name).lower());
+        activations.push_back(name);
   }
   if (activations.size() != defaults.size() * directions)
     return n.emitError() << "activations must name " << defaults.size() * directions
                          << " functions";
-  for (const auto &name : activations)
-    if (name != "sigmoid" && name != "tanh" && name != "relu")
+  for (auto &name : activations) {
+    std::string lower = StringRef(name).lower();
+    if (lower != "sigmoid" && lower != "tanh" && lower != "relu")
       return n.unsupported("activation '" + name + "'");
+    name = lower;
+  }
   if (n.hasAttr("clip"))
     clip = n.floatAttr("clip", 0);
 
