@@ -66,6 +66,17 @@ LogicalResult importDet(NodeImporter &n) {
       entries[i].push_back(c.reshape(
           c.slice(c.slice(a, rank - 2, i, i + 1, 1), rank - 1, j, j + 1, 1),
           batch));
+  if (size == 0) {
+    // The determinant of the empty matrix is 1.
+    Value one = c.convert(c.constant(f64, batch, [](ArrayRef<int64_t>) {
+                            return 1.0;
+                          }),
+                          element);
+    if (!c.ok())
+      return failure();
+    n.setOutput(0, one);
+    return success();
+  }
   SmallVector<int64_t> p = llvm::to_vector(llvm::seq<int64_t>(0, size));
   Value det;
   do {

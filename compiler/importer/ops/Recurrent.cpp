@@ -83,7 +83,9 @@ Value Recurrence::reverseWithinLengths(Value v) {
   Value steps = c.constant(Float64Type::get(n.context()), {seq, 1},
                            [](ArrayRef<int64_t> i) { return double(i[0]); });
   steps = c.convert(steps, i64);
-  Value len = c.reshape(c.convert(lengths, i64), {1, batch});
+  // Lengths beyond the sequence are clamped so the gather stays inside it.
+  Value len = c.reshape(c.op<MinOp>(c.convert(lengths, i64), c.scalar(i64, seq)),
+                        {1, batch});
   Value reversed = c.op<SubOp>(c.op<SubOp>(len, c.scalar(i64, 1)), steps);
   Value index = c.op<WhereOp>(c.op<LessOp>(steps, len), reversed, steps);
   SmallVector<int64_t> indexShape = {seq, batch};
@@ -200,7 +202,10 @@ LogicalResult Recurrence::run() {
   int64_t directions = dir == "bidirectional" ? 2 : 1;
   if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
     return n.emitError() << "unknown direction '" << dir << "'";
-  hidden = n.intAttr("hidden_size", 0);
+  // hidden_size may be left out; R's shape [dirs, gates * H, H] gives it.
+  hidden = n.intAttr("hidden_size", n.inputType(2).getRank() == 3
+                                        ? n.inputType(2).getDimSize(2)
+                                        : 0);
   int64_t gates = gateCount(cell);
   if (xType.getRank() != 3)
     return n.emitError() << "X must have rank 3";

@@ -916,7 +916,9 @@ LogicalResult importReverseSequence(NodeImporter &n) {
   SmallVector<int64_t> timeShape(rank, 1), lenShape(rank, 1);
   timeShape[timeAxis] = steps, lenShape[batchAxis] = batch;
   t = c.reshape(t, timeShape);
-  Value len = c.reshape(c.convert(n.input(1), i64), lenShape);
+  // Lengths beyond the time axis are clamped so the gather stays inside it.
+  Value len = c.reshape(
+      c.op<MinOp>(c.convert(n.input(1), i64), c.scalar(i64, steps)), lenShape);
   Value reversed = c.op<SubOp>(c.op<SubOp>(len, c.scalar(i64, 1)), t);
   Value index = c.op<WhereOp>(c.op<LessOp>(t, len), reversed, t);
   index = c.op<ExpandOp>(index, type.getShape());
