@@ -76,7 +76,7 @@ def gen_empty():
 
 def gen_unsupported_op():
     g = GraphBuilder()
-    g.nodes.append(helper.make_node("Det", ["x"], ["y"],
+    g.nodes.append(helper.make_node("Unique", ["x"], ["y"],
                                     name="my_unsupported_node"))
     model = g.model("unsupported_op", [tensor_info("x", [3, 2, 2])],
                     [tensor_info("y", [3])])

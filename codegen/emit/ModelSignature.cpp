@@ -2,6 +2,7 @@
 
 #include "codegen/emit/ModelSignature.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cctype>
@@ -51,19 +52,25 @@ int64_t TensorSignature::numBytes() const {
 ModelSignature autoglm::readSignature(func::FuncOp func, StringRef name) {
   ModelSignature sig;
   sig.name = toCIdentifier(name);
-  auto describe = [](Type type, Attribute nameAttr) {
+  // Empty tensors that cross the ABI flattened keep their shape in
+  // `autoglm.shape`.
+  auto describe = [](Type type, Attribute nameAttr, Attribute shapeAttr) {
     auto tensor = cast<RankedTensorType>(type);
+    ArrayRef<int64_t> shape = tensor.getShape();
+    if (auto declared = dyn_cast_or_null<DenseI64ArrayAttr>(shapeAttr))
+      shape = declared.asArrayRef();
     return TensorSignature{cast<StringAttr>(nameAttr).str(),
                            dtypeCode(tensor.getElementType()),
-                           std::vector<int64_t>(tensor.getShape().begin(),
-                                                tensor.getShape().end())};
+                           std::vector<int64_t>(shape.begin(), shape.end())};
   };
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     sig.inputs.push_back(describe(func.getArgument(i).getType(),
-                                  func.getArgAttr(i, "autoglm.name")));
+                                  func.getArgAttr(i, "autoglm.name"),
+                                  func.getArgAttr(i, "autoglm.shape")));
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     sig.outputs.push_back(describe(func.getResultTypes()[i],
-                                   func.getResultAttr(i, "autoglm.name")));
+                                   func.getResultAttr(i, "autoglm.name"),
+                                   func.getResultAttr(i, "autoglm.shape")));
   return sig;
 }
 

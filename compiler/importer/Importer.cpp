@@ -28,6 +28,9 @@ const OpImporterTable &importerTable() {
     registerQuantizationImporters(t);
     registerAttentionImporters(t);
     registerLossImporters(t);
+    registerRecurrentImporters(t);
+    registerSamplingImporters(t);
+    registerSignalImporters(t);
     return t;
   }();
   return table;
@@ -269,10 +272,25 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
 }
 
 /// Tensors cross the ABI as bare pointers, which the LLVM lowering allows for
-/// empty tensors only when their zero extent is the leading one.
+/// empty tensors only when their zero extent is the leading one. Other empty
+/// tensors cross as a tensor<0xT>; their shape, which the model's signature
+/// reports, is kept in the `autoglm.shape` argument or result attribute.
 static bool passableAtBoundary(RankedTensorType type) {
   auto inner = type.getShape().drop_front(std::min<int64_t>(1, type.getRank()));
   return !llvm::is_contained(inner, 0);
+}
+
+static RankedTensorType boundaryType(RankedTensorType type) {
+  return passableAtBoundary(type)
+             ? type
+             : RankedTensorType::get({0}, type.getElementType());
+}
+
+/// An empty tensor of `type`: it has no elements to read or write.
+static Value emptyConstant(OpBuilder &b, Location loc, RankedTensorType type) {
+  return ConstantOp::create(b, loc,
+                            cast<ElementsAttr>(DenseElementsAttr::get(
+                                type, ArrayRef<Attribute>{})));
 }
 
 FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
@@ -308,11 +326,6 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     auto type = convertValueType(in, "input");
     if (failed(type))
       return failure();
-    if (!passableAtBoundary(*type))
-      return emitError(NameLoc::get(StringAttr::get(&ctx_, in.name())))
-             << "input '" << in.name() << "' is an empty " << *type
-             << " with a zero extent after the first; such tensors at the "
-                "model's boundary are not supported";
     argTypes.push_back(*type);
     argDimSymbols.push_back(dimSymbols.back());
     inputs.push_back(&in);
@@ -327,16 +340,28 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   for (const auto &out : graph_.output())
     consumed_.insert(out.name());
 
-  auto func = func::FuncOp::create(builder_, modelLoc, opts_.functionName,
-                                   builder_.getFunctionType(argTypes, {}));
+  SmallVector<Type> boundaryArgTypes;
+  for (Type type : argTypes)
+    boundaryArgTypes.push_back(boundaryType(cast<RankedTensorType>(type)));
+  auto func = func::FuncOp::create(
+      builder_, modelLoc, opts_.functionName,
+      builder_.getFunctionType(boundaryArgTypes, {}));
   Block *body = func.addEntryBlock();
   builder_.setInsertionPointToStart(body);
   for (auto [i, in] : llvm::enumerate(inputs)) {
-    values_[in->name()] = body->getArgument(i);
+    auto type = cast<RankedTensorType>(argTypes[i]);
     func.setArgAttr(i, "autoglm.name", builder_.getStringAttr(in->name()));
     if (llvm::any_of(argDimSymbols[i], [](int32_t s) { return s >= 0; }))
       func.setArgAttr(i, "autoglm.dim_symbols",
                       builder_.getDenseI32ArrayAttr(argDimSymbols[i]));
+    if (passableAtBoundary(type)) {
+      values_[in->name()] = body->getArgument(i);
+      continue;
+    }
+    values_[in->name()] = emptyConstant(
+        builder_, NameLoc::get(StringAttr::get(&ctx_, in->name())), type);
+    func.setArgAttr(i, "autoglm.shape",
+                    builder_.getDenseI64ArrayAttr(type.getShape()));
   }
   if (!symbols_.empty()) {
     SmallVector<Attribute> records;
@@ -373,11 +398,6 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     Value v = values_.at(out.name());
     auto inferred = cast<RankedTensorType>(v.getType());
     Location loc = NameLoc::get(StringAttr::get(&ctx_, out.name()));
-    if (!passableAtBoundary(inferred))
-      return emitError(loc) << "output '" << out.name() << "' is an empty "
-                            << inferred << " with a zero extent after the "
-                            << "first; such tensors at the model's boundary "
-                               "are not supported";
     const auto &declared = out.type().tensor_type();
     if (declared.elem_type() &&
         convertElementType(declared.elem_type(), &ctx_) !=
@@ -398,12 +418,20 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
                                  "the computed "
                               << inferred;
     }
+    if (!passableAtBoundary(inferred))
+      v = emptyConstant(builder_, loc, boundaryType(inferred));
     results.push_back(v);
   }
   func::ReturnOp::create(builder_, modelLoc, results);
-  func.setType(builder_.getFunctionType(argTypes, TypeRange(results)));
-  for (auto [i, out] : llvm::enumerate(graph_.output()))
+  func.setType(
+      builder_.getFunctionType(boundaryArgTypes, TypeRange(results)));
+  for (auto [i, out] : llvm::enumerate(graph_.output())) {
     func.setResultAttr(i, "autoglm.name", builder_.getStringAttr(out.name()));
+    auto type = cast<RankedTensorType>(values_.at(out.name()).getType());
+    if (!passableAtBoundary(type))
+      func.setResultAttr(i, "autoglm.shape",
+                         builder_.getDenseI64ArrayAttr(type.getShape()));
+  }
   if (failed(verify(*module)))
     return failure();
   return module;

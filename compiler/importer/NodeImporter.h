@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
+#include <optional>
 
 namespace autoglm {
 
@@ -139,6 +140,9 @@ void registerShapeImporters(OpImporterTable &table);
 void registerQuantizationImporters(OpImporterTable &table);
 void registerAttentionImporters(OpImporterTable &table);
 void registerLossImporters(OpImporterTable &table);
+void registerRecurrentImporters(OpImporterTable &table);
+void registerSamplingImporters(OpImporterTable &table);
+void registerSignalImporters(OpImporterTable &table);
 
 } // namespace autoglm
 

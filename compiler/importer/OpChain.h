@@ -72,6 +72,12 @@ public:
     return n_.constant(mlir::DenseElementsAttr::get(
         type, mlir::IntegerAttr::get(element, (int64_t)v)));
   }
+  /// A tensor of zeros (a splat constant).
+  mlir::Value zeros(mlir::Type element, llvm::ArrayRef<int64_t> shape) {
+    auto type = mlir::RankedTensorType::get(shape, element);
+    return n_.constant(mlir::DenseElementsAttr::get(
+        type, mlir::Builder(n_.context()).getZeroAttr(element)));
+  }
   /// A float constant whose entries `fn` computes from their indices.
   mlir::Value constant(mlir::Type element, llvm::ArrayRef<int64_t> shape,
                        llvm::function_ref<double(llvm::ArrayRef<int64_t>)> fn) {

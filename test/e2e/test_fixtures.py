@@ -26,7 +26,7 @@ BROKEN = {
     "truncated": ["truncated.onnx", "protobuf"],
     "garbage": ["garbage.onnx", "protobuf"],
     "empty": ["empty.onnx", "empty"],
-    "unsupported_op": ["Det", "my_unsupported_node", "opset 17",
+    "unsupported_op": ["Unique", "my_unsupported_node", "opset 17",
                        "not supported"],
     "unsupported_dtype": ["complex64", "not supported"],
     "inconsistent_shapes": ["[2,3]", "[4,5]", "broadcast"],

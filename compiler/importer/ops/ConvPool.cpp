@@ -1,6 +1,8 @@
 //===- ConvPool.cpp - importers of convolution and pooling ----------------===//
 
-#include "compiler/importer/NodeImporter.h"
+#include "compiler/importer/OpChain.h"
+#include "dialects/InferenceUtils.h"
+#include "dialects/ShapeUtils.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -618,6 +620,61 @@ LogicalResult importResize(NodeImporter &n) {
   return buildResize(n, s, scales, sizes, roi, axes, policy);
 }
 
+LogicalResult importMaxUnpool(NodeImporter &n) {
+  auto type = n.inputType(0);
+  int64_t rank = type.getRank(), spatial = rank - 2;
+  if (rank < 3 || n.inputType(1).getShape() != type.getShape())
+    return n.emitError() << "X and I must have one shape of rank >= 3";
+  SmallVector<int64_t> kernel = n.intsAttr("kernel_shape");
+  SmallVector<int64_t> strides = n.hasAttr("strides")
+                                     ? n.intsAttr("strides")
+                                     : SmallVector<int64_t>(spatial, 1);
+  SmallVector<int64_t> pads = n.hasAttr("pads")
+                                  ? n.intsAttr("pads")
+                                  : SmallVector<int64_t>(2 * spatial, 0);
+  if ((int64_t)kernel.size() != spatial || (int64_t)strides.size() != spatial ||
+      (int64_t)pads.size() != 2 * spatial)
+    return n.emitError() << "kernel_shape, strides and pads must match the "
+                         << spatial << " spatial axes";
+  // The unpooled shape the pooling came from; I indexes it flattened whole.
+  SmallVector<int64_t> unpooled(type.getShape().take_front(2));
+  for (int64_t d = 0; d < spatial; ++d)
+    unpooled.push_back((type.getDimSize(2 + d) - 1) * strides[d] -
+                       (pads[d] + pads[spatial + d]) + kernel[d]);
+  // A larger output_shape pads the unpooled result at the end.
+  SmallVector<int64_t> shape = unpooled;
+  if (n.input(2)) {
+    auto values = n.constantInts(2, "output_shape");
+    if (failed(values))
+      return failure();
+    shape = *values;
+  }
+  if ((int64_t)shape.size() != rank)
+    return n.emitError() << "output_shape must have " << rank << " entries";
+  SmallVector<int64_t> extra(2 * rank, 0);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (shape[d] < unpooled[d])
+      return n.emitError() << "output_shape " << inference::shapeString(shape)
+                           << " is smaller than the unpooled shape "
+                           << inference::shapeString(unpooled);
+    extra[rank + d] = shape[d] - unpooled[d];
+  }
+  OpChain c(n);
+  Type element = type.getElementType();
+  int64_t total = product(unpooled), count = type.getNumElements();
+  Value zeros = c.zeros(element, {total});
+  Value y = c.op<ScatterElementsOp>(zeros, c.reshape(n.input(1), {count}),
+                                    c.reshape(n.input(0), {count}), int64_t(0),
+                                    "none");
+  y = c.reshape(y, unpooled);
+  if (llvm::any_of(extra, [](int64_t p) { return p != 0; }))
+    y = c.op<PadOp>(y, extra, llvm::APFloat(0.0), "constant");
+  if (!c.ok())
+    return failure();
+  n.setOutput(0, y);
+  return success();
+}
+
 } // namespace
 
 void autoglm::registerConvPoolImporters(OpImporterTable &t) {
@@ -633,4 +690,5 @@ void autoglm::registerConvPoolImporters(OpImporterTable &t) {
   t["GlobalLpPool"] = {importGlobalPool<LpPoolOp>, 1};
   t["Resize"] = {importResize, 1};
   t["Upsample"] = {importUpsample, 1};
+  t["MaxUnpool"] = {importMaxUnpool, 2};
 }

@@ -176,6 +176,25 @@ LogicalResult importSwish(NodeImporter &n) {
   });
 }
 
+LogicalResult importSwiGLU(NodeImporter &n) {
+  // a * sigmoid(alpha * a) * b, on operands of one shape (no broadcasting).
+  if (n.inputType(0) != n.inputType(1))
+    return n.emitError() << "A and B must have the same type, got "
+                         << n.inputType(0) << " and " << n.inputType(1);
+  if (!isa<FloatType>(n.inputType(0).getElementType()))
+    return n.unsupported("SwiGLU of a non-float input");
+  float alpha = n.floatAttr("alpha", 1.0f);
+  OpChain c(n);
+  Value a = n.input(0);
+  Type t = n.inputType(0).getElementType();
+  Value scaled = alpha == 1.0f ? a : c.op<MulOp>(a, c.scalar(t, alpha));
+  Value y = c.op<MulOp>(c.op<MulOp>(a, c.unary<SigmoidOp>(scaled)), n.input(1));
+  if (!c.ok())
+    return failure();
+  n.setOutput(0, y);
+  return success();
+}
+
 LogicalResult importBitCast(NodeImporter &n) {
   int64_t to = n.intAttr("to", 0);
   Type type = convertElementType(to, n.context());
@@ -479,6 +498,7 @@ void autoglm::registerElementwiseImporters(OpImporterTable &t) {
   t["Softsign"] = {importSoftsign, 1};
   t["Mish"] = {importMish, 1};
   t["Swish"] = {importSwish, 1};
+  t["SwiGLU"] = {importSwiGLU, 2};
   t["BitCast"] = {importBitCast, 1};
   t["ThresholdedRelu"] = {importThresholdedRelu, 1};
   t["PRelu"] = {importPRelu, 2};

@@ -407,6 +407,45 @@ LogicalResult importBatchNorm(NodeImporter &n) {
   return success();
 }
 
+LogicalResult importLRN(NodeImporter &n) {
+  auto type = n.inputType(0);
+  if (type.getRank() < 3)
+    return n.emitError() << "input must have rank >= 3";
+  Type element = type.getElementType();
+  if (!isa<FloatType>(element))
+    return n.unsupported("LRN of a non-float input");
+  int64_t size = n.intAttr("size", 0);
+  if (size < 1)
+    return n.emitError() << "size must be positive";
+  double alpha = n.floatAttr("alpha", 1e-4f), beta = n.floatAttr("beta", 0.75f);
+  double bias = n.floatAttr("bias", 1.0f);
+  // x / (bias + alpha / size * sum of x^2 over the channels c - floor((size
+  // - 1) / 2) .. c + ceil((size - 1) / 2))^beta; the window sum is `size`
+  // shifted slices of the zero-padded squares.
+  int64_t channels = type.getDimSize(1), rank = type.getRank();
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  OpChain c(n);
+  Type compute = statisticsType(element);
+  Value x = c.convert(n.input(0), compute);
+  SmallVector<int64_t> pads(2 * rank, 0);
+  pads[1] = before, pads[rank + 1] = after;
+  Value squares = c.op<PadOp>(c.op<MulOp>(x, x), pads, llvm::APFloat(0.0), "constant");
+  Value sum;
+  for (int64_t j = 0; j < size; ++j) {
+    Value window = c.slice(squares, 1, j, j + channels, 1);
+    sum = sum ? c.op<AddOp>(sum, window) : window;
+  }
+  Value denominator = c.op<PowOp>(
+      c.op<AddOp>(c.op<MulOp>(sum, c.scalar(compute, alpha / size)),
+                  c.scalar(compute, bias)),
+      c.scalar(compute, beta));
+  Value y = c.convert(c.op<DivOp>(x, denominator), element);
+  if (!c.ok())
+    return failure();
+  n.setOutput(0, y);
+  return success();
+}
+
 } // namespace
 
 void autoglm::registerNormalizationImporters(OpImporterTable &t) {
@@ -435,4 +474,5 @@ void autoglm::registerNormalizationImporters(OpImporterTable &t) {
   t["MeanVarianceNormalization"] = {importMeanVarianceNorm, 1};
   t["LpNormalization"] = {importLpNorm, 1};
   t["BatchNormalization"] = {importBatchNorm, 5};
+  t["LRN"] = {importLRN, 1};
 }

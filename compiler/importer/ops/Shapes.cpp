@@ -8,6 +8,7 @@
 
 #include "compiler/importer/NodeImporter.h"
 #include "compiler/importer/ShapeValues.h"
+#include "compiler/importer/OpChain.h"
 #include "compiler/importer/TensorConversion.h"
 #include "dialects/ShapeUtils.h"
 
@@ -893,6 +894,87 @@ LogicalResult importEinsum(NodeImporter &n) {
   return setResult(n, n.create<EinsumOp>(inputs, *equation));
 }
 
+LogicalResult importCenterCropPad(NodeImporter &n) {
+  auto type = n.inputType(0);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes = n.hasAttr("axes")
+                                  ? n.intsAttr("axes")
+                                  : llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  for (int64_t &axis : axes) {
+    auto normalized = n.normalizeAxis(axis, rank);
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+  }
+  // The target extents come from `shape`.
+  SmallVector<int64_t> target(type.getShape());
+  auto values = n.constantInts(1, "shape");
+  if (failed(values))
+    return failure();
+  if (values->size() != axes.size())
+    return n.emitError() << "shape must have one entry per axis";
+  for (auto [axis, extent] : llvm::zip(axes, *values))
+    target[axis] = extent;
+  // Crop centered (the extra element of an odd difference at the end), then
+  // pad centered likewise.
+  SmallVector<int64_t> starts(rank, 0), ends(type.getShape()), steps(rank, 1);
+  SmallVector<int64_t> pads(2 * rank, 0);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t extent = type.getDimSize(d);
+    if (target[d] < 0)
+      return n.emitError() << "shape entries must not be negative";
+    if (target[d] < extent) {
+      starts[d] = (extent - target[d]) / 2;
+      ends[d] = starts[d] + target[d];
+    } else {
+      pads[d] = (target[d] - extent) / 2;
+      pads[rank + d] = target[d] - extent - pads[d];
+    }
+  }
+  OpChain c(n);
+  Value y = c.op<SliceOp>(n.input(0), starts, ends, steps);
+  if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+    y = c.op<PadOp>(y, pads, llvm::APFloat(0.0), "constant");
+  if (!c.ok())
+    return failure();
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult importReverseSequence(NodeImporter &n) {
+  auto type = n.inputType(0);
+  int64_t rank = type.getRank();
+  int64_t batchAxis = n.intAttr("batch_axis", 1);
+  int64_t timeAxis = n.intAttr("time_axis", 0);
+  if (rank < 2 || batchAxis == timeAxis || batchAxis < 0 || batchAxis > 1 ||
+      timeAxis < 0 || timeAxis > 1)
+    return n.emitError() << "batch_axis and time_axis must be 0 and 1 (in "
+                            "either order) of an input of rank >= 2";
+  int64_t batch = type.getDimSize(batchAxis), steps = type.getDimSize(timeAxis);
+  if (n.inputType(1).getShape() != ArrayRef<int64_t>{batch})
+    return n.emitError() << "sequence_lens must have shape [" << batch << "]";
+  // index[t, b] = t < len[b] ? len[b] - 1 - t : t, gathered along time.
+  OpChain c(n);
+  Type i64 = IntegerType::get(n.context(), 64);
+  Value t = c.convert(c.constant(Float64Type::get(n.context()), {steps},
+                                 [](ArrayRef<int64_t> i) { return double(i[0]); }),
+                      i64);
+  SmallVector<int64_t> timeShape(rank, 1), lenShape(rank, 1);
+  timeShape[timeAxis] = steps, lenShape[batchAxis] = batch;
+  t = c.reshape(t, timeShape);
+  // Lengths beyond the time axis are clamped so the gather stays inside it.
+  Value len = c.reshape(
+      c.op<MinOp>(c.convert(n.input(1), i64), c.scalar(i64, steps)), lenShape);
+  Value reversed = c.op<SubOp>(c.op<SubOp>(len, c.scalar(i64, 1)), t);
+  Value index = c.op<WhereOp>(c.op<LessOp>(t, len), reversed, t);
+  index = c.op<ExpandOp>(index, type.getShape());
+  Value y = c.op<GatherElementsOp>(n.input(0), index, timeAxis);
+  if (!c.ok())
+    return failure();
+  n.setOutput(0, y);
+  return success();
+}
+
 } // namespace
 
 void autoglm::registerShapeImporters(OpImporterTable &t) {
@@ -926,4 +1008,6 @@ void autoglm::registerShapeImporters(OpImporterTable &t) {
   t["ScatterND"] = {importScatterND, 3};
   t["OneHot"] = {importOneHot, 3};
   t["Einsum"] = {importEinsum, 1};
+  t["CenterCropPad"] = {importCenterCropPad, 2};
+  t["ReverseSequence"] = {importReverseSequence, 2};
 }

@@ -211,3 +211,12 @@ def qlinear_conv():
                   weights("w", [3, 2, 3, 3], np.uint8), const("ws", [0.25, 0.5, 1.0], np.float32),
                   const("wz", [1, 2, 3], np.uint8), const("ys", 2.0, np.float32),
                   const("yz", 5, np.uint8), const("b", [10, -20, 30], np.int32)])
+
+
+@case
+def max_unpool():
+    # Unpooled 2x2 -> 4x4, then padded at the end to the output_shape 5x5.
+    nodes = [node("MaxUnpool", ["x", "i", "shape"], ["y"], name="unpool",
+                  kernel_shape=[2, 2], strides=[2, 2])]
+    return model(nodes, [tensor("x", F32, [1, 1, 2, 2]), tensor("i", I64, [1, 1, 2, 2])],
+                 [tensor("y", F32, [1, 1, 5, 5])], 11, [const("shape", [1, 1, 5, 5])])

@@ -190,3 +190,10 @@ def swish():
 def bitcast_float_to_int():
     nodes = [node("BitCast", ["x"], ["y"], name="bits", to=TensorProto.INT32)]
     return model(nodes, [tensor("x", F32, [4])], [tensor("y", I32, [4])], 26)
+
+
+@case
+def swiglu():
+    nodes = [node("SwiGLU", ["a", "b"], ["y"], name="swiglu", alpha=0.5)]
+    return model(nodes, [tensor("a", F32, [2, 4]), tensor("b", F32, [2, 4])],
+                 [tensor("y", F32, [2, 4])], 28)

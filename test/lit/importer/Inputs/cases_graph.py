@@ -49,7 +49,7 @@ def unnamed_dim():
 
 @case
 def unnamed_node_unsupported():
-    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Det", ["a"], ["y"])]
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Unique", ["a"], ["y"])]
     return model(nodes, [tensor("x", F32, [4])], [tensor("y", F32, [4])], 13)
 
 
@@ -158,3 +158,21 @@ def output_of_identity_twice():
     nodes = [node("Exp", ["x"], ["y"], name="exp"), node("Identity", ["y"], ["y_copy"], name="copy")]
     return model(nodes, [tensor("x", F32, [4])],
                  [tensor("y", F32, [4]), tensor("y_copy", F32, [4])], 13)
+
+
+@case
+def empty_boundary_tensors():
+    # An empty input and an empty output with a zero extent after the first.
+    nodes = [node("ReduceSum", ["x"], ["s"], name="sum", axes=[1], keepdims=0),
+             node("Transpose", ["x"], ["t"], name="t", perm=[1, 0, 2])]
+    return model(nodes, [tensor("x", F32, [2, 0, 4])],
+                 [tensor("s", F32, [2, 4]), tensor("t", F32, [0, 2, 4]), ], 11)
+
+
+@case
+def empty_boundary_output():
+    nodes = [node("Slice", ["x", "starts", "ends", "axes"], ["y"], name="empty_slice")]
+    return model(nodes, [tensor("x", F32, [2, 3])], [tensor("y", F32, [2, 0])], 11,
+                 [helper.make_tensor("starts", TensorProto.INT64, [1], [1]),
+                  helper.make_tensor("ends", TensorProto.INT64, [1], [1]),
+                  helper.make_tensor("axes", TensorProto.INT64, [1], [1])])

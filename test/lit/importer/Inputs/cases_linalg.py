@@ -50,3 +50,15 @@ def qlinear_matmul():
                  [const("as", 0.5, np.float32), const("az", 3, np.uint8),
                   const("b", [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]], np.uint8), const("bs", [0.25, 0.5, 1.0], np.float32),
                   const("bz", [1, 2, 3], np.uint8), const("ys", 2.0, np.float32), const("yz", 5, np.uint8)])
+
+
+@case
+def det():
+    nodes = [node("Det", ["x"], ["y"], name="det")]
+    return model(nodes, [tensor("x", F32, [3, 2, 2])], [tensor("y", F32, [3])], 11)
+
+
+@case
+def det_too_large():
+    nodes = [node("Det", ["x"], ["y"], name="det")]
+    return model(nodes, [tensor("x", F32, [6, 6])], [tensor("y", F32, [])], 11)

@@ -288,3 +288,9 @@ def reduce_empty_axes_input():
                   noop_with_empty_axes=1)]
     return model(nodes, [tensor("x", F32, [2, 3]), tensor("none", I64, [0])],
                  [tensor("all", F32, []), tensor("noop", F32, [2, 3])], 18)
+
+
+@case
+def lrn():
+    nodes = [node("LRN", ["x"], ["y"], name="lrn", size=4, alpha=0.5, beta=0.25, bias=2.0)]
+    return model(nodes, [tensor("x", F32, [1, 5, 2, 2])], [tensor("y", F32, [1, 5, 2, 2])], 13)

@@ -379,3 +379,18 @@ def onehot_runtime_depth():
     nodes = [node("OneHot", ["i", "depth", "values"], ["y"], name="onehot")]
     return model(nodes, [tensor("i", I64, [3]), tensor("depth", I64, []),
                          tensor("values", F32, [2])], [tensor("y", F32, [3, 4])], 11)
+
+
+@case
+def center_crop_pad():
+    # Axis 0 cropped 5 -> 2 (start 1), axis 1 padded 3 -> 6 (1 before, 2 after).
+    nodes = [node("CenterCropPad", ["x", "shape"], ["y"], name="ccp", axes=[0, -1])]
+    return model(nodes, [tensor("x", F32, [5, 3])], [tensor("y", F32, [2, 6])], 18,
+                 [const("shape", [2, 6])])
+
+
+@case
+def reverse_sequence():
+    nodes = [node("ReverseSequence", ["x", "lens"], ["y"], name="rs", batch_axis=0, time_axis=1)]
+    return model(nodes, [tensor("x", F32, [2, 4, 3]), tensor("lens", I64, [2])],
+                 [tensor("y", F32, [2, 4, 3])], 10)
