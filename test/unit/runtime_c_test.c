@@ -2,7 +2,22 @@
  * as C11, and the static library alone runs a model. */
 #include "autoglm/runtime.h"
 
+#include <stddef.h>
 #include <stdio.h>
+
+/* The layout compiled models build in LLVM IR (EntryPoints.cpp), on LP64. */
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(agl_tensor_info) == 32, "agl_tensor_info layout");
+_Static_assert(offsetof(agl_tensor_info, dim_symbols) == 24,
+               "agl_tensor_info layout");
+_Static_assert(sizeof(agl_symbol_info) == 24, "agl_symbol_info layout");
+_Static_assert(offsetof(agl_model_desc, num_symbols) == 40,
+               "agl_model_desc layout");
+_Static_assert(offsetof(agl_model_desc, symbols) == 48,
+               "agl_model_desc layout");
+_Static_assert(offsetof(agl_model_desc, run) == 88, "agl_model_desc layout");
+_Static_assert(sizeof(agl_model_desc) == 96, "agl_model_desc layout");
+#endif
 
 const agl_model_desc *fake_add_model(void);
 const agl_model_desc *fake_shaped_model(void);

@@ -92,9 +92,10 @@ typedef struct agl_symbol_info {
 } agl_symbol_info;
 
 /* One inference. `weights` is null for models whose weights are embedded in
- * the code. `symbols` holds the value of each symbol (in descriptor order),
- * already checked against [min, max]; it may be null for a model without
- * symbols. Unless it is null, `output_dims` receives the actual extents of
+ * the code. `symbols` holds the value of each symbol (in descriptor order);
+ * it may be null for a model without symbols. The runtime checks the values
+ * against [min, max] before calling; compiled entry functions check again
+ * and return 1, running nothing, when one is outside. Unless it is null, `output_dims` receives the actual extents of
  * every output: all of output 0's, then all of output 1's, ... (static ones
  * too). Returns 0, or a nonzero code when the run failed. */
 typedef int32_t (*agl_entry_fn)(void *arena, const void *weights,
