@@ -128,10 +128,6 @@ llvm::Function *exported(llvm::Module &module, llvm::FunctionType *type,
   return f;
 }
 
-} // namespace
-
-namespace {
-
 /// Fills the body of `entry` (an agl_entry_fn) around `graph`.
 void buildEntry(llvm::Function *entry, llvm::Function *graph,
                 const ModelSignature &sig, bool externalWeights,
@@ -280,7 +276,7 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
       auto *simple = exported(
           module, llvm::FunctionType::get(t.i32, {t.ptr, t.ptr, t.ptr}, false),
           name + "_run");
-      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", simple));
+      b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", simple));
       b.CreateRet(b.CreateCall(entry, {simple->getArg(0), null,
                                        simple->getArg(1), simple->getArg(2),
                                        null, null}));
