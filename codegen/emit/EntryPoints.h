@@ -13,14 +13,24 @@ class Module;
 namespace autoglm {
 
 /// Must match AGL_ABI_VERSION and the arena alignment of runtime.h.
-constexpr uint32_t kAbiVersion = 2;
+constexpr uint32_t kAbiVersion = 3;
 constexpr uint64_t kArenaAlignment = 64;
+/// What the entry function returns when the symbol values are missing or
+/// outside their ranges.
+constexpr int32_t kBadSymbolsCode = 1;
 
-/// Adds NAME_run_with_weights, NAME_arena_size, NAME_model, NAME_run (when
-/// the weights are embedded) and, if `loadable`, autoglm_loadable_model
-/// around `graphFunction`, which takes bare pointers to every input, every
-/// output, the arena, then (with a weights file) the weights. The graph
-/// becomes internal.
+/// Adds the descriptor's entry function, NAME_arena_size, NAME_model and, if
+/// `loadable`, autoglm_loadable_model around `graphFunction`; for a model
+/// without symbols also NAME_run_with_weights and (when the weights are
+/// embedded) NAME_run, for one with symbols NAME_run_shaped (the entry
+/// function itself). The graph takes bare pointers to every input, every
+/// output, the arena, then (with a weights file) the weights, then
+/// optionally `const int64_t *symbols` (the value of each symbol) and
+/// `int64_t *output_dims` (where it writes the extents of every output,
+/// one output after the other); a model with symbols requires those two.
+/// A graph without them has static output shapes, which the entry function
+/// reports itself. Fails on an inconsistent signature (verifySignature).
+/// The graph becomes internal.
 llvm::Error addEntryPoints(llvm::Module &module, llvm::StringRef graphFunction,
                            const ModelSignature &signature, bool loadable);
 

@@ -5,6 +5,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cctype>
 
 using namespace mlir;
@@ -49,29 +51,141 @@ int64_t TensorSignature::numBytes() const {
   }
 }
 
+static std::vector<SymbolSignature> readSymbols(func::FuncOp func) {
+  std::vector<SymbolSignature> symbols;
+  auto array = func->getAttrOfType<ArrayAttr>("autoglm.symbols");
+  if (!array)
+    return symbols;
+  for (Attribute entry : array) {
+    auto dict = dyn_cast<DictionaryAttr>(entry);
+    auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
+    auto min = dict ? dict.getAs<IntegerAttr>("min") : IntegerAttr();
+    auto max = dict ? dict.getAs<IntegerAttr>("max") : IntegerAttr();
+    // A malformed entry keeps its place (indices refer to it) and an empty
+    // range, which verifySignature reports.
+    symbols.push_back({name ? name.str() : std::string(),
+                       min ? min.getInt() : 1, max ? max.getInt() : 0});
+  }
+  return symbols;
+}
+
+/// One input or output. `dims` is its autoglm.dim_symbols attribute, if
+/// any; dynamic extents take their symbol's max, or -1 while unknown.
+/// Empty tensors that cross the ABI flattened keep their shape in
+/// `shapeAttr` (autoglm.shape).
+static TensorSignature describe(Type type, Attribute nameAttr, Attribute dims,
+                                Attribute shapeAttr,
+                                const std::vector<SymbolSignature> &symbols) {
+  auto tensor = cast<RankedTensorType>(type);
+  auto name = dyn_cast_or_null<StringAttr>(nameAttr);
+  ArrayRef<int64_t> shape = tensor.getShape();
+  if (auto declared = dyn_cast_or_null<DenseI64ArrayAttr>(shapeAttr))
+    shape = declared.asArrayRef();
+  TensorSignature sig{name ? name.str() : std::string(),
+                      dtypeCode(tensor.getElementType()),
+                      std::vector<int64_t>(shape.begin(), shape.end()),
+                      {}};
+  if (tensor.hasStaticShape())
+    return sig;
+  auto listed = dyn_cast_or_null<DenseI32ArrayAttr>(dims);
+  sig.dimSymbols.assign(sig.shape.size(), kDimStatic);
+  for (size_t d = 0; d < sig.shape.size(); ++d) {
+    if (!ShapedType::isDynamic(sig.shape[d]))
+      continue;
+    int32_t symbol = listed && d < size_t(listed.size()) ? listed[d]
+                                                         : kDimComputed;
+    bool known = symbol >= 0 && size_t(symbol) < symbols.size();
+    // An unknown index stays, for verifySignature to report.
+    sig.dimSymbols[d] = symbol;
+    sig.shape[d] = known ? symbols[symbol].max : -1;
+  }
+  return sig;
+}
+
 ModelSignature autoglm::readSignature(func::FuncOp func, StringRef name) {
   ModelSignature sig;
   sig.name = toCIdentifier(name);
-  // Empty tensors that cross the ABI flattened keep their shape in
-  // `autoglm.shape`.
-  auto describe = [](Type type, Attribute nameAttr, Attribute shapeAttr) {
-    auto tensor = cast<RankedTensorType>(type);
-    ArrayRef<int64_t> shape = tensor.getShape();
-    if (auto declared = dyn_cast_or_null<DenseI64ArrayAttr>(shapeAttr))
-      shape = declared.asArrayRef();
-    return TensorSignature{cast<StringAttr>(nameAttr).str(),
-                           dtypeCode(tensor.getElementType()),
-                           std::vector<int64_t>(shape.begin(), shape.end())};
-  };
+  sig.symbols = readSymbols(func);
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     sig.inputs.push_back(describe(func.getArgument(i).getType(),
                                   func.getArgAttr(i, "autoglm.name"),
-                                  func.getArgAttr(i, "autoglm.shape")));
+                                  func.getArgAttr(i, "autoglm.dim_symbols"),
+                                  func.getArgAttr(i, "autoglm.shape"),
+                                  sig.symbols));
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     sig.outputs.push_back(describe(func.getResultTypes()[i],
                                    func.getResultAttr(i, "autoglm.name"),
-                                   func.getResultAttr(i, "autoglm.shape")));
+                                   func.getResultAttr(i, "autoglm.dim_symbols"),
+                                   func.getResultAttr(i, "autoglm.shape"),
+                                   sig.symbols));
   return sig;
+}
+
+void autoglm::setOutputBounds(ModelSignature &sig, size_t output,
+                              ArrayRef<int64_t> maxShape,
+                              ArrayRef<int32_t> dimSymbols) {
+  TensorSignature &tensor = sig.outputs[output];
+  tensor.shape.assign(maxShape.begin(), maxShape.end());
+  bool allStatic = llvm::all_of(dimSymbols,
+                                [](int32_t s) { return s == kDimStatic; });
+  if (allStatic)
+    tensor.dimSymbols.clear();
+  else
+    tensor.dimSymbols.assign(dimSymbols.begin(), dimSymbols.end());
+}
+
+static llvm::Error invalid(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static llvm::Error verifyTensor(const ModelSignature &sig,
+                                const TensorSignature &t, StringRef kind) {
+  std::string what = (kind + " '" + t.name + "'").str();
+  if (!t.dimSymbols.empty() && t.dimSymbols.size() != t.shape.size())
+    return invalid(what + " has " + Twine(t.dimSymbols.size()) +
+                   " dimension symbols for rank " + Twine(t.shape.size()));
+  for (auto [d, extent] : llvm::enumerate(t.shape)) {
+    int32_t symbol = t.dimSymbols.empty() ? kDimStatic : t.dimSymbols[d];
+    if (extent < 0)
+      return invalid(what + " has no known extent" +
+                     (symbol == kDimComputed ? " bound" : "") +
+                     " in dimension " + Twine(d));
+    if (symbol == kDimStatic || (symbol == kDimComputed && kind == "output"))
+      continue;
+    if (symbol < 0 || size_t(symbol) >= sig.symbols.size())
+      return invalid(what + " ties dimension " + Twine(d) + " to symbol " +
+                     Twine(symbol) + ", which does not exist");
+    if (extent != sig.symbols[symbol].max)
+      return invalid(what + " has extent " + Twine(extent) + " in dimension " +
+                     Twine(d) + ", but symbol '" + sig.symbols[symbol].name +
+                     "' goes up to " + Twine(sig.symbols[symbol].max));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error autoglm::verifySignature(const ModelSignature &sig) {
+  for (auto [k, symbol] : llvm::enumerate(sig.symbols)) {
+    if (symbol.name.empty())
+      return invalid("symbol " + Twine(k) + " has no name");
+    if (symbol.min < 0 || symbol.min > symbol.max)
+      return invalid("symbol '" + symbol.name + "' has the empty or negative "
+                     "range " + Twine(symbol.min) + ".." + Twine(symbol.max));
+  }
+  for (const TensorSignature &t : sig.inputs)
+    if (auto e = verifyTensor(sig, t, "input"))
+      return e;
+  for (const TensorSignature &t : sig.outputs)
+    if (auto e = verifyTensor(sig, t, "output"))
+      return e;
+  for (auto [k, symbol] : llvm::enumerate(sig.symbols)) {
+    bool named = llvm::any_of(sig.inputs, [&](const TensorSignature &t) {
+      return llvm::is_contained(t.dimSymbols, int32_t(k));
+    });
+    if (!named)
+      return invalid("symbol '" + symbol.name +
+                     "' is the extent of no input dimension");
+  }
+  return llvm::Error::success();
 }
 
 std::string autoglm::toCIdentifier(StringRef name) {

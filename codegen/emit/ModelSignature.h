@@ -4,22 +4,45 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include "llvm/Support/Error.h"
+
 #include <string>
 #include <vector>
 
 namespace autoglm {
 
+/// Values of TensorSignature::dimSymbols other than a symbol index; the
+/// same as AGL_DIM_STATIC and AGL_DIM_COMPUTED in runtime.h.
+constexpr int32_t kDimStatic = -1;
+constexpr int32_t kDimComputed = -2;
+
 /// What the artifact tells its callers about one input or output.
 struct TensorSignature {
   std::string name;
   int32_t dtype; // ONNX TensorProto.DataType code, as in runtime.h
+  /// Extents; for a dimension that is not static, its upper bound, so that
+  /// numBytes() is the largest buffer a run needs.
   std::vector<int64_t> shape;
+  /// Empty when every dimension is static; otherwise one entry per
+  /// dimension: kDimStatic, k >= 0 (the extent is symbol k) or, for
+  /// outputs, kDimComputed (an expression of the symbols).
+  std::vector<int32_t> dimSymbols;
   int64_t numBytes() const;
+  bool isStatic() const { return dimSymbols.empty(); }
+};
+
+/// A symbolic dimension (`--dim seq=1..128`): one size per run, in
+/// [min, max].
+struct SymbolSignature {
+  std::string name;
+  int64_t min, max;
 };
 
 struct ModelSignature {
   std::string name; // C identifier prefix of every exported symbol
   std::vector<TensorSignature> inputs, outputs;
+  /// In declaration order; a run passes their values in this order.
+  std::vector<SymbolSignature> symbols;
   uint64_t arenaSize = 0;
   uint64_t weightsSize = 0;
   /// Name of the weights file next to the artifact; empty when embedded.
@@ -27,8 +50,28 @@ struct ModelSignature {
 };
 
 /// Reads the signature of an imported (tensor-level) function, before
-/// lowering erases unsignedness from the element types.
+/// lowering erases unsignedness from the element types. Symbols come from
+/// the function's `autoglm.symbols` attribute (dictionaries {name, min,
+/// max}, in declaration order); an argument with dynamic (`?`) dimensions
+/// names their symbols in `autoglm.dim_symbols` (array<i32>, -1 for static
+/// dimensions) and takes each symbol's max as the extent. Outputs with
+/// dynamic dimensions get their bounds later, from setOutputBounds; until
+/// then those dimensions are kDimComputed with extent -1. Whatever the
+/// attributes leave inconsistent is reported by verifySignature.
 ModelSignature readSignature(mlir::func::FuncOp func, llvm::StringRef name);
+
+/// Gives output `output` its upper-bound shape and its dimensions' symbols
+/// (entries as in TensorSignature::dimSymbols; all kDimStatic, or empty,
+/// makes it static), once the pipeline has computed them.
+void setOutputBounds(ModelSignature &signature, size_t output,
+                     llvm::ArrayRef<int64_t> maxShape,
+                     llvm::ArrayRef<int32_t> dimSymbols);
+
+/// Checks that the signature is complete and consistent, as the runtime
+/// checks the descriptor: every extent known, symbol ranges non-empty,
+/// symbol indices valid, symbolic extents equal to the symbol's max, and
+/// every symbol the extent of some input dimension.
+llvm::Error verifySignature(const ModelSignature &signature);
 
 /// `name` made into a C identifier ("my-model.v2" -> "my_model_v2").
 std::string toCIdentifier(llvm::StringRef name);

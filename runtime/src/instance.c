@@ -1,4 +1,5 @@
-/* Instances: a model paired with its arena, allocated once up front so that
+/* Instances: a model paired with its arena and the room a run needs for
+ * symbol values and output extents, all allocated once up front so that
  * running allocates nothing. */
 #include "internal.h"
 
@@ -10,6 +11,9 @@ struct agl_instance {
   void *arena;
   int owns_arena;
   const void *weights; /* mapped weights file, or null when embedded */
+  int64_t *symbol_values; /* num_symbols entries */
+  int64_t *output_dims;   /* every output's extents, one after the other */
+  int64_t storage[];      /* backs symbol_values and output_dims */
 };
 
 /* Never below a cache line, so that the arena does not share one with
@@ -18,7 +22,10 @@ enum { MIN_ARENA_ALIGNMENT = 64 };
 
 static agl_status make_instance(const agl_model_desc *model, void *arena,
                                 int owns_arena, agl_instance **out) {
-  agl_instance *instance = malloc(sizeof *instance);
+  size_t values = (size_t)model->num_symbols;
+  size_t dims = agl_model_output_dims(model);
+  agl_instance *instance =
+      malloc(sizeof *instance + (values + dims) * sizeof(int64_t));
   if (!instance)
     return agl_fail(AGL_ERR_OUT_OF_MEMORY,
                     "cannot allocate an instance of model '%s'",
@@ -27,6 +34,8 @@ static agl_status make_instance(const agl_model_desc *model, void *arena,
   instance->arena = arena;
   instance->owns_arena = owns_arena;
   instance->weights = NULL;
+  instance->symbol_values = instance->storage;
+  instance->output_dims = instance->storage + values;
   *out = instance;
   return AGL_OK;
 }
@@ -127,11 +136,10 @@ const agl_model_desc *agl_instance_model(const agl_instance *instance) {
   return instance ? instance->model : NULL;
 }
 
-agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
-                            void *const *outputs) {
+static agl_status check_run(const agl_instance *instance, const char *caller,
+                            const void *const *inputs, void *const *outputs) {
   if (!instance)
-    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
-                    "agl_instance_run: instance is null");
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT, "%s: instance is null", caller);
   /* The descriptor was checked when the instance was created. */
   const agl_model_desc *model = instance->model;
   if (model->num_inputs > 0 && !inputs)
@@ -158,10 +166,85 @@ agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
                     "model '%s' keeps its weights in '%s': map them "
                     "(agl_weights_map) and call agl_instance_set_weights first",
                     agl_model_label(model), model->weights_file);
+  return AGL_OK;
+}
 
-  int32_t code = model->run(instance->arena, instance->weights, inputs, outputs);
+static agl_status call_entry(agl_instance *instance, const void *const *inputs,
+                             void *const *outputs, const int64_t *symbols,
+                             int64_t *output_dims) {
+  const agl_model_desc *model = instance->model;
+  int32_t code = model->run(instance->arena, instance->weights, inputs,
+                            outputs, symbols, output_dims);
   if (code != 0)
     return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",
                     agl_model_label(model), (int)code);
   return AGL_OK;
+}
+
+agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
+                            void *const *outputs) {
+  agl_status status = check_run(instance, "agl_instance_run", inputs, outputs);
+  if (status != AGL_OK)
+    return status;
+  const agl_model_desc *model = instance->model;
+  if (model->num_symbols > 0)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' has symbolic dimensions (%d symbols, the "
+                    "first '%s'): run it with agl_instance_run_shaped, which "
+                    "takes the shapes of the inputs",
+                    agl_model_label(model), (int)model->num_symbols,
+                    model->symbols[0].name);
+  return call_entry(instance, inputs, outputs, NULL, NULL);
+}
+
+/* An output extent beyond the descriptor's bound means the model wrote past
+ * its buffer; report it rather than hand the caller a larger shape. */
+static agl_status copy_output_shapes(const agl_model_desc *model,
+                                     const int64_t *dims,
+                                     int64_t *const *output_shapes) {
+  for (int32_t i = 0; i < model->num_outputs; ++i) {
+    const agl_tensor_info *info = &model->outputs[i];
+    for (int32_t d = 0; d < info->rank; ++d)
+      if (dims[d] < 0 || dims[d] > info->shape[d])
+        return agl_fail(AGL_ERR_MODEL_FAILED,
+                        "model '%s' reports extent %lld in dimension %d of "
+                        "output '%s', outside 0..%lld",
+                        agl_model_label(model), (long long)dims[d], (int)d,
+                        info->name, (long long)info->shape[d]);
+    if (output_shapes && output_shapes[i])
+      for (int32_t d = 0; d < info->rank; ++d)
+        output_shapes[i][d] = dims[d];
+    dims += info->rank;
+  }
+  return AGL_OK;
+}
+
+agl_status agl_instance_run_shaped(agl_instance *instance,
+                                   const void *const *inputs,
+                                   const int64_t *const *input_shapes,
+                                   void *const *outputs,
+                                   int64_t *const *output_shapes) {
+  agl_status status =
+      check_run(instance, "agl_instance_run_shaped", inputs, outputs);
+  if (status != AGL_OK)
+    return status;
+  const agl_model_desc *model = instance->model;
+  status = agl_symbols_from_shapes(model, input_shapes,
+                                   instance->symbol_values);
+  if (status != AGL_OK)
+    return status;
+
+  /* The bounds stand in for extents a model might leave unwritten; the
+   * static ones are exact. */
+  int64_t *dims = instance->output_dims;
+  for (int32_t i = 0; i < model->num_outputs; ++i)
+    for (int32_t d = 0; d < model->outputs[i].rank; ++d)
+      *dims++ = model->outputs[i].shape[d];
+
+  status = call_entry(instance, inputs, outputs,
+                      model->num_symbols > 0 ? instance->symbol_values : NULL,
+                      instance->output_dims);
+  if (status != AGL_OK)
+    return status;
+  return copy_output_shapes(model, instance->output_dims, output_shapes);
 }

@@ -18,4 +18,17 @@ AGL_HIDDEN agl_status agl_model_check(const agl_model_desc *model);
 /* The model's name for messages; never null. */
 AGL_HIDDEN const char *agl_model_label(const agl_model_desc *model);
 
+/* Sum of the ranks of the model's outputs: how many extents a run writes to
+ * output_dims. */
+AGL_HIDDEN size_t agl_model_output_dims(const agl_model_desc *model);
+
+/* Reads the value of every symbol from the inputs' shapes into `values`
+ * (num_symbols entries), checking static extents, agreement between the
+ * dimensions tied to one symbol, and each symbol's range. A null
+ * `input_shapes` stands for the descriptor's shapes, which suits only
+ * models without symbols. Allocates nothing. */
+AGL_HIDDEN agl_status agl_symbols_from_shapes(
+    const agl_model_desc *model, const int64_t *const *input_shapes,
+    int64_t *values);
+
 #endif /* AUTOGLM_RUNTIME_INTERNAL_H */

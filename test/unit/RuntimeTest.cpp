@@ -45,12 +45,13 @@ agl_model_desc withAbiVersion(uint32_t version) {
   return model;
 }
 
-int32_t failingRun(void *, const void *, const void *const *, void *const *) {
+int32_t failingRun(void *, const void *, const void *const *, void *const *,
+                   const int64_t *, int64_t *) {
   return 7;
 }
 
 int32_t runWithoutArena(void *arena, const void *, const void *const *,
-                        void *const *) {
+                        void *const *, const int64_t *, int64_t *) {
   return arena == nullptr ? 0 : 1;
 }
 

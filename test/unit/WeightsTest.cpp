@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 
 // y = a + b + weights[0]: proves the run receives the mapped weights.
 int32_t addWithWeights(void *, const void *weights, const void *const *in,
-                       void *const *out) {
+                       void *const *out, const int64_t *, int64_t *) {
   if (!weights)
     return 9;
   float bias = static_cast<const float *>(weights)[0];

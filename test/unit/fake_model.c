@@ -30,8 +30,10 @@ static const agl_tensor_info outputs[2] = {
 };
 
 int32_t fake_add_run(void *arena, const void *weights, const void *const *in,
-                     void *const *out) {
+                     void *const *out, const int64_t *symbols,
+                     int64_t *output_dims) {
   (void)weights;
+  (void)symbols;
   if (!arena || (uintptr_t)arena % ARENA_ALIGNMENT != 0)
     return 1;
 #ifdef FAKE_MODEL_RUN_FAILS
@@ -49,6 +51,9 @@ int32_t fake_add_run(void *arena, const void *weights, const void *const *in,
     y[i] = sum[i];
     positive[i] = sum[i] > 0.0f;
   }
+  if (output_dims)
+    for (int i = 0; i < 4; ++i)
+      output_dims[i] = shape[i % 2];
   return 0;
 }
 

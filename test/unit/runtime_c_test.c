@@ -2,9 +2,25 @@
  * as C11, and the static library alone runs a model. */
 #include "autoglm/runtime.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
+/* The layout compiled models build in LLVM IR (EntryPoints.cpp), on LP64. */
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(agl_tensor_info) == 32, "agl_tensor_info layout");
+_Static_assert(offsetof(agl_tensor_info, dim_symbols) == 24,
+               "agl_tensor_info layout");
+_Static_assert(sizeof(agl_symbol_info) == 24, "agl_symbol_info layout");
+_Static_assert(offsetof(agl_model_desc, num_symbols) == 40,
+               "agl_model_desc layout");
+_Static_assert(offsetof(agl_model_desc, symbols) == 48,
+               "agl_model_desc layout");
+_Static_assert(offsetof(agl_model_desc, run) == 88, "agl_model_desc layout");
+_Static_assert(sizeof(agl_model_desc) == 96, "agl_model_desc layout");
+#endif
+
 const agl_model_desc *fake_add_model(void);
+const agl_model_desc *fake_shaped_model(void);
 
 #define CHECK(condition)                                                       \
   do {                                                                         \
@@ -31,6 +47,23 @@ int main(void) {
     CHECK(y[i] == a[i] + b[i]);
     CHECK(positive[i] == (a[i] + b[i] > 0));
   }
+  agl_instance_destroy(instance);
+
+  /* A model with symbolic dimensions, at batch 1 and seq 2. */
+  CHECK(agl_instance_create(fake_shaped_model(), &instance) == AGL_OK);
+  float x[64] = {1, 2, 3, 4}, bias[8] = {10, 20}, sum[64], flat[64];
+  int64_t count[1];
+  const int64_t x_shape[3] = {1, 2, 2}, bias_shape[1] = {2};
+  int64_t sum_shape[3], flat_shape[1], count_shape[1];
+  const void *shaped_inputs[2] = {x, bias};
+  void *shaped_outputs[3] = {sum, flat, count};
+  const int64_t *input_shapes[2] = {x_shape, bias_shape};
+  int64_t *output_shapes[3] = {sum_shape, flat_shape, count_shape};
+  CHECK(agl_instance_run_shaped(instance, shaped_inputs, input_shapes,
+                                shaped_outputs, output_shapes) == AGL_OK);
+  CHECK(sum[0] == 11 && sum[1] == 12 && sum[2] == 23 && sum[3] == 24);
+  CHECK(sum_shape[0] == 1 && sum_shape[1] == 2 && sum_shape[2] == 2);
+  CHECK(flat_shape[0] == 4 && count_shape[0] == 1 && count[0] == 2);
   agl_instance_destroy(instance);
   return 0;
 }

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""End-to-end tests of autoglm-run on the hand-written model in fake_model.c.
+"""End-to-end tests of autoglm-run on the hand-written models in fake_model.c
+and fake_shaped_model.c.
 
-The model computes y = a + b and y/positive = a + b > 0 over float32[2,3].
+fake_model.c computes y = a + b and y/positive = a + b > 0 over
+float32[2,3]. fake_shaped_model.c has symbolic dimensions batch (1..4) and
+seq (1..8): sum = x + bias over float32[batch,seq,2] (bias float32[seq],
+broadcast), flat = sum flattened, count = [batch*seq].
 
 Usage: test_autoglm_run.py [BUILD_DIR] [unittest options]
 The tool and the model are found through AUTOGLM_RUN and AUTOGLM_FAKE_MODEL
@@ -50,7 +54,8 @@ B = np.array([[0.5, 1, -3.5], [2, -4, 8]], dtype=np.float32)
 Y = A + B
 
 
-class AutoglmRunTest(unittest.TestCase):
+class ToolTest(unittest.TestCase):
+    """Temporary files and a way to run the tool; the tests are below."""
     tool = None
     model = None
 
@@ -83,6 +88,16 @@ class AutoglmRunTest(unittest.TestCase):
     def assert_exit(self, result, code):
         self.assertEqual(result.returncode, code,
                          f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+
+    def sibling_model(self, name):
+        path = pathlib.Path(self.model).with_name(name)
+        if not path.exists():
+            self.skipTest(f"{path} is not built")
+        return str(path)
+
+
+class AutoglmRunTest(ToolTest):
+    """autoglm-run on fake_add_model.so, a model with static shapes."""
 
     # ---- successful runs ---------------------------------------------------
 
@@ -237,12 +252,6 @@ class AutoglmRunTest(unittest.TestCase):
         self.assert_exit(result, 2)
         self.assertIn("cannot open", result.stderr)
 
-    def sibling_model(self, name):
-        path = pathlib.Path(self.model).with_name(name)
-        if not path.exists():
-            self.skipTest(f"{path} is not built")
-        return str(path)
-
     def test_artifact_for_another_abi_exits_2(self):
         result = self.run_tool("-i", self.a, "-i", self.b,
                                artifact=self.sibling_model(
@@ -359,10 +368,114 @@ class AutoglmRunTest(unittest.TestCase):
                          r"p90=\d+\.\d{3} \(20 runs\)")
 
 
+class ShapedModelTest(ToolTest):
+    """autoglm-run on fake_shaped_model.so, a model with symbolic dimensions."""
+
+    def setUp(self):
+        super().setUp()
+        self.shaped = self.sibling_model("fake_shaped_model.so")
+
+    def shaped_inputs(self, batch, seq, bias_seq=None):
+        x = np.arange(batch * seq * 2, dtype=np.float32).reshape(batch, seq, 2)
+        bias = 100 * np.arange(1, (bias_seq or seq) + 1, dtype=np.float32)
+        return x, bias, self.npy("x.npy", x), self.npy("bias.npy", bias)
+
+    def run_shaped(self, *args):
+        return self.run_tool(*args, artifact=self.shaped)
+
+    def test_runs_at_the_sizes_of_its_inputs(self):
+        for batch, seq in ((1, 1), (2, 3), (4, 8)):
+            with self.subTest(batch=batch, seq=seq):
+                x, bias, x_path, bias_path = self.shaped_inputs(batch, seq)
+                total = x + bias[None, :, None]
+                result = self.run_shaped(
+                    "-i", x_path, "-i", bias_path,
+                    "-e", f"sum={self.npy('sum.npy', total)}",
+                    "-e", f"flat={self.npy('flat.npy', total.ravel())}",
+                    "-e", "count=" + self.npy(
+                        "count.npy", np.array([batch * seq], np.int64)))
+                self.assert_exit(result, 0)
+                self.assertIn(f"symbols: batch={batch} seq={seq}\n",
+                              result.stdout)
+                self.assertIn(f"mismatches=0/{batch * seq * 2} OK",
+                              result.stdout)
+
+    def test_summaries_and_saved_outputs_have_the_actual_shapes(self):
+        x, bias, x_path, bias_path = self.shaped_inputs(2, 3)
+        out = self.dir / "out"
+        result = self.run_shaped("-i", x_path, "-i", bias_path, "-o", out)
+        self.assert_exit(result, 0)
+        self.assertIn("sum: float32[2,3,2]", result.stdout)
+        self.assertIn("flat: float32[12]", result.stdout)
+        self.assertIn("count: int64[1] min=6 max=6", result.stdout)
+        total = x + bias[None, :, None]
+        np.testing.assert_array_equal(np.load(out / "sum.npy"), total)
+        np.testing.assert_array_equal(np.load(out / "flat.npy"), total.ravel())
+
+    def test_expectation_of_another_shape_is_a_mismatch(self):
+        x, bias, x_path, bias_path = self.shaped_inputs(2, 3)
+        bound = np.zeros((4, 8, 2), np.float32)
+        result = self.run_shaped("-i", x_path, "-i", bias_path,
+                                 "-e", f"sum={self.npy('big.npy', bound)}")
+        self.assert_exit(result, 1)
+        self.assertIn("sum: model produces float32[2,3,2], but", result.stdout)
+
+    def test_wrong_static_extent_rank_or_dtype_exits_2(self):
+        _, _, _, bias_path = self.shaped_inputs(2, 3)
+        for name, array, got in (
+                ("wide.npy", np.zeros((2, 3, 5), np.float32),
+                 "float32[2,3,5]"),
+                ("flat.npy", np.zeros((2, 3), np.float32), "float32[2,3]"),
+                ("ints.npy", np.zeros((2, 3, 2), np.int32), "int32[2,3,2]")):
+            with self.subTest(got=got):
+                path = self.npy(name, array)
+                result = self.run_shaped("-i", path, "-i", bias_path)
+                self.assert_exit(result, 2)
+                self.assertIn(f"input 'x': expected float32[batch,seq,2], "
+                              f"got {got} from {path}", result.stderr)
+
+    def test_symbol_out_of_range_exits_2(self):
+        _, _, x_path, bias_path = self.shaped_inputs(5, 3)
+        result = self.run_shaped("-i", x_path, "-i", bias_path)
+        self.assert_exit(result, 2)
+        self.assertIn(f"input 'x': dimension 0 is 5 in {x_path}, outside the "
+                      "range 1..4 of symbol 'batch'", result.stderr)
+
+    def test_disagreeing_extents_exit_2(self):
+        _, _, x_path, bias_path = self.shaped_inputs(2, 3, bias_seq=4)
+        result = self.run_shaped("-i", x_path, "-i", bias_path)
+        self.assert_exit(result, 2)
+        self.assertIn(f"input 'bias': dimension 0 is 4 in {bias_path}, but "
+                      "symbol 'seq' is 3 from input 'x'", result.stderr)
+
+    def test_missing_input_shows_the_symbolic_type(self):
+        _, _, x_path, _ = self.shaped_inputs(2, 3)
+        result = self.run_shaped("-i", x_path)
+        self.assert_exit(result, 2)
+        self.assertIn("missing input 'bias' (float32[seq])", result.stderr)
+
+    def test_json_and_bench(self):
+        _, _, x_path, bias_path = self.shaped_inputs(3, 5)
+        result = self.run_shaped("-i", x_path, "-i", bias_path, "--json",
+                                 "--bench", "5", "--warmup", "1")
+        self.assert_exit(result, 0)
+        report = json.loads(result.stdout)
+        self.assertEqual(report["symbols"], {"batch": 3, "seq": 5})
+        self.assertEqual(report["outputs"][0]["shape"], [3, 5, 2])
+        self.assertEqual(report["outputs"][1]["shape"], [30])
+        self.assertEqual(report["latency_ms"]["runs"], 5)
+        self.assertIn("symbols: batch=3 seq=5", result.stderr)
+
+        result = self.run_shaped("-i", x_path, "-i", bias_path, "--bench",
+                                 "3")
+        self.assert_exit(result, 0)
+        self.assertRegex(result.stdout, r"latency ms: .* \(3 runs\)")
+
+
 def main():
     if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
         os.environ["AUTOGLM_BUILD_DIR"] = sys.argv.pop(1)
-    AutoglmRunTest.tool, AutoglmRunTest.model = locate_build_products()
+    ToolTest.tool, ToolTest.model = locate_build_products()
     unittest.main()
 
 

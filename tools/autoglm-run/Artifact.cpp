@@ -27,6 +27,16 @@ void Instance::run(const std::vector<const void *> &inputs,
     throw RuntimeError(agl_last_error());
 }
 
+void Instance::runShaped(const std::vector<const void *> &inputs,
+                         const std::vector<const int64_t *> &inputShapes,
+                         const std::vector<void *> &outputs,
+                         const std::vector<int64_t *> &outputShapes) {
+  if (agl_instance_run_shaped(instance_, inputs.data(), inputShapes.data(),
+                              outputs.data(),
+                              outputShapes.data()) != AGL_OK)
+    throw RuntimeError(agl_last_error());
+}
+
 namespace {
 std::vector<std::string> namesOf(const agl_tensor_info *table, int32_t count) {
   std::vector<std::string> names;

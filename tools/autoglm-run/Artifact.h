@@ -44,6 +44,11 @@ public:
 
   void run(const std::vector<const void *> &inputs,
            const std::vector<void *> &outputs);
+  /// agl_instance_run_shaped: outputShapes[i] must hold the rank of output i.
+  void runShaped(const std::vector<const void *> &inputs,
+                 const std::vector<const int64_t *> &inputShapes,
+                 const std::vector<void *> &outputs,
+                 const std::vector<int64_t *> &outputShapes);
 
 private:
   agl_instance *instance_ = nullptr;

@@ -6,6 +6,7 @@
 #include "Compare.h"
 #include "Json.h"
 #include "OutputDirectory.h"
+#include "SymbolBinding.h"
 #include "TensorFile.h"
 #include "TensorSummary.h"
 
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -56,6 +58,8 @@ struct OutputReport {
 
 struct RunReport {
   std::string model;
+  // The value of each symbol in the run, for models with symbols.
+  std::vector<std::pair<std::string, int64_t>> symbols;
   std::vector<OutputReport> outputs;
   std::optional<LatencyStats> latency;
   std::string error;
@@ -134,7 +138,7 @@ std::vector<Tensor> readInputs(const agl_model_desc &model,
       continue;
     const agl_tensor_info &info = model.inputs[i];
     missing += std::string(missing.empty() ? "" : "; ") + "missing input '" +
-               info.name + "' (" + describeType(info.dtype, shapeOf(info)) +
+               info.name + "' (" + describeExpectedType(model, info) +
                "); pass --input " + info.name + "=FILE";
   }
   if (!missing.empty())
@@ -151,10 +155,11 @@ std::vector<Tensor> readInputs(const agl_model_desc &model,
       throw TensorFileError(std::string("input '") + info.name +
                             "': " + error.what());
     }
-    const std::vector<int64_t> shape = shapeOf(info);
-    if (tensor.dtype != info.dtype || tensor.shape != shape)
+    // Symbolic extents may differ from the descriptor's bounds; bindSymbols
+    // checks them.
+    if (!fitsType(info, tensor))
       throw BindingError(std::string("input '") + info.name + "': expected " +
-                         describeType(info.dtype, shape) + ", got " +
+                         describeExpectedType(model, info) + ", got " +
                          describeType(tensor.dtype, tensor.shape) + " from " +
                          paths[i]);
     inputs.push_back(std::move(tensor));
@@ -210,15 +215,36 @@ void printLatency(std::ostream &text, const LatencyStats &latency) {
        << " runs)\n";
 }
 
+// The outputs of a shaped run at their actual shapes: the leading part of
+// each buffer, which was sized for the bounds.
+std::vector<Tensor> atActualShapes(const std::vector<Tensor> &outputs,
+                                   const std::vector<std::vector<int64_t>> &shapes) {
+  std::vector<Tensor> actual;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Tensor tensor(outputs[i].dtype, shapes[i]);
+    std::memcpy(tensor.bytes.data(), outputs[i].bytes.data(),
+                tensor.numElements() * tensor.elementSize());
+    actual.push_back(std::move(tensor));
+  }
+  return actual;
+}
+
 int runModel(const Options &options, RunReport &report, std::ostream &text) {
   const Artifact artifact(options.artifact);
   const agl_model_desc &model = artifact.model();
   report.model = model.name ? model.name : "";
 
   const std::vector<std::string> names = outputNames(model);
-  const std::vector<Tensor> inputs =
-      readInputs(model, bindFileArguments(options.inputs, inputNames(model),
-                                          "input", report.model));
+  const std::vector<std::string> inputPaths = bindFileArguments(
+      options.inputs, inputNames(model), "input", report.model);
+  const std::vector<Tensor> inputs = readInputs(model, inputPaths);
+  const bool shaped = model.num_symbols > 0;
+  if (shaped) {
+    const std::vector<int64_t> values = bindSymbols(model, inputs, inputPaths);
+    for (int32_t k = 0; k < model.num_symbols; ++k)
+      report.symbols.emplace_back(model.symbols[k].name, values[k]);
+    text << "symbols: " << describeSymbols(model, values) << "\n";
+  }
   const std::vector<std::string> expectationPaths =
       bindFileArguments(options.expectations, names, "output", report.model);
   std::vector<std::optional<Tensor>> expectations(names.size());
@@ -232,35 +258,57 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
       }
     }
 
+  // Sized for the descriptor's shapes: the upper bounds of symbolic ones.
   std::vector<Tensor> outputs;
   for (int32_t i = 0; i < model.num_outputs; ++i)
     outputs.emplace_back(model.outputs[i].dtype, shapeOf(model.outputs[i]));
   std::vector<const void *> inputPointers;
-  for (const Tensor &input : inputs)
+  std::vector<const int64_t *> inputShapes;
+  for (const Tensor &input : inputs) {
     inputPointers.push_back(input.bytes.data());
+    inputShapes.push_back(input.shape.data());
+  }
   std::vector<void *> outputPointers;
-  for (Tensor &output : outputs)
+  std::vector<std::vector<int64_t>> actualShapes;
+  std::vector<int64_t *> outputShapes;
+  for (Tensor &output : outputs) {
     outputPointers.push_back(output.bytes.data());
+    actualShapes.push_back(output.shape);
+  }
+  for (std::vector<int64_t> &shape : actualShapes)
+    outputShapes.push_back(shape.data());
 
   Instance instance(model, artifact.weights());
-  instance.run(inputPointers, outputPointers);
+  const auto runOnce = [&] {
+    if (shaped)
+      instance.runShaped(inputPointers, inputShapes, outputPointers,
+                         outputShapes);
+    else
+      instance.run(inputPointers, outputPointers);
+  };
+  runOnce();
+  // The buffers stay as they are for --bench.
+  std::vector<Tensor> resized;
+  if (shaped)
+    resized = atActualShapes(outputs, actualShapes);
+  const std::vector<Tensor> &results = shaped ? resized : outputs;
 
   if (!options.outputDir.empty())
-    writeOutputs(options.outputDir, names, outputs);
+    writeOutputs(options.outputDir, names, results);
 
   const bool checking = !options.expectations.empty();
   bool allOk = true;
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0; i < results.size(); ++i) {
     OutputReport output;
     output.name = names[i];
-    output.dtype = outputs[i].dtype;
-    output.shape = outputs[i].shape;
+    output.dtype = results[i].dtype;
+    output.shape = results[i].shape;
     output.expectationPath = expectationPaths[i];
     if (expectations[i]) {
-      check(output, outputs[i], *expectations[i], options.tolerance);
+      check(output, results[i], *expectations[i], options.tolerance);
       printCheck(text, output);
     } else {
-      output.summary = summarize(outputs[i]);
+      output.summary = summarize(results[i]);
       if (!checking)
         printSummary(text, output);
     }
@@ -270,8 +318,7 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
 
   if (options.benchRuns > 0) {
     report.latency = summarizeLatencies(
-        timeRuns([&] { instance.run(inputPointers, outputPointers); },
-                 options.warmupRuns, options.benchRuns));
+        timeRuns(runOnce, options.warmupRuns, options.benchRuns));
     printLatency(text, *report.latency);
   }
   return allOk ? kExitOk : kExitMismatch;
@@ -290,6 +337,13 @@ std::string toJson(const Options &options, const RunReport &report,
        << ",\"exit_code\":" << exitCode;
   if (!report.error.empty())
     json << ",\"error\":" << jsonString(report.error);
+  if (!report.symbols.empty()) {
+    json << ",\"symbols\":{";
+    for (size_t k = 0; k < report.symbols.size(); ++k)
+      json << (k ? "," : "") << jsonString(report.symbols[k].first) << ":"
+           << report.symbols[k].second;
+    json << "}";
+  }
 
   json << ",\"outputs\":[";
   for (size_t i = 0; i < report.outputs.size(); ++i) {

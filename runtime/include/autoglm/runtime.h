@@ -5,18 +5,26 @@
  * compiled with the name NAME:
  *   const agl_model_desc *NAME_model(void);       -- its descriptor
  *   uint64_t NAME_arena_size(void);               -- bytes of scratch memory
+ * and, for a model whose shapes are all static,
  *   int32_t  NAME_run(void *arena, const void *const *inputs,
  *                     void *const *outputs);      -- one inference
  *   int32_t  NAME_run_with_weights(void *arena, const void *weights,
  *                     const void *const *inputs, void *const *outputs);
+ * or, for a model with symbolic dimensions (num_symbols > 0), instead
+ *   int32_t  NAME_run_shaped(void *arena, const void *weights,
+ *                     const void *const *inputs, void *const *outputs,
+ *                     const int64_t *symbols, int64_t *output_dims);
  * and, in its shared-library form only, `autoglm_loadable_model` (same type as
  * NAME_model) so that loaders need not know NAME. Models compiled with their
  * weights in a separate file (`weights_file` in the descriptor) have no
  * NAME_run: the weights, mapped with agl_weights_map, are passed to every run.
  *
- * Tensors are dense, row-major, with exactly the shapes in the descriptor,
- * aligned at least to their element size. The arena is one caller- or
- * runtime-provided block of `arena_size` bytes, aligned to
+ * Tensors are dense, row-major, aligned at least to their element size, with
+ * the shapes in the descriptor; a dimension tied to a symbol takes the
+ * symbol's value of the run, between its `min` and `max`. The descriptor's
+ * shape holds the upper bound of such a dimension, so buffers sized from it
+ * fit every run. The arena is one caller- or runtime-provided block of
+ * `arena_size` bytes (planned for the upper bounds), aligned to
  * `arena_alignment`; the model never allocates during a run. Input, output
  * and arena buffers must not overlap.
  */
@@ -30,7 +38,7 @@
 extern "C" {
 #endif
 
-#define AGL_ABI_VERSION 2u
+#define AGL_ABI_VERSION 3u
 
 typedef enum agl_status {
   AGL_OK = 0,
@@ -73,17 +81,41 @@ typedef enum agl_dtype {
   AGL_DTYPE_I2 = 26,
 } agl_dtype;
 
+/* Values of `dim_symbols` entries other than a symbol index. */
+#define AGL_DIM_STATIC (-1)   /* the extent is shape[d] in every run */
+#define AGL_DIM_COMPUTED (-2) /* output only: the model computes the extent
+                                 from the symbols; at most shape[d] */
+
 typedef struct agl_tensor_info {
   const char *name;
   int32_t dtype; /* agl_dtype */
   int32_t rank;
-  const int64_t *shape; /* `rank` static extents */
+  /* `rank` extents; for a dimension that is not static, its upper bound. */
+  const int64_t *shape;
+  /* NULL when every dimension is static; otherwise `rank` entries, each
+   * AGL_DIM_STATIC, AGL_DIM_COMPUTED or k >= 0: the extent is the value of
+   * symbol k of the run. */
+  const int32_t *dim_symbols;
 } agl_tensor_info;
 
-/* `weights` is null for models whose weights are embedded in the code. */
+/* A symbolic dimension: one size, chosen per run, that input (and output)
+ * dimensions share. */
+typedef struct agl_symbol_info {
+  const char *name;
+  int64_t min, max; /* the run's value lies in [min, max] */
+} agl_symbol_info;
+
+/* One inference. `weights` is null for models whose weights are embedded in
+ * the code. `symbols` holds the value of each symbol (in descriptor order);
+ * it may be null for a model without symbols. The runtime checks the values
+ * against [min, max] before calling; compiled entry functions check again
+ * and return 1, running nothing, when one is outside. Unless it is null, `output_dims` receives the actual extents of
+ * every output: all of output 0's, then all of output 1's, ... (static ones
+ * too). Returns 0, or a nonzero code when the run failed. */
 typedef int32_t (*agl_entry_fn)(void *arena, const void *weights,
                                 const void *const *inputs,
-                                void *const *outputs);
+                                void *const *outputs, const int64_t *symbols,
+                                int64_t *output_dims);
 
 typedef struct agl_model_desc {
   uint32_t abi_version; /* AGL_ABI_VERSION of the compiler that built it */
@@ -93,6 +125,9 @@ typedef struct agl_model_desc {
   int32_t num_outputs;
   const agl_tensor_info *inputs;
   const agl_tensor_info *outputs;
+  int32_t num_symbols; /* 0 when every shape is static */
+  uint32_t reserved2;
+  const agl_symbol_info *symbols;
   uint64_t arena_size;      /* bytes; 0 means no arena is needed */
   uint64_t arena_alignment; /* bytes, a power of two */
   uint64_t weights_size;    /* bytes of read-only weights */
@@ -110,6 +145,8 @@ const char *agl_last_error(void);
 size_t agl_dtype_size(int32_t dtype);
 /* "float32", "int64", ...; "unknown" otherwise. */
 const char *agl_dtype_name(int32_t dtype);
+/* From the descriptor's shape: for dimensions that are not static, the
+ * upper bound, which is what a buffer must hold. */
 size_t agl_tensor_num_elements(const agl_tensor_info *info);
 size_t agl_tensor_num_bytes(const agl_tensor_info *info);
 /* Index of the input/output called `name`, or AGL_ERR_NOT_FOUND. */
@@ -121,7 +158,8 @@ agl_status agl_model_find_output(const agl_model_desc *model, const char *name,
 /* ---- instances: one arena each, created once ------------------------------ */
 typedef struct agl_instance agl_instance;
 
-/* Allocates the arena once (aligned); checks the ABI version. */
+/* Allocates the arena once (aligned), with the instance's room for a run's
+ * symbol values and output extents; checks the ABI version. */
 agl_status agl_instance_create(const agl_model_desc *model,
                                agl_instance **out);
 /* Uses caller memory: `arena` must be aligned to model->arena_alignment and
@@ -135,10 +173,25 @@ void agl_instance_destroy(agl_instance *instance);
 agl_status agl_instance_set_weights(agl_instance *instance,
                                     const void *weights);
 const agl_model_desc *agl_instance_model(const agl_instance *instance);
-/* One inference; allocates nothing. Instances are not thread-safe, but
- * distinct instances (of the same model too) may run concurrently. */
+/* One inference of a model without symbols; allocates nothing. Instances
+ * are not thread-safe, but distinct instances (of the same model too) may
+ * run concurrently. A model with symbols is refused: use
+ * agl_instance_run_shaped. */
 agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
                             void *const *outputs);
+/* One inference at the sizes of the given inputs; allocates nothing.
+ * input_shapes[i] holds the `rank` extents of input i; each symbol's value is
+ * read from the dimensions tied to it, which must agree and lie in the
+ * symbol's range, and static dimensions must match the descriptor.
+ * `input_shapes` may be null for a model without symbols. Output buffers
+ * must hold the descriptor's (upper-bound) shapes; output_shapes[i], unless
+ * it or output_shapes is null, receives the `rank` actual extents of
+ * output i. */
+agl_status agl_instance_run_shaped(agl_instance *instance,
+                                   const void *const *inputs,
+                                   const int64_t *const *input_shapes,
+                                   void *const *outputs,
+                                   int64_t *const *output_shapes);
 
 /* ---- weights files ---------------------------------------------------------- */
 typedef struct agl_weights agl_weights;

@@ -1,0 +1,117 @@
+/* Shaped runs allocate nothing: every heap call made by the runtime (the
+ * static library) and the fake models is counted, and runs at changing
+ * sizes, refused runs included, must make none.
+ *
+ * Linked with -Wl,--wrap for each allocator function, so that the calls of
+ * every object in this executable, the runtime's included, go to the
+ * __wrap_ functions below. Calls from inside libc are not seen; the
+ * end-to-end test alloc_count.c interposes on those for compiled models. */
+#include "autoglm/runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+const agl_model_desc *fake_shaped_model(void);
+const agl_model_desc *fake_add_model(void);
+
+static unsigned long heap_calls;
+
+void *__real_malloc(size_t);
+void *__real_calloc(size_t, size_t);
+void *__real_realloc(void *, size_t);
+void __real_free(void *);
+void *__real_aligned_alloc(size_t, size_t);
+int __real_posix_memalign(void **, size_t, size_t);
+
+void *__wrap_malloc(size_t bytes) {
+  ++heap_calls;
+  return __real_malloc(bytes);
+}
+void *__wrap_calloc(size_t count, size_t size) {
+  ++heap_calls;
+  return __real_calloc(count, size);
+}
+void *__wrap_realloc(void *p, size_t bytes) {
+  ++heap_calls;
+  return __real_realloc(p, bytes);
+}
+void __wrap_free(void *p) {
+  ++heap_calls;
+  __real_free(p);
+}
+void *__wrap_aligned_alloc(size_t alignment, size_t bytes) {
+  ++heap_calls;
+  return __real_aligned_alloc(alignment, bytes);
+}
+int __wrap_posix_memalign(void **out, size_t alignment, size_t bytes) {
+  ++heap_calls;
+  return __real_posix_memalign(out, alignment, bytes);
+}
+
+#define CHECK(condition)                                                       \
+  do {                                                                         \
+    if (!(condition)) {                                                        \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,            \
+              #condition, agl_last_error());                                   \
+      return 1;                                                                \
+    }                                                                          \
+  } while (0)
+
+int main(void) {
+  static float x[64], bias[8], sum[64], flat[64];
+  static int64_t count[1];
+  const void *inputs[2] = {x, bias};
+  void *outputs[3] = {sum, flat, count};
+  int64_t x_shape[3], bias_shape[1], sum_shape[3], flat_shape[1],
+      count_shape[1];
+  const int64_t *input_shapes[2] = {x_shape, bias_shape};
+  int64_t *output_shapes[3] = {sum_shape, flat_shape, count_shape};
+
+  agl_instance *instance = NULL;
+  unsigned long before_create = heap_calls;
+  CHECK(agl_instance_create(fake_shaped_model(), &instance) == AGL_OK);
+  CHECK(heap_calls > before_create); /* the counting works */
+
+  unsigned long before_runs = heap_calls;
+  for (int64_t batch = 1; batch <= 4; ++batch)
+    for (int64_t seq = 1; seq <= 8; ++seq) {
+      x_shape[0] = batch;
+      x_shape[1] = seq;
+      x_shape[2] = 2;
+      bias_shape[0] = seq;
+      CHECK(agl_instance_run_shaped(instance, inputs, input_shapes, outputs,
+                                    output_shapes) == AGL_OK);
+      CHECK(flat_shape[0] == batch * seq * 2 && count[0] == batch * seq);
+    }
+  /* Refused runs format their message into a fixed buffer. */
+  bias_shape[0] = 1;
+  CHECK(agl_instance_run_shaped(instance, inputs, input_shapes, outputs,
+                                output_shapes) == AGL_ERR_INVALID_ARGUMENT);
+  x_shape[0] = 9;
+  CHECK(agl_instance_run_shaped(instance, inputs, input_shapes, outputs,
+                                output_shapes) == AGL_ERR_INVALID_ARGUMENT);
+  CHECK(agl_instance_run(instance, inputs, outputs) ==
+        AGL_ERR_INVALID_ARGUMENT);
+  unsigned long during_runs = heap_calls - before_runs;
+  agl_instance_destroy(instance);
+
+  /* A static model through both entry points. */
+  static float a[6], b[6], y[6];
+  static unsigned char positive[6];
+  const void *add_inputs[2] = {a, b};
+  void *add_outputs[2] = {y, positive};
+  CHECK(agl_instance_create(fake_add_model(), &instance) == AGL_OK);
+  before_runs = heap_calls;
+  CHECK(agl_instance_run(instance, add_inputs, add_outputs) == AGL_OK);
+  CHECK(agl_instance_run_shaped(instance, add_inputs, NULL, add_outputs,
+                                NULL) == AGL_OK);
+  during_runs += heap_calls - before_runs;
+  agl_instance_destroy(instance);
+
+  if (during_runs != 0) {
+    fprintf(stderr, "runs made %lu heap calls\n", during_runs);
+    return 1;
+  }
+  printf("no heap calls during runs\n");
+  return 0;
+}
