@@ -56,7 +56,6 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   case Stage::Memref: {
     pm.addPass(createBufferize());
     pm.addPass(createCanonicalizerPass());
-    pm.addNestedPass<func::FuncOp>(createStaticSignature());
     PlanArenaOptions plan;
     plan.verify = options.verifyMemoryPlan;
     pm.addNestedPass<func::FuncOp>(createPlanArena(plan));
@@ -65,10 +64,14 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       external.minBytes = 1024; // scalars and shape constants stay inline
       pm.addPass(createExternalizeWeights(external));
     }
+    // Last, so that the symbol values and output extents trail the arena
+    // and weights arguments.
+    pm.addNestedPass<func::FuncOp>(createStaticSignature());
     pm.addPass(createCSEPass());
     return;
   }
   case Stage::LLVM: {
+    pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
     pm.addPass(createLowerAffinePass());
     pm.addPass(createSCFToControlFlowPass());

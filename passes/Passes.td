@@ -56,13 +56,26 @@ def StaticSignature : Pass<"autoglm-static-signature", "mlir::func::FuncOp"> {
     Callers pass every input and output as one plain pointer. An argument
     with symbolic extents (from `--dim NAME=MIN..MAX`) becomes a flat
     `memref<N x T>`, N its largest element count, viewed with its actual
-    extents through `memref.reinterpret_cast`. Two arguments follow the
-    outputs: `autoglm.symbol_values` (`memref<S x i64>`, the value of each
+    extents through `memref.reinterpret_cast`. Two arguments are appended:
+    `autoglm.symbol_values` (`memref<S x i64>`, the value of each
     symbol, read where an input extent is needed) and `autoglm.output_dims`
     (`memref<D x i64>`, where the function writes every extent of every
     output, in order). The largest shape of each output is recorded as
     `autoglm.output_max_shapes`. Outputs are the arguments marked
     `bufferize.result`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+def ContiguousReshapes : Pass<"autoglm-contiguous-reshapes", "mlir::func::FuncOp"> {
+  let summary = "Reshapes of contiguous buffers with symbolic extents as reinterpret_cast";
+  let description = [{
+    A `memref.expand_shape` or `memref.collapse_shape` whose source and
+    result have the identity layout only renames the extents of one
+    contiguous buffer, so it becomes a `memref.reinterpret_cast` with
+    row-major strides. Applied to reshapes with symbolic extents, where it
+    also avoids the strided-metadata expansion of groups with several
+    symbolic extents.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }

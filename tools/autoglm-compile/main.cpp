@@ -228,6 +228,21 @@ int main(int argc, char **argv) {
       return;
     measureArena(planned, modelReport);
     signature.arenaSize = modelReport.arenaBytes;
+    // Outputs with symbolic extents: the bounds the planner computed.
+    auto graph = planned.lookupSymbol<mlir::func::FuncOp>("main");
+    auto maxShapes =
+        graph->getAttrOfType<mlir::ArrayAttr>("autoglm.output_max_shapes");
+    for (auto [i, output] : llvm::enumerate(signature.outputs)) {
+      if (output.dimSymbols.empty() || !maxShapes || i >= maxShapes.size())
+        continue;
+      std::vector<int32_t> dims(output.dimSymbols.size(), kDimStatic);
+      for (size_t d = 0; d < dims.size(); ++d)
+        if (output.dimSymbols[d] != kDimStatic)
+          dims[d] = kDimComputed;
+      setOutputBounds(signature, i,
+                      llvm::cast<mlir::DenseI64ArrayAttr>(maxShapes[i]).asArrayRef(),
+                      dims);
+    }
   };
   Stage last = kind.stage.value_or(Stage::LLVM);
   if (failed(runPipeline(**module, last, pipelineOptions)))

@@ -39,12 +39,12 @@
 // LINALG: math.exp
 // LINALG: arith.divf
 
-// memref stage: the result is an output argument, followed by the symbol
-// values (none here) and the output extents; every intermediate lives in the
-// arena argument; nothing is allocated.
+// memref stage: the result is an output argument; every intermediate lives
+// in the arena argument, which the symbol values (none here) and the output
+// extents follow; nothing is allocated.
 // MEMREF: memref.global "private" constant
 // MEMREF-LABEL: func.func @main
-// MEMREF-SAME: (%{{.*}}: memref<2x8xf32> {autoglm.name = "x"}, %{{.*}}: memref<8x4xf32>, %[[OUT:.*]]: memref<2x4xf32> {autoglm.name = "y", bufferize.result}, %{{.*}}: memref<0xi64> {autoglm.symbol_values}, %[[DIMS:.*]]: memref<2xi64> {autoglm.output_dims}, %[[ARENA:.*]]: memref<{{[0-9]+}}xi8> {autoglm.arena})
+// MEMREF-SAME: (%{{.*}}: memref<2x8xf32> {autoglm.name = "x"}, %{{.*}}: memref<8x4xf32>, %[[OUT:.*]]: memref<2x4xf32> {autoglm.name = "y", bufferize.result}, %[[ARENA:.*]]: memref<{{[0-9]+}}xi8> {autoglm.arena}, %{{.*}}: memref<0xi64> {autoglm.symbol_values}, %[[DIMS:.*]]: memref<2xi64> {autoglm.output_dims})
 // MEMREF-SAME: autoglm.arena_size = {{[0-9]+}} : i64
 // MEMREF: memref.view %[[ARENA]]
 // MEMREF: outs(%[[OUT]] : memref<2x4xf32>)
@@ -54,7 +54,7 @@
 // llvm stage: one llvm.func whose arguments are bare pointers (static
 // shapes need no memref descriptors); no allocation and no runtime calls.
 // LLVM: llvm.mlir.global private constant @{{.*}} : !llvm.array<4 x f32>
-// LLVM: llvm.func @main(%{{.*}}: !llvm.ptr {autoglm.name = "x"}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {autoglm.name = "y", bufferize.result}, %{{.*}}: !llvm.ptr {autoglm.symbol_values}, %{{.*}}: !llvm.ptr {autoglm.output_dims}, %{{.*}}: !llvm.ptr {autoglm.arena})
+// LLVM: llvm.func @main(%{{.*}}: !llvm.ptr {autoglm.name = "x"}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {autoglm.name = "y", bufferize.result}, %{{.*}}: !llvm.ptr {autoglm.arena}, %{{.*}}: !llvm.ptr {autoglm.symbol_values}, %{{.*}}: !llvm.ptr {autoglm.output_dims})
 // LLVM-SAME: autoglm.arena_size
 // LLVM: llvm.store
 // LLVM: llvm.return{{$}}
