@@ -454,6 +454,8 @@ def generate_models():
             write_reference(path, os.path.join(MODELS_DIR, name, case), inputs,
                             [i.name for i in model.graph.input],
                             [o.name for o in model.graph.output])
+        write_json(os.path.join(MODELS_DIR, name, "dims.json"),
+                   {k: list(v) for k, v in DYNAMIC_RANGES.items()})
         print(f"wrote models/{name}.onnx ({len(cases)} sizes)")
 
 

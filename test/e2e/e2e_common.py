@@ -51,6 +51,17 @@ CRASH_MARKERS = ("Assertion", "Stack dump", "LLVM ERROR", "PLEASE submit",
                  "Segmentation fault", "terminate called", "Traceback")
 
 
+def model_dims(model_path):
+    """--dim options for a model with symbolic dimensions: the ranges in
+    NAME/dims.json next to NAME.onnx ({"seq": [1, 64], ...}), if present."""
+    path = os.path.join(os.path.splitext(model_path)[0], "dims.json")
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        ranges = json.load(f)
+    return [f"{name}={lo}..{hi}" for name, (lo, hi) in sorted(ranges.items())]
+
+
 def run(args, cwd=None, timeout=TIMEOUT_S):
     """Runs a command and returns the CompletedProcess (text mode)."""
     return subprocess.run([str(a) for a in args], cwd=cwd, timeout=timeout,

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shared_models  # noqa: E402
 from e2e_common import (  # noqa: E402
     ATOL, COMPILE, MODELS_DIR, RT_STATIC, RTOL, RUNTIME_INCLUDE,
-    SHARED_MODELS_DIR, E2ETestCase, describe, load_case, run)
+    SHARED_MODELS_DIR, E2ETestCase, describe, load_case, model_dims, run)
 
 C_APP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "c_app")
 
@@ -257,7 +257,7 @@ class MemoryTest(E2ETestCase):
         self.assertGreater(len(models), 0)
         for path in models:
             with self.subTest(model=os.path.basename(path)):
-                self.check_arena(path, header_too=True)
+                self.check_arena(path, model_dims(path), header_too=True)
 
     def test_arena_shared_models(self):
         names = shared_models.model_names()
