@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Symbolic dimensions (--dim NAME=MIN..MAX): one artifact of the
+glm_layer_dynamic example runs at every size its references cover and matches
+onnxruntime; sizes outside the ranges, inconsistent inputs and ops without
+symbolic-shape support fail cleanly; the arena and the header are sized for
+the upper bounds."""
+
+import json
+import os
+import re
+import sys
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_common import (  # noqa: E402
+    ATOL, MODELS_DIR, RTOL, E2ETestCase, compile_model, describe, model_dims,
+    run_model)
+
+MODEL = os.path.join(MODELS_DIR, "glm_layer_dynamic.onnx")
+CASES_DIR = os.path.join(MODELS_DIR, "glm_layer_dynamic")
+
+
+def dim_options(model_path):
+    return [a for d in model_dims(model_path) for a in ("--dim", d)]
+
+
+class SymbolicShapesTest(E2ETestCase):
+
+    def artifact(self, suffix=".so"):
+        return self.compiled(MODEL, suffix, *dim_options(MODEL))
+
+    def run_inputs(self, artifact, x, mask, *extra):
+        x_path = self.cache.path("in", f"x_{x.shape}.npy")
+        mask_path = self.cache.path("in", f"mask_{mask.shape}.npy")
+        np.save(x_path, x)
+        np.save(mask_path, mask)
+        return run_model(artifact, "-i", f"x={x_path}",
+                         "-i", f"attention_mask={mask_path}", *extra)
+
+    def test_every_size_matches_onnxruntime(self):
+        artifact = self.artifact()
+        cases = sorted(d for d in os.listdir(CASES_DIR)
+                       if os.path.isdir(os.path.join(CASES_DIR, d)))
+        self.assertGreaterEqual(len(cases), 3)
+        for case in cases:
+            with self.subTest(case=case):
+                folder = os.path.join(CASES_DIR, case)
+                result = run_model(
+                    artifact, "-i", f"x={folder}/input_0.npy",
+                    "-i", f"attention_mask={folder}/input_1.npy",
+                    "-e", f"{folder}/output_0.npy",
+                    "--rtol", str(RTOL), "--atol", str(ATOL))
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertIn(" OK", result.stdout, describe(result))
+                batch, seq = re.match(r"batch(\d+)_seq(\d+)", case).groups()
+                self.assertIn(f"batch={batch} seq={seq}", result.stdout)
+
+    def test_out_of_range_and_inconsistent_sizes(self):
+        artifact = self.artifact()
+        too_long = self.run_inputs(artifact, np.zeros((1, 65, 256), np.float32),
+                                   np.zeros((1, 1, 65, 65), np.float32))
+        self.assertCleanError(too_long, "autoglm-run", "seq", "65", "64")
+        mismatch = self.run_inputs(artifact, np.zeros((2, 8, 256), np.float32),
+                                   np.zeros((2, 1, 8, 9), np.float32))
+        self.assertCleanError(mismatch, "autoglm-run", "seq")
+        wrong_static = self.run_inputs(artifact, np.zeros((2, 8, 128), np.float32),
+                                       np.zeros((2, 1, 8, 8), np.float32))
+        self.assertCleanError(wrong_static, "autoglm-run", "x")
+
+    def test_arena_and_header_are_sized_for_the_bounds(self):
+        obj = self.artifact(".o")
+        with open(obj[:-2] + ".h") as f:
+            header = f.read()
+        self.assertIn('_SYMBOL_1_NAME "seq"', header)
+        self.assertRegex(header, r"_SYMBOL_1_MAX 64\b")
+        self.assertRegex(header, r"_INPUT_0_SHAPE \{4, 64, 256\}")
+        self.assertRegex(header, r"_OUTPUT_0_DIM_SYMBOLS \{-2, -2, -1\}")
+        out = self.cache.path("report", "m.mlir")
+        result = compile_model(MODEL, out, "--emit=memref", "--report=json",
+                               "--verify-memory-plan", *dim_options(MODEL))
+        self.assertEqual(result.returncode, 0, describe(result))
+        report = json.loads(result.stdout)
+        arena = int(re.search(r"_ARENA_SIZE (\d+)u", header).group(1))
+        self.assertEqual(report["arena_bytes"], arena)
+        # One buffer of the largest activation, [4, 64, 512] float32, must fit.
+        self.assertGreaterEqual(arena, 4 * 64 * 512 * 4)
+        self.assertLessEqual(report["arena_to_bound"], 1.10)
+
+    def test_a_range_per_symbol_is_required(self):
+        out = self.cache.path("norange", "m.so")
+        result = compile_model(MODEL, out, "--dim", "batch=1..4")
+        self.assertCleanError(result, "autoglm-compile", "seq", "--dim seq=MIN..MAX")
+        self.assertFalse(os.path.exists(out))
+
+    def test_ops_without_symbolic_support_are_rejected(self):
+        path = self.cache.path("slice", "slice.onnx")
+        node = helper.make_node("Slice", ["x", "starts", "ends"], ["y"], name="cut")
+        graph = helper.make_graph(
+            [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 8])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            initializer=[helper.make_tensor("starts", TensorProto.INT64, [1], [0]),
+                         helper.make_tensor("ends", TensorProto.INT64, [1], [1])])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+        out = self.cache.path("slice", "slice.so")
+        result = compile_model(path, out, "--dim", "n=1..8")
+        self.assertCleanError(result, "autoglm-compile", "cut", "symbolic shapes",
+                              "not supported")
+        self.assertFalse(os.path.exists(out))
+        pinned = compile_model(path, out, "--dim", "n=8")
+        self.assertEqual(pinned.returncode, 0, describe(pinned))
+
+
+if __name__ == "__main__":
+    unittest.main()
