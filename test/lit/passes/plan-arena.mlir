@@ -1,4 +1,5 @@
 // RUN: autoglm-opt %s --split-input-file --autoglm-plan-arena="verify" --verify-diagnostics | FileCheck %s
+// RUN: autoglm-opt %s --split-input-file --autoglm-plan-arena="alignment=4 verify" --verify-diagnostics | FileCheck %s --check-prefix=ALIGN4
 
 // Buffers live at the same time get disjoint, 64-byte-aligned slots; the
 // function gains the arena argument and allocates nothing.
@@ -104,5 +105,91 @@ func.func @no_buffers(%in: memref<4xf32>, %out: memref<4xf32>) {
 func.func @dynamic(%n: index) {
   // expected-error @+1 {{has no size bounded by the declared symbol ranges; it cannot be placed in the arena}}
   %a = memref.alloc(%n) : memref<?xf32>
+  return
+}
+
+// -----
+
+// Symbolic extents (batch <= 4, seq <= 10): each slot holds the largest
+// buffer, 4 * 10 * 8 * 4 = 1280 bytes for %p and %q and 10 * 8 * 4 = 320 for
+// %t, while each view keeps the buffer's actual extents. %q is born after %p
+// died and takes its slot; %t, live inside %p's range, is placed after it.
+// CHECK-LABEL: func.func @symbolic
+// CHECK-SAME: (%[[X:.*]]: memref<?x?x8xf32> {autoglm.dim_symbols = array<i32: 0, 1, -1>}, %{{.*}}: memref<?x?x8xf32> {bufferize.result}, %[[ARENA:.*]]: memref<1600xi8> {autoglm.arena})
+// CHECK-SAME: autoglm.arena_buffers = [{bytes = 1280 : i64, live = array<i64: 7, 9>, offset = 0 : i64, producer = ""}, {bytes = 320 : i64, live = array<i64: 8, 8>, offset = 1280 : i64, producer = ""}, {bytes = 1280 : i64, live = array<i64: 11, 12>, offset = 0 : i64, producer = ""}]
+// CHECK-SAME: autoglm.arena_lower_bound = 1600 : i64
+// CHECK-SAME: autoglm.arena_size = 1600 : i64
+// CHECK: %[[B:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x?x8xf32>
+// CHECK-NEXT: %[[S:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x?x8xf32>
+// CHECK-NEXT: %[[P:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.view %[[ARENA]][%[[P]]][%[[B]], %[[S]]] : memref<1600xi8> to memref<?x?x8xf32>
+// CHECK-NEXT: %[[T:.*]] = arith.constant 1280 : index
+// CHECK-NEXT: memref.view %[[ARENA]][%[[T]]][%[[S]]] : memref<1600xi8> to memref<?x8xf32>
+// CHECK: %[[Q:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.view %[[ARENA]][%[[Q]]][%[[B]], %[[S]]] : memref<1600xi8> to memref<?x?x8xf32>
+// CHECK-NOT: memref.dealloc
+func.func @symbolic(%x: memref<?x?x8xf32> {autoglm.dim_symbols = array<i32: 0, 1, -1>},
+                    %y: memref<?x?x8xf32> {bufferize.result})
+    attributes {autoglm.symbols = [{max = 4 : i64, min = 1 : i64, name = "batch"},
+                                   {max = 10 : i64, min = 1 : i64, name = "seq"}]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %b = memref.dim %x, %c0 : memref<?x?x8xf32>
+  %s = memref.dim %x, %c1 : memref<?x?x8xf32>
+  %p = memref.alloc(%b, %s) : memref<?x?x8xf32>
+  %t = memref.alloc(%s) : memref<?x8xf32>
+  linalg.copy ins(%x : memref<?x?x8xf32>) outs(%p : memref<?x?x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%t : memref<?x8xf32>)
+  linalg.copy ins(%p : memref<?x?x8xf32>) outs(%y : memref<?x?x8xf32>)
+  %q = memref.alloc(%b, %s) : memref<?x?x8xf32>
+  linalg.copy ins(%y : memref<?x?x8xf32>) outs(%q : memref<?x?x8xf32>)
+  linalg.copy ins(%q : memref<?x?x8xf32>) outs(%y : memref<?x?x8xf32>)
+  memref.dealloc %q : memref<?x?x8xf32>
+  return
+}
+
+// -----
+
+// Sizes computed from the extents are bounded by interval arithmetic over
+// batch in [1, 4] and seq in [2, 10]: (batch * seq) / 3 <= 13 elements
+// (52 bytes), seq * 2 + batch ceildiv 3 <= 22 (88 bytes), seq - 1 <= 9
+// (36 bytes). All three are live at one op. With the default alignment the
+// slots are 64, 128 and 64 bytes; with alignment 4 the exact sizes.
+// CHECK-LABEL: func.func @bounded_arithmetic
+// CHECK-SAME: memref<256xi8> {autoglm.arena}
+// CHECK-SAME: autoglm.arena_buffers = [{bytes = 64 : i64, live = array<i64: 12, 14>, offset = 128 : i64, producer = ""}, {bytes = 128 : i64, live = array<i64: 13, 13>, offset = 0 : i64, producer = ""}, {bytes = 64 : i64, live = array<i64: 13, 14>, offset = 192 : i64, producer = ""}]
+// CHECK-SAME: autoglm.arena_lower_bound = 256 : i64
+// CHECK-SAME: autoglm.arena_size = 256 : i64
+// ALIGN4-LABEL: func.func @bounded_arithmetic
+// ALIGN4-SAME: memref<176xi8> {autoglm.arena}
+// ALIGN4-SAME: autoglm.arena_buffers = [{bytes = 52 : i64, live = array<i64: 12, 14>, offset = 88 : i64, producer = ""}, {bytes = 88 : i64, live = array<i64: 13, 13>, offset = 0 : i64, producer = ""}, {bytes = 36 : i64, live = array<i64: 13, 14>, offset = 140 : i64, producer = ""}]
+// ALIGN4-SAME: autoglm.arena_lower_bound = 176 : i64
+// ALIGN4-SAME: autoglm.arena_size = 176 : i64
+// ALIGN4: %[[M:.*]] = arith.divsi
+// ALIGN4: memref.view %{{.*}}[%{{.*}}][%[[M]]] : memref<176xi8> to memref<?xf32>
+// ALIGN4: %[[K:.*]] = affine.apply
+// ALIGN4: memref.view %{{.*}}[%{{.*}}][%[[K]]] : memref<176xi8> to memref<?xf32>
+// ALIGN4: %[[L:.*]] = arith.subi
+// ALIGN4: memref.view %{{.*}}[%{{.*}}][%[[L]]] : memref<176xi8> to memref<?xf32>
+func.func @bounded_arithmetic(%x: memref<?x?xf32> {autoglm.dim_symbols = array<i32: 0, 1>},
+                              %y: memref<?xf32> {bufferize.result})
+    attributes {autoglm.symbols = [{max = 4 : i64, min = 1 : i64, name = "batch"},
+                                   {max = 10 : i64, min = 2 : i64, name = "seq"}]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %b = memref.dim %x, %c0 : memref<?x?xf32>
+  %s = memref.dim %x, %c1 : memref<?x?xf32>
+  %n = arith.muli %b, %s : index
+  %m = arith.divsi %n, %c3 : index
+  %a = memref.alloc(%m) : memref<?xf32>
+  %k = affine.apply affine_map<(d0)[s0] -> (d0 * 2 + s0 ceildiv 3)>(%s)[%b]
+  %c = memref.alloc(%k) : memref<?xf32>
+  %l = arith.subi %s, %c1 : index
+  %d = memref.alloc(%l) : memref<?xf32>
+  linalg.copy ins(%a : memref<?xf32>) outs(%y : memref<?xf32>)
+  linalg.copy ins(%c : memref<?xf32>) outs(%d : memref<?xf32>)
+  linalg.copy ins(%d : memref<?xf32>) outs(%a : memref<?xf32>)
   return
 }

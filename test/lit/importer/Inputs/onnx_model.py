@@ -19,6 +19,7 @@ import cases_norm  # noqa: E402,F401
 import cases_recurrent  # noqa: E402,F401
 import cases_sampling  # noqa: E402,F401
 import cases_shapes  # noqa: E402,F401
+import cases_symbolic  # noqa: E402,F401
 import cases_types  # noqa: E402,F401
 from common import CASES  # noqa: E402
 
