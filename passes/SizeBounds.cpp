@@ -92,9 +92,12 @@ std::optional<Interval> autoglm::symbolRange(func::FuncOp func, int64_t index) {
   auto symbols = func->getAttrOfType<ArrayAttr>("autoglm.symbols");
   if (!symbols || index < 0 || index >= (int64_t)symbols.size())
     return std::nullopt;
-  auto record = cast<DictionaryAttr>(symbols[index]);
-  return make(cast<IntegerAttr>(record.get("min")).getInt(),
-              cast<IntegerAttr>(record.get("max")).getInt());
+  auto record = dyn_cast<DictionaryAttr>(symbols[index]);
+  auto min = record ? record.getAs<IntegerAttr>("min") : IntegerAttr();
+  auto max = record ? record.getAs<IntegerAttr>("max") : IntegerAttr();
+  if (!min || !max)
+    return std::nullopt;
+  return make(min.getInt(), max.getInt());
 }
 
 std::optional<Interval> autoglm::extentBounds(Value shaped, int64_t dim) {

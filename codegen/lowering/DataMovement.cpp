@@ -158,11 +158,11 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
 /// An ONNX index (any integer type) as an `index` into an axis of `extent`:
 /// negative indices count from the end; out-of-range ones are clamped, so
 /// a bad index can never read or write outside the tensor.
-Value normalizedIndex(OpBuilder &b, Location loc, Value index, int64_t extent) {
+Value normalizedIndex(OpBuilder &b, Location loc, Value index, Value n) {
   Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
-  Value n = indexConstant(b, loc, extent);
   Value zero = indexConstant(b, loc, 0);
-  Value last = indexConstant(b, loc, std::max<int64_t>(extent - 1, 0));
+  Value last = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, n, indexConstant(b, loc, 1)), zero);
   Value isNeg =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
   i = arith::SelectOp::create(b, loc, isNeg,
@@ -173,17 +173,23 @@ Value normalizedIndex(OpBuilder &b, Location loc, Value index, int64_t extent) {
 
 /// Builds out[i...] = input[f(i...)] where `sourceIndex` computes the input
 /// indices from the output indices (used where views cannot express it).
+Value normalizedIndex(OpBuilder &b, Location loc, Value index, int64_t extent) {
+  return normalizedIndex(b, loc, index, indexConstant(b, loc, extent));
+}
+
+/// `sizes` are those of the symbolic extents of `outType`, as for
+/// tensor.empty.
 Value buildIndexedCopy(
     OpBuilder &b, Location loc, RankedTensorType outType, Value input,
     ValueRange extraInputs, ArrayRef<AffineMap> extraMaps,
     function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>,
                                     ValueRange)>
-        sourceIndex) {
+        sourceIndex,
+    ValueRange sizes = {}) {
   int64_t rank = outType.getRank();
   SmallVector<AffineMap> maps(extraMaps);
   maps.push_back(b.getMultiDimIdentityMap(rank));
-  Value init = tensor::EmptyOp::create(b, loc, outType.getShape(),
-                                       outType.getElementType());
+  Value init = tensor::EmptyOp::create(b, loc, outType, sizes);
   auto generic = linalg::GenericOp::create(
       b, loc, outType, extraInputs, init, maps,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
@@ -239,25 +245,37 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
   LogicalResult
   matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
     auto type = signless(op.getType());
-    auto indicesType = cast<RankedTensorType>(adaptor.getIndices().getType());
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
+    auto indicesType = cast<RankedTensorType>(indices.getType());
     int64_t axis = op.getAxis(), q = indicesType.getRank();
-    int64_t extent =
-        cast<RankedTensorType>(op.getData().getType()).getDimSize(axis);
+    Value extent = tensor::DimOp::create(rewriter, loc, data, axis);
+    // Result extents: data's before the axis, the indices', data's after.
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      if (d >= axis && d < axis + q)
+        sizes.push_back(tensor::DimOp::create(rewriter, loc, indices, d - axis));
+      else
+        sizes.push_back(
+            tensor::DimOp::create(rewriter, loc, data, d < axis ? d : d - q + 1));
+    }
     SmallVector<AffineExpr> indexExprs;
     for (int64_t d = 0; d < q; ++d)
       indexExprs.push_back(rewriter.getAffineDimExpr(axis + d));
     auto indexMap =
         AffineMap::get(type.getRank(), 0, indexExprs, rewriter.getContext());
     Value result = buildIndexedCopy(
-        rewriter, op.getLoc(), type, adaptor.getData(), adaptor.getIndices(),
-        indexMap,
+        rewriter, loc, type, data, indices, indexMap,
         [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange args) {
           SmallVector<Value> src(idx.take_front(axis));
           src.push_back(normalizedIndex(b, l, args[0], extent));
           llvm::append_range(src, idx.drop_front(axis + q));
           return src;
-        });
+        },
+        sizes);
     rewriter.replaceOp(op, result);
     return success();
   }

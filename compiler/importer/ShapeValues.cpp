@@ -87,6 +87,18 @@ OpFoldResult autoglm::extentOf(OpBuilder &b, Location loc, Value value,
       }
       break;
     }
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      int64_t axis = gather.getAxis();
+      int64_t q = cast<RankedTensorType>(gather.getIndices().getType()).getRank();
+      if (dim >= axis && dim < axis + q) {
+        value = gather.getIndices();
+        dim -= axis;
+      } else {
+        value = gather.getData();
+        dim = dim < axis ? dim : dim - q + 1;
+      }
+      continue;
+    }
     // Elementwise and shape-preserving ops: an operand with this extent,
     // aligned at the last axis as in broadcasting.
     if (op->hasTrait<traits::SymbolicShapes>() && !isa<ShapeOp, MatMulOp>(op) &&
@@ -129,9 +141,10 @@ static bool sameExtent(OpFoldResult x, OpFoldResult y) {
          dx.getConstantIndex() && dx.getConstantIndex() == dy.getConstantIndex();
 }
 
-OpFoldResult autoglm::quotientOfProducts(OpBuilder &b, Location loc,
-                                         ArrayRef<OpFoldResult> numerator,
-                                         ArrayRef<OpFoldResult> denominator) {
+FailureOr<OpFoldResult>
+autoglm::quotientOfProducts(OpBuilder &b, Location loc,
+                            ArrayRef<OpFoldResult> numerator,
+                            ArrayRef<OpFoldResult> denominator) {
   SmallVector<OpFoldResult> top(numerator), bottom;
   for (OpFoldResult f : denominator) {
     auto same = llvm::find_if(top, [&](OpFoldResult t) { return sameExtent(t, f); });
@@ -145,6 +158,10 @@ OpFoldResult autoglm::quotientOfProducts(OpBuilder &b, Location loc,
     p = foldedMul(b, loc, p, f);
   for (OpFoldResult f : bottom)
     q = foldedMul(b, loc, q, f);
+  // What is left constant must divide exactly.
+  auto cp = getConstantIntValue(p), cq = getConstantIntValue(q);
+  if (cp && cq && (*cq == 0 || *cp % *cq != 0))
+    return failure();
   return foldedDiv(b, loc, p, q);
 }
 

@@ -31,10 +31,12 @@ mlir::OpFoldResult extentOf(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value value, int64_t dim);
 
 /// product(numerator) / product(denominator) after cancelling the factors
-/// that are the same extent: the `-1` entry of a Reshape.
-mlir::OpFoldResult quotientOfProducts(mlir::OpBuilder &b, mlir::Location loc,
-                                      llvm::ArrayRef<mlir::OpFoldResult> numerator,
-                                      llvm::ArrayRef<mlir::OpFoldResult> denominator);
+/// that are the same extent: the `-1` entry of a Reshape. Failure if what
+/// remains is constant and does not divide exactly.
+mlir::FailureOr<mlir::OpFoldResult>
+quotientOfProducts(mlir::OpBuilder &b, mlir::Location loc,
+                   llvm::ArrayRef<mlir::OpFoldResult> numerator,
+                   llvm::ArrayRef<mlir::OpFoldResult> denominator);
 
 /// x * y and x / y (truncating) on constants or index values; constants
 /// fold, so static extents stay static.

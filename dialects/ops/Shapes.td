@@ -140,7 +140,7 @@ def AGL_SliceOp : AGL_InferredOp<"slice"> {
   let hasFolder = 1;
 }
 
-def AGL_GatherOp : AGL_InferredOp<"gather"> {
+def AGL_GatherOp : AGL_InferredOp<"gather", [AGL_SymbolicShapes]> {
   let summary = "take entries along one axis by index";
   let description = [{
     `output[i.., j.., k..] = data[i.., indices[j..], k..]` along `axis`;

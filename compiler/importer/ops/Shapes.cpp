@@ -130,15 +130,21 @@ LogicalResult importSymbolicReshape(NodeImporter &n,
       return n.emitError() << "shape entry " << *c << " is invalid";
     }
   }
-  if (inferred) {
-    SmallVector<OpFoldResult> all, others;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      all.push_back(extent(d));
-    for (auto [i, entry] : llvm::enumerate(target))
-      if (i != *inferred)
-        others.push_back(entry);
-    target[*inferred] = quotientOfProducts(b, loc, all, others);
-  }
+  SmallVector<OpFoldResult> all, others;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(extent(d));
+  for (auto [i, entry] : llvm::enumerate(target))
+    if (!inferred || i != *inferred)
+      others.push_back(entry);
+  // The element count must be kept; where the extents cancel to constants
+  // that is checked here.
+  auto quotient = quotientOfProducts(b, loc, all, others);
+  if (failed(quotient) ||
+      (!inferred && getConstantIntValue(*quotient).value_or(1) != 1))
+    return n.emitError() << "cannot reshape " << type
+                         << " to the computed shape: the element counts differ";
+  if (inferred)
+    target[*inferred] = *quotient;
   SmallVector<int64_t> shape;
   SmallVector<Value> sizes;
   for (OpFoldResult entry : target) {

@@ -40,3 +40,26 @@ def symbolic_reshape_flatten():
     return model(nodes, [tensor("x", F32, ["batch", "seq", 256])],
                  [tensor("y", F32, ["batch", "flat"])], 13,
                  [const("i0", 0), const("ax0", [0]), const("minus1", [-1])])
+
+
+def _reshape_to_first_two_and(tail):
+    # [batch, seq, 256] -> [batch, seq] + tail, the target from Shape/Slice.
+    nodes = [node("Shape", ["x"], ["s"], name="shape"),
+             node("Slice", ["s", "zero", "two"], ["p"], name="slice"),
+             node("Concat", ["p", "tail"], ["target"], name="concat", axis=0),
+             node("Reshape", ["x", "target"], ["y"], name="reshape")]
+    return model(nodes, [tensor("x", F32, ["batch", "seq", 256])],
+                 [tensor("y", F32, None)], 13,
+                 [const("zero", [0]), const("two", [2]), const("tail", tail)])
+
+
+@case
+def symbolic_reshape_inexact():
+    # 256 / 3 is not whole.
+    return _reshape_to_first_two_and([3, -1])
+
+
+@case
+def symbolic_reshape_wrong_count():
+    # 4 * 32 != 256.
+    return _reshape_to_first_two_and([4, 32])
