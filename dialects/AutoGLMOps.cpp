@@ -116,10 +116,12 @@ static LogicalResult verifyQuantParams(Operation *op, Value input,
     bool perTensor = t.getNumElements() == 1 && t.getRank() <= 1;
     bool perChannel = t.getRank() == 1 && in.getRank() > 0 &&
                       t.getDimSize(0) == in.getDimSize(axis);
-    if (!perTensor && !perChannel)
-      return op->emitOpError("scale and zero point must be scalars or have "
+    bool perElement = t.getShape() == in.getShape(); // blocked, expanded
+    if (!perTensor && !perChannel && !perElement)
+      return op->emitOpError("scale and zero point must be scalars, have "
                              "one entry per slice of axis ")
-             << axis << ", got " << shapeString(t.getShape());
+             << axis << " or the input's shape, got "
+             << shapeString(t.getShape());
   }
   // A scalar and a 1-element vector are both per-tensor.
   bool bothPerTensor = shapedAs(scale).getNumElements() == 1 &&

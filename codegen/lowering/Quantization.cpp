@@ -16,12 +16,15 @@ using namespace autoglm;
 namespace {
 
 /// Per-channel parameters [C] viewed as [1, .., C, .., 1] (C at `axis`) so
-/// they broadcast against the input; per-tensor ones stay scalars.
+/// they broadcast against the input; per-tensor ones stay scalars and
+/// per-element ones (blocked quantization) as they are.
 Value alongAxis(OpBuilder &b, Location loc, Value param, int64_t axis,
                 int64_t rank) {
   auto type = cast<RankedTensorType>(param.getType());
   if (type.getNumElements() == 1)
     return reshapeTensor(b, loc, param, {});
+  if (type.getRank() == rank)
+    return param;
   SmallVector<int64_t> shape(rank, 1);
   shape[axis] = type.getDimSize(0);
   return reshapeTensor(b, loc, param, shape);

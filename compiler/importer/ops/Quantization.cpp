@@ -25,9 +25,32 @@ Value zeroLike(NodeImporter &n, Value scale, Type type) {
       tensorType, cast<Attribute>(Builder(n.context()).getZeroAttr(type))));
 }
 
+/// Blocked quantization: parameters with one entry per `block` elements
+/// along `axis`, repeated to the input's shape by a gather.
+FailureOr<Value> expandBlocks(NodeImporter &n, Value param, int64_t axis,
+                              int64_t block) {
+  auto in = n.inputType(0);
+  auto type = cast<RankedTensorType>(param.getType());
+  int64_t extent = in.getDimSize(axis);
+  if (type.getRank() != in.getRank() ||
+      type.getDimSize(axis) != (extent + block - 1) / block)
+    return n.emitError() << "blocked quantization parameters of shape "
+                         << type << " do not match blocks of " << block;
+  SmallVector<int64_t> indices;
+  for (int64_t i = 0; i < extent; ++i)
+    indices.push_back(i / block);
+  Value index = n.constant(DenseElementsAttr::get(
+      RankedTensorType::get({extent}, IntegerType::get(n.context(), 64)),
+      ArrayRef<int64_t>(indices)));
+  return n.create<GatherOp>(param, index, axis);
+}
+
 FailureOr<int64_t> quantAxis(NodeImporter &n) {
-  if (n.intAttr("block_size", 0) != 0)
-    return n.unsupported("blocked quantization (block_size)");
+  if (n.intAttr("block_size", 0) != 0) {
+    if (n.inputType(0).getRank() == 0)
+      return n.emitError() << "blocked quantization of a scalar";
+    return n.normalizeAxis(n.intAttr("axis", 1), n.inputType(0).getRank());
+  }
   // The axis only matters for per-channel (1-D) parameters.
   int64_t rank = n.inputType(0).getRank();
   if (rank == 0 || n.inputType(1).getNumElements() == 1)
@@ -50,6 +73,15 @@ LogicalResult importQuantizeLinear(NodeImporter &n) {
   }
   if (isa<Float8E8M0FNUType>(getElementTypeOrSelf(zp.getType())))
     return n.unsupported("QuantizeLinear to float8e8m0");
+  Value scale = n.input(1);
+  if (int64_t block = n.intAttr("block_size", 0)) {
+    auto s = expandBlocks(n, scale, *axis, block);
+    auto z = succeeded(s) ? expandBlocks(n, zp, *axis, block) : FailureOr<Value>();
+    if (failed(s) || failed(z))
+      return failure();
+    scale = *s;
+    zp = *z;
+  }
   // The division runs in the input's type; another precision is not built.
   int64_t precision = n.intAttr("precision", 0);
   if (precision != 0 && convertElementType(precision, n.context()) !=
@@ -57,7 +89,7 @@ LogicalResult importQuantizeLinear(NodeImporter &n) {
     return n.unsupported("QuantizeLinear with precision " +
                          onnxTypeName(precision));
   bool saturate = n.intAttr("saturate", 1) != 0;
-  auto out = n.create<QuantizeLinearOp>(n.input(0), n.input(1), zp, *axis,
+  auto out = n.create<QuantizeLinearOp>(n.input(0), scale, zp, *axis,
                                         saturate);
   if (failed(out))
     return failure();
@@ -72,7 +104,16 @@ LogicalResult importDequantizeLinear(NodeImporter &n) {
   Value zp = n.input(2);
   if (!zp)
     zp = zeroLike(n, n.input(1), n.inputType(0).getElementType());
-  auto out = n.create<DequantizeLinearOp>(n.input(0), n.input(1), zp, *axis);
+  Value scale = n.input(1);
+  if (int64_t block = n.intAttr("block_size", 0)) {
+    auto s = expandBlocks(n, scale, *axis, block);
+    auto z = succeeded(s) ? expandBlocks(n, zp, *axis, block) : FailureOr<Value>();
+    if (failed(s) || failed(z))
+      return failure();
+    scale = *s;
+    zp = *z;
+  }
+  auto out = n.create<DequantizeLinearOp>(n.input(0), scale, zp, *axis);
   if (failed(out))
     return failure();
   n.setOutput(0, *out);

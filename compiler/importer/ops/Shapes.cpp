@@ -404,9 +404,6 @@ LogicalResult importPad(NodeImporter &n) {
       return failure();
     pads = *p;
     if (n.input(2) && mode == "constant") {
-      if (!n.constantInput(2))
-        return n.unsupported("a Pad 'constant_value' that is not a "
-                             "compile-time constant");
       auto v = n.constantScalar(2, "constant_value");
       if (failed(v))
         return failure();
