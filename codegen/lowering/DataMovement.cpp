@@ -1,14 +1,16 @@
 //===- DataMovement.cpp - constants, shapes and copies to linalg/tensor ---===//
 
 #include "codegen/lowering/LoweringUtils.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "dialects/AutoGLMDialect.h"
 #include "dialects/ShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/TypeUtilities.h"
+
+#include <variant>
 
 using namespace mlir;
 using namespace autoglm;
@@ -155,14 +157,24 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// An ONNX index (any integer type) as an `index` into an axis of `extent`:
-/// negative indices count from the end; out-of-range ones are clamped, so
-/// a bad index can never read or write outside the tensor.
-Value normalizedIndex(OpBuilder &b, Location loc, Value index, Value n) {
+/// An ONNX index (any integer type) as an `index` into an axis of extent
+/// `n` (a constant, or a value for a symbolic extent): negative indices
+/// count from the end; out-of-range ones are clamped, so a bad index can
+/// never read or write outside the tensor.
+Value normalizedIndex(OpBuilder &b, Location loc, Value index,
+                      std::variant<int64_t, Value> extent) {
   Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
-  Value zero = indexConstant(b, loc, 0);
-  Value last = arith::MaxSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, n, indexConstant(b, loc, 1)), zero);
+  Value n, last, zero;
+  if (auto *c = std::get_if<int64_t>(&extent)) {
+    n = indexConstant(b, loc, *c);
+    zero = indexConstant(b, loc, 0);
+    last = indexConstant(b, loc, std::max<int64_t>(*c - 1, 0));
+  } else {
+    n = std::get<Value>(extent);
+    zero = indexConstant(b, loc, 0);
+    last = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, n, indexConstant(b, loc, 1)), zero);
+  }
   Value isNeg =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
   i = arith::SelectOp::create(b, loc, isNeg,
@@ -173,10 +185,6 @@ Value normalizedIndex(OpBuilder &b, Location loc, Value index, Value n) {
 
 /// Builds out[i...] = input[f(i...)] where `sourceIndex` computes the input
 /// indices from the output indices (used where views cannot express it).
-Value normalizedIndex(OpBuilder &b, Location loc, Value index, int64_t extent) {
-  return normalizedIndex(b, loc, index, indexConstant(b, loc, extent));
-}
-
 /// `sizes` are those of the symbolic extents of `outType`, as for
 /// tensor.empty.
 Value buildIndexedCopy(
@@ -250,7 +258,10 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     Value data = adaptor.getData(), indices = adaptor.getIndices();
     auto indicesType = cast<RankedTensorType>(indices.getType());
     int64_t axis = op.getAxis(), q = indicesType.getRank();
-    Value extent = tensor::DimOp::create(rewriter, loc, data, axis);
+    auto dataType = cast<RankedTensorType>(data.getType());
+    Value extent = dataType.isDynamicDim(axis)
+                       ? Value(tensor::DimOp::create(rewriter, loc, data, axis))
+                       : Value();
     // Result extents: data's before the axis, the indices', data's after.
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -271,7 +282,10 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
         rewriter, loc, type, data, indices, indexMap,
         [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange args) {
           SmallVector<Value> src(idx.take_front(axis));
-          src.push_back(normalizedIndex(b, l, args[0], extent));
+          src.push_back(normalizedIndex(
+              b, l, args[0],
+              extent ? std::variant<int64_t, Value>(extent)
+                     : std::variant<int64_t, Value>(dataType.getDimSize(axis))));
           llvm::append_range(src, idx.drop_front(axis + q));
           return src;
         },

@@ -178,7 +178,7 @@ func.func @quantize_e8m0(%x: tensor<1x8xf32>, %s: tensor<f32>, %zp: tensor<f8E8M
 // -----
 
 func.func @quantize_per_channel_extent(%x: tensor<1x8xf32>, %s: tensor<4xf32>, %zp: tensor<4xi8>) {
-  // expected-error @+1 {{'autoglm.quantize_linear' op scale and zero point must be scalars or have one entry per slice of axis 1, got [4]}}
+  // expected-error @+1 {{'autoglm.quantize_linear' op scale and zero point must be scalars, have one entry per slice of axis 1 or the input's shape, got [4]}}
   %0 = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64} : (tensor<1x8xf32>, tensor<4xf32>, tensor<4xi8>) -> tensor<1x8xi8>
   return
 }
