@@ -31,7 +31,9 @@ from e2e_common import (  # noqa: E402
 
 C_APP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "c_app")
 
-ALLOC_MODELS = ["glm_layer", "resnet_cnn"]
+# Model, and the case folder (for models with symbolic dimensions: a size).
+ALLOC_MODELS = [("glm_layer", ""), ("resnet_cnn", ""),
+                ("glm_layer_dynamic", "batch2_seq7")]
 ALLOC_RUNS = 100
 
 CONCURRENCY_MODELS = ["glm_layer", "resnet_cnn"]
@@ -101,7 +103,9 @@ class MemoryTest(E2ETestCase):
     def build_program(self, program, model):
         """Links c_app/PROGRAM.c with models/MODEL.onnx compiled to an object
         and the static runtime; returns the executable."""
-        obj = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"), ".o")
+        model_path = os.path.join(MODELS_DIR, model + ".onnx")
+        obj = self.compiled(model_path, ".o",
+                            *[a for d in model_dims(model_path) for a in ("--dim", d)])
         header = os.path.splitext(obj)[0] + ".h"
         exe = self.cache.path("apps", f"{program}-{model}")
         result = run([self.cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror",
@@ -116,10 +120,14 @@ class MemoryTest(E2ETestCase):
 
     @staticmethod
     def write_inputs(directory, arrays):
+        """Raw input bytes, and their extents for the C programs that take
+        inputs of any size in a symbol's range."""
         os.makedirs(directory, exist_ok=True)
         for i, array in enumerate(arrays):
             with open(os.path.join(directory, f"input_{i}.bin"), "wb") as f:
                 f.write(np.ascontiguousarray(array).tobytes())
+            with open(os.path.join(directory, f"input_{i}.shape"), "w") as f:
+                f.write(" ".join(str(d) for d in array.shape) + "\n")
 
     def check_outputs(self, directory, expected_arrays, what):
         for i, expected in enumerate(expected_arrays):
@@ -131,9 +139,9 @@ class MemoryTest(E2ETestCase):
     # --- a. no allocation while running --------------------------------------
 
     def test_no_allocation_while_running(self):
-        for model in ALLOC_MODELS:
+        for model, case in ALLOC_MODELS:
             exe = self.build_program("alloc_count", model)
-            _, inputs, outputs = load_case(os.path.join(MODELS_DIR, model))
+            _, inputs, outputs = load_case(os.path.join(MODELS_DIR, model, case))
             references = [np.load(p) for p in outputs]
             for mode in ["runtime", "arena"]:
                 with self.subTest(model=model, mode=mode):

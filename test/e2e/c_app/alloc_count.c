@@ -15,9 +15,12 @@
  *      alloc_count.c DIR/glm_layer.o libautoglm_rt.a -lm -ldl -lpthread
  *
  * Usage: alloc_count MODE DIR [RUNS]
- * Reads DIR/input_<i>.bin (raw bytes, the descriptor's sizes), creates one
- * instance, runs it once, then RUNS more times (default 100), and writes the
- * outputs of the last run to DIR/output_<i>.bin. MODE is
+ * Reads DIR/input_<i>.bin (raw bytes) and, for a model with symbolic
+ * dimensions, DIR/input_<i>.shape (the extents as text; without it the
+ * descriptor's shape), creates one instance, runs it once through
+ * agl_instance_run_shaped, then RUNS more times (default 100), and writes
+ * the outputs of the last run, with their actual extents, to
+ * DIR/output_<i>.bin. MODE is
  *   runtime  agl_instance_create: the runtime allocates the arena
  *   arena    agl_instance_create_with_arena on a static buffer of
  *            MODEL_UPPER_ARENA_SIZE bytes
@@ -224,6 +227,38 @@ static void print_delta(const char *what, const snapshot *from,
 /* ---- the program ------------------------------------------------------------ */
 
 #define MAX_TENSORS 8
+#define MAX_RANK 8
+
+/* Extents of input `i`: DIR/input_<i>.shape if present, else the
+ * descriptor's. Returns the element count, or 0 on a malformed file. */
+static size_t read_shape(const char *dir, int32_t i, const agl_tensor_info *info,
+                         int64_t *shape) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/input_%d.shape", dir, (int)i);
+  FILE *f = fopen(path, "r");
+  size_t count = 1;
+  for (int32_t d = 0; d < info->rank; ++d) {
+    long long extent = info->shape[d];
+    if (f && fscanf(f, "%lld", &extent) != 1)
+      extent = -1;
+    if (extent < 0) {
+      fclose(f);
+      return 0;
+    }
+    shape[d] = extent;
+    count *= (size_t)extent;
+  }
+  if (f)
+    fclose(f);
+  return count;
+}
+
+static size_t shape_bytes(const agl_tensor_info *info, const int64_t *shape) {
+  size_t count = 1;
+  for (int32_t d = 0; d < info->rank; ++d)
+    count *= (size_t)shape[d];
+  return count * agl_dtype_size(info->dtype);
+}
 
 /* A static arena for the caller-provided path; never zero-sized. */
 static _Alignas(64) unsigned char static_arena[H(_ARENA_SIZE) + 64];
@@ -254,10 +289,23 @@ int main(int argc, char **argv) {
   char path[4096];
   const void *inputs[MAX_TENSORS];
   void *outputs[MAX_TENSORS], *first[MAX_TENSORS];
+  int64_t in_shapes[MAX_TENSORS][MAX_RANK], out_shapes[MAX_TENSORS][MAX_RANK];
+  const int64_t *in_shape_ptrs[MAX_TENSORS];
+  int64_t *out_shape_ptrs[MAX_TENSORS];
   for (int32_t i = 0; i < model->num_inputs; ++i) {
+    if (model->inputs[i].rank > MAX_RANK)
+      return fail("an input's rank is too high for this program", NULL);
+    size_t count = read_shape(dir, i, &model->inputs[i], in_shapes[i]);
+    in_shape_ptrs[i] = in_shapes[i];
     snprintf(path, sizeof path, "%s/input_%d.bin", dir, (int)i);
-    if (!(inputs[i] = read_file(path, agl_tensor_num_bytes(&model->inputs[i]))))
+    if (!count ||
+        !(inputs[i] = read_file(path, count * agl_dtype_size(model->inputs[i].dtype))))
       return fail("cannot read (or wrong size)", path);
+  }
+  for (int32_t i = 0; i < model->num_outputs; ++i) {
+    if (model->outputs[i].rank > MAX_RANK)
+      return fail("an output's rank is too high for this program", NULL);
+    out_shape_ptrs[i] = out_shapes[i];
   }
   for (int32_t i = 0; i < model->num_outputs; ++i) {
     size_t bytes = agl_tensor_num_bytes(&model->outputs[i]);
@@ -283,24 +331,26 @@ int main(int argc, char **argv) {
   if (status != AGL_OK)
     return fail("cannot create an instance", agl_last_error());
 
-  status = agl_instance_run(instance, inputs, outputs);
+  status = agl_instance_run_shaped(instance, inputs, in_shape_ptrs, outputs,
+                                   out_shape_ptrs);
   snapshot after_first = take_snapshot();
   if (status != AGL_OK)
-    return fail("agl_instance_run failed", agl_last_error());
+    return fail("agl_instance_run_shaped failed", agl_last_error());
   for (int32_t i = 0; i < model->num_outputs; ++i)
-    memcpy(first[i], outputs[i], agl_tensor_num_bytes(&model->outputs[i]));
+    memcpy(first[i], outputs[i], shape_bytes(&model->outputs[i], out_shapes[i]));
 
   long differing = 0;
   for (long run = 0; run < runs && status == AGL_OK; ++run) {
-    status = agl_instance_run(instance, inputs, outputs);
+    status = agl_instance_run_shaped(instance, inputs, in_shape_ptrs, outputs,
+                                     out_shape_ptrs);
     for (int32_t i = 0; i < model->num_outputs; ++i)
       if (memcmp(first[i], outputs[i],
-                 agl_tensor_num_bytes(&model->outputs[i])) != 0)
+                 shape_bytes(&model->outputs[i], out_shapes[i])) != 0)
         ++differing;
   }
   snapshot after_all = take_snapshot();
   if (status != AGL_OK)
-    return fail("agl_instance_run failed", agl_last_error());
+    return fail("agl_instance_run_shaped failed", agl_last_error());
 
   print_delta("heap calls while creating the instance", &before_create,
               &after_create);
@@ -313,7 +363,7 @@ int main(int argc, char **argv) {
 
   for (int32_t i = 0; i < model->num_outputs; ++i) {
     snprintf(path, sizeof path, "%s/output_%d.bin", dir, (int)i);
-    if (write_file(path, outputs[i], agl_tensor_num_bytes(&model->outputs[i])))
+    if (write_file(path, outputs[i], shape_bytes(&model->outputs[i], out_shapes[i])))
       return fail("cannot write", path);
   }
   agl_instance_destroy(instance);
