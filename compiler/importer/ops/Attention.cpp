@@ -92,19 +92,21 @@ LogicalResult importAttention(NodeImporter &n) {
   bool isCausal = n.intAttr("is_causal", 0) != 0;
   int64_t left = n.intAttr("left_window_size", -1);
   int64_t right = n.intAttr("right_window_size", -1);
+  // With nonpad_kv_seqlen (an external cache) the query positions are
+  // offset per batch, so the causal frontier and the window are built from
+  // the lengths below; otherwise they are constants.
   bool window = left >= 0 || right >= 0;
-  if (window && nonpad)
-    return n.unsupported("a sliding window together with nonpad_kv_seqlen");
-  // Static parts: causal frontier (offset by the cache length) and window.
   bool perBatchCausal = isCausal && nonpad && !pastK;
+  bool perBatchWindow = window && nonpad;
+  bool staticWindow = window && !perBatchWindow;
   Value bias;
-  if ((isCausal && !perBatchCausal) || window || !mask) {
+  if ((isCausal && !perBatchCausal) || staticWindow || !mask) {
     bias = c.constant(element, {qLen, kvLen}, [&](ArrayRef<int64_t> ij) {
       int64_t diff = ij[0] + pastLen - ij[1]; // query position - key
       bool allowed = !(isCausal && !perBatchCausal) || diff >= 0;
-      if (left >= 0)
+      if (staticWindow && left >= 0)
         allowed &= diff <= left;
-      if (right >= 0)
+      if (staticWindow && right >= 0)
         allowed &= -diff <= right;
       return allowed ? 0.0 : -inf;
     });
@@ -127,19 +129,27 @@ LogicalResult importAttention(NodeImporter &n) {
     Value padded = c.op<LessOp>(keyIds, lengths);
     bias = c.op<AddOp>(bias, c.op<WhereOp>(padded, c.scalar(element, 0),
                                            c.scalar(element, -inf)));
-    if (perBatchCausal) {
-      // allowed iff key - query <= nonpad[b] - qLen
-      auto ijType = RankedTensorType::get({1, 1, qLen, kvLen}, i64);
-      SmallVector<int64_t> diffs;
-      for (int64_t i = 0; i < qLen; ++i)
-        for (int64_t j = 0; j < kvLen; ++j)
-          diffs.push_back(j - i + qLen);
-      Value keyMinusQuery =
-          n.constant(DenseElementsAttr::get(ijType, ArrayRef<int64_t>(diffs)));
-      Value beyond = c.op<GreaterOp>(keyMinusQuery, lengths);
-      bias = c.op<AddOp>(bias, c.op<WhereOp>(beyond, c.scalar(element, -inf),
+    // Query i sits at position i + nonpad[b] - qLen; with k = key - i + qLen,
+    // query position - key = nonpad[b] - k.
+    auto ijType = RankedTensorType::get({1, 1, qLen, kvLen}, i64);
+    SmallVector<int64_t> diffs;
+    for (int64_t i = 0; i < qLen; ++i)
+      for (int64_t j = 0; j < kvLen; ++j)
+        diffs.push_back(j - i + qLen);
+    Value keyMinusQuery =
+        n.constant(DenseElementsAttr::get(ijType, ArrayRef<int64_t>(diffs)));
+    auto forbid = [&](Value where) {
+      bias = c.op<AddOp>(bias, c.op<WhereOp>(where, c.scalar(element, -inf),
                                              c.scalar(element, 0)));
-    }
+    };
+    if (perBatchCausal) // allowed iff k <= nonpad[b]
+      forbid(c.op<GreaterOp>(keyMinusQuery, lengths));
+    if (perBatchWindow && left >= 0) // allowed iff nonpad[b] - k <= left
+      forbid(c.op<LessOp>(keyMinusQuery,
+                          c.op<SubOp>(lengths, c.scalar(i64, left))));
+    if (perBatchWindow && right >= 0) // allowed iff k - nonpad[b] <= right
+      forbid(c.op<GreaterOp>(keyMinusQuery,
+                             c.op<AddOp>(lengths, c.scalar(i64, right))));
   }
 
   // Grouped-query attention: each KV head serves several query heads,
