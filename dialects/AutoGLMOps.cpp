@@ -536,13 +536,20 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     auto t = shapedAs(v);
     bool match = t.getRank() == first.getRank() &&
                  t.getElementType() == first.getElementType();
+    // A symbolic extent is taken to equal the other input's.
     for (int64_t d = 0; match && d < t.getRank(); ++d)
-      match = d == axis || t.getDimSize(d) == shape[d];
+      match = d == axis || t.getDimSize(d) == shape[d] ||
+              t.isDynamicDim(d) || ShapedType::isDynamic(shape[d]);
     if (!match)
       return fail(loc, "concat input of type " + Twine(shapeString(t.getShape())) +
                            " does not match " + shapeString(first.getShape()) +
                            " outside axis " + Twine(axis));
-    shape[axis] += t.getDimSize(axis);
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != axis && ShapedType::isDynamic(shape[d]))
+        shape[d] = t.getDimSize(d);
+    shape[axis] = ShapedType::isDynamic(shape[axis]) || t.isDynamicDim(axis)
+                      ? ShapedType::kDynamic
+                      : shape[axis] + t.getDimSize(axis);
   }
   inferred.push_back(first.clone(shape));
   return success();
@@ -563,6 +570,14 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   for (int64_t d = 0; d < rank; ++d) {
     if (steps[d] == 0)
       return fail(loc, "slice step must not be 0");
+    // A symbolic axis can only be taken whole: start 0, end ?, step 1.
+    if (input.isDynamicDim(d)) {
+      if (starts[d] != 0 || !ShapedType::isDynamic(ends[d]) || steps[d] != 1)
+        return fail(loc, "slicing the symbolic axis " + Twine(d) +
+                             " is not supported");
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     shape.push_back(sliceExtent(starts[d], ends[d], steps[d]));
     bool inRange = shape.back() == 0 ||
                    (starts[d] >= 0 && starts[d] < input.getDimSize(d) &&

@@ -5,6 +5,7 @@
 #include "dialects/ShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -133,20 +134,44 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = signless(op.getType());
-    Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                           type.getElementType());
-    int64_t rank = type.getRank(), axis = op.getAxis(), offset = 0;
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    // Symbolic extents: the concatenated axis adds up, the others are the
+    // first input's.
+    auto extent = [&](Value in, int64_t d) {
+      return tensor::getMixedSize(rewriter, loc, in, d);
+    };
+    auto add = [&](OpFoldResult x, OpFoldResult y) -> OpFoldResult {
+      auto cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+      if (cx && cy)
+        return rewriter.getIndexAttr(*cx + *cy);
+      return arith::AddIOp::create(rewriter, loc,
+                                   getValueOrCreateConstantIndexOp(rewriter, loc, x),
+                                   getValueOrCreateConstantIndexOp(rewriter, loc, y))
+          .getResult();
+    };
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      OpFoldResult size = extent(adaptor.getInputs().front(), d);
+      if (d == axis)
+        for (Value in : adaptor.getInputs().drop_front())
+          size = add(size, extent(in, d));
+      sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
+    }
+    Value result = tensor::EmptyOp::create(rewriter, loc, type, sizes);
+    OpFoldResult offset = rewriter.getIndexAttr(0);
     for (Value in : adaptor.getInputs()) {
       auto inType = cast<RankedTensorType>(in.getType());
-      SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
+          strides(rank, rewriter.getIndexAttr(1));
       offsets[axis] = offset;
-      offset += inType.getDimSize(axis);
-      if (inType.getNumElements() == 0)
+      offset = add(offset, extent(in, axis));
+      if (inType.hasStaticShape() && inType.getNumElements() == 0)
         continue;
-      result = tensor::InsertSliceOp::create(rewriter, loc, in, result,
-                                             ValueRange{}, ValueRange{},
-                                             ValueRange{}, offsets,
-                                             inType.getShape(), strides);
+      result = tensor::InsertSliceOp::create(
+          rewriter, loc, in, result, offsets,
+          tensor::getMixedSizes(rewriter, loc, in), strides);
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -225,9 +250,17 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       if (type.getDimSize(d) == 0)
         starts[d] = 0;
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      // Symbolic axes are taken whole.
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        sizes.push_back(type.isDynamicDim(d)
+                            ? OpFoldResult(tensor::DimOp::create(
+                                  rewriter, op.getLoc(), adaptor.getInput(), d)
+                                  .getResult())
+                            : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-          op, type, adaptor.getInput(), ValueRange{}, ValueRange{},
-          ValueRange{}, starts, type.getShape(), steps);
+          op, type, adaptor.getInput(), getAsIndexOpFoldResult(rewriter.getContext(), starts),
+          sizes, getAsIndexOpFoldResult(rewriter.getContext(), steps));
       return success();
     }
     // Negative steps read backwards: index arithmetic in a generic.

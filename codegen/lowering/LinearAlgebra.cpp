@@ -148,8 +148,16 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
                                             : ArrayRef<AffineExpr>{k, n}, ctx),
         AffineMap::get(3, 0, {m, n}, ctx)};
     auto resultType = signless(op.getType());
+    // Symbolic extents: m from A, n from B.
+    SmallVector<Value> sizes;
+    if (resultType.isDynamicDim(0))
+      sizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getA(),
+                                            op.getTransA() ? 1 : 0));
+    if (resultType.isDynamicDim(1))
+      sizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getB(),
+                                            op.getTransB() ? 0 : 1));
     Value out = buildContraction(rewriter, loc, resultType, adaptor.getA(),
-                                 adaptor.getB(), maps);
+                                 adaptor.getB(), maps, sizes);
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     Value c = adaptor.getC();

@@ -87,6 +87,12 @@ OpFoldResult autoglm::extentOf(OpBuilder &b, Location loc, Value value,
       }
       break;
     }
+    if (auto concat = dyn_cast<ConcatOp>(op)) {
+      if (dim == concat.getAxis())
+        break; // a sum of extents
+      value = concat.getInputs().front();
+      continue;
+    }
     if (auto gather = dyn_cast<GatherOp>(op)) {
       int64_t axis = gather.getAxis();
       int64_t q = cast<RankedTensorType>(gather.getIndices().getType()).getRank();

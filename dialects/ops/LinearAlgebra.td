@@ -22,7 +22,7 @@ def AGL_MatMulOp : AGL_InferredOp<"matmul", [AGL_SymbolicShapes]> {
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
 }
 
-def AGL_GemmOp : AGL_InferredOp<"gemm"> {
+def AGL_GemmOp : AGL_InferredOp<"gemm", [AGL_SymbolicShapes]> {
   let summary = "general matrix multiply: alpha * op(A) * op(B) + beta * C";
   let description = [{
     2-D product with optional transposition of either operand and an optional

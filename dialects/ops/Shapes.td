@@ -107,7 +107,7 @@ def AGL_TransposeOp : AGL_InferredOp<"transpose", [AGL_SymbolicShapes]> {
   let hasFolder = 1;
 }
 
-def AGL_ConcatOp : AGL_InferredOp<"concat"> {
+def AGL_ConcatOp : AGL_InferredOp<"concat", [AGL_SymbolicShapes]> {
   let summary = "join tensors along one axis";
   let description = [{
     ```mlir
@@ -120,7 +120,7 @@ def AGL_ConcatOp : AGL_InferredOp<"concat"> {
   let hasFolder = 1;
 }
 
-def AGL_SliceOp : AGL_InferredOp<"slice"> {
+def AGL_SliceOp : AGL_InferredOp<"slice", [AGL_SymbolicShapes]> {
   let summary = "strided window of a tensor";
   let description = [{
     Per axis, elements `starts[i], starts[i] + steps[i], ...` while before

@@ -96,22 +96,49 @@ class SymbolicShapesTest(E2ETestCase):
         self.assertCleanError(result, "autoglm-compile", "seq", "--dim seq=MIN..MAX")
         self.assertFalse(os.path.exists(out))
 
-    def test_ops_without_symbolic_support_are_rejected(self):
-        path = self.cache.path("slice", "slice.onnx")
-        node = helper.make_node("Slice", ["x", "starts", "ends"], ["y"], name="cut")
+    def compile_one_node(self, name, node, initializers, *options):
+        path = self.cache.path(name, name + ".onnx")
         graph = helper.make_graph(
             [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 8])],
             [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-            initializer=[helper.make_tensor("starts", TensorProto.INT64, [1], [0]),
-                         helper.make_tensor("ends", TensorProto.INT64, [1], [1])])
+            initializer=initializers)
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
-        out = self.cache.path("slice", "slice.so")
-        result = compile_model(path, out, "--dim", "n=1..8")
-        self.assertCleanError(result, "autoglm-compile", "cut", "symbolic shapes",
-                              "not supported")
+        out = self.cache.path(name, name + ".so")
+        return out, compile_model(path, out, *options)
+
+    def test_ops_without_symbolic_support_are_rejected(self):
+        tile = helper.make_node("Tile", ["x", "repeats"], ["y"], name="tile")
+        repeats = [helper.make_tensor("repeats", TensorProto.INT64, [2], [1, 2])]
+        out, result = self.compile_one_node("tile", tile, repeats, "--dim", "n=1..8")
+        self.assertCleanError(result, "autoglm-compile", "tile", "symbolic shapes",
+                              "not supported", "--dim NAME=N")
         self.assertFalse(os.path.exists(out))
-        pinned = compile_model(path, out, "--dim", "n=8")
+        out, pinned = self.compile_one_node("tile", tile, repeats, "--dim", "n=8")
         self.assertEqual(pinned.returncode, 0, describe(pinned))
+
+    def test_slices_take_symbolic_axes_whole(self):
+        def slice_node(axis):
+            return helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"],
+                                    name="cut")
+        bounds = lambda axis: [  # noqa: E731
+            helper.make_tensor("starts", TensorProto.INT64, [1], [0]),
+            helper.make_tensor("ends", TensorProto.INT64, [1], [1]),
+            helper.make_tensor("axes", TensorProto.INT64, [1], [axis])]
+        out, static_axis = self.compile_one_node("slice1", slice_node(1), bounds(1),
+                                                 "--dim", "n=1..8")
+        self.assertEqual(static_axis.returncode, 0, describe(static_axis))
+        x = np.arange(24, dtype=np.float32).reshape(3, 8)
+        x_path, y_path = self.cache.path("slice1", "x.npy"), self.cache.path("slice1", "y.npy")
+        np.save(x_path, x)
+        np.save(y_path, x[:, 0:1])
+        ran = run_model(out, "-i", f"x={x_path}", "-e", y_path)
+        self.assertEqual(ran.returncode, 0, describe(ran))
+        self.assertIn("symbols: n=3", ran.stdout)
+        out, symbolic_axis = self.compile_one_node("slice0", slice_node(0), bounds(0),
+                                                   "--dim", "n=1..8")
+        self.assertCleanError(symbolic_axis, "autoglm-compile", "cut",
+                              "slicing the symbolic axis 0 is not supported")
+        self.assertFalse(os.path.exists(out))
 
 
 if __name__ == "__main__":
