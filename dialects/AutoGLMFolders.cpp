@@ -498,6 +498,8 @@ OpFoldResult ConcatOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor a) {
+  if (!getBounds().empty())
+    return {};
   if (getInput().getType() == getType() &&
       llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
     return getInput();

@@ -566,10 +566,25 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   if ((int64_t)starts.size() != rank || (int64_t)ends.size() != rank ||
       (int64_t)steps.size() != rank)
     return fail(loc, "slice needs one start, end and step per axis");
+  ArrayRef<int64_t> dynamicAxes;
+  if (auto axes = adaptor.getDynamicAxesAttr())
+    dynamicAxes = axes.asArrayRef();
+  // Reading backwards is built with static extents only.
+  if ((!dynamicAxes.empty() || !input.hasStaticShape()) &&
+      llvm::any_of(steps, [](int64_t s) { return s < 0; }))
+    return fail(loc, "a negative step on a slice with symbolic extents is "
+                     "not supported");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     if (steps[d] == 0)
       return fail(loc, "slice step must not be 0");
+    // Bounds known at run time: a symbolic extent.
+    if (llvm::is_contained(dynamicAxes, d)) {
+      if (steps[d] != 1)
+        return fail(loc, "a slice with bounds known at run time needs step 1");
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     // A symbolic axis can only be taken whole: start 0, end ?, step 1.
     if (input.isDynamicDim(d)) {
       if (starts[d] != 0 || !ShapedType::isDynamic(ends[d]) || steps[d] != 1)
@@ -589,6 +604,19 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                            Twine(input.getDimSize(d)));
   }
   inferred.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  ArrayRef<int64_t> axes;
+  if (auto attr = getDynamicAxesAttr())
+    axes = attr.asArrayRef();
+  if (getBounds().size() != 2 * axes.size())
+    return emitOpError("takes a start and an end per dynamic axis (")
+           << 2 * axes.size() << " bounds), got " << getBounds().size();
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis < 0 || axis >= getType().getRank() || (i && axes[i - 1] >= axis))
+      return emitOpError("dynamic axes must be sorted, unique and in range");
   return success();
 }
 

@@ -250,17 +250,30 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       if (type.getDimSize(d) == 0)
         starts[d] = 0;
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
-      // Symbolic axes are taken whole.
+      Location loc = op.getLoc();
+      SmallVector<OpFoldResult> offsets =
+          getAsIndexOpFoldResult(rewriter.getContext(), starts);
       SmallVector<OpFoldResult> sizes;
       for (int64_t d = 0; d < type.getRank(); ++d)
         sizes.push_back(type.isDynamicDim(d)
                             ? OpFoldResult(tensor::DimOp::create(
-                                  rewriter, op.getLoc(), adaptor.getInput(), d)
+                                  rewriter, loc, adaptor.getInput(), d)
                                   .getResult())
                             : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
+      // Bounds known at run time (normalized at import): [start, end).
+      if (auto axes = op.getDynamicAxesAttr()) {
+        for (auto [i, axis] : llvm::enumerate(axes.asArrayRef())) {
+          Value start = adaptor.getBounds()[2 * i], end = adaptor.getBounds()[2 * i + 1];
+          offsets[axis] = start;
+          sizes[axis] = arith::MaxSIOp::create(
+                            rewriter, loc, arith::SubIOp::create(rewriter, loc, end, start),
+                            indexConstant(rewriter, loc, 0))
+                            .getResult();
+        }
+      }
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-          op, type, adaptor.getInput(), getAsIndexOpFoldResult(rewriter.getContext(), starts),
-          sizes, getAsIndexOpFoldResult(rewriter.getContext(), steps));
+          op, type, adaptor.getInput(), offsets, sizes,
+          getAsIndexOpFoldResult(rewriter.getContext(), steps));
       return success();
     }
     // Negative steps read backwards: index arithmetic in a generic.

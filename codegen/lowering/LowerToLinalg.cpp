@@ -46,6 +46,20 @@ struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
+    // Extents read from an autoglm value (tensor.dim at import) read the
+    // lowered, signless value instead; the cast back to the signed type is
+    // then dead.
+    module.walk([](tensor::DimOp dim) {
+      if (auto cast = dim.getSource().getDefiningOp<UnrealizedConversionCastOp>())
+        if (cast->getNumOperands() == 1 &&
+            isa<RankedTensorType>(cast->getOperand(0).getType()))
+          dim.getSourceMutable().assign(cast->getOperand(0));
+    });
+    module.walk([](UnrealizedConversionCastOp cast) {
+      if (cast->use_empty())
+        cast->erase();
+    });
+
     // Inputs are the caller's memory: bufferization must not write to them.
     for (auto func : module.getOps<func::FuncOp>())
       for (unsigned i = 0; i < func.getNumArguments(); ++i)

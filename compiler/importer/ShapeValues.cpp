@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace autoglm;
 
@@ -25,6 +27,10 @@ OpFoldResult combine(OpBuilder &b, Location loc, Operation *op,
       return b.getIndexAttr(*cx - *cy);
     if (isa<MulOp>(op))
       return b.getIndexAttr(*cx * *cy);
+    if (isa<MinOp>(op))
+      return b.getIndexAttr(std::min(*cx, *cy));
+    if (isa<MaxOp>(op))
+      return b.getIndexAttr(std::max(*cx, *cy));
     if (*cy != 0)
       return b.getIndexAttr(*cx / *cy); // truncating, as ONNX and divsi
   }
@@ -36,6 +42,10 @@ OpFoldResult combine(OpBuilder &b, Location loc, Operation *op,
     return arith::SubIOp::create(b, loc, vx, vy).getResult();
   if (isa<MulOp>(op))
     return arith::MulIOp::create(b, loc, vx, vy).getResult();
+  if (isa<MinOp>(op))
+    return arith::MinSIOp::create(b, loc, vx, vy).getResult();
+  if (isa<MaxOp>(op))
+    return arith::MaxSIOp::create(b, loc, vx, vy).getResult();
   return arith::DivSIOp::create(b, loc, vx, vy).getResult();
 }
 
@@ -86,6 +96,13 @@ OpFoldResult autoglm::extentOf(OpBuilder &b, Location loc, Value value,
         }
       }
       break;
+    }
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      auto axes = slice.getDynamicAxesAttr();
+      if (axes && llvm::is_contained(axes.asArrayRef(), dim))
+        break; // end - start, known at run time
+      value = slice.getInput(); // a symbolic axis taken whole
+      continue;
     }
     if (auto concat = dyn_cast<ConcatOp>(op)) {
       if (dim == concat.getAxis())
@@ -201,13 +218,24 @@ OpFoldResult autoglm::foldedDiv(OpBuilder &b, Location loc, OpFoldResult x,
 
 std::optional<Elements> autoglm::shapeElements(OpBuilder &b, Location loc,
                                                Value value) {
+  // Extents may pass through float casts (exporters clamp them with a
+  // float Min); float constants count if they are whole numbers.
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.hasStaticShape() || type.getRank() > 1 ||
-      !isa<IntegerType>(type.getElementType()))
+      !type.getElementType().isIntOrFloat())
     return std::nullopt;
   DenseElementsAttr constant;
   if (matchPattern(value, m_Constant(&constant))) {
     Elements out;
+    if (isa<FloatType>(type.getElementType())) {
+      for (const APFloat &v : constant.getValues<APFloat>()) {
+        double d = v.convertToDouble();
+        if (d != std::trunc(d) || std::abs(d) > 1e15)
+          return std::nullopt;
+        out.push_back(b.getIndexAttr((int64_t)d));
+      }
+      return out;
+    }
     bool isUnsigned = type.getElementType().isUnsignedInteger();
     for (const APInt &v : constant.getValues<APInt>())
       out.push_back(b.getIndexAttr(isUnsigned ? (int64_t)v.getZExtValue()
@@ -223,13 +251,9 @@ std::optional<Elements> autoglm::shapeElements(OpBuilder &b, Location loc,
       out.push_back(extentOf(b, loc, shape.getInput(), d));
     return out;
   }
-  // Ops that keep the elements in order.
-  if (isa<ReshapeOp, UnsqueezeOp, SqueezeOp, FlattenOp, CastOp>(op)) {
-    auto from = cast<RankedTensorType>(op->getOperand(0).getType());
-    if (!isa<IntegerType>(from.getElementType()))
-      return std::nullopt;
+  // Ops that keep the elements in order (casts keep whole numbers).
+  if (isa<ReshapeOp, UnsqueezeOp, SqueezeOp, FlattenOp, CastOp>(op))
     return shapeElements(b, loc, op->getOperand(0));
-  }
   if (auto gather = dyn_cast<GatherOp>(op)) {
     auto data = shapeElements(b, loc, gather.getData());
     DenseElementsAttr indices;
@@ -258,7 +282,7 @@ std::optional<Elements> autoglm::shapeElements(OpBuilder &b, Location loc,
   }
   if (auto slice = dyn_cast<SliceOp>(op)) {
     auto data = shapeElements(b, loc, slice.getInput());
-    if (!data || slice.getStarts().size() != 1)
+    if (!data || slice.getStarts().size() != 1 || !slice.getBounds().empty())
       return std::nullopt;
     Elements out;
     int64_t start = slice.getStarts()[0], end = slice.getEnds()[0],
@@ -267,7 +291,7 @@ std::optional<Elements> autoglm::shapeElements(OpBuilder &b, Location loc,
       out.push_back((*data)[i]);
     return out;
   }
-  if (isa<AddOp, SubOp, MulOp, DivOp>(op)) {
+  if (isa<AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp>(op)) {
     auto lhs = shapeElements(b, loc, op->getOperand(0));
     auto rhs = lhs ? shapeElements(b, loc, op->getOperand(1)) : std::nullopt;
     if (!lhs || !rhs)

@@ -126,18 +126,42 @@ def AGL_SliceOp : AGL_InferredOp<"slice", [AGL_SymbolicShapes]> {
     Per axis, elements `starts[i], starts[i] + steps[i], ...` while before
     `ends[i]` (after `ends[i]` for negative steps). All three arrays have one
     entry per axis and are already clamped to the input's extents; an `ends`
-    entry of -1 with a negative step means "through index 0".
+    entry of -1 with a negative step means "through index 0". A symbolic
+    (`?`) input axis is taken whole: start 0, end `?`, step 1.
+
+    Axes listed in `dynamic_axes` have bounds known only at run time: their
+    start and end come from `bounds` (start, end per listed axis, already
+    normalized and clamped to the axis), their step is 1 and their result
+    extent is symbolic.
 
     ```mlir
     %y = autoglm.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 4, 256>,
                            steps = array<i64: 1, 1>} : (tensor<4x768xf32>) -> tensor<4x256xf32>
+    %z = autoglm.slice %m [%from, %to] {dynamic_axes = array<i64: 0>, ...}
+        : (tensor<512x512xf32>) -> tensor<?x512xf32>
     ```
   }];
-  let arguments = (ins AGL_Tensor:$input, DenseI64ArrayAttr:$starts,
-                       DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+  let arguments = (ins AGL_Tensor:$input, Variadic<Index>:$bounds,
+                       DenseI64ArrayAttr:$starts, DenseI64ArrayAttr:$ends,
+                       DenseI64ArrayAttr:$steps,
+                       OptionalAttr<DenseI64ArrayAttr>:$dynamic_axes);
   let results = (outs AGL_Tensor:$output);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input (`[` $bounds^ `]`)? attr-dict `:` functional-type($input, results)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$starts,
+                   "::llvm::ArrayRef<int64_t>":$ends,
+                   "::llvm::ArrayRef<int64_t>":$steps), [{
+      build($_builder, $_state, type, input, ::mlir::ValueRange{},
+            $_builder.getDenseI64ArrayAttr(starts),
+            $_builder.getDenseI64ArrayAttr(ends),
+            $_builder.getDenseI64ArrayAttr(steps), ::mlir::DenseI64ArrayAttr{});
+    }]>
+  ];
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 def AGL_GatherOp : AGL_InferredOp<"gather", [AGL_SymbolicShapes]> {

@@ -17,8 +17,8 @@ from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    ATOL, MODELS_DIR, RTOL, E2ETestCase, compile_model, describe, model_dims,
-    run_model)
+    ATOL, MODELS_DIR, RTOL, SHARED_MODELS_DIR, E2ETestCase, compile_model,
+    describe, model_dims, run_model)
 
 MODEL = os.path.join(MODELS_DIR, "glm_layer_dynamic.onnx")
 CASES_DIR = os.path.join(MODELS_DIR, "glm_layer_dynamic")
@@ -116,29 +116,92 @@ class SymbolicShapesTest(E2ETestCase):
         out, pinned = self.compile_one_node("tile", tile, repeats, "--dim", "n=8")
         self.assertEqual(pinned.returncode, 0, describe(pinned))
 
-    def test_slices_take_symbolic_axes_whole(self):
-        def slice_node(axis):
-            return helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"],
-                                    name="cut")
-        bounds = lambda axis: [  # noqa: E731
-            helper.make_tensor("starts", TensorProto.INT64, [1], [0]),
-            helper.make_tensor("ends", TensorProto.INT64, [1], [1]),
-            helper.make_tensor("axes", TensorProto.INT64, [1], [axis])]
-        out, static_axis = self.compile_one_node("slice1", slice_node(1), bounds(1),
-                                                 "--dim", "n=1..8")
-        self.assertEqual(static_axis.returncode, 0, describe(static_axis))
-        x = np.arange(24, dtype=np.float32).reshape(3, 8)
-        x_path, y_path = self.cache.path("slice1", "x.npy"), self.cache.path("slice1", "y.npy")
-        np.save(x_path, x)
-        np.save(y_path, x[:, 0:1])
-        ran = run_model(out, "-i", f"x={x_path}", "-e", y_path)
-        self.assertEqual(ran.returncode, 0, describe(ran))
-        self.assertIn("symbols: n=3", ran.stdout)
-        out, symbolic_axis = self.compile_one_node("slice0", slice_node(0), bounds(0),
-                                                   "--dim", "n=1..8")
-        self.assertCleanError(symbolic_axis, "autoglm-compile", "cut",
-                              "slicing the symbolic axis 0 is not supported")
+    def test_slices_of_symbolic_tensors(self):
+        def slice_node():
+            return helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"],
+                                    ["y"], name="cut")
+
+        def bounds(axis, start, end, step=1):
+            return [helper.make_tensor("starts", TensorProto.INT64, [1], [start]),
+                    helper.make_tensor("ends", TensorProto.INT64, [1], [end]),
+                    helper.make_tensor("axes", TensorProto.INT64, [1], [axis]),
+                    helper.make_tensor("steps", TensorProto.INT64, [1], [step])]
+
+        x = np.arange(40, dtype=np.float32).reshape(5, 8)
+        # A static axis, and the symbolic axis with bounds clamped at run time
+        # (from the end, past the end).
+        for name, (axis, start, end), expected in [
+                ("static", (1, 2, 5), x[:, 2:5]),
+                ("symbolic", (0, 1, 3), x[1:3]),
+                ("from_end", (0, -2, 2**62), x[-2:])]:
+            with self.subTest(slice=name):
+                out, result = self.compile_one_node(name, slice_node(),
+                                                    bounds(axis, start, end), "--dim", "n=1..8")
+                self.assertEqual(result.returncode, 0, describe(result))
+                x_path = self.cache.path(name, "x.npy")
+                y_path = self.cache.path(name, "y.npy")
+                np.save(x_path, x)
+                np.save(y_path, expected)
+                ran = run_model(out, "-i", f"x={x_path}", "-e", y_path)
+                self.assertEqual(ran.returncode, 0, describe(ran))
+                self.assertIn("symbols: n=5", ran.stdout)
+        out, backwards = self.compile_one_node("backwards", slice_node(),
+                                               bounds(1, 5, 0, -1), "--dim", "n=1..8")
+        self.assertCleanError(backwards, "autoglm-compile", "cut",
+                              "step other than 1", "not supported")
         self.assertFalse(os.path.exists(out))
+
+
+class SymbolicRealModelsTest(E2ETestCase):
+    """GPT-2 exports with a KV cache, made by other projects' exporters
+    (../shared/models), compiled once with symbolic batch, sequence and past
+    lengths and checked against onnxruntime at four sizes each."""
+
+    SIZES = [(1, 1, 1), (2, 5, 3), (1, 32, 16), (2, 17, 8)]  # batch, past, seq
+
+    def check(self, name, dims, feeds_for):
+        import onnxruntime as ort
+        model = os.path.join(SHARED_MODELS_DIR, name + ".onnx")
+        if not os.path.isfile(model):
+            self.skipTest(f"{model} not found")
+        artifact = self.compiled(model, ".so", *[a for d in dims for a in ("--dim", d)])
+        session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        rng = np.random.default_rng(7)
+        for size in self.SIZES:
+            with self.subTest(model=name, size=size):
+                feeds = feeds_for(rng, *size)
+                args = []
+                for key, value in feeds.items():
+                    path = self.cache.path(name, f"{size}", f"in_{key}.npy")
+                    np.save(path, value)
+                    args += ["-i", f"{key}={path}"]
+                for i, value in enumerate(session.run(None, feeds)):
+                    path = self.cache.path(name, f"{size}", f"out_{i}.npy")
+                    np.save(path, value)
+                    args += ["-e", path]
+                result = run_model(artifact, "--rtol", str(RTOL), "--atol", str(ATOL),
+                                   *args)
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertEqual(result.stdout.count(" OK"), 2, describe(result))
+
+    def test_gpt2_attention_with_past(self):
+        def feeds(rng, batch, past, seq):
+            return {"input": rng.standard_normal((batch, seq, 768)).astype(np.float32),
+                    "weight": (0.05 * rng.standard_normal((768, 2304))).astype(np.float32),
+                    "bias": (0.05 * rng.standard_normal(2304)).astype(np.float32),
+                    "past": rng.standard_normal((2, batch, 12, past, 64)).astype(np.float32)}
+        self.check("gpt2_attn_past",
+                   ["batch=1..2", "past_sequence_length=1..32", "seq_len=1..16"], feeds)
+
+    def test_gpt2_megatron_layer_with_past(self):
+        def feeds(rng, batch, past, seq):
+            positions = np.tile(np.arange(past, past + seq) % 10, (batch, 1))
+            return {"input_ids": rng.integers(0, 10, (batch, seq)).astype(np.int64),
+                    "position_ids": positions.astype(np.int64),
+                    "attention_mask": np.ones((batch, 1, 64, 64), np.float32),
+                    "past_0": rng.standard_normal((2, batch, 2, past, 4)).astype(np.float32)}
+        self.check("gpt2_megatron_1layer",
+                   ["batch_size=1..2", "past_seq_len=1..32", "seq_len=1..16"], feeds)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #include "compiler/importer/TensorConversion.h"
 #include "dialects/ShapeUtils.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -321,7 +322,110 @@ FailureOr<SliceBounds> readSliceBounds(NodeImporter &n) {
   return b;
 }
 
+/// `bound` (an ONNX start or end, negative from the end) made an index in
+/// [0, extent], at run time where either is symbolic.
+OpFoldResult normalizedBound(OpBuilder &b, Location loc, OpFoldResult bound,
+                             OpFoldResult extent) {
+  auto c = getConstantIntValue(bound), n = getConstantIntValue(extent);
+  if (c && n)
+    return b.getIndexAttr(std::clamp<int64_t>(*c < 0 ? *c + *n : *c, 0, *n));
+  Value dim = getValueOrCreateConstantIndexOp(b, loc, extent);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto fromEnd = [&](Value v) -> Value {
+    return arith::MaxSIOp::create(b, loc, arith::AddIOp::create(b, loc, v, dim),
+                                  zero);
+  };
+  if (c) // INT64_MAX ("to the end") and other large ends clamp to the extent
+    return *c < 0 ? OpFoldResult(fromEnd(arith::ConstantIndexOp::create(b, loc, *c)))
+                  : OpFoldResult(arith::MinSIOp::create(
+                        b, loc, arith::ConstantIndexOp::create(
+                                    b, loc, std::min<int64_t>(*c, int64_t(1) << 40)),
+                        dim).getResult());
+  Value v = cast<Value>(bound);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
+  return arith::SelectOp::create(b, loc, negative, fromEnd(v),
+                                 arith::MinSIOp::create(b, loc, v, dim))
+      .getResult();
+}
+
+/// Slice with bounds computed from extents, or cutting a symbolic axis:
+/// those axes get run-time bounds (`dynamic_axes`). Nullopt where the
+/// bounds depend on data, for the constant path to report.
+std::optional<LogicalResult> importSymbolicSlice(NodeImporter &n) {
+  OpBuilder &b = n.builder();
+  Location loc = n.loc();
+  Value input = n.input(0);
+  auto type = n.inputType(0);
+  auto starts = shapeElements(b, loc, n.input(1));
+  auto ends = starts ? shapeElements(b, loc, n.input(2)) : std::nullopt;
+  if (!starts || !ends || (n.input(3) && !n.constantInput(3)) ||
+      (n.input(4) && !n.constantInput(4)))
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes, steps(starts->size(), 1);
+  if (n.input(3)) {
+    auto a = n.constantInts(3, "axes");
+    if (failed(a))
+      return failure();
+    axes = *a;
+  } else {
+    for (size_t i = 0; i < starts->size(); ++i)
+      axes.push_back(i);
+  }
+  if (n.input(4)) {
+    auto st = n.constantInts(4, "steps");
+    if (failed(st))
+      return failure();
+    steps = *st;
+  }
+  if (ends->size() != starts->size() || axes.size() != starts->size() ||
+      steps.size() != starts->size())
+    return n.emitError() << "starts, ends, axes and steps differ in length";
+  if (llvm::any_of(steps, [](int64_t step) { return step != 1; }))
+    return n.unsupported("a slice with a step other than 1 of a tensor with "
+                         "symbolic extents or with bounds known at run time");
+  SmallVector<int64_t> staticStarts(rank, 0), staticEnds(type.getShape()),
+      staticSteps(rank, 1), dynamicAxes;
+  SmallVector<std::pair<Value, Value>> bounds(rank);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto axis = n.normalizeAxis(axes[i], rank);
+    if (failed(axis))
+      return failure();
+    OpFoldResult extent = extentOf(b, loc, input, *axis);
+    OpFoldResult start = normalizedBound(b, loc, (*starts)[i], extent);
+    OpFoldResult end = normalizedBound(b, loc, (*ends)[i], extent);
+    auto cs = getConstantIntValue(start), ce = getConstantIntValue(end);
+    if (cs && ce && !type.isDynamicDim(*axis)) {
+      int64_t last = std::max(*ce, *cs);
+      staticStarts[*axis] = last == *cs ? 0 : *cs;
+      staticEnds[*axis] = last == *cs ? 0 : *ce;
+      continue;
+    }
+    bounds[*axis] = {getValueOrCreateConstantIndexOp(b, loc, start),
+                     getValueOrCreateConstantIndexOp(b, loc, end)};
+    dynamicAxes.push_back(*axis);
+  }
+  llvm::sort(dynamicAxes);
+  SmallVector<Value> operands;
+  for (int64_t axis : dynamicAxes) {
+    operands.push_back(bounds[axis].first);
+    operands.push_back(bounds[axis].second);
+    staticStarts[axis] = 0;
+    staticEnds[axis] = ShapedType::kDynamic;
+  }
+  return setResult(n, n.create<SliceOp>(
+                          input, operands, b.getDenseI64ArrayAttr(staticStarts),
+                          b.getDenseI64ArrayAttr(staticEnds),
+                          b.getDenseI64ArrayAttr(staticSteps),
+                          dynamicAxes.empty() ? DenseI64ArrayAttr()
+                                              : b.getDenseI64ArrayAttr(dynamicAxes)));
+}
+
 LogicalResult importSlice(NodeImporter &n) {
+  if (n.opset() >= 10 && (!n.inputType(0).hasStaticShape() ||
+                          !n.constantInput(1) || !n.constantInput(2)))
+    if (auto result = importSymbolicSlice(n))
+      return *result;
   auto b = readSliceBounds(n);
   if (failed(b))
     return failure();

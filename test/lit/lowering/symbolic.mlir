@@ -191,3 +191,16 @@ func.func @shape_slice(%x: tensor<2x?x8xf32>) -> tensor<1xi64> {
   %0 = autoglm.shape %x {start = 1 : i64, end = 2 : i64} : (tensor<2x?x8xf32>) -> tensor<1xi64>
   return %0 : tensor<1xi64>
 }
+
+// -----
+
+// Run-time slice bounds: offset = start, size = max(end - start, 0).
+// CHECK-LABEL: func.func @slice_dynamic_bounds
+// CHECK-SAME: (%[[T:[^:]*]]: tensor<4x16xf32> {{[^,]*}}, %[[S:[^:]*]]: index {{[^,]*}}, %[[E:[^:]*]]: index
+// CHECK: %[[D:.*]] = arith.subi %[[E]], %[[S]] : index
+// CHECK: %[[N:.*]] = arith.maxsi %[[D]], %{{.*}} : index
+// CHECK: tensor.extract_slice %[[T]][0, %[[S]]] [4, %[[N]]] [1, 1] : tensor<4x16xf32> to tensor<4x?xf32>
+func.func @slice_dynamic_bounds(%t: tensor<4x16xf32>, %s: index, %e: index) -> tensor<4x?xf32> {
+  %0 = autoglm.slice %t[%s, %e] {dynamic_axes = array<i64: 1>, starts = array<i64: 0, 0>, ends = array<i64: 4, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<4x16xf32>) -> tensor<4x?xf32>
+  return %0 : tensor<4x?xf32>
+}

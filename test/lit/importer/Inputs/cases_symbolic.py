@@ -1,6 +1,8 @@
 """Symbolic input dimensions (--dim NAME=MIN..MAX): shape subgraphs that
 compute Reshape targets from the input's extents."""
 
+import numpy as np
+
 from common import F32, I64, case, const, model, node, tensor
 
 
@@ -63,3 +65,18 @@ def symbolic_reshape_inexact():
 def symbolic_reshape_wrong_count():
     # 4 * 32 != 256.
     return _reshape_to_first_two_and([4, 32])
+
+
+@case
+def symbolic_slice_computed_end():
+    # positions[:, :seq] with seq read from the input's shape (as BERT and
+    # GPT-2 exports slice their position and mask tables).
+    nodes = [node("Shape", ["x"], ["s"], name="shape"),
+             node("Gather", ["s", "i1"], ["seq"], name="gather"),
+             node("Unsqueeze", ["seq", "ax0"], ["end"], name="unsqueeze"),
+             node("Slice", ["table", "zero", "end", "ax1"], ["y"], name="slice")]
+    return model(nodes, [tensor("x", F32, ["batch", "seq"])],
+                 [tensor("y", F32, [1, "seq"])], 13,
+                 [const("i1", 1), const("ax0", [0]), const("zero", [0]),
+                  const("ax1", [1]),
+                  const("table", [[float(i) for i in range(16)]], np.float32)])
