@@ -86,6 +86,38 @@ std::optional<Interval> argumentExtent(BlockArgument arg, int64_t dim) {
   return symbolRange(func, symbols[dim]);
 }
 
+/// The value of an integer comparison if the operands' bounds decide it.
+std::optional<bool> decided(Value condition) {
+  auto cmp = condition.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return std::nullopt;
+  auto a = boundsOf(cmp.getLhs()), b = a ? boundsOf(cmp.getRhs()) : std::nullopt;
+  if (!a || !b)
+    return std::nullopt;
+  using P = arith::CmpIPredicate;
+  switch (cmp.getPredicate()) {
+  case P::slt:
+    if (a->hi < b->lo) return true;
+    if (a->lo >= b->hi) return false;
+    break;
+  case P::sle:
+    if (a->hi <= b->lo) return true;
+    if (a->lo > b->hi) return false;
+    break;
+  case P::sgt:
+    if (a->lo > b->hi) return true;
+    if (a->hi <= b->lo) return false;
+    break;
+  case P::sge:
+    if (a->lo >= b->hi) return true;
+    if (a->hi < b->lo) return false;
+    break;
+  default:
+    break;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<Interval> autoglm::symbolRange(func::FuncOp func, int64_t index) {
@@ -188,6 +220,10 @@ std::optional<Interval> autoglm::boundsOf(Value value) {
                       apply.getSymbolOperands());
   }
   if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    // A condition the bounds decide picks its branch (e.g. "is this extent
+    // negative" for a slice bound); otherwise either branch may be taken.
+    if (auto known = decided(select.getCondition()))
+      return boundsOf(*known ? select.getTrueValue() : select.getFalseValue());
     auto t = boundsOf(select.getTrueValue()), f = boundsOf(select.getFalseValue());
     if (!t || !f)
       return std::nullopt;

@@ -193,3 +193,23 @@ func.func @bounded_arithmetic(%x: memref<?x?xf32> {autoglm.dim_symbols = array<i
   linalg.copy ins(%d : memref<?xf32>) outs(%a : memref<?xf32>)
   return
 }
+
+// -----
+
+// A select whose condition the bounds decide takes that branch: a slice
+// bound that cannot be negative is not widened by its "from the end" case.
+// CHECK-LABEL: func.func @decided_select
+// CHECK-SAME: autoglm.arena_buffers = [{bytes = 64 : i64
+func.func @decided_select(%x: memref<?xf32> {autoglm.dim_symbols = array<i32: 0>})
+    attributes {autoglm.symbols = [{name = "n", min = 1 : i64, max = 16 : i64}]} {
+  %c0 = arith.constant 0 : index
+  %c1000 = arith.constant 1000 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %neg = arith.cmpi slt, %n, %c0 : index
+  %wide = arith.addi %n, %c1000 : index
+  %size = arith.select %neg, %wide, %n : index
+  %a = memref.alloc(%size) : memref<?xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<?xf32>)
+  return
+}
