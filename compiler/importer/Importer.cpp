@@ -296,7 +296,16 @@ static Value emptyConstant(OpBuilder &b, Location loc, RankedTensorType type) {
 FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   Location modelLoc = FileLineColLoc::get(&ctx_, model_.path(), 0, 0);
   int64_t opset = model_.defaultOpset();
-  if (opset < kMinOpset || opset > kMaxOpset)
+  // Before opset 7 most operators differ (legacy broadcast and
+  // consumed_inputs attributes); a model that uses only operators unchanged
+  // since opset 1 means the same at opset 7.
+  auto unchangedSinceOpset1 = [&] {
+    static const llvm::StringSet<> unchanged = {"Not", "Identity"};
+    return llvm::all_of(graph_.node(), [](const onnx::NodeProto &node) {
+      return unchanged.contains(node.op_type());
+    });
+  };
+  if (opset > kMaxOpset || (opset < kMinOpset && !unchangedSinceOpset1()))
     return emitError(modelLoc) << "default-domain opset " << opset
                                << " is not supported (supported opsets: "
                                << kMinOpset << " to " << kMaxOpset << ")";

@@ -4,7 +4,7 @@ malformed models."""
 import numpy as np
 from onnx import TensorProto, helper
 
-from common import F32, I64, case, model, node, tensor, weights
+from common import BOOL, F32, I64, case, model, node, tensor, weights
 
 
 @case
@@ -176,3 +176,10 @@ def empty_boundary_output():
                  [helper.make_tensor("starts", TensorProto.INT64, [1], [1]),
                   helper.make_tensor("ends", TensorProto.INT64, [1], [1]),
                   helper.make_tensor("axes", TensorProto.INT64, [1], [1])])
+
+
+@case
+def opset1_not():
+    # Not means the same since opset 1: such a model is accepted.
+    nodes = [node("Not", ["x"], ["y"], name="not")]
+    return model(nodes, [tensor("x", BOOL, [4])], [tensor("y", BOOL, [4])], 1)
