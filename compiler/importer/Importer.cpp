@@ -60,7 +60,7 @@ private:
   /// Symbols with a range, in order of first use, and per converted value
   /// type which symbol each dim is (-1 static).
   SmallVector<std::string> symbols_;
-  SmallVector<SmallVector<int32_t>> dimSymbols;
+  SmallVector<SmallVector<int32_t>> dimSymbols_;
   int32_t symbolIndex(StringRef symbol) {
     auto it = llvm::find(symbols_, symbol);
     if (it != symbols_.end())
@@ -99,7 +99,7 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
     return emitError(loc) << role << " '" << info.name()
                           << "' has no declared shape";
   SmallVector<int64_t> shape;
-  dimSymbols.emplace_back(tensorType.shape().dim_size(), -1);
+  dimSymbols_.emplace_back(tensorType.shape().dim_size(), -1);
   for (const auto &dim : tensorType.shape().dim()) {
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       shape.push_back(dim.dim_value());
@@ -117,7 +117,7 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
       continue;
     }
     shape.push_back(ShapedType::kDynamic);
-    dimSymbols.back()[shape.size() - 1] = symbolIndex(symbol);
+    dimSymbols_.back()[shape.size() - 1] = symbolIndex(symbol);
   }
   return RankedTensorType::get(shape, element);
 }
@@ -336,7 +336,7 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
     if (failed(type))
       return failure();
     argTypes.push_back(*type);
-    argDimSymbols.push_back(dimSymbols.back());
+    argDimSymbols.push_back(dimSymbols_.back());
     inputs.push_back(&in);
   }
   for (const auto &[name, tensor] : opts_.boundInputs)
