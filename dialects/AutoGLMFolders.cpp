@@ -541,10 +541,11 @@ OpFoldResult GatherOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult ExpandOp::fold(FoldAdaptor a) {
-  if (getInput().getType() == getType())
+  if (getInput().getType() == getType() && getSizes().empty())
     return getInput();
   DenseElementsAttr input = smallConstant(a.getInput());
-  if (!input || getType().getNumElements() > kMaxFoldedElements)
+  if (!input || !getType().hasStaticShape() ||
+      getType().getNumElements() > kMaxFoldedElements)
     return {};
   return pick(input, getType(),
               broadcastSources(getType().getShape(),

@@ -650,6 +650,13 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult ExpandOp::verify() {
+  if ((int64_t)getSizes().size() != getType().getNumDynamicDims())
+    return emitOpError("takes one size per symbolic result extent (")
+           << getType().getNumDynamicDims() << "), got " << getSizes().size();
+  return success();
+}
+
 LogicalResult PadOp::inferReturnTypes(MLIRContext *,
                                       std::optional<Location> loc,
                                       Adaptor adaptor,

@@ -346,12 +346,45 @@ struct ExpandLowering : OpConversionPattern<ExpandOp> {
   LogicalResult
   matchAndRewrite(ExpandOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, buildElementwise(rewriter, op.getLoc(),
-                                            signless(op.getType()),
-                                            adaptor.getInput(),
-                                            [](OpBuilder &, Location, ValueRange a) {
-                                              return a[0];
-                                            }));
+    auto type = signless(op.getType());
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    if (inType.hasStaticShape()) {
+      rewriter.replaceOp(op, buildElementwise(rewriter, op.getLoc(), type, input,
+                                              [](OpBuilder &, Location, ValueRange a) {
+                                                return a[0];
+                                              },
+                                              adaptor.getSizes()));
+      return success();
+    }
+    // A symbolic input extent may be 1 at run time and broadcast: read
+    // index 0 there.
+    Location loc = op.getLoc();
+    int64_t offset = type.getRank() - inType.getRank();
+    SmallVector<Value> inExtents;
+    for (int64_t d = 0; d < inType.getRank(); ++d)
+      inExtents.push_back(inType.isDynamicDim(d)
+                              ? Value(tensor::DimOp::create(rewriter, loc, input, d))
+                              : Value());
+    Value result = buildIndexedCopy(
+        rewriter, loc, type, input, {}, {},
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange) {
+          SmallVector<Value> src;
+          for (int64_t d = 0; d < inType.getRank(); ++d) {
+            Value i = idx[d + offset];
+            if (inExtents[d]) {
+              Value one = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                inExtents[d], indexConstant(b, l, 1));
+              i = arith::SelectOp::create(b, l, one, indexConstant(b, l, 0), i);
+            } else if (inType.getDimSize(d) == 1) {
+              i = indexConstant(b, l, 0);
+            }
+            src.push_back(i);
+          }
+          return src;
+        },
+        adaptor.getSizes());
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -40,7 +40,7 @@ SignlessTypeConverter::SignlessTypeConverter() {
 
 Value autoglm::buildElementwise(OpBuilder &b, Location loc,
                                 RankedTensorType resultType, ValueRange inputs,
-                                ScalarBody body) {
+                                ScalarBody body, ValueRange sizes) {
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> maps;
   for (Value in : inputs) {
@@ -56,8 +56,10 @@ Value autoglm::buildElementwise(OpBuilder &b, Location loc,
     maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
   }
   maps.push_back(b.getMultiDimIdentityMap(rank));
-  Value init = tensor::EmptyOp::create(b, loc, resultType,
-                                       dynamicSizes(b, loc, resultType, inputs));
+  Value init = tensor::EmptyOp::create(
+      b, loc, resultType,
+      sizes.empty() ? dynamicSizes(b, loc, resultType, inputs)
+                    : SmallVector<Value>(sizes));
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(

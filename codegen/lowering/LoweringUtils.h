@@ -33,10 +33,12 @@ public:
 };
 
 /// A linalg.generic producing `resultType` from `inputs` broadcast to it with
-/// numpy rules; `body` maps the input scalars to the result scalar.
+/// numpy rules; `body` maps the input scalars to the result scalar. The
+/// result's symbolic extents are `sizes` if given, else the inputs'.
 mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::RankedTensorType resultType,
-                             mlir::ValueRange inputs, ScalarBody body);
+                             mlir::ValueRange inputs, ScalarBody body,
+                             mlir::ValueRange sizes = {});
 
 /// Reduces `input` over `axes` (sorted) with `combine(acc, x)` starting from
 /// `init`; the result keeps the reduced axes as extent 1.

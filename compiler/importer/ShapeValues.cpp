@@ -62,6 +62,8 @@ OpFoldResult autoglm::extentOf(OpBuilder &b, Location loc, Value value,
       break;
     if (auto reshape = dyn_cast<ReshapeOp>(op))
       return reshape.getSizes()[type.getDynamicDimIndex(dim)];
+    if (auto expand = dyn_cast<ExpandOp>(op))
+      return expand.getSizes()[type.getDynamicDimIndex(dim)];
     if (auto transpose = dyn_cast<TransposeOp>(op)) {
       value = transpose.getInput();
       dim = transpose.getPerm()[dim];

@@ -181,19 +181,32 @@ def AGL_GatherOp : AGL_InferredOp<"gather", [AGL_SymbolicShapes]> {
   let hasFolder = 1;
 }
 
-def AGL_ExpandOp : AGL_InferredOp<"expand"> {
+def AGL_ExpandOp : AGL_InferredOp<"expand", [AGL_SymbolicShapes]> {
   let summary = "broadcast a tensor to a shape (numpy rules)";
   let description = [{
-    The result shape is the broadcast of the input's shape and `shape`.
+    The result shape is the broadcast of the input's shape and `shape`. A
+    result with symbolic (`?`) extents takes them, in order, from `sizes`
+    (an entry of `shape` computed from extents is `?` there).
 
     ```mlir
     %y = autoglm.expand %x {shape = array<i64: 4, 8>} : (tensor<1x8xf32>) -> tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins AGL_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let arguments = (ins AGL_Tensor:$input, Variadic<Index>:$sizes,
+                       DenseI64ArrayAttr:$shape);
   let results = (outs AGL_Tensor:$output);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input (`[` $sizes^ `]`)? attr-dict `:` functional-type($input, results)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$shape), [{
+      build($_builder, $_state, type, input, ::mlir::ValueRange{},
+            $_builder.getDenseI64ArrayAttr(shape));
+    }]>
+  ];
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 // A string attribute restricted to a few values.

@@ -107,13 +107,13 @@ class SymbolicShapesTest(E2ETestCase):
         return out, compile_model(path, out, *options)
 
     def test_ops_without_symbolic_support_are_rejected(self):
-        tile = helper.make_node("Tile", ["x", "repeats"], ["y"], name="tile")
-        repeats = [helper.make_tensor("repeats", TensorProto.INT64, [2], [1, 2])]
-        out, result = self.compile_one_node("tile", tile, repeats, "--dim", "n=1..8")
-        self.assertCleanError(result, "autoglm-compile", "tile", "symbolic shapes",
+        topk = helper.make_node("TopK", ["x", "k"], ["y", "i"], name="topk")
+        k = [helper.make_tensor("k", TensorProto.INT64, [1], [2])]
+        out, result = self.compile_one_node("topk", topk, k, "--dim", "n=1..8")
+        self.assertCleanError(result, "autoglm-compile", "topk", "symbolic shapes",
                               "not supported", "--dim NAME=N")
         self.assertFalse(os.path.exists(out))
-        out, pinned = self.compile_one_node("tile", tile, repeats, "--dim", "n=8")
+        out, pinned = self.compile_one_node("topk", topk, k, "--dim", "n=8")
         self.assertEqual(pinned.returncode, 0, describe(pinned))
 
     def test_slices_of_symbolic_tensors(self):
@@ -153,13 +153,14 @@ class SymbolicShapesTest(E2ETestCase):
 
 
 class SymbolicRealModelsTest(E2ETestCase):
-    """GPT-2 exports with a KV cache, made by other projects' exporters
-    (../shared/models), compiled once with symbolic batch, sequence and past
-    lengths and checked against onnxruntime at four sizes each."""
+    """Transformer exports made by other projects' exporters (../shared/models):
+    GPT-2 with a KV cache (symbolic batch, sequence and past lengths) and a
+    BERT (symbolic batch and sequence), each compiled once and checked
+    against onnxruntime at four sizes."""
 
     SIZES = [(1, 1, 1), (2, 5, 3), (1, 32, 16), (2, 17, 8)]  # batch, past, seq
 
-    def check(self, name, dims, feeds_for):
+    def check(self, name, dims, feeds_for, sizes=None):
         import onnxruntime as ort
         model = os.path.join(SHARED_MODELS_DIR, name + ".onnx")
         if not os.path.isfile(model):
@@ -167,7 +168,7 @@ class SymbolicRealModelsTest(E2ETestCase):
         artifact = self.compiled(model, ".so", *[a for d in dims for a in ("--dim", d)])
         session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
         rng = np.random.default_rng(7)
-        for size in self.SIZES:
+        for size in sizes or self.SIZES:
             with self.subTest(model=name, size=size):
                 feeds = feeds_for(rng, *size)
                 args = []
@@ -202,6 +203,15 @@ class SymbolicRealModelsTest(E2ETestCase):
                     "past_0": rng.standard_normal((2, batch, 2, past, 4)).astype(np.float32)}
         self.check("gpt2_megatron_1layer",
                    ["batch_size=1..2", "past_seq_len=1..32", "seq_len=1..16"], feeds)
+
+
+    def test_bert(self):
+        def feeds(rng, batch, _, seq):
+            return {"input_ids": rng.integers(0, 20, (batch, seq)).astype(np.int64),
+                    "token_type_ids": rng.integers(0, 2, (batch, seq)).astype(np.int64),
+                    "input_mask": np.ones((batch, seq), np.int64)}
+        self.check("bert_toy", ["batch=1..4", "max_seq_len_in_batch=1..64"], feeds,
+                   [(1, 0, 1), (2, 0, 7), (3, 0, 64), (4, 0, 33)])
 
 
 if __name__ == "__main__":

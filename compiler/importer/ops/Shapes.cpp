@@ -10,9 +10,11 @@
 #include "compiler/importer/ShapeValues.h"
 #include "compiler/importer/OpChain.h"
 #include "compiler/importer/TensorConversion.h"
+#include "passes/SizeBounds.h"
 #include "dialects/ShapeUtils.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Traits.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -392,8 +394,16 @@ std::optional<LogicalResult> importSymbolicSlice(NodeImporter &n) {
     if (failed(axis))
       return failure();
     OpFoldResult extent = extentOf(b, loc, input, *axis);
-    OpFoldResult start = normalizedBound(b, loc, (*starts)[i], extent);
-    OpFoldResult end = normalizedBound(b, loc, (*ends)[i], extent);
+    // A bound the symbol ranges fix to one value (min(batch, 1) with batch
+    // >= 1) is that constant, which keeps the extent static.
+    auto pinned = [&](OpFoldResult bound) -> OpFoldResult {
+      if (auto v = dyn_cast<Value>(bound))
+        if (auto range = boundsOf(v); range && range->lo == range->hi)
+          return b.getIndexAttr(range->lo);
+      return bound;
+    };
+    OpFoldResult start = pinned(normalizedBound(b, loc, (*starts)[i], extent));
+    OpFoldResult end = pinned(normalizedBound(b, loc, (*ends)[i], extent));
     auto cs = getConstantIntValue(start), ce = getConstantIntValue(end);
     if (cs && ce && !type.isDynamicDim(*axis)) {
       int64_t last = std::max(*ce, *cs);
@@ -483,7 +493,39 @@ LogicalResult importGather(NodeImporter &n) {
   return setResult(n, n.create<GatherOp>(n.input(0), n.input(1), *axis));
 }
 
+/// Expand to a shape computed from extents: an entry that is not a constant
+/// is the result's extent there (the input's being 1 or the same).
+LogicalResult importSymbolicExpand(NodeImporter &n,
+                                   ArrayRef<OpFoldResult> target) {
+  OpBuilder &b = n.builder();
+  Location loc = n.loc();
+  Value input = n.input(0);
+  auto type = n.inputType(0);
+  SmallVector<int64_t> shape;
+  for (OpFoldResult entry : target)
+    shape.push_back(getConstantIntValue(entry).value_or(ShapedType::kDynamic));
+  SmallVector<int64_t> result;
+  if (!OpTrait::util::getBroadcastedShape(type.getShape(), shape, result))
+    return n.emitError() << "cannot expand " << type << " to the computed shape";
+  int64_t rank = result.size();
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!ShapedType::isDynamic(result[d]))
+      continue;
+    int64_t t = d - (rank - (int64_t)target.size());
+    int64_t i = d - (rank - type.getRank());
+    if (t >= 0 && !getConstantIntValue(target[t]))
+      sizes.push_back(cast<Value>(target[t]));
+    else
+      sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, extentOf(b, loc, input, i)));
+  }
+  return setResult(n, n.create<ExpandOp>(input, sizes, b.getDenseI64ArrayAttr(shape)));
+}
+
 LogicalResult importExpand(NodeImporter &n) {
+  if (!n.constantInput(1) || !n.inputType(0).hasStaticShape())
+    if (auto symbolic = shapeElements(n.builder(), n.loc(), n.input(1)))
+      return importSymbolicExpand(n, *symbolic);
   auto shape = n.constantInts(1, "shape");
   if (failed(shape))
     return failure();

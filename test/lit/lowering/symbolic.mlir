@@ -204,3 +204,19 @@ func.func @slice_dynamic_bounds(%t: tensor<4x16xf32>, %s: index, %e: index) -> t
   %0 = autoglm.slice %t[%s, %e] {dynamic_axes = array<i64: 1>, starts = array<i64: 0, 0>, ends = array<i64: 4, -9223372036854775808>, steps = array<i64: 1, 1>} : (tensor<4x16xf32>) -> tensor<4x?xf32>
   return %0 : tensor<4x?xf32>
 }
+
+// -----
+
+// Expand of a symbolic extent that may be 1 at run time: the read index is 0
+// where the input's extent is 1.
+// CHECK-LABEL: func.func @expand_symbolic
+// CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x4xf32>
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x4xf32>
+// CHECK: linalg.generic
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[N]], %c1{{.*}} : index
+// CHECK: %[[I:.*]] = arith.select %[[ONE]], %c0{{.*}}, %{{.*}} : index
+// CHECK: tensor.extract %{{.*}}[%[[I]], %{{.*}}] : tensor<?x4xf32>
+func.func @expand_symbolic(%x: tensor<?x4xf32>, %b: index) -> tensor<?x4xf32> {
+  %0 = autoglm.expand %x[%b] {shape = array<i64: -9223372036854775808, 4>} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
