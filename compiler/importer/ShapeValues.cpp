@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cmath>
 
@@ -99,6 +100,31 @@ OpFoldResult autoglm::extentOf(OpBuilder &b, Location loc, Value value,
       }
       break;
     }
+    // Reductions keep the extents of the axes they do not reduce.
+    if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+            ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ReduceLogSumOp,
+            ReduceLogSumExpOp>(op)) {
+      auto axes = dyn_cast_or_null<DenseI64ArrayAttr>(*op->getInherentAttr("axes"));
+      auto keep = dyn_cast_or_null<BoolAttr>(*op->getInherentAttr("keepdims"));
+      if (!axes || axes.empty())
+        break;
+      int64_t inputDim = dim;
+      if (keep && !keep.getValue()) {
+        // The dim-th axis that is not reduced.
+        inputDim = -1;
+        auto inRank = cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+        for (int64_t a = 0, kept = 0; a < inRank; ++a)
+          if (!llvm::is_contained(axes.asArrayRef(), a) && kept++ == dim) {
+            inputDim = a;
+            break;
+          }
+        if (inputDim < 0)
+          break;
+      }
+      value = op->getOperand(0);
+      dim = inputDim;
+      continue;
+    }
     if (auto slice = dyn_cast<SliceOp>(op)) {
       auto axes = slice.getDynamicAxesAttr();
       if (axes && llvm::is_contained(axes.asArrayRef(), dim))
@@ -152,8 +178,22 @@ OpFoldResult autoglm::extentOf(OpBuilder &b, Location loc, Value value,
   return tensor::DimOp::create(b, loc, value, dim).getResult();
 }
 
-/// True if two extents are the same: equal constants, one value, or
-/// tensor.dim of one tensor at one index.
+/// The symbol an extent of a graph input is (autoglm.dim_symbols), or -1.
+static int64_t inputSymbol(tensor::DimOp dim) {
+  auto arg = dyn_cast<BlockArgument>(dim.getSource());
+  auto index = dim.getConstantIndex();
+  auto func = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                  : FunctionOpInterface();
+  auto symbols = func ? func.getArgAttrOfType<DenseI32ArrayAttr>(
+                            arg.getArgNumber(), "autoglm.dim_symbols")
+                      : DenseI32ArrayAttr();
+  if (!symbols || !index || *index >= (int64_t)symbols.size())
+    return -1;
+  return symbols[*index];
+}
+
+/// True if two extents are provably equal: equal constants, one value, one
+/// extent of one tensor, or input extents named by the same symbol.
 static bool sameExtent(OpFoldResult x, OpFoldResult y) {
   auto cx = getConstantIntValue(x), cy = getConstantIntValue(y);
   if (cx || cy)
@@ -162,8 +202,14 @@ static bool sameExtent(OpFoldResult x, OpFoldResult y) {
   if (vx == vy)
     return true;
   auto dx = vx.getDefiningOp<tensor::DimOp>(), dy = vy.getDefiningOp<tensor::DimOp>();
-  return dx && dy && dx.getSource() == dy.getSource() &&
-         dx.getConstantIndex() && dx.getConstantIndex() == dy.getConstantIndex();
+  if (!dx || !dy)
+    return false;
+  if (dx.getSource() == dy.getSource() && dx.getConstantIndex() &&
+      dx.getConstantIndex() == dy.getConstantIndex())
+    return true;
+  // Input extents named by one symbol are equal: the runtime checks it.
+  int64_t sx = inputSymbol(dx);
+  return sx >= 0 && sx == inputSymbol(dy);
 }
 
 FailureOr<OpFoldResult>
