@@ -1,6 +1,7 @@
 //===- ContiguousReshapes.cpp - symbolic reshapes as reinterpret_cast -----===//
 
 #include "passes/Passes.h"
+#include "passes/RowMajorView.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
@@ -11,27 +12,9 @@ namespace autoglm {
 } // namespace autoglm
 
 using namespace mlir;
+using namespace autoglm;
 
 namespace {
-
-/// `source` (identity layout) viewed as `type` with the extents `sizes`.
-Value rowMajorView(OpBuilder &b, Location loc, Value source, MemRefType type,
-                   ArrayRef<OpFoldResult> sizes) {
-  SmallVector<OpFoldResult> strides(sizes.size());
-  OpFoldResult stride = b.getIndexAttr(1);
-  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
-    strides[d] = stride;
-    auto s = getConstantIntValue(stride), n = getConstantIntValue(sizes[d]);
-    stride = s && n ? OpFoldResult(b.getIndexAttr(*s * *n))
-                    : OpFoldResult(arith::MulIOp::create(
-                                       b, loc,
-                                       getValueOrCreateConstantIndexOp(b, loc, stride),
-                                       getValueOrCreateConstantIndexOp(b, loc, sizes[d]))
-                                       .getResult());
-  }
-  return memref::ReinterpretCastOp::create(b, loc, type, source,
-                                           b.getIndexAttr(0), sizes, strides);
-}
 
 bool contiguous(Type type) {
   auto memref = cast<MemRefType>(type);

@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/RowMajorView.h"
 #include "passes/SizeBounds.h"
 
-#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 
 namespace autoglm {
@@ -24,34 +24,6 @@ using namespace mlir;
 using namespace autoglm;
 
 namespace {
-
-/// Row-major strides of `sizes`, as constants where they are static.
-SmallVector<OpFoldResult> rowMajorStrides(OpBuilder &b, Location loc,
-                                          ArrayRef<OpFoldResult> sizes) {
-  SmallVector<OpFoldResult> strides(sizes.size());
-  OpFoldResult stride = b.getIndexAttr(1);
-  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
-    strides[d] = stride;
-    auto s = getConstantIntValue(stride), n = getConstantIntValue(sizes[d]);
-    if (s && n) {
-      stride = b.getIndexAttr(*s * *n);
-      continue;
-    }
-    stride = arith::MulIOp::create(b, loc,
-                                   getValueOrCreateConstantIndexOp(b, loc, stride),
-                                   getValueOrCreateConstantIndexOp(b, loc, sizes[d]))
-                 .getResult();
-  }
-  return strides;
-}
-
-/// `flat` viewed as `type` with the given extents.
-Value viewAs(OpBuilder &b, Location loc, Value flat, MemRefType type,
-             ArrayRef<OpFoldResult> sizes) {
-  return memref::ReinterpretCastOp::create(
-      b, loc, type, flat, b.getIndexAttr(0), sizes,
-      rowMajorStrides(b, loc, sizes));
-}
 
 int64_t product(ArrayRef<int64_t> shape) {
   int64_t n = 1;
@@ -129,7 +101,7 @@ struct StaticSignaturePass
         largest.push_back(range->hi);
       }
       in.setType(MemRefType::get({product(largest)}, type.getElementType()));
-      Value view = viewAs(b, loc, in, type, sizes);
+      Value view = rowMajorView(b, loc, in, type, sizes);
       in.replaceAllUsesExcept(view, view.getDefiningOp());
     }
 
@@ -177,7 +149,7 @@ struct StaticSignaturePass
         storeExtent(here, extent, offset + d);
       }
       out.setType(MemRefType::get({product(*largest)}, type.getElementType()));
-      Value view = viewAs(here, loc, out, type, sizes);
+      Value view = rowMajorView(here, loc, out, type, sizes);
       copy.getOutputsMutable()[0].set(view);
       maxShapes.push_back(b.getDenseI64ArrayAttr(*largest));
       offset += type.getRank();

@@ -1,0 +1,26 @@
+//===- RowMajorView.cpp - a contiguous buffer seen with other extents -----===//
+
+#include "passes/RowMajorView.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
+using namespace mlir;
+
+Value autoglm::rowMajorView(OpBuilder &b, Location loc, Value source,
+                            MemRefType type, ArrayRef<OpFoldResult> sizes) {
+  SmallVector<OpFoldResult> strides(sizes.size());
+  OpFoldResult stride = b.getIndexAttr(1);
+  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    auto s = getConstantIntValue(stride), n = getConstantIntValue(sizes[d]);
+    stride = s && n ? OpFoldResult(b.getIndexAttr(*s * *n))
+                    : OpFoldResult(arith::MulIOp::create(
+                                       b, loc,
+                                       getValueOrCreateConstantIndexOp(b, loc, stride),
+                                       getValueOrCreateConstantIndexOp(b, loc, sizes[d]))
+                                       .getResult());
+  }
+  return memref::ReinterpretCastOp::create(b, loc, type, source,
+                                           b.getIndexAttr(0), sizes, strides);
+}
