@@ -194,6 +194,20 @@ def add_rmsnorm(g, x, weight, prefix, use_reciprocal):
     return g.op("Mul", [t, weight], f"{prefix}/Mul_weight")
 
 
+def add_swiglu_mlp(g, h1, norm_w, w_gate, w_up, w_down):
+    """The second half of the layer: RMSNorm, SwiGLU MLP, residual Add into
+    the graph output "y"."""
+    h = add_rmsnorm(g, h1, norm_w, "post_attention_layernorm",
+                    use_reciprocal=False)
+    gate = g.op("MatMul", [h, w_gate], "mlp/gate_proj/MatMul")
+    up = g.op("MatMul", [h, w_up], "mlp/up_proj/MatMul")
+    sig = g.op("Sigmoid", [gate], "mlp/act/Sigmoid")
+    act = g.op("Mul", [gate, sig], "mlp/act/Mul")
+    act = g.op("Mul", [act, up], "mlp/Mul")
+    down = g.op("MatMul", [act, w_down], "mlp/down_proj/MatMul")
+    g.op("Add", [h1, down], "y")
+
+
 def build_glm_layer():
     rng = np.random.default_rng(2002)
 
@@ -263,15 +277,7 @@ def build_glm_layer():
     h1 = g.op("Add", ["x", attn_out], "residual_attn/Add")
 
     # --- SwiGLU MLP --------------------------------------------------------
-    h = add_rmsnorm(g, h1, mlp_norm_w, "post_attention_layernorm",
-                    use_reciprocal=False)
-    gate = g.op("MatMul", [h, w_gate], "mlp/gate_proj/MatMul")
-    up = g.op("MatMul", [h, w_up], "mlp/up_proj/MatMul")
-    sig = g.op("Sigmoid", [gate], "mlp/act/Sigmoid")
-    act = g.op("Mul", [gate, sig], "mlp/act/Mul")
-    act = g.op("Mul", [act, up], "mlp/Mul")
-    down = g.op("MatMul", [act, w_down], "mlp/down_proj/MatMul")
-    g.op("Add", [h1, down], "y")
+    add_swiglu_mlp(g, h1, mlp_norm_w, w_gate, w_up, w_down)
 
     model = g.model("glm_layer", [tensor_info("x", [1, SEQ, HIDDEN])],
                     [tensor_info("y", [1, SEQ, HIDDEN])])
@@ -337,15 +343,7 @@ def build_glm_layer_dynamic():
     attn_out = g.op("MatMul", [ctx, w_proj["o"]], "self_attn/o_proj/MatMul")
     h1 = g.op("Add", ["x", attn_out], "residual_attn/Add")
 
-    h = add_rmsnorm(g, h1, mlp_norm_w, "post_attention_layernorm",
-                    use_reciprocal=False)
-    gate = g.op("MatMul", [h, w_gate], "mlp/gate_proj/MatMul")
-    up = g.op("MatMul", [h, w_up], "mlp/up_proj/MatMul")
-    sig = g.op("Sigmoid", [gate], "mlp/act/Sigmoid")
-    act = g.op("Mul", [gate, sig], "mlp/act/Mul")
-    act = g.op("Mul", [act, up], "mlp/Mul")
-    down = g.op("MatMul", [act, w_down], "mlp/down_proj/MatMul")
-    g.op("Add", [h1, down], "y")
+    add_swiglu_mlp(g, h1, mlp_norm_w, w_gate, w_up, w_down)
 
     model = g.model(
         "glm_layer_dynamic",
