@@ -67,6 +67,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     // Last, so that the symbol values and output extents trail the arena
     // and weights arguments.
     pm.addNestedPass<func::FuncOp>(createStaticSignature());
+    if (options.runtimeKernels)
+      pm.addPass(createContractionsToKernels());
+    pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;
   }

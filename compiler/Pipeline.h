@@ -31,6 +31,9 @@ struct PipelineOptions {
   bool verifyMemoryPlan = false;
   /// Keep weights out of the code, in a weights file the runtime maps.
   bool externalWeights = false;
+  /// Run f32 matrix multiplications with the runtime's GEMM kernel rather
+  /// than generated loops.
+  bool runtimeKernels = true;
   /// Write one numbered .mlir file per pass into this folder.
   std::string dumpIRDir;
   /// Called with the module after each stage (for reports, sizes).

@@ -67,6 +67,27 @@ def StaticSignature : Pass<"autoglm-static-signature", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::ModuleOp"> {
+  let summary = "Run f32 matrix multiplications with the runtime's GEMM kernel";
+  let description = [{
+    Every f32 `linalg.generic` on buffers that computes
+    `C[b.., m, n] += A[.., m, k] * B[.., k, n]` (any operand strides, batch
+    loops broadcast or not, output rows contiguous) becomes a call of
+    `agl_kernel_sgemm`, the runtime's packed, register-tiled and threaded
+    GEMM, on the operands' addresses and strides. A zero fill of the output
+    right before it is folded into the call (`accumulate = 0`); otherwise
+    the call accumulates into what the output holds (a bias or residual the
+    lowering copied there). Batch loops beyond the innermost become `scf.for`
+    loops around the call. Contractions of other element types, or with a
+    strided output row, keep their loops.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
 def ContiguousReshapes : Pass<"autoglm-contiguous-reshapes", "mlir::func::FuncOp"> {
   let summary = "Reshapes of contiguous buffers with symbolic extents as reinterpret_cast";
   let description = [{

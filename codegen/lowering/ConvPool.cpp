@@ -109,6 +109,85 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value filter,
   return generic.getResult(0);
 }
 
+/// An f32 convolution as a (batched) matrix product, the form the runtime's
+/// GEMM runs:
+///   out[n, g, f, o] = sum_r filter[g, f, r] * col[n, g, r, o]
+/// where r runs over (c, kernel...) and o over the output positions. col
+/// gathers each window (im2col); a 1x1 convolution with unit strides reads
+/// the input as it is.
+Value buildIm2colConv(OpBuilder &b, Location loc, ConvOp op, Value input5,
+                      Value filter5, Value acc5) {
+  MLIRContext *ctx = b.getContext();
+  auto in5 = cast<RankedTensorType>(input5.getType());
+  auto w5 = cast<RankedTensorType>(filter5.getType());
+  auto out5 = cast<RankedTensorType>(acc5.getType());
+  int64_t s = in5.getRank() - 3;
+  int64_t n = in5.getDimSize(0), g = in5.getDimSize(1), cg = in5.getDimSize(2);
+  int64_t fg = w5.getDimSize(1);
+  ArrayRef<int64_t> kernel = w5.getShape().drop_front(3);
+  ArrayRef<int64_t> outSpatial = out5.getShape().drop_front(3);
+  int64_t window = cg, positions = 1;
+  for (int64_t i = 0; i < s; ++i) {
+    window *= kernel[i];
+    positions *= outSpatial[i];
+  }
+
+  bool pointwise =
+      llvm::all_of(kernel, [](int64_t k) { return k == 1; }) &&
+      llvm::all_of(op.getStrides(), [](int64_t v) { return v == 1; }) &&
+      in5.getShape().drop_front(3) == outSpatial;
+  Value col;
+  if (pointwise) {
+    col = input5;
+  } else {
+    // col[n, g, c, k..., o...] = input[n, g, c, o * stride + k * dilation]
+    SmallVector<int64_t> colShape = {n, g, cg};
+    llvm::append_range(colShape, kernel);
+    llvm::append_range(colShape, outSpatial);
+    int64_t loops = colShape.size();
+    auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
+    SmallVector<AffineExpr> inExprs = {d(0), d(1), d(2)};
+    for (int64_t i = 0; i < s; ++i)
+      inExprs.push_back(d(3 + s + i) * op.getStrides()[i] +
+                        d(3 + i) * op.getDilations()[i]);
+    SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
+                                   b.getMultiDimIdentityMap(loops)};
+    Value empty = tensor::EmptyOp::create(b, loc, colShape, in5.getElementType());
+    col = linalg::GenericOp::create(
+              b, loc, empty.getType(), input5, empty, maps,
+              SmallVector<utils::IteratorType>(loops,
+                                               utils::IteratorType::parallel),
+              [](OpBuilder &nb, Location l, ValueRange a) {
+                linalg::YieldOp::create(nb, l, a[0]);
+              })
+              .getResult(0);
+  }
+  col = reshapeTensor(b, loc, col, {n, g, window, positions});
+  Value filter = reshapeTensor(b, loc, filter5, {g, fg, window});
+  Value acc = reshapeTensor(b, loc, acc5, {n, g, fg, positions});
+
+  // Loops (n, g, f, r, o): the reduction r sits outside o, as in every
+  // matmul this lowering builds.
+  auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(5, 0, {d(1), d(2), d(3)}, ctx),
+      AffineMap::get(5, 0, {d(0), d(1), d(3), d(4)}, ctx),
+      AffineMap::get(5, 0, {d(0), d(1), d(2), d(4)}, ctx)};
+  SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
+  iterators[3] = utils::IteratorType::reduction;
+  Value product =
+      linalg::GenericOp::create(
+          b, loc, acc.getType(), ValueRange{filter, col}, acc, maps, iterators,
+          [](OpBuilder &nb, Location l, ValueRange a) {
+            Value p = arith::MulFOp::create(nb, l, a[0], a[1]);
+            linalg::YieldOp::create(nb, l,
+                                    arith::AddFOp::create(nb, l, a[2], p)
+                                        .getResult());
+          })
+          .getResult(0);
+  return reshapeTensor(b, loc, product, out5.getShape());
+}
+
 struct ConvLowering : OpConversionPattern<ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -158,7 +237,12 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     Value acc = convAccumulator(
         rewriter, loc, acc5Type.clone(accumulatorType(outType.getElementType())),
         adaptor.getBias());
-    Value conv = buildGroupedConv(rewriter, loc, input, filter, acc, s, maps);
+    // f32 convolutions become matrix products for the runtime's GEMM.
+    Value conv = outType.getElementType().isF32() &&
+                         inType.getElementType().isF32()
+                     ? buildIm2colConv(rewriter, loc, op, input, filter, acc)
+                     : buildGroupedConv(rewriter, loc, input, filter, acc, s,
+                                        maps);
     conv = convertTensor(rewriter, loc, conv, acc5Type);
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, conv, outType.getShape()));
     return success();

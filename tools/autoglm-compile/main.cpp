@@ -104,6 +104,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> dims, binds;
   std::string report, weights = "auto";
   bool printIRAfterAll = false, noHeader = false, verifyMemoryPlan = false;
+  bool noKernels = false;
   unsigned optLevel = 3;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", outputPath,
@@ -145,6 +146,10 @@ int main(int argc, char **argv) {
                      "and FLOPs per op family: text (default) or json")
           ->expected(0, 1)
           ->check(CLI::IsMember({"", "text", "json"}));
+  app.add_flag("--no-kernels", noKernels,
+               "Run matrix multiplications as generated loops instead of "
+               "the runtime's GEMM kernel (the object then needs no runtime "
+               "symbols)");
   app.add_flag("--no-header", noHeader,
                "Do not write the C header next to .o/.so outputs");
   try {
@@ -217,6 +222,7 @@ int main(int argc, char **argv) {
   pipelineOptions.printIRAfterAll = printIRAfterAll;
   pipelineOptions.dumpIRDir = dumpIRDir;
   pipelineOptions.verifyMemoryPlan = verifyMemoryPlan;
+  pipelineOptions.runtimeKernels = !noKernels;
   ModelReport modelReport;
   measureGraph(**module, modelReport);
   constexpr int64_t kEmbedLimit = int64_t(1) << 30;

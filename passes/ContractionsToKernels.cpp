@@ -1,0 +1,259 @@
+//===- ContractionsToKernels.cpp - matmuls as runtime GEMM calls ----------===//
+//
+// The runtime's GEMM (register-tiled, packed, threaded) is far faster than
+// the loops a linalg contraction lowers to, so every f32 contraction of the
+// form C[b.., m, n] (+)= sum_k A[.., m, k] * B[.., k, n] becomes one call
+// of agl_kernel_sgemm on the operands' buffers, strides and all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+
+namespace autoglm {
+#define GEN_PASS_DEF_CONTRACTIONSTOKERNELS
+#include "passes/Passes.h.inc"
+} // namespace autoglm
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kSgemm = "agl_kernel_sgemm";
+
+/// Which loop of the generic each role of the contraction is.
+struct ContractionLoops {
+  int64_t m, n, k;
+  SmallVector<int64_t> batch; // outermost first
+};
+
+/// The body is `out + in0 * in1` (either operand order) on f32.
+bool isMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(&body.front());
+  auto add = dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (!mul || !add || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != add.getResult())
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1),
+        acc = body.getArgument(2);
+  bool product = (mul.getLhs() == a && mul.getRhs() == b) ||
+                 (mul.getLhs() == b && mul.getRhs() == a);
+  bool accumulates = (add.getLhs() == acc && add.getRhs() == mul) ||
+                     (add.getLhs() == mul && add.getRhs() == acc);
+  return product && accumulates;
+}
+
+/// Each result of `map` is a loop dimension or the constant 0 (a broadcast
+/// unit extent).
+bool dimsOrZeros(AffineMap map) {
+  return llvm::all_of(map.getResults(), [](AffineExpr e) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      return c.getValue() == 0;
+    return isa<AffineDimExpr>(e);
+  });
+}
+
+bool mentions(AffineMap map, int64_t dim) {
+  return llvm::any_of(map.getResults(), [&](AffineExpr e) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    return d && d.getPosition() == dim;
+  });
+}
+
+/// The loops of a plain (batched) f32 matmul on memrefs whose output rows
+/// are contiguous, or nothing.
+std::optional<ContractionLoops> matchContraction(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1)
+    return std::nullopt;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || !type.getElementType().isF32())
+      return std::nullopt;
+  }
+  if (!isMultiplyAccumulate(op))
+    return std::nullopt;
+
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
+  int64_t loops = op.getNumLoops();
+  // The output names every parallel loop once, in order: (batch.., m, n).
+  if (out.getNumResults() != loops - 1 || out.getNumResults() < 2 ||
+      !out.isProjectedPermutation() || !dimsOrZeros(lhs) || !dimsOrZeros(rhs))
+    return std::nullopt;
+  ContractionLoops c;
+  SmallVector<unsigned> outDims;
+  for (AffineExpr e : out.getResults())
+    outDims.push_back(cast<AffineDimExpr>(e).getPosition());
+  if (!llvm::is_sorted(outDims))
+    return std::nullopt;
+  c.m = outDims[outDims.size() - 2];
+  c.n = outDims.back();
+  c.batch.assign(outDims.begin(), outDims.end() - 2);
+  auto iterators = op.getIteratorTypesArray();
+  c.k = llvm::find(iterators, utils::IteratorType::reduction) -
+        iterators.begin();
+  if (!mentions(lhs, c.m) || !mentions(lhs, c.k) || mentions(lhs, c.n) ||
+      !mentions(rhs, c.n) || !mentions(rhs, c.k) || mentions(rhs, c.m))
+    return std::nullopt;
+  // The kernel writes output rows contiguously.
+  auto outType = cast<MemRefType>(op.getDpsInits()[0].getType());
+  auto [strides, offset] = outType.getStridesAndOffset();
+  if (strides.back() != 1)
+    return std::nullopt;
+  return c;
+}
+
+/// A buffer as what the kernel takes: the address of its first element and
+/// the stride (in elements) of each loop of the contraction.
+struct OperandView {
+  Value pointer;
+  SmallVector<Value> loopStrides;
+};
+
+OperandView viewOf(OpBuilder &b, Location loc, Value buffer, AffineMap map,
+                   int64_t loops) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, metadata.getBaseBuffer());
+  Value elementBytes = arith::ConstantIndexOp::create(b, loc, 4);
+  Value address = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, metadata.getOffset(), elementBytes));
+  Value address64 =
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  OperandView view;
+  view.pointer = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address64);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  view.loopStrides.assign(loops, zero);
+  for (auto [i, expr] : llvm::enumerate(map.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      view.loopStrides[dim.getPosition()] = metadata.getStrides()[i];
+  return view;
+}
+
+/// `pointer` advanced by `index * stride` f32 elements.
+Value advance(OpBuilder &b, Location loc, Value pointer, Value index,
+              Value stride) {
+  Value elements = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), arith::MulIOp::create(b, loc, index, stride));
+  return LLVM::GEPOp::create(b, loc, pointer.getType(), b.getF32Type(),
+                             pointer, ValueRange{elements});
+}
+
+func::FuncOp declareSgemm(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kSgemm))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Type i64 = b.getI64Type(), i32 = b.getI32Type(),
+       ptr = LLVM::LLVMPointerType::get(b.getContext());
+  // (batch, m, n, k, a, a strides x3, b, b strides x3, c, c strides x2,
+  //  accumulate, activation)
+  SmallVector<Type> args = {i64, i64, i64, i64, ptr, i64, i64, i64, ptr,
+                            i64, i64, i64, ptr, i64, i64, i32, i32};
+  auto fn = func::FuncOp::create(b, module.getLoc(), kSgemm,
+                                 b.getFunctionType(args, {}));
+  fn.setPrivate();
+  return fn;
+}
+
+/// The zero fill that initializes the output right before the contraction,
+/// which the kernel makes redundant.
+linalg::FillOp zeroFillBefore(linalg::GenericOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || fill.getOutputs()[0] != op.getDpsInits()[0])
+    return nullptr;
+  return matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ? fill : nullptr;
+}
+
+void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
+                           func::FuncOp sgemm) {
+  bool accumulate = true;
+  if (linalg::FillOp fill = zeroFillBefore(op)) {
+    fill->erase();
+    accumulate = false;
+  }
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  int64_t loops = op.getNumLoops();
+  OperandView lhs = viewOf(b, loc, op.getDpsInputs()[0], maps[0], loops);
+  OperandView rhs = viewOf(b, loc, op.getDpsInputs()[1], maps[1], loops);
+  OperandView out = viewOf(b, loc, op.getDpsInits()[0], maps[2], loops);
+  SmallVector<Value> extents;
+  for (Range range : cast<linalg::LinalgOp>(op.getOperation())
+                         .createLoopRanges(b, loc))
+    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+
+  // All batch loops but the innermost become scf.for loops around the call;
+  // the innermost one is the kernel's own batch.
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value a = lhs.pointer, bp = rhs.pointer, cp = out.pointer;
+  ArrayRef<int64_t> outer = ArrayRef<int64_t>(c.batch).drop_back(
+      c.batch.empty() ? 0 : 1);
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t loop : outer) {
+    auto forOp = scf::ForOp::create(b, loc, zero, extents[loop], one);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    Value iv = forOp.getInductionVar();
+    a = advance(b, loc, a, iv, lhs.loopStrides[loop]);
+    bp = advance(b, loc, bp, iv, rhs.loopStrides[loop]);
+    cp = advance(b, loc, cp, iv, out.loopStrides[loop]);
+  }
+  auto i64 = [&](Value index) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index)
+        .getResult();
+  };
+  Value batch = one, aBatch = zero, bBatch = zero, cBatch = zero;
+  if (!c.batch.empty()) {
+    int64_t inner = c.batch.back();
+    batch = extents[inner];
+    aBatch = lhs.loopStrides[inner];
+    bBatch = rhs.loopStrides[inner];
+    cBatch = out.loopStrides[inner];
+  }
+  Value accumulateFlag = arith::ConstantIntOp::create(b, loc, accumulate, 32);
+  Value activation = arith::ConstantIntOp::create(b, loc, 0, 32);
+  SmallVector<Value> args = {
+      i64(batch),         i64(extents[c.m]),        i64(extents[c.n]),
+      i64(extents[c.k]),  a,
+      i64(aBatch),        i64(lhs.loopStrides[c.m]), i64(lhs.loopStrides[c.k]),
+      bp,
+      i64(bBatch),        i64(rhs.loopStrides[c.k]), i64(rhs.loopStrides[c.n]),
+      cp,
+      i64(cBatch),        i64(out.loopStrides[c.m]), accumulateFlag,
+      activation};
+  func::CallOp::create(b, loc, sgemm, args);
+  op->erase();
+}
+
+struct ContractionsToKernelsPass
+    : autoglm::impl::ContractionsToKernelsBase<ContractionsToKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<linalg::GenericOp, ContractionLoops>> contractions;
+    module.walk([&](linalg::GenericOp op) {
+      if (auto loops = matchContraction(op))
+        contractions.emplace_back(op, *loops);
+    });
+    if (contractions.empty())
+      return;
+    func::FuncOp sgemm = declareSgemm(module);
+    for (auto &[op, loops] : contractions)
+      replaceWithKernelCall(op, loops, sgemm);
+  }
+};
+
+} // namespace

@@ -1,0 +1,149 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-contractions-to-kernels --canonicalize --cse | FileCheck %s
+
+// A matmul after a zero fill: one call with accumulate = 0, the fill gone.
+// Arguments: batch, m, n, k; a, its batch/row/column strides; b, likewise;
+// c, its batch/row strides; accumulate; activation.
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : i64
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[NOACC:.*]] = arith.constant 0 : i32
+// CHECK: %[[A:.*]] = llvm.inttoptr
+// CHECK: %[[B:.*]] = llvm.inttoptr
+// CHECK: %[[C:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_sgemm(%[[C1]], %[[C32]], %[[C16]], %[[C64]], %[[A]], %[[C0]], %[[C64]], %[[C1]], %[[B]], %[[C0]], %[[C16]], %[[C1]], %[[C]], %[[C0]], %[[C16]], %[[NOACC]], %[[NOACC]])
+// CHECK-NOT: linalg.
+// CHECK: func.func private @agl_kernel_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, i32)
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+func.func @matmul(%a: memref<32x64xf32>, %b: memref<64x16xf32>, %c: memref<32x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<32x64xf32>, memref<64x16xf32>) outs(%c : memref<32x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Without a zero fill the call accumulates onto what c holds (a bias or a
+// residual). The rhs is a transposed view: row stride 1, column stride 64.
+// The lhs's unit batch extent is broadcast: batch stride 0.
+// CHECK-LABEL: func.func @accumulate_transposed
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : i64
+// CHECK-DAG: %[[C1024:.*]] = arith.constant 1024 : i64
+// CHECK-DAG: %[[ACC:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[NOACT:.*]] = arith.constant 0 : i32
+// CHECK: call @agl_kernel_sgemm(%[[C3]], %[[C8]], %[[C16]], %[[C64]], %{{.*}}, %[[C0]], %[[C64]], %[[C1]], %{{.*}}, %[[C1024]], %[[C1]], %[[C64]], %{{.*}}, %[[C128]], %[[C16]], %[[ACC]], %[[NOACT]])
+#bmk = affine_map<(b, m, k, n) -> (0, m, k)>
+#bnk = affine_map<(b, m, k, n) -> (b, n, k)>
+#bmn = affine_map<(b, m, k, n) -> (b, m, n)>
+func.func @accumulate_transposed(%a: memref<1x8x64xf32>, %b: memref<3x16x64xf32>, %c: memref<3x8x16xf32>) {
+  linalg.generic {indexing_maps = [#bmk, #bnk, #bmn], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<1x8x64xf32>, memref<3x16x64xf32>) outs(%c : memref<3x8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %y, %x : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Two batch loops: the outer one becomes an scf.for stepping the three
+// addresses by their strides, the inner one is the kernel's batch.
+// CHECK-LABEL: func.func @two_batch_loops
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-COUNT-3: llvm.getelementptr
+// CHECK: call @agl_kernel_sgemm
+// CHECK-NEXT: }
+#m5a = affine_map<(b0, b1, m, k, n) -> (b0, b1, m, k)>
+#m5b = affine_map<(b0, b1, m, k, n) -> (b0, b1, k, n)>
+#m5c = affine_map<(b0, b1, m, k, n) -> (b0, b1, m, n)>
+func.func @two_batch_loops(%a: memref<2x4x8x16xf32>, %b: memref<2x4x16x8xf32>, %c: memref<2x4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<2x4x8x8xf32>)
+  linalg.generic {indexing_maps = [#m5a, #m5b, #m5c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<2x4x8x16xf32>, memref<2x4x16x8xf32>) outs(%c : memref<2x4x8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Symbolic extents are read from the buffers.
+// CHECK-LABEL: func.func @symbolic
+// CHECK-SAME: %[[A:.*]]: memref<?x64xf32>
+// CHECK: %[[M:.*]] = memref.dim %[[A]], %{{.*}} : memref<?x64xf32>
+// CHECK: %[[M64:.*]] = arith.index_cast %[[M]] : index to i64
+// CHECK: call @agl_kernel_sgemm(%{{.*}}, %[[M64]],
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+func.func @symbolic(%a: memref<?x64xf32>, %b: memref<64x16xf32>, %c: memref<?x16xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x64xf32>, memref<64x16xf32>) outs(%c : memref<?x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Left alone: an f16 contraction, one whose output rows are strided, a
+// max-reduction, and a contraction that also scales its product.
+// CHECK-LABEL: func.func @not_kernels
+// CHECK-NOT: call
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT: agl_kernel_sgemm
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+func.func @not_kernels(%a: memref<8x8xf16>, %b: memref<8x8xf16>, %c: memref<8x8xf16>,
+                       %x: memref<8x8xf32>, %y: memref<8x8xf32>, %z: memref<8x8xf32, strided<[1, 8]>>, %w: memref<8x8xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x8xf16>, memref<8x8xf16>) outs(%c : memref<8x8xf16>) {
+  ^bb0(%p: f16, %q: f16, %acc: f16):
+    %0 = arith.mulf %p, %q : f16
+    %1 = arith.addf %acc, %0 : f16
+    linalg.yield %1 : f16
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %y : memref<8x8xf32>, memref<8x8xf32>) outs(%z : memref<8x8xf32, strided<[1, 8]>>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %y : memref<8x8xf32>, memref<8x8xf32>) outs(%w : memref<8x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.maximumf %p, %q : f32
+    %1 = arith.maximumf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %y : memref<8x8xf32>, memref<8x8xf32>) outs(%w : memref<8x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.addf %acc, %1 : f32
+    linalg.yield %2 : f32
+  }
+  return
+}
