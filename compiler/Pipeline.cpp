@@ -47,6 +47,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addPass(createLowerToLinalg());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseElementwise());
+    pm.addPass(createApproximateMath());
     // Symbolic extents: every tensor.dim becomes arithmetic on the inputs'
     // extents, which bufferization and the arena planner can follow.
     pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());

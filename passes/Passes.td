@@ -33,6 +33,20 @@ def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def ApproximateMath : Pass<"autoglm-approximate-math", "mlir::ModuleOp"> {
+  let summary = "Polynomial f32 exp, tanh and erf, which vectorize";
+  let description = [{
+    Rewrites f32 `math.exp`, `math.tanh` and `math.erf` into the upstream
+    polynomial approximations (a few ulp of error). libm's scalar calls
+    would keep the loops around them (Softmax, SiLU, GELU) from
+    vectorizing. Other element types keep the math ops.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+    "mlir::vector::VectorDialect"
+  ];
+}
+
 def Bufferize : Pass<"autoglm-bufferize", "mlir::ModuleOp"> {
   let summary = "One-shot bufferization of a whole model";
   let description = [{

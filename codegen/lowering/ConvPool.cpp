@@ -237,9 +237,12 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     Value acc = convAccumulator(
         rewriter, loc, acc5Type.clone(accumulatorType(outType.getElementType())),
         adaptor.getBias());
-    // f32 convolutions become matrix products for the runtime's GEMM.
-    Value conv = outType.getElementType().isF32() &&
-                         inType.getElementType().isF32()
+    // f32 convolutions with a few filters per group become matrix products
+    // for the runtime's GEMM; depthwise-like ones (a vector per group) keep
+    // the direct loops.
+    bool asMatmul = outType.getElementType().isF32() &&
+                    inType.getElementType().isF32() && fg >= 4;
+    Value conv = asMatmul
                      ? buildIm2colConv(rewriter, loc, op, input, filter, acc)
                      : buildGroupedConv(rewriter, loc, input, filter, acc, s,
                                         maps);

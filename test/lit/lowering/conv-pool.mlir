@@ -1,8 +1,10 @@
 // RUN: autoglm-opt %s --split-input-file --autoglm-lower-to-linalg --mlir-print-local-scope | FileCheck %s
 
 // Convolution: zero padding with tensor.pad, a view with an explicit group
-// axis ([N, G, C/G, spatial...] and [G, F/G, C/G, kernel...]), then one
-// generic over loops (n, g, f | c, kernel... | out spatial...).
+// axis ([N, G, C/G, spatial...] and [G, F/G, C/G, kernel...]). An f32
+// convolution with several filters per group is a matrix product: a gather
+// of every window (im2col, loops n, g, c | kernel... | out spatial...),
+// then out[n, g, f, o] = sum_r filter[g, f, r] * col[n, g, r, o].
 
 // CHECK-LABEL: func.func @conv_padded_with_bias
 // CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32> {{.*}}, %[[W:.*]]: tensor<16x3x3x3xf32> {{.*}}, %[[B:.*]]: tensor<16xf32> {{.*}})
@@ -21,21 +23,43 @@
 // CHECK-SAME: ins(%[[B5]] : tensor<1x1x16x1x1xf32>)
 // CHECK-NEXT: ^bb0(%[[BV:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: linalg.yield %[[BV]]
+// CHECK: %[[COL:.*]] = linalg.generic
+// CHECK-SAME: indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3 + d5, d4 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>]
+// CHECK-SAME: ins(%[[IN5]] : tensor<1x1x3x10x10xf32>) outs(%{{.*}} : tensor<1x1x3x3x3x8x8xf32>)
+// CHECK: %[[COL4:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 1, 27, 64]
+// CHECK: %[[W3:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 16, 27]
+// CHECK: %[[ACC4:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 1, 16, 64]
 // CHECK: %[[CONV:.*]] = linalg.generic
-// CHECK-SAME: indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d3, d4 + d6, d5 + d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d6, d7)>]
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]
-// CHECK-SAME: ins(%[[IN5]], %[[W5]] : tensor<1x1x3x10x10xf32>, tensor<1x16x3x3x3xf32>) outs(%[[ACC]] : tensor<1x1x16x8x8xf32>)
-// CHECK-NEXT: ^bb0(%[[I:.*]]: f32, %[[F:.*]]: f32, %[[O:.*]]: f32):
-// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[I]], %[[F]]
+// CHECK-SAME: indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>]
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]
+// CHECK-SAME: ins(%[[W3]], %[[COL4]] : tensor<1x16x27xf32>, tensor<1x1x27x64xf32>) outs(%[[ACC4]] : tensor<1x1x16x64xf32>)
+// CHECK-NEXT: ^bb0(%[[F:.*]]: f32, %[[I:.*]]: f32, %[[O:.*]]: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[F]], %[[I]]
 // CHECK-NEXT: %[[S:.*]] = arith.addf %[[O]], %[[P]]
 // CHECK-NEXT: linalg.yield %[[S]]
-// CHECK: %[[OFLAT:.*]] = tensor.collapse_shape %[[CONV]]
-// CHECK: %[[R:.*]] = tensor.expand_shape %[[OFLAT]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 16, 8, 8]
+// CHECK: tensor.collapse_shape %[[CONV]]
+// CHECK: %[[R:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] output_shape [1, 16, 8, 8]
 // CHECK: return %[[R]] : tensor<1x16x8x8xf32>
 func.func @conv_padded_with_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x8x8xf32> {
   %0 = autoglm.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
       : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
   return %0 : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// A 1x1 convolution with unit strides reads its input as the matrix
+// [C, H * W]: no gather.
+// CHECK-LABEL: func.func @conv_pointwise
+// CHECK-NOT: tensor.pad
+// CHECK: %[[IN:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 1, 8, 6]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %[[IN]] : tensor<1x4x8xf32>, tensor<2x1x8x6xf32>) outs(%{{.*}} : tensor<2x1x4x6xf32>)
+// CHECK: tensor.expand_shape {{.*}} output_shape [2, 4, 2, 3]
+func.func @conv_pointwise(%x: tensor<2x8x2x3xf32>, %w: tensor<4x8x1x1xf32>) -> tensor<2x4x2x3xf32> {
+  %0 = autoglm.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<2x8x2x3xf32>, tensor<4x8x1x1xf32>) -> tensor<2x4x2x3xf32>
+  return %0 : tensor<2x4x2x3xf32>
 }
 
 // -----
@@ -53,7 +77,9 @@ func.func @conv_asymmetric_padding(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x2x2xf
 // -----
 
 // Depthwise 1-D convolution with stride and dilation: 8 groups of one
-// channel, no padding, a zero-filled accumulator.
+// channel, no padding, a zero-filled accumulator. With one filter per group
+// there is no matrix product to speak of: one generic over loops
+// (n, g, f | c, kernel... | out spatial...).
 // CHECK-LABEL: func.func @conv_depthwise_strided_dilated
 // CHECK-NOT: tensor.pad
 // CHECK: tensor.expand_shape {{.*}} output_shape [1, 8, 1, 10]
