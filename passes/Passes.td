@@ -26,9 +26,12 @@ def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
   let description = [{
     Fuses a producer `linalg.generic` into its consumer when the consumer is
     elementwise (all loops parallel), so chains such as bias + GELU become one
-    loop nest. A producer is never fused into a reduction or contraction:
-    there it would be recomputed for every iteration of the reduced loops
-    (for a matmul, once per output column).
+    loop nest. A computing producer is never fused into a reduction or
+    contraction: there it would be recomputed for every iteration of the
+    reduced loops (for a matmul, once per output column). A transpose is the
+    exception: fused into a contraction (`linalg.transpose` is generalized
+    for it) it becomes a permuted indexing map, and the matmul reads the
+    untransposed buffer with strides instead of a transposed copy.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }

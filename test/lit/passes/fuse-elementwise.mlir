@@ -1,0 +1,64 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-fuse-elementwise --mlir-print-local-scope | FileCheck %s
+
+// An elementwise chain (bias add, then relu) becomes one generic.
+// CHECK-LABEL: func.func @chain
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: arith.addf
+// CHECK-NEXT: arith.maximumf
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @chain(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = arith.maximumf %p, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// A computing producer stays out of a contraction (it would be recomputed
+// for every output column), but a transpose fuses into it as a permuted
+// indexing map: the matmul reads k's buffer [n, k] directly.
+// CHECK-LABEL: func.func @into_contraction
+// CHECK-SAME: (%[[Q:.*]]: tensor<4x8xf32>, %[[K:.*]]: tensor<16x8xf32>)
+// CHECK: %[[SCALED:.*]] = linalg.generic
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic
+// CHECK-SAME: indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+// CHECK-SAME: ins(%[[SCALED]], %[[K]] : tensor<4x8xf32>, tensor<16x8xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+func.func @into_contraction(%q: tensor<4x8xf32>, %k: tensor<16x8xf32>) -> tensor<4x16xf32> {
+  %half = arith.constant 0.5 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%q : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.mulf %p, %half : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %te = tensor.empty() : tensor<8x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<16x8xf32>) outs(%te : tensor<8x16xf32>) permutation = [1, 0]
+  %ce = tensor.empty() : tensor<4x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%ce : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%scaled, %kt : tensor<4x8xf32>, tensor<8x16xf32>) outs(%acc : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
