@@ -161,7 +161,7 @@ struct Shape {
   int64_t batch, m, n, k;
 };
 
-// Boundaries of the AVX-512 blocking (MR 14, NR 32, KC 256, NC 512, MC 1022)
+// Boundaries of the AVX-512 blocking (MR 14, NR 32, KC 256, NC 512, MC up to 1120)
 // and of the portable one (MR 4, NR 16), the small-m path (m or n <= 4),
 // primes and degenerate sizes.
 const Shape kShapes[] = {
@@ -170,7 +170,7 @@ const Shape kShapes[] = {
     {1, 129, 3, 33},   {1, 200, 4, 65},   {1, 5, 5, 5},      {1, 7, 13, 37},
     {1, 13, 31, 15},   {1, 14, 32, 16},   {1, 15, 33, 17},   {1, 28, 64, 255},
     {1, 29, 63, 256},  {1, 31, 95, 257},  {1, 43, 129, 513}, {1, 17, 511, 9},
-    {1, 9, 512, 12},   {1, 6, 545, 11},   {1, 1030, 36, 7},  {1, 1021, 5, 3},
+    {1, 9, 512, 12},   {1, 6, 545, 11},   {1, 1130, 36, 7},  {1, 1021, 5, 3},
     {3, 13, 37, 7},    {2, 1, 129, 29},   {4, 29, 17, 300},  {5, 2, 3, 70},
 };
 

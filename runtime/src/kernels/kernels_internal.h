@@ -43,15 +43,15 @@ AGL_HIDDEN float *agl_pool_scratch(void);
  *  - NC = 512: the packed B block (KC x NC floats, 512 KiB) fills half the
  *    1 MiB L2, which leaves room for the A micro-panels and C tiles streaming
  *    through.
- *  - MC = 73 micro-panels (1022 rows): the packed A block (MC x KC, 1 MiB)
- *    lives in L3 and is packed once per (MC, KC) block; B is repacked only
- *    once per 1022 rows of C. */
+ *  - MC = 80 micro-panels (1120 rows), split into equal blocks: the packed
+ *    A block (MC x KC, 1.1 MiB) lives in L3 and is packed once per (MC, KC)
+ *    block; B is repacked once per MC block of C (once up to 1120 rows). */
 enum {
   AGL_GEMM_MAX_MR = 16,
   AGL_GEMM_MAX_NR = 32,
   AGL_GEMM_KC = 256,
   AGL_GEMM_NC = 512,
-  AGL_GEMM_MC_PANELS = 73,
+  AGL_GEMM_MC_PANELS = 80,
 };
 
 /* Packed A block (MC rounded to the largest MR) + packed B block. */

@@ -64,7 +64,11 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
   const agl_gemm_isa *isa = g->isa;
   const int mr = isa->mr, nr = isa->nr;
-  const int64_t mc_max = (int64_t)AGL_GEMM_MC_PANELS * mr;
+  /* Equal MC blocks (in whole micro-panels), as few as fit the scratch. */
+  const int64_t panels = (i1 - i0 + mr - 1) / mr;
+  const int64_t blocks =
+      (panels + AGL_GEMM_MC_PANELS - 1) / AGL_GEMM_MC_PANELS;
+  const int64_t mc_max = (panels + blocks - 1) / blocks * mr;
   float *ap = scratch;
   float *bp = scratch + AGL_SCRATCH_A_FLOATS;
   const float *a = g->a + batch * g->a_bs;

@@ -13,6 +13,8 @@
 #include <immintrin.h>
 
 enum { MR = 14, NR = 32 };
+/* How many depths ahead packing prefetches a row-contiguous source. */
+enum { PREFETCH_ROWS = 6 };
 
 static inline __mmask16 lanes(int count) {
   return count >= 16 ? (__mmask16)0xFFFF
@@ -20,15 +22,19 @@ static inline __mmask16 lanes(int count) {
                       : (__mmask16)((1u << count) - 1u);
 }
 
-static void kernel(int64_t kc, const float *ap, const float *bp, float *c,
-                   int64_t ldc, int mr, int nr, int load_c, int act) {
+/* The micro-kernel for R live rows (R == MR for all but the last panel of
+ * a block, whose padding rows are then not computed). */
+static inline __attribute__((always_inline)) void
+kernel_rows(const int R, int64_t kc, const float *ap, const float *bp,
+            float *c, int64_t ldc, int nr, int load_c, int act) {
   __m512 acc[MR][2];
 #pragma GCC unroll 14
-  for (int i = 0; i < MR; ++i) {
+  for (int i = 0; i < R; ++i) {
     acc[i][0] = _mm512_setzero_ps();
     acc[i][1] = _mm512_setzero_ps();
   }
-  for (int i = 0; i < mr; ++i) {
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
     _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
     _mm_prefetch((const char *)(c + i * ldc + 31), _MM_HINT_T0);
   }
@@ -37,7 +43,7 @@ static void kernel(int64_t kc, const float *ap, const float *bp, float *c,
     __m512 b0 = _mm512_load_ps(bp);
     __m512 b1 = _mm512_load_ps(bp + 16);
 #pragma GCC unroll 14
-    for (int i = 0; i < MR; ++i) {
+    for (int i = 0; i < R; ++i) {
       __m512 a = _mm512_set1_ps(ap[i]);
       acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
       acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
@@ -47,22 +53,54 @@ static void kernel(int64_t kc, const float *ap, const float *bp, float *c,
   }
   __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
 #pragma GCC unroll 14
-  for (int i = 0; i < MR; ++i) {
-    if (i < mr) {
-      float *row = c + i * ldc;
-      __m512 v0 = acc[i][0], v1 = acc[i][1];
-      if (load_c) {
-        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
-        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
-      }
-      if (act != AGL_ACT_NONE) {
-        v0 = agl_activate512(v0, act);
-        v1 = agl_activate512(v1, act);
-      }
-      _mm512_mask_storeu_ps(row, m0, v0);
-      _mm512_mask_storeu_ps(row + 16, m1, v1);
+  for (int i = 0; i < R; ++i) {
+    float *row = c + i * ldc;
+    __m512 v0 = acc[i][0], v1 = acc[i][1];
+    if (load_c) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
     }
+    if (act != AGL_ACT_NONE) {
+      v0 = agl_activate512(v0, act);
+      v1 = agl_activate512(v1, act);
+    }
+    _mm512_mask_storeu_ps(row, m0, v0);
+    _mm512_mask_storeu_ps(row + 16, m1, v1);
   }
+}
+
+#define KERNEL_ROWS(R)                                                         \
+  static void kernel_##R(int64_t kc, const float *ap, const float *bp,         \
+                         float *c, int64_t ldc, int nr, int load_c, int act) { \
+    kernel_rows(R, kc, ap, bp, c, ldc, nr, load_c, act);                       \
+  }
+KERNEL_ROWS(1)
+KERNEL_ROWS(2)
+KERNEL_ROWS(3)
+KERNEL_ROWS(4)
+KERNEL_ROWS(5)
+KERNEL_ROWS(6)
+KERNEL_ROWS(7)
+KERNEL_ROWS(8)
+KERNEL_ROWS(9)
+KERNEL_ROWS(10)
+KERNEL_ROWS(11)
+KERNEL_ROWS(12)
+KERNEL_ROWS(13)
+KERNEL_ROWS(14)
+
+typedef void (*rows_fn)(int64_t, const float *, const float *, float *,
+                        int64_t, int, int, int);
+static const rows_fn kernels_by_rows[MR + 1] = {
+    NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
+    kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
+    kernel_10, kernel_11, kernel_12, kernel_13, kernel_14,
+};
+_Static_assert(MR == 14, "one kernel per row count");
+
+static void kernel(int64_t kc, const float *ap, const float *bp, float *c,
+                   int64_t ldc, int mr, int nr, int load_c, int act) {
+  kernels_by_rows[mr](kc, ap, bp, c, ldc, nr, load_c, act);
 }
 
 /* Transposes 16 rows of 16 floats in registers: out[j] = column j. */
@@ -110,10 +148,13 @@ static void pack_transposing(agl_view src, int64_t rows, int64_t kc, int r,
         __mmask16 in_mask = lanes(depth);
         __m512 v[16];
 #pragma GCC unroll 16
-        for (int i = 0; i < 16; ++i)
+        for (int i = 0; i < 16; ++i) {
+          _mm_prefetch((const char *)(base + (g + i) * src.rs + p + 64),
+                       _MM_HINT_T0);
           v[i] = g + i < live ? _mm512_maskz_loadu_ps(
                                     in_mask, base + (g + i) * src.rs + p)
                               : _mm512_setzero_ps();
+        }
         transpose16(v);
         float *out = dst + p * r + g;
         for (int d = 0; d < depth; ++d)
@@ -124,28 +165,37 @@ static void pack_transposing(agl_view src, int64_t rows, int64_t kc, int r,
   }
 }
 
-/* Row-contiguous source (src.rs == 1): each depth is a contiguous run. */
+/* Row-contiguous source (src.rs == 1): each depth is a contiguous run,
+ * read whole (for all panels) before the next depth, so that the reads
+ * stream. */
 static void pack_copying(agl_view src, int64_t rows, int64_t kc, int r,
                          float *dst) {
-  for (int64_t q = 0; q < rows; q += r) {
-    int live = rows - q < r ? (int)(rows - q) : r;
-    const float *base = src.data + q;
-    __mmask16 m0 = lanes(live), m1 = lanes(live - 16);
-    if (r > 16) {
-      __mmask16 s1 = lanes(r - 16);
-      for (int64_t p = 0; p < kc; ++p) {
-        const float *s = base + p * src.cs;
-        _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(m0, s));
-        _mm512_mask_storeu_ps(dst + 16, s1, _mm512_maskz_loadu_ps(m1, s + 16));
-        dst += r;
+  int64_t full = rows / r; /* panels without padding */
+  for (int64_t p = 0; p < kc; ++p) {
+    const float *s = src.data + p * src.cs;
+    float *d = dst + p * r;
+    /* B often comes from memory: ask for rows a few depths ahead. */
+    const float *ahead = s + PREFETCH_ROWS * src.cs;
+    if (r == 32) {
+      for (int64_t q = 0; q < full; ++q) {
+        _mm_prefetch((const char *)(ahead + q * r), _MM_HINT_T0);
+        _mm_prefetch((const char *)(ahead + q * r + 16), _MM_HINT_T0);
+        _mm512_storeu_ps(d + q * kc * r, _mm512_loadu_ps(s + q * r));
+        _mm512_storeu_ps(d + q * kc * r + 16, _mm512_loadu_ps(s + q * r + 16));
       }
     } else {
-      __mmask16 s0 = lanes(r);
-      for (int64_t p = 0; p < kc; ++p) {
-        _mm512_mask_storeu_ps(dst, s0,
-                              _mm512_maskz_loadu_ps(m0, base + p * src.cs));
-        dst += r;
-      }
+      for (int64_t q = 0; q < full; ++q)
+        for (int g = 0; g < r; g += 16)
+          _mm512_mask_storeu_ps(d + q * kc * r + g, lanes(r - g),
+                                _mm512_maskz_loadu_ps(lanes(r - g),
+                                                      s + q * r + g));
+    }
+    if (full * r < rows) {
+      int live = (int)(rows - full * r);
+      for (int g = 0; g < r; g += 16)
+        _mm512_mask_storeu_ps(d + full * kc * r + g, lanes(r - g),
+                              _mm512_maskz_loadu_ps(lanes(live - g),
+                                                    s + full * r + g));
     }
   }
 }
