@@ -1,8 +1,8 @@
 /* Small-m products for AVX-512 (decode steps: m = 1..4), without packing:
  * B is read once, straight from its own layout, so the speed is that of
  * streaming B from memory.
- *  - B with unit column stride (rows of B contiguous): 64 columns at a time,
- *    each depth step adds A[i,p] * B[p, j..j+63] to 4 x m accumulators.
+ *  - B with unit column stride (rows of B contiguous): 1024 columns at a
+ *    time, four depths per pass over a local m x 1024 block of sums.
  *  - B with unit row stride (columns of B contiguous) and A's rows
  *    contiguous: dot products along k, 4 columns x m rows at a time, 16
  *    depths per step, reduced at the end.
@@ -46,51 +46,68 @@ static ALWAYS_INLINE void store_row(__m512 acc, float *c, int64_t ccs,
     c[t * ccs] = tmp[t];
 }
 
+/* Rows of B (unit column stride): a block of W columns at a time, with the
+ * m x W sums in a local buffer (L1), four rows of B per pass; every row
+ * segment read is W contiguous floats, which the prefetchers stream. */
+enum { W = 1024 };
+
 static ALWAYS_INLINE void axpy_rows(const int M, int64_t j0, int64_t j1,
                                     int64_t k, agl_view a, agl_view b,
                                     float *c, int64_t crs, int64_t ccs,
                                     int accumulate, int act) {
-  for (int64_t j = j0; j < j1; j += 64) {
-    int64_t w = j1 - j;
-    __mmask16 mk[4];
-    for (int v = 0; v < 4; ++v)
-      mk[v] = lanes(w - 16 * v);
-    __m512 acc[4][4];
+  _Alignas(64) float acc[4][W];
+  for (int64_t jb = j0; jb < j1; jb += W) {
+    int64_t width = j1 - jb < W ? j1 - jb : W;
+    int64_t vectors = (width + 15) / 16;
+    __mmask16 tail = lanes(width - (vectors - 1) * 16);
     for (int i = 0; i < M; ++i)
-      for (int v = 0; v < 4; ++v)
-        acc[i][v] = _mm512_setzero_ps();
-    const float *brow = b.data + j;
-    if (w >= 64) {
-      for (int64_t p = 0; p < k; ++p) {
-        _mm_prefetch((const char *)(brow + 8 * b.rs), _MM_HINT_T0);
-        _mm_prefetch((const char *)(brow + 8 * b.rs + 32), _MM_HINT_T0);
+      for (int64_t v = 0; v < vectors; ++v)
+        _mm512_store_ps(acc[i] + 16 * v, _mm512_setzero_ps());
+    const float *brow = b.data + jb;
+    int64_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+      __m512 av[4][4];
+      for (int i = 0; i < M; ++i)
+        for (int r = 0; r < 4; ++r)
+          av[i][r] = _mm512_set1_ps(a.data[i * a.rs + (p + r) * a.cs]);
+      const float *r0 = brow + p * b.rs;
+      for (int64_t v = 0; v < vectors; ++v) {
+        __mmask16 m = v + 1 < vectors ? (__mmask16)0xFFFF : tail;
         __m512 bv[4];
-        for (int v = 0; v < 4; ++v)
-          bv[v] = _mm512_loadu_ps(brow + 16 * v);
-        for (int i = 0; i < M; ++i) {
-          __m512 av = _mm512_set1_ps(a.data[i * a.rs + p * a.cs]);
-          for (int v = 0; v < 4; ++v)
-            acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
+        for (int r = 0; r < 4; ++r) {
+          _mm_prefetch((const char *)(r0 + (r + 8) * b.rs + 16 * v),
+                       _MM_HINT_T0);
+          bv[r] = _mm512_maskz_loadu_ps(m, r0 + r * b.rs + 16 * v);
         }
-        brow += b.rs;
+        for (int i = 0; i < M; ++i) {
+          __m512 x = _mm512_load_ps(acc[i] + 16 * v);
+          x = _mm512_fmadd_ps(av[i][0], bv[0], x);
+          x = _mm512_fmadd_ps(av[i][1], bv[1], x);
+          x = _mm512_fmadd_ps(av[i][2], bv[2], x);
+          x = _mm512_fmadd_ps(av[i][3], bv[3], x);
+          _mm512_store_ps(acc[i] + 16 * v, x);
+        }
       }
-    } else {
-      for (int64_t p = 0; p < k; ++p) {
-        __m512 bv[4];
-        for (int v = 0; v < 4; ++v)
-          bv[v] = _mm512_maskz_loadu_ps(mk[v], brow + 16 * v);
-        for (int i = 0; i < M; ++i) {
-          __m512 av = _mm512_set1_ps(a.data[i * a.rs + p * a.cs]);
-          for (int v = 0; v < 4; ++v)
-            acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
-        }
-        brow += b.rs;
+    }
+    for (; p < k; ++p) {
+      __m512 av[4];
+      for (int i = 0; i < M; ++i)
+        av[i] = _mm512_set1_ps(a.data[i * a.rs + p * a.cs]);
+      const float *r0 = brow + p * b.rs;
+      for (int64_t v = 0; v < vectors; ++v) {
+        __mmask16 m = v + 1 < vectors ? (__mmask16)0xFFFF : tail;
+        __m512 bv = _mm512_maskz_loadu_ps(m, r0 + 16 * v);
+        for (int i = 0; i < M; ++i)
+          _mm512_store_ps(acc[i] + 16 * v,
+                          _mm512_fmadd_ps(av[i], bv,
+                                          _mm512_load_ps(acc[i] + 16 * v)));
       }
     }
     for (int i = 0; i < M; ++i)
-      for (int v = 0; v < 4 && 16 * v < w; ++v)
-        store_row(acc[i][v], c + i * crs + (j + 16 * v) * ccs, ccs,
-                  w - 16 * v, accumulate, act);
+      for (int64_t v = 0; v < vectors; ++v)
+        store_row(_mm512_load_ps(acc[i] + 16 * v),
+                  c + i * crs + (jb + 16 * v) * ccs, ccs, width - 16 * v,
+                  accumulate, act);
   }
 }
 

@@ -24,9 +24,11 @@ AGL_HIDDEN agl_status agl_pool_ensure(void);
 AGL_HIDDEN int agl_pool_acquire(void);
 AGL_HIDDEN void agl_pool_release(void);
 
-/* Runs fn over [0, n) on the acquired pool; like agl_parallel_for, but the
- * caller must hold the pool (agl_pool_acquire returned > 1). */
-AGL_HIDDEN void agl_pool_run(int64_t n, int64_t grain, agl_parallel_fn fn,
+/* Runs fn over [0, n) on the acquired pool, split into `chunks` equal
+ * contiguous chunks that the threads claim one at a time (so chunks may
+ * outnumber threads, and a thread may run several); the caller must hold
+ * the pool (agl_pool_acquire returned > 0). */
+AGL_HIDDEN void agl_pool_run(int64_t n, int64_t chunks, agl_parallel_fn fn,
                              void *ctx);
 
 /* The packing memory of the calling thread while it runs a kernel on the

@@ -121,7 +121,8 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Picks the task grid for `threads` threads: tiles of whole micro-panels,
  * scored by the most work one thread gets (padded multiply-adds, plus
- * packing, which costs about 8 multiply-add lanes per element). */
+ * packing, which costs about 8 multiply-add lanes per element) plus one
+ * task. */
 static void plan_packed(gemm_args *g, int threads) {
   const int mr = g->isa->mr, nr = g->isa->nr;
   int64_t mp = ceil_div(g->m, mr), np = ceil_div(g->n, nr);
@@ -142,9 +143,12 @@ static void plan_packed(gemm_args *g, int threads) {
             (double)ceil_div(tm, (int64_t)AGL_GEMM_MC_PANELS * mr);
         double cost =
             (double)tm * tn * g->k +
-            8.0 * ((double)tm * g->k + (double)g->k * tn * mc_blocks) +
+            16.0 * ((double)tm * g->k + (double)g->k * tn * mc_blocks) +
             2000.0; /* per-task overhead */
-        cost *= (double)per_thread;
+        /* Chunks are claimed dynamically: the +1 stands for the tail (one
+         * task's worth of imbalance when a thread starts late), which
+         * favours more, smaller tasks as long as packing stays cheap. */
+        cost *= (double)per_thread + 0.25;
         if (best < 0 || cost < best * 0.999) {
           best = cost;
           g->mt = used_mt;
@@ -247,7 +251,7 @@ static void gemm_run(gemm_args *g, int threads) {
     s.g.nt = ceil_div(s.g.n, s.chunk);
     int64_t tasks = s.g.batch * s.g.nt;
     if (threads > 1 && tasks > 1)
-      agl_pool_run(tasks, 1, small_tasks, &s);
+      agl_pool_run(tasks, tasks, small_tasks, &s);
     else
       small_tasks(&s, 0, tasks);
     return;
@@ -256,7 +260,7 @@ static void gemm_run(gemm_args *g, int threads) {
   plan_packed(g, threads);
   int64_t tasks = g->batch * g->mt * g->nt;
   if (threads > 1 && tasks > 1)
-    agl_pool_run(tasks, 1, packed_tasks, g);
+    agl_pool_run(tasks, tasks, packed_tasks, g);
   else
     packed_tasks(g, 0, tasks);
 }

@@ -4,9 +4,11 @@
  * packing memory, and wait for work: a short spin, then a condition variable,
  * so that an idle pool burns no CPU while back-to-back calls are dispatched
  * in microseconds. A top-level call takes the pool (a mutex; concurrent
- * callers from other threads wait their turn), publishes the job with a
- * generation counter, runs chunk 0 itself and waits until every worker has
- * acknowledged the job. With one thread nothing is published at all. */
+ * callers from other threads wait their turn) and publishes the job; then
+ * the caller and the workers claim its chunks one at a time from a shared
+ * counter, so that a worker that is slow to wake (the machine is busy) costs
+ * nothing: the caller runs the chunks nobody claimed. The caller returns
+ * when every chunk is done. With one thread nothing is published at all. */
 #define _GNU_SOURCE /* pthread_setaffinity_np, sched_getaffinity */
 
 #include "kernels_internal.h"
@@ -43,14 +45,17 @@ struct pool {
                          nothing, so that no heap call happens in a run) */
   float **scratch;    /* threads entries */
 
-  /* The current job; written by the caller before `generation` moves. */
+  /* The current job; written by the caller before `state` announces it. */
   agl_parallel_fn fn;
   void *ctx;
   int64_t n;
-  int chunks; /* chunk i runs on thread i */
 
-  _Atomic uint64_t generation;
-  _Atomic int pending;  /* workers that have not finished the job */
+  /* generation (32 bits) | chunks (16 bits) | next unclaimed chunk (16
+   * bits). Claiming a chunk is a compare-and-swap of the whole word, so a
+   * claim succeeds only while its job is current, and the job's fields stay
+   * put until every claimed chunk is done. */
+  _Atomic uint64_t state;
+  _Atomic int done; /* chunks of the current job finished */
   _Atomic int sleepers; /* workers waiting on `wake` */
   _Atomic int shutdown;
   pthread_mutex_t lock;
@@ -68,11 +73,36 @@ static int g_pin;
  * the caller holds slot 0's while it owns the pool. */
 static _Thread_local float *t_scratch;
 
-static void chunk_bounds(int64_t n, int chunks, int i, int64_t *begin,
-                         int64_t *end) {
+static void chunk_bounds(int64_t n, int64_t chunks, int64_t i,
+                         int64_t *begin, int64_t *end) {
   int64_t base = n / chunks, extra = n % chunks;
   *begin = i * base + (i < extra ? i : extra);
   *end = *begin + base + (i < extra);
+}
+
+enum { MAX_CHUNKS = 0xFFFF };
+
+static uint32_t state_generation(uint64_t state) {
+  return (uint32_t)(state >> 32);
+}
+
+/* Runs chunks of the current job until none is left unclaimed. */
+static void claim_chunks(pool *p) {
+  uint64_t state = atomic_load_explicit(&p->state, memory_order_acquire);
+  for (;;) {
+    uint64_t chunks = (state >> 16) & 0xFFFF, next = state & 0xFFFF;
+    if (next >= chunks)
+      return;
+    if (!atomic_compare_exchange_weak_explicit(&p->state, &state, state + 1,
+                                               memory_order_acq_rel,
+                                               memory_order_acquire))
+      continue;
+    int64_t begin, end;
+    chunk_bounds(p->n, (int64_t)chunks, (int64_t)next, &begin, &end);
+    p->fn(p->ctx, begin, end);
+    atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
+    state = atomic_load_explicit(&p->state, memory_order_acquire);
+  }
 }
 
 static void *worker_main(void *raw) {
@@ -81,23 +111,24 @@ static void *worker_main(void *raw) {
   t_scratch = p->scratch[arg.index];
   /* A new pool starts at generation 0; a job may be posted before this
    * thread gets here, so do not read the counter to start. */
-  uint64_t seen = 0;
+  uint32_t seen = 0;
   for (;;) {
-    uint64_t now = seen;
+    uint32_t now = seen;
     for (int i = 0; i < SPIN_ITERATIONS; ++i) {
-      now = atomic_load_explicit(&p->generation, memory_order_acquire);
-      if (now != seen || atomic_load_explicit(&p->shutdown,
-                                              memory_order_relaxed))
+      now = state_generation(
+          atomic_load_explicit(&p->state, memory_order_acquire));
+      if (now != seen ||
+          atomic_load_explicit(&p->shutdown, memory_order_relaxed))
         break;
       cpu_relax();
     }
     if (now == seen && !atomic_load(&p->shutdown)) {
-      /* Publish that we sleep, then look again: the caller bumps the
+      /* Publish that we sleep, then look again: the caller moves the
        * generation before it reads `sleepers` (both sequentially
        * consistent), so one of the two sees the other. */
       pthread_mutex_lock(&p->lock);
       atomic_fetch_add(&p->sleepers, 1);
-      while ((now = atomic_load(&p->generation)) == seen &&
+      while ((now = state_generation(atomic_load(&p->state))) == seen &&
              !atomic_load(&p->shutdown))
         pthread_cond_wait(&p->wake, &p->lock);
       atomic_fetch_sub(&p->sleepers, 1);
@@ -106,12 +137,7 @@ static void *worker_main(void *raw) {
     if (atomic_load(&p->shutdown))
       return NULL;
     seen = now;
-    if (arg.index < p->chunks) {
-      int64_t begin, end;
-      chunk_bounds(p->n, p->chunks, arg.index, &begin, &end);
-      p->fn(p->ctx, begin, end);
-    }
-    atomic_fetch_sub_explicit(&p->pending, 1, memory_order_release);
+    claim_chunks(p);
   }
 }
 
@@ -263,34 +289,33 @@ void agl_pool_release(void) {
 
 float *agl_pool_scratch(void) { return t_scratch; }
 
-void agl_pool_run(int64_t n, int64_t grain, agl_parallel_fn fn, void *ctx) {
+void agl_pool_run(int64_t n, int64_t chunks, agl_parallel_fn fn, void *ctx) {
   pool *p = g_pool;
   if (n <= 0)
     return;
-  if (grain < 1)
-    grain = 1;
-  int64_t most = (n + grain - 1) / grain;
-  int chunks = most < p->threads ? (int)most : p->threads;
-  if (chunks <= 1) {
+  if (chunks > n)
+    chunks = n;
+  if (chunks > MAX_CHUNKS)
+    chunks = MAX_CHUNKS;
+  if (chunks <= 1 || p->threads <= 1) {
     fn(ctx, 0, n);
     return;
   }
   p->fn = fn;
   p->ctx = ctx;
   p->n = n;
-  p->chunks = chunks;
-  atomic_store_explicit(&p->pending, p->threads - 1, memory_order_relaxed);
-  atomic_fetch_add(&p->generation, 1); /* sequentially consistent */
+  atomic_store_explicit(&p->done, 0, memory_order_relaxed);
+  uint32_t generation = state_generation(atomic_load(&p->state)) + 1;
+  /* Sequentially consistent: ordered before the read of `sleepers`. */
+  atomic_store(&p->state, (uint64_t)generation << 32 | (uint64_t)chunks << 16);
   if (atomic_load(&p->sleepers) > 0) {
     pthread_mutex_lock(&p->lock);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
   }
-  int64_t begin, end;
-  chunk_bounds(n, chunks, 0, &begin, &end);
-  fn(ctx, begin, end);
-  for (int i = 0; atomic_load_explicit(&p->pending, memory_order_acquire);
-       ++i) {
+  claim_chunks(p);
+  for (int i = 0;
+       atomic_load_explicit(&p->done, memory_order_acquire) < chunks; ++i) {
     if (i < SPIN_ITERATIONS)
       cpu_relax();
     else
@@ -308,7 +333,11 @@ void agl_parallel_for(int64_t n, int64_t grain, agl_parallel_fn fn,
     fn(ctx, 0, n);
     return;
   }
-  agl_pool_run(n, grain, fn, ctx);
+  if (grain < 1)
+    grain = 1;
+  agl_pool_run(n, (n + grain - 1) / grain < threads ? (n + grain - 1) / grain
+                                                    : threads,
+               fn, ctx);
   agl_pool_release();
 }
 
