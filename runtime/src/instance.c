@@ -2,6 +2,7 @@
  * symbol values and output extents, all allocated once up front so that
  * running allocates nothing. */
 #include "internal.h"
+#include "kernels/kernels_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,6 +50,10 @@ agl_status agl_instance_create(const agl_model_desc *model,
   agl_status status = agl_model_check(model);
   if (status != AGL_OK)
     return status;
+  /* Kernels run on the pool: make it (and its memory) now, not in a run. */
+  status = agl_pool_ensure();
+  if (status != AGL_OK)
+    return status;
 
   void *arena = NULL;
   if (model->arena_size > 0) {
@@ -84,6 +89,9 @@ agl_status agl_instance_create_with_arena(const agl_model_desc *model,
                     "agl_instance_create_with_arena: out is null");
   *out = NULL;
   agl_status status = agl_model_check(model);
+  if (status != AGL_OK)
+    return status;
+  status = agl_pool_ensure();
   if (status != AGL_OK)
     return status;
 

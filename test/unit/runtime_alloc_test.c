@@ -1,11 +1,14 @@
 /* Shaped runs allocate nothing: every heap call made by the runtime (the
  * static library) and the fake models is counted, and runs at changing
- * sizes, refused runs included, must make none.
+ * sizes, refused runs included, must make none. Neither do the kernels that
+ * compiled models call (GEMM, parallel loops) once an instance exists: the
+ * thread pool and its packing memory are made with the instance.
  *
  * Linked with -Wl,--wrap for each allocator function, so that the calls of
  * every object in this executable, the runtime's included, go to the
  * __wrap_ functions below. Calls from inside libc are not seen; the
  * end-to-end test alloc_count.c interposes on those for compiled models. */
+#include "autoglm/kernels.h"
 #include "autoglm/runtime.h"
 
 #include <stdio.h>
@@ -57,6 +60,31 @@ int __wrap_posix_memalign(void **out, size_t alignment, size_t bytes) {
     }                                                                          \
   } while (0)
 
+/* What a compiled model's run does: products on every path (packed, small
+ * m, small n, transposed operands, batched, activations) and a parallel
+ * loop. */
+static float gemm_a[300 * 70], gemm_b[70 * 260], gemm_c[300 * 260];
+
+static void touch(void *ctx, int64_t begin, int64_t end) {
+  float *x = ctx;
+  for (int64_t i = begin; i < end; ++i)
+    x[i] += 1.0f;
+}
+
+static void kernel_run(void) {
+  agl_kernel_sgemm(1, 300, 260, 70, gemm_a, 0, 70, 1, gemm_b, 0, 260, 1,
+                   gemm_c, 0, 260, 0, AGL_ACT_GELU_ERF);
+  agl_kernel_sgemm(1, 260, 300, 70, gemm_b, 0, 1, 260, gemm_a, 0, 1, 70,
+                   gemm_c, 0, 300, 1, AGL_ACT_NONE);
+  agl_kernel_sgemm(4, 1, 260, 70, gemm_a, 70, 70, 1, gemm_b, 0, 260, 1,
+                   gemm_c, 260, 260, 0, AGL_ACT_SILU);
+  agl_kernel_sgemm(1, 300, 2, 70, gemm_a, 0, 70, 1, gemm_b, 0, 1, 70, gemm_c,
+                   0, 2, 0, AGL_ACT_RELU);
+  agl_kernel_sgemm(3, 20, 30, 0, gemm_a, 0, 0, 0, gemm_b, 0, 0, 0, gemm_c,
+                   600, 30, 1, AGL_ACT_GELU_TANH);
+  agl_parallel_for(1000, 10, touch, gemm_c);
+}
+
 int main(void) {
   static float x[64], bias[8], sum[64], flat[64];
   static int64_t count[1];
@@ -106,6 +134,19 @@ int main(void) {
   CHECK(agl_instance_run_shaped(instance, add_inputs, NULL, add_outputs,
                                 NULL) == AGL_OK);
   during_runs += heap_calls - before_runs;
+
+  /* Kernels, with the pool the instance made and with 2 and 1 threads
+   * (set outside the counted sections: that replaces the pool). */
+  before_runs = heap_calls;
+  kernel_run();
+  during_runs += heap_calls - before_runs;
+  for (int32_t threads = 2; threads >= 1; --threads) {
+    CHECK(agl_set_num_threads(threads) == AGL_OK);
+    before_runs = heap_calls;
+    kernel_run();
+    CHECK(agl_instance_run(instance, add_inputs, add_outputs) == AGL_OK);
+    during_runs += heap_calls - before_runs;
+  }
   agl_instance_destroy(instance);
 
   if (during_runs != 0) {

@@ -193,6 +193,25 @@ agl_status agl_instance_run_shaped(agl_instance *instance,
                                    void *const *outputs,
                                    int64_t *const *output_shapes);
 
+/* ---- threads -------------------------------------------------------------- */
+/* Threads that run compiled kernels: one process-wide pool, created once and
+ * reused by every instance; 0 means one per CPU the process may run on.
+ * Default: the AUTOGLM_NUM_THREADS environment variable, else 0. The pool
+ * is created by the first agl_instance_create*, with each thread's packing
+ * memory, so that runs allocate nothing. Setting the count replaces the pool
+ * (its workers are joined), waiting for a kernel call in flight on another
+ * thread; negative counts are refused (AGL_ERR_INVALID_ARGUMENT), as are
+ * calls from inside a parallel region. */
+agl_status agl_set_num_threads(int32_t threads);
+/* The number of threads kernels run on (the caller's included): the pool's,
+ * or what the pool will have once it is created. */
+int32_t agl_get_num_threads(void);
+/* Pin pool thread i (the caller is thread 0) to the i-th CPU of the process's
+ * affinity mask. Nonzero pins the pool's workers (threads 1..n-1, wrapping
+ * around the mask), now and in pools created later; the caller's thread is
+ * left as it is. Zero lets them run anywhere in the mask again. */
+agl_status agl_set_thread_affinity(int32_t pin);
+
 /* ---- weights files ---------------------------------------------------------- */
 typedef struct agl_weights agl_weights;
 

@@ -1,0 +1,188 @@
+/* Microbenchmark of agl_kernel_sgemm: the median time of repeated calls
+ * (after warm-up) on GEMM and transformer shapes at 1 and 2 threads, in
+ * GFLOP/s and as a share of the FP32 FMA peak of one core, which it measures
+ * first with a loop of independent AVX-512 FMAs.
+ *
+ *   autoglm-kernel-bench [--reps N] [--threads 1,2] [--only NAME]
+ */
+#include "autoglm/kernels.h"
+#include "autoglm/runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+#if defined(__x86_64__)
+/* 24 independent accumulator chains (zmm0..zmm23), enough to cover the FMA
+ * latency at any issue rate the core has; written in assembly so that the
+ * compiler can neither spill nor fold them. */
+#define FMA24(op)                                                              \
+  op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11)    \
+      op(12) op(13) op(14) op(15) op(16) op(17) op(18) op(19) op(20) op(21)    \
+          op(22) op(23)
+#define FMA_ONE(i) "vfmadd231ps %%zmm30, %%zmm31, %%zmm" #i "\n\t"
+#define ZERO_ONE(i) "vxorps %%xmm" #i ", %%xmm" #i ", %%xmm" #i "\n\t"
+__attribute__((target("avx512f,fma"), noinline)) static void
+fma_loop(long iterations) {
+  float x = 0.999999f, y = 1e-7f;
+  __asm__ volatile(
+      "vbroadcastss %1, %%zmm30\n\t"
+      "vbroadcastss %2, %%zmm31\n\t" FMA24(ZERO_ONE) "1:\n\t" FMA24(FMA_ONE)
+      "dec %0\n\t"
+      "jnz 1b\n\t"
+      "vzeroupper\n\t"
+      : "+r"(iterations)
+      : "m"(x), "m"(y)
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+        "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
+        "xmm23", "xmm30", "xmm31", "cc");
+}
+
+static double measure_peak(void) {
+  fma_loop(2000000); /* warm-up, clocks up */
+  double best = 0;
+  for (int r = 0; r < 7; ++r) {
+    long iterations = 4000000;
+    double t0 = now();
+    fma_loop(iterations);
+    double gflops = 24.0 * 16 * 2 * (double)iterations / (now() - t0) / 1e9;
+    if (gflops > best)
+      best = gflops;
+  }
+  return best;
+}
+#else
+static double measure_peak(void) { return 0; }
+#endif
+
+typedef struct shape {
+  const char *name;
+  int64_t batch, m, n, k;
+  int b_transposed; /* B given as B^T (row stride 1, column stride k) */
+} shape;
+
+static const shape shapes[] = {
+    {"gemm-1024", 1, 1024, 1024, 1024, 0},
+    {"gemm-2048", 1, 2048, 2048, 2048, 0},
+    {"mlp-up 128x768x3072", 1, 128, 768, 3072, 0},
+    {"mlp-down 128x3072x768", 1, 128, 3072, 768, 0},
+    {"proj 128x1024x1024", 1, 128, 1024, 1024, 0},
+    {"proj-Bt 128x1024x1024", 1, 128, 1024, 1024, 1},
+    {"attn-QK^T 16x128x128x64", 16, 128, 128, 64, 1},
+    {"attn-PV 16x128x64x128", 16, 128, 64, 128, 0},
+    {"decode-attn 16x1x512x64", 16, 1, 512, 64, 1},
+    {"decode-mlp 1x3072x1024", 1, 1, 3072, 1024, 0},
+    {"decode-mlp-Bt 1x3072x1024", 1, 1, 3072, 1024, 1},
+};
+
+static float *random_floats(size_t count) {
+  float *p = aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64);
+  if (!p) {
+    fprintf(stderr, "out of memory\n");
+    exit(1);
+  }
+  unsigned state = 12345;
+  for (size_t i = 0; i < count; ++i) {
+    state = state * 1664525u + 1013904223u;
+    p[i] = (float)((state >> 8) & 0xFFFF) / 65536.0f - 0.5f;
+  }
+  return p;
+}
+
+static void run_shape(const shape *s, int threads, int reps, double peak) {
+  size_t a_count = (size_t)(s->batch * s->m * s->k);
+  size_t b_count = (size_t)(s->batch * s->k * s->n);
+  size_t c_count = (size_t)(s->batch * s->m * s->n);
+  float *a = random_floats(a_count), *b = random_floats(b_count),
+        *c = random_floats(c_count);
+  int64_t b_rs = s->b_transposed ? 1 : s->n;
+  int64_t b_cs = s->b_transposed ? s->k : 1;
+  double flops = 2.0 * (double)s->batch * s->m * s->n * s->k;
+  /* At least 30 timed runs, and at least about half a second. */
+  double t0 = now();
+  int warm = 0;
+  while (warm < 3 || now() - t0 < 0.2) {
+    agl_kernel_sgemm(s->batch, s->m, s->n, s->k, a, s->m * s->k, s->k, 1, b,
+                     s->k * s->n, b_rs, b_cs, c, s->m * s->n, s->n, 0, 0);
+    ++warm;
+  }
+  double per_call = (now() - t0) / warm;
+  int runs = reps;
+  if (runs * per_call < 0.5)
+    runs = (int)(0.5 / per_call) + 1;
+  if (runs > 20000)
+    runs = 20000;
+  double *times = malloc((size_t)runs * sizeof *times);
+  for (int r = 0; r < runs; ++r) {
+    double start = now();
+    agl_kernel_sgemm(s->batch, s->m, s->n, s->k, a, s->m * s->k, s->k, 1, b,
+                     s->k * s->n, b_rs, b_cs, c, s->m * s->n, s->n, 0, 0);
+    times[r] = now() - start;
+  }
+  qsort(times, (size_t)runs, sizeof *times, compare_doubles);
+  double median = times[runs / 2];
+  double gflops = flops / median / 1e9;
+  printf("%-28s %d thr  %9.1f us  %7.1f GFLOP/s  %5.1f%% of %d-core peak",
+         s->name, threads, median * 1e6, gflops,
+         peak > 0 ? 100.0 * gflops / (peak * threads) : 0.0, threads);
+  if (s->m <= 4)
+    printf("  %6.1f GB/s of B", (double)b_count * 4 / median / 1e9);
+  printf("\n");
+  fflush(stdout);
+  free(times);
+  free(a);
+  free(b);
+  free(c);
+}
+
+int main(int argc, char **argv) {
+  int reps = 30;
+  const char *only = NULL;
+  int thread_list[8] = {1, 2}, num_threads = 2;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+      num_threads = 0;
+      for (char *t = strtok(argv[++i], ","); t && num_threads < 8;
+           t = strtok(NULL, ","))
+        thread_list[num_threads++] = atoi(t);
+    } else {
+      fprintf(stderr,
+              "usage: %s [--reps N] [--threads 1,2] [--only SUBSTRING]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  double peak = measure_peak();
+  printf("FP32 FMA peak of one core: %.1f GFLOP/s\n", peak);
+  for (int t = 0; t < num_threads; ++t) {
+    if (agl_set_num_threads(thread_list[t]) != AGL_OK) {
+      fprintf(stderr, "%s\n", agl_last_error());
+      return 1;
+    }
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
+      if (!only || strstr(shapes[i].name, only))
+        run_shape(&shapes[i], thread_list[t], reps, peak);
+  }
+  return 0;
+}

@@ -1,0 +1,56 @@
+/* AutoGLM runtime kernels: the hand-written routines that compiled models call
+ * for their heavy operations, and the thread pool they run on.
+ *
+ * The pool is the one of autoglm/runtime.h (agl_set_num_threads): created
+ * once, with each thread's packing memory, so that these calls allocate
+ * nothing once it exists. Concurrent top-level calls from different threads
+ * take turns on the pool; calls made from inside a parallel region (from the
+ * function that agl_parallel_for runs) run serially on the calling thread.
+ */
+#ifndef AUTOGLM_KERNELS_H
+#define AUTOGLM_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* C[b,i,j] = act((accumulate ? C[b,i,j] : 0) + sum_p A[b,i,p] * B[b,p,j])
+   for b < batch, i < m, j < n, p < k. Strides are in elements and may be 0
+   (broadcast), except that C's column stride is 1. A and B may have any
+   row/column strides (transposed operands are common: B with row stride 1
+   and column stride k). m, n, k, batch may be 0 or 1.
+   Strides are non-negative. C must not overlap A or B, and distinct (b,i,j)
+   must address distinct elements of C. With k == 0, C = act(accumulate ? C : 0).
+   The activation is one of AGL_ACT_*; an unknown value is treated as none. */
+void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                      const float *a, int64_t a_batch_stride,
+                      int64_t a_row_stride, int64_t a_col_stride,
+                      const float *b, int64_t b_batch_stride,
+                      int64_t b_row_stride, int64_t b_col_stride, float *c,
+                      int64_t c_batch_stride, int64_t c_row_stride,
+                      int32_t accumulate, int32_t activation);
+
+/* Activations fused into agl_kernel_sgemm's output. */
+enum {
+  AGL_ACT_NONE = 0,
+  AGL_ACT_RELU = 1,      /* max(x, 0) */
+  AGL_ACT_GELU_ERF = 2,  /* 0.5 x (1 + erf(x / sqrt(2))) */
+  AGL_ACT_GELU_TANH = 3, /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+  AGL_ACT_SILU = 4       /* x sigmoid(x) */
+};
+
+/* Runs fn(ctx, begin, end) over [0, n) split into contiguous chunks across the
+   pool's threads (the caller's thread takes part); returns when all are done.
+   Nested calls from inside fn run serially on the calling thread.
+   Chunks hold at least `grain` indices (except when n is smaller); at most
+   one chunk per thread. n <= 0 calls nothing. */
+typedef void (*agl_parallel_fn)(void *ctx, int64_t begin, int64_t end);
+void agl_parallel_for(int64_t n, int64_t grain, agl_parallel_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUTOGLM_KERNELS_H */

@@ -1,0 +1,121 @@
+/* Declarations shared by the kernel sources: the pool's internal interface,
+ * the packed-GEMM blocking and the per-ISA kernel tables. Not installed. */
+#ifndef AUTOGLM_KERNELS_INTERNAL_H
+#define AUTOGLM_KERNELS_INTERNAL_H
+
+#include "../internal.h"
+#include "autoglm/kernels.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- thread pool ---------------------------------------------------------- */
+
+/* Creates the process-wide pool if there is none yet (with every thread's
+ * packing memory). Called by instance creation, so that runs allocate
+ * nothing. */
+AGL_HIDDEN agl_status agl_pool_ensure(void);
+
+/* A top-level caller takes the pool for the duration of one kernel call
+ * (waiting while another thread holds it); the calling thread then is pool
+ * thread 0 and owns slot 0's scratch. Returns the number of threads, or 0
+ * when this thread is already inside a parallel region (then nothing is
+ * taken: run serially with agl_pool_scratch()). */
+AGL_HIDDEN int agl_pool_acquire(void);
+AGL_HIDDEN void agl_pool_release(void);
+
+/* Runs fn over [0, n) on the acquired pool, split into `chunks` equal
+ * contiguous chunks that the threads claim one at a time (so chunks may
+ * outnumber threads, and a thread may run several); the caller must hold
+ * the pool (agl_pool_acquire returned > 0). */
+AGL_HIDDEN void agl_pool_run(int64_t n, int64_t chunks, agl_parallel_fn fn,
+                             void *ctx);
+
+/* The packing memory of the calling thread while it runs a kernel on the
+ * pool (AGL_SCRATCH_FLOATS floats, 64-byte aligned); null outside. */
+AGL_HIDDEN float *agl_pool_scratch(void);
+
+/* ---- packed GEMM ------------------------------------------------------------ */
+
+/* Largest micro-tile of any kernel table, and the cache blocking (in
+ * elements) of the packed path. With the AVX-512 micro-kernel (MR x NR =
+ * 14 x 32 floats of accumulators):
+ *  - KC = 256: one packed A micro-panel (MR x KC floats, 14 KiB) stays in the
+ *    32 KiB L1d while the kernel sweeps the packed B block.
+ *  - NC = 512: the packed B block (KC x NC floats, 512 KiB) fills half the
+ *    1 MiB L2, which leaves room for the A micro-panels and C tiles streaming
+ *    through.
+ *  - MC = 80 micro-panels (1120 rows), split into equal blocks: the packed
+ *    A block (MC x KC, 1.1 MiB) lives in L3 and is packed once per (MC, KC)
+ *    block; B is repacked once per MC block of C (once up to 1120 rows). */
+enum {
+  AGL_GEMM_MAX_MR = 16,
+  AGL_GEMM_MAX_NR = 32,
+  AGL_GEMM_KC = 256,
+  AGL_GEMM_NC = 512,
+  AGL_GEMM_MC_PANELS = 80,
+};
+
+/* Packed A block (MC rounded to the largest MR) + packed B block. */
+#define AGL_SCRATCH_A_FLOATS                                                   \
+  ((size_t)AGL_GEMM_MC_PANELS * AGL_GEMM_MAX_MR * AGL_GEMM_KC)
+#define AGL_SCRATCH_B_FLOATS ((size_t)AGL_GEMM_KC * AGL_GEMM_NC)
+#define AGL_SCRATCH_FLOATS (AGL_SCRATCH_A_FLOATS + AGL_SCRATCH_B_FLOATS)
+
+/* A strided matrix view: element (r, c) is at data[r * rs + c * cs]. */
+typedef struct agl_view {
+  const float *data;
+  int64_t rs, cs;
+} agl_view;
+
+/* The micro-kernel computes an MR x NR tile from a packed A micro-panel
+ * (kc steps of MR floats) and a packed B micro-panel (kc steps of NR
+ * floats), then writes its top-left mr x nr corner to C (row stride ldc,
+ * column stride 1): C = acc (+ C when load_c), then activation `act`. */
+typedef void (*agl_microkernel_fn)(int64_t kc, const float *ap,
+                                   const float *bp, float *c, int64_t ldc,
+                                   int mr, int nr, int load_c, int act);
+/* Packs rows [0, rows) x depth [0, kc) of `src` (rows of A, or columns of B
+ * seen as rows) into micro-panels of `r` rows: panel q holds, for each depth
+ * p, rows q*r .. q*r+r-1 (zero past `rows`). */
+typedef void (*agl_pack_fn)(agl_view src, int64_t rows, int64_t kc, int r,
+                            float *dst);
+/* Small-m products without packing: C rows [0, m) x columns [j0, j1), with
+ * m <= 4, for one batch entry; C's element (i, j) is at c[i*crs + j*ccs].
+ * B has unit column stride, or unit row stride with A's column stride 1. */
+typedef void (*agl_small_fn)(int64_t m, int64_t j0, int64_t j1, int64_t k,
+                            agl_view a, agl_view b, float *c, int64_t crs,
+                            int64_t ccs, int accumulate, int act);
+
+typedef struct agl_gemm_isa {
+  const char *name;
+  int mr, nr;
+  agl_microkernel_fn kernel;
+  agl_pack_fn pack_a; /* A rows -> panels of mr */
+  agl_pack_fn pack_b; /* B columns -> panels of nr */
+  agl_small_fn small; /* null: no small-m path */
+  /* Applies the activation to n contiguous floats in place. */
+  void (*activate)(float *x, int64_t n, int act);
+} agl_gemm_isa;
+
+AGL_HIDDEN extern const agl_gemm_isa agl_gemm_portable;
+#if defined(__x86_64__)
+/* Compiled with AVX-512 enabled (see runtime/CMakeLists.txt). */
+AGL_HIDDEN extern const agl_gemm_isa agl_gemm_avx512;
+AGL_HIDDEN void agl_small_avx512(int64_t m, int64_t j0, int64_t j1, int64_t k,
+                                 agl_view a, agl_view b, float *c, int64_t crs,
+                                 int64_t ccs, int accumulate, int act);
+#define AGL_HAVE_AVX512_KERNELS 1
+#endif
+
+/* The table agl_kernel_sgemm uses: chosen from the CPU on first use, or
+ * forced by agl_gemm_select (tests compare both). */
+AGL_HIDDEN const agl_gemm_isa *agl_gemm_current(void);
+/* 0: choose from the CPU; 1: portable; 2: AVX-512 (ignored when the CPU
+ * lacks it). Returns the table now in use. */
+AGL_HIDDEN const agl_gemm_isa *agl_gemm_select(int which);
+
+/* Scalar activation, shared by the portable path and edge cases. */
+AGL_HIDDEN float agl_activate_scalar(float x, int act);
+
+#endif /* AUTOGLM_KERNELS_INTERNAL_H */

@@ -1,0 +1,308 @@
+/* agl_kernel_sgemm: argument handling, the choice between the small-m path
+ * and the packed (Goto/BLIS) path, and the split of the work over the pool.
+ *
+ * Packed path, for one task (a batch entry's rows [i0, i1) x columns
+ * [j0, j1)):
+ *   for each MC block of rows, for each KC block of depth:
+ *     pack A (MC x KC) into micro-panels of MR rows          -> L3
+ *     for each NC block of columns:
+ *       pack B (KC x NC) into micro-panels of NR columns      -> L2
+ *       for each A micro-panel (MR x KC, stays in L1):
+ *         for each B micro-panel: micro-kernel MR x NR
+ * The micro-kernel adds into C after the first KC block and applies the
+ * activation on the last one. Packing zero-pads the edges, the micro-kernel
+ * stores partial tiles with masks. */
+#include "kernels_internal.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#if defined(AGL_HAVE_AVX512_KERNELS)
+static int cpu_has_avx512(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma");
+}
+#endif
+
+static const agl_gemm_isa *_Atomic g_isa;
+
+const agl_gemm_isa *agl_gemm_select(int which) {
+  const agl_gemm_isa *isa = &agl_gemm_portable;
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  if (which != 1 && cpu_has_avx512())
+    isa = &agl_gemm_avx512;
+#endif
+  atomic_store(&g_isa, isa);
+  return isa;
+}
+
+const agl_gemm_isa *agl_gemm_current(void) {
+  const agl_gemm_isa *isa = atomic_load_explicit(&g_isa, memory_order_acquire);
+  return isa ? isa : agl_gemm_select(0);
+}
+
+typedef struct gemm_args {
+  int64_t batch, m, n, k;
+  const float *a;
+  int64_t a_bs, a_rs, a_cs;
+  const float *b;
+  int64_t b_bs, b_rs, b_cs;
+  float *c;
+  int64_t c_bs, c_rs;
+  int accumulate, act;
+  const agl_gemm_isa *isa;
+  /* Task grid of the packed path: per batch entry, mt x nt tiles of
+   * m_step x n_step; of the small path, nt column chunks. */
+  int64_t mt, nt, m_step, n_step;
+} gemm_args;
+
+/* ---- packed path -------------------------------------------------------- */
+
+static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
+                      int64_t i1, int64_t j0, int64_t j1, float *scratch) {
+  const agl_gemm_isa *isa = g->isa;
+  const int mr = isa->mr, nr = isa->nr;
+  /* Equal MC blocks (in whole micro-panels), as few as fit the scratch. */
+  const int64_t panels = (i1 - i0 + mr - 1) / mr;
+  const int64_t blocks =
+      (panels + AGL_GEMM_MC_PANELS - 1) / AGL_GEMM_MC_PANELS;
+  const int64_t mc_max = (panels + blocks - 1) / blocks * mr;
+  float *ap = scratch;
+  float *bp = scratch + AGL_SCRATCH_A_FLOATS;
+  const float *a = g->a + batch * g->a_bs;
+  const float *b = g->b + batch * g->b_bs;
+  float *c = g->c + batch * g->c_bs;
+
+  for (int64_t ic = i0; ic < i1; ic += mc_max) {
+    int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
+    for (int64_t pc = 0; pc < g->k; pc += AGL_GEMM_KC) {
+      int64_t kc = g->k - pc < AGL_GEMM_KC ? g->k - pc : AGL_GEMM_KC;
+      int load_c = pc > 0 || g->accumulate;
+      int act = pc + kc == g->k ? g->act : AGL_ACT_NONE;
+      agl_view av = {a + ic * g->a_rs + pc * g->a_cs, g->a_rs, g->a_cs};
+      isa->pack_a(av, mc, kc, mr, ap);
+      for (int64_t jc = j0; jc < j1; jc += AGL_GEMM_NC) {
+        int64_t nc = j1 - jc < AGL_GEMM_NC ? j1 - jc : AGL_GEMM_NC;
+        /* B's columns are the rows being packed. */
+        agl_view bv = {b + pc * g->b_rs + jc * g->b_cs, g->b_cs, g->b_rs};
+        isa->pack_b(bv, nc, kc, nr, bp);
+        for (int64_t ir = 0; ir < mc; ir += mr) {
+          int rows = mc - ir < mr ? (int)(mc - ir) : mr;
+          const float *apanel = ap + ir * kc;
+          float *crow = c + (ic + ir) * g->c_rs + jc;
+          for (int64_t jr = 0; jr < nc; jr += nr) {
+            int cols = nc - jr < nr ? (int)(nc - jr) : nr;
+            isa->kernel(kc, apanel, bp + jr * kc, crow + jr, g->c_rs, rows,
+                        cols, load_c, act);
+          }
+        }
+      }
+    }
+  }
+}
+
+static void packed_tasks(void *raw, int64_t begin, int64_t end) {
+  const gemm_args *g = raw;
+  float *scratch = agl_pool_scratch();
+  int64_t per_batch = g->mt * g->nt;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t batch = t / per_batch, r = t % per_batch;
+    int64_t i0 = r / g->nt * g->m_step, j0 = r % g->nt * g->n_step;
+    int64_t i1 = i0 + g->m_step < g->m ? i0 + g->m_step : g->m;
+    int64_t j1 = j0 + g->n_step < g->n ? j0 + g->n_step : g->n;
+    if (i0 < i1 && j0 < j1)
+      gemm_tile(g, batch, i0, i1, j0, j1, scratch);
+  }
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Picks the task grid for `threads` threads: tiles of whole micro-panels,
+ * scored by the most work one thread gets (padded multiply-adds, plus
+ * packing, which costs about 8 multiply-add lanes per element) plus one
+ * task. */
+static void plan_packed(gemm_args *g, int threads) {
+  const int mr = g->isa->mr, nr = g->isa->nr;
+  int64_t mp = ceil_div(g->m, mr), np = ceil_div(g->n, nr);
+  g->mt = 1;
+  g->nt = 1;
+  if (threads > 1) {
+    double best = -1;
+    int64_t limit = 4 * (int64_t)threads;
+    for (int64_t mt = 1; mt <= limit && mt <= mp; ++mt)
+      for (int64_t nt = 1; nt <= limit && nt <= np; ++nt) {
+        int64_t tm = ceil_div(mp, mt) * mr, tn = ceil_div(np, nt) * nr;
+        /* Tiles that would be empty are not counted as work. */
+        int64_t used_mt = ceil_div(mp, ceil_div(mp, mt));
+        int64_t used_nt = ceil_div(np, ceil_div(np, nt));
+        int64_t tasks = g->batch * used_mt * used_nt;
+        int64_t per_thread = ceil_div(tasks, threads);
+        double mc_blocks =
+            (double)ceil_div(tm, (int64_t)AGL_GEMM_MC_PANELS * mr);
+        double cost =
+            (double)tm * tn * g->k +
+            16.0 * ((double)tm * g->k + (double)g->k * tn * mc_blocks) +
+            2000.0; /* per-task overhead */
+        /* Chunks are claimed dynamically: the +1 stands for the tail (one
+         * task's worth of imbalance when a thread starts late), which
+         * favours more, smaller tasks as long as packing stays cheap. */
+        cost *= (double)per_thread + 0.25;
+        if (best < 0 || cost < best * 0.999) {
+          best = cost;
+          g->mt = used_mt;
+          g->nt = used_nt;
+        }
+      }
+  }
+  g->m_step = ceil_div(mp, g->mt) * mr;
+  g->n_step = ceil_div(np, g->nt) * nr;
+}
+
+/* ---- small-m path --------------------------------------------------------- */
+
+/* A product with few rows (or, transposed, few columns) streams the other
+ * operand once: the task grid is batch x column chunks. */
+typedef struct small_args {
+  gemm_args g; /* in the small problem's orientation */
+  int64_t c_cs;
+  int64_t chunk; /* columns per task */
+} small_args;
+
+static void small_tasks(void *raw, int64_t begin, int64_t end) {
+  small_args *s = raw;
+  const gemm_args *g = &s->g;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t batch = t / g->nt, j0 = t % g->nt * s->chunk;
+    int64_t j1 = j0 + s->chunk < g->n ? j0 + s->chunk : g->n;
+    agl_view a = {g->a + batch * g->a_bs, g->a_rs, g->a_cs};
+    agl_view b = {g->b + batch * g->b_bs, g->b_rs, g->b_cs};
+    g->isa->small(g->m, j0, j1, g->k, a, b, g->c + batch * g->c_bs, g->c_rs,
+                  s->c_cs, g->accumulate, g->act);
+  }
+}
+
+/* Whether the small path takes this problem, which it then orients so that
+ * the few rows are its m. */
+static int plan_small(const gemm_args *g, small_args *s) {
+  if (!g->isa->small || g->k == 0)
+    return 0;
+  s->g = *g;
+  s->c_cs = 1;
+  if (g->m > 4) {
+    if (g->n > 4)
+      return 0;
+    /* C^T = B^T A^T: rows of C become columns. */
+    s->g.m = g->n;
+    s->g.n = g->m;
+    s->g.a = g->b;
+    s->g.a_bs = g->b_bs;
+    s->g.a_rs = g->b_cs;
+    s->g.a_cs = g->b_rs;
+    s->g.b = g->a;
+    s->g.b_bs = g->a_bs;
+    s->g.b_rs = g->a_cs;
+    s->g.b_cs = g->a_rs;
+    s->g.c_rs = 1;
+    s->c_cs = g->c_rs;
+  }
+  /* The small kernels read B along rows (unit column stride) or along
+   * columns (unit row stride, with A's rows contiguous too). */
+  const gemm_args *o = &s->g;
+  if (!(o->b_cs == 1 || (o->b_rs == 1 && o->a_cs == 1)))
+    return 0;
+  return 1;
+}
+
+/* ---- entry ---------------------------------------------------------------- */
+
+/* Without pool memory (it could not be allocated): plain loops. */
+static void gemm_unpacked(const gemm_args *g) {
+  for (int64_t bt = 0; bt < g->batch; ++bt)
+    for (int64_t i = 0; i < g->m; ++i) {
+      float *crow = g->c + bt * g->c_bs + i * g->c_rs;
+      for (int64_t j = 0; j < g->n; ++j) {
+        float sum = g->accumulate ? crow[j] : 0.0f;
+        for (int64_t p = 0; p < g->k; ++p)
+          sum += g->a[bt * g->a_bs + i * g->a_rs + p * g->a_cs] *
+                 g->b[bt * g->b_bs + p * g->b_rs + j * g->b_cs];
+        crow[j] = agl_activate_scalar(sum, g->act);
+      }
+    }
+}
+
+static void gemm_run(gemm_args *g, int threads) {
+  /* Below about this many multiply-adds per extra thread, waking the
+   * workers costs more than it saves. */
+  const double min_work_per_thread = 65536.0;
+  double work = (double)g->batch * g->m * g->n * g->k;
+  int useful = (int)(work / min_work_per_thread) + 1;
+  if (threads > useful)
+    threads = useful;
+
+  small_args s;
+  if (plan_small(g, &s)) {
+    /* Column chunks of 64 (a multiple of every kernel's vector width). */
+    int64_t chunks = 1;
+    if (threads > 1)
+      chunks = ceil_div(threads, s.g.batch);
+    s.chunk = ceil_div(ceil_div(s.g.n, chunks), 64) * 64;
+    s.g.nt = ceil_div(s.g.n, s.chunk);
+    int64_t tasks = s.g.batch * s.g.nt;
+    if (threads > 1 && tasks > 1)
+      agl_pool_run(tasks, tasks, small_tasks, &s);
+    else
+      small_tasks(&s, 0, tasks);
+    return;
+  }
+
+  plan_packed(g, threads);
+  int64_t tasks = g->batch * g->mt * g->nt;
+  if (threads > 1 && tasks > 1)
+    agl_pool_run(tasks, tasks, packed_tasks, g);
+  else
+    packed_tasks(g, 0, tasks);
+}
+
+void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                      const float *a, int64_t a_batch_stride,
+                      int64_t a_row_stride, int64_t a_col_stride,
+                      const float *b, int64_t b_batch_stride,
+                      int64_t b_row_stride, int64_t b_col_stride, float *c,
+                      int64_t c_batch_stride, int64_t c_row_stride,
+                      int32_t accumulate, int32_t activation) {
+  if (batch <= 0 || m <= 0 || n <= 0)
+    return;
+  if (activation < AGL_ACT_NONE || activation > AGL_ACT_SILU)
+    activation = AGL_ACT_NONE;
+  const agl_gemm_isa *isa = agl_gemm_current();
+  if (k <= 0) {
+    for (int64_t bt = 0; bt < batch; ++bt)
+      for (int64_t i = 0; i < m; ++i) {
+        float *row = c + bt * c_batch_stride + i * c_row_stride;
+        if (!accumulate)
+          memset(row, 0, (size_t)n * sizeof(float));
+        if (activation != AGL_ACT_NONE)
+          isa->activate(row, n, activation);
+      }
+    return;
+  }
+  gemm_args g = {batch, m, n, k,
+                 a, a_batch_stride, a_row_stride, a_col_stride,
+                 b, b_batch_stride, b_row_stride, b_col_stride,
+                 c, c_batch_stride, c_row_stride,
+                 accumulate != 0, activation, isa, 1, 1, 0, 0};
+
+  int threads = agl_pool_acquire();
+  if (threads == 0) {
+    gemm_run(&g, 1); /* nested in a parallel region */
+    return;
+  }
+  if (threads < 0) {
+    gemm_unpacked(&g);
+    return;
+  }
+  gemm_run(&g, threads);
+  agl_pool_release();
+}

@@ -1,0 +1,238 @@
+/* The AVX-512 packed-GEMM kernel table: a 14 x 32 micro-kernel and packing
+ * routines. This file is compiled with AVX-512 enabled; nothing in it runs
+ * unless the CPU has it (agl_gemm_select checks).
+ *
+ * Micro-kernel: 14 rows x 2 zmm columns = 28 accumulators, plus the two B
+ * vectors of the current depth; A's values come in as embedded broadcasts
+ * of the FMA's memory operand. Per depth step: 2 vector loads and 14
+ * broadcast loads for 28 FMAs, so the FMA pipes, not the loads, bound it. */
+#include "kernels_internal.h"
+
+#include "avx512_math.h"
+
+#include <immintrin.h>
+
+enum { MR = 14, NR = 32 };
+/* How many depths ahead packing prefetches a row-contiguous source. */
+enum { PREFETCH_ROWS = 6 };
+
+static inline __mmask16 lanes(int count) {
+  return count >= 16 ? (__mmask16)0xFFFF
+         : count <= 0 ? (__mmask16)0
+                      : (__mmask16)((1u << count) - 1u);
+}
+
+/* The micro-kernel for R live rows (R == MR for all but the last panel of
+ * a block, whose padding rows are then not computed). */
+static inline __attribute__((always_inline)) void
+kernel_rows(const int R, int64_t kc, const float *ap, const float *bp,
+            float *c, int64_t ldc, int nr, int load_c, int act) {
+  __m512 acc[MR][2];
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    acc[i][0] = _mm512_setzero_ps();
+    acc[i][1] = _mm512_setzero_ps();
+  }
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+    _mm_prefetch((const char *)(c + i * ldc + 31), _MM_HINT_T0);
+  }
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; ++p) {
+    __m512 b0 = _mm512_load_ps(bp);
+    __m512 b1 = _mm512_load_ps(bp + 16);
+#pragma GCC unroll 14
+    for (int i = 0; i < R; ++i) {
+      __m512 a = _mm512_set1_ps(ap[i]);
+      acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
+      acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
+    }
+    ap += MR;
+    bp += NR;
+  }
+  __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    float *row = c + i * ldc;
+    __m512 v0 = acc[i][0], v1 = acc[i][1];
+    if (load_c) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
+    }
+    if (act != AGL_ACT_NONE) {
+      v0 = agl_activate512(v0, act);
+      v1 = agl_activate512(v1, act);
+    }
+    _mm512_mask_storeu_ps(row, m0, v0);
+    _mm512_mask_storeu_ps(row + 16, m1, v1);
+  }
+}
+
+#define KERNEL_ROWS(R)                                                         \
+  static void kernel_##R(int64_t kc, const float *ap, const float *bp,         \
+                         float *c, int64_t ldc, int nr, int load_c, int act) { \
+    kernel_rows(R, kc, ap, bp, c, ldc, nr, load_c, act);                       \
+  }
+KERNEL_ROWS(1)
+KERNEL_ROWS(2)
+KERNEL_ROWS(3)
+KERNEL_ROWS(4)
+KERNEL_ROWS(5)
+KERNEL_ROWS(6)
+KERNEL_ROWS(7)
+KERNEL_ROWS(8)
+KERNEL_ROWS(9)
+KERNEL_ROWS(10)
+KERNEL_ROWS(11)
+KERNEL_ROWS(12)
+KERNEL_ROWS(13)
+KERNEL_ROWS(14)
+
+typedef void (*rows_fn)(int64_t, const float *, const float *, float *,
+                        int64_t, int, int, int);
+static const rows_fn kernels_by_rows[MR + 1] = {
+    NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
+    kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
+    kernel_10, kernel_11, kernel_12, kernel_13, kernel_14,
+};
+_Static_assert(MR == 14, "one kernel per row count");
+
+static void kernel(int64_t kc, const float *ap, const float *bp, float *c,
+                   int64_t ldc, int mr, int nr, int load_c, int act) {
+  kernels_by_rows[mr](kc, ap, bp, c, ldc, nr, load_c, act);
+}
+
+/* Transposes 16 rows of 16 floats in registers: out[j] = column j. */
+static inline void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  /* Group g (rows 4g..4g+3): u[4g + c] holds, in 128-bit lane L, the four
+   * rows' column c + 4L. */
+  for (int g = 0; g < 4; ++g) {
+    __m512d t0 = _mm512_castps_pd(t[4 * g]), t1 = _mm512_castps_pd(t[4 * g + 1]);
+    __m512d t2 = _mm512_castps_pd(t[4 * g + 2]),
+            t3 = _mm512_castps_pd(t[4 * g + 3]);
+    u[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+    u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+    u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+    u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+  }
+  for (int c = 0; c < 4; ++c) {
+    __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44);
+    __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
+    __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
+    __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
+    r[c] = _mm512_shuffle_f32x4(x0, y0, 0x88);
+    r[c + 4] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
+    r[c + 8] = _mm512_shuffle_f32x4(x1, y1, 0x88);
+    r[c + 12] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
+  }
+}
+
+/* Depth-contiguous source (src.cs == 1): 16 x 16 blocks are transposed in
+ * registers, so that every load and store is a vector. */
+static void pack_transposing(agl_view src, int64_t rows, int64_t kc, int r,
+                             float *dst) {
+  for (int64_t q = 0; q < rows; q += r) {
+    int live = rows - q < r ? (int)(rows - q) : r;
+    const float *base = src.data + q * src.rs;
+    for (int g = 0; g < r; g += 16) {
+      int width = r - g < 16 ? r - g : 16; /* lanes stored per depth */
+      __mmask16 out_mask = lanes(width);
+      for (int64_t p = 0; p < kc; p += 16) {
+        int depth = kc - p < 16 ? (int)(kc - p) : 16;
+        __mmask16 in_mask = lanes(depth);
+        __m512 v[16];
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) {
+          _mm_prefetch((const char *)(base + (g + i) * src.rs + p + 64),
+                       _MM_HINT_T0);
+          v[i] = g + i < live ? _mm512_maskz_loadu_ps(
+                                    in_mask, base + (g + i) * src.rs + p)
+                              : _mm512_setzero_ps();
+        }
+        transpose16(v);
+        float *out = dst + p * r + g;
+        for (int d = 0; d < depth; ++d)
+          _mm512_mask_storeu_ps(out + d * r, out_mask, v[d]);
+      }
+    }
+    dst += kc * r;
+  }
+}
+
+/* Row-contiguous source (src.rs == 1): each depth is a contiguous run,
+ * read whole (for all panels) before the next depth, so that the reads
+ * stream. */
+static void pack_copying(agl_view src, int64_t rows, int64_t kc, int r,
+                         float *dst) {
+  int64_t full = rows / r; /* panels without padding */
+  for (int64_t p = 0; p < kc; ++p) {
+    const float *s = src.data + p * src.cs;
+    float *d = dst + p * r;
+    /* B often comes from memory: ask for rows a few depths ahead. */
+    const float *ahead = s + PREFETCH_ROWS * src.cs;
+    if (r == 32) {
+      for (int64_t q = 0; q < full; ++q) {
+        _mm_prefetch((const char *)(ahead + q * r), _MM_HINT_T0);
+        _mm_prefetch((const char *)(ahead + q * r + 16), _MM_HINT_T0);
+        _mm512_storeu_ps(d + q * kc * r, _mm512_loadu_ps(s + q * r));
+        _mm512_storeu_ps(d + q * kc * r + 16, _mm512_loadu_ps(s + q * r + 16));
+      }
+    } else {
+      for (int64_t q = 0; q < full; ++q)
+        for (int g = 0; g < r; g += 16)
+          _mm512_mask_storeu_ps(d + q * kc * r + g, lanes(r - g),
+                                _mm512_maskz_loadu_ps(lanes(r - g),
+                                                      s + q * r + g));
+    }
+    if (full * r < rows) {
+      int live = (int)(rows - full * r);
+      for (int g = 0; g < r; g += 16)
+        _mm512_mask_storeu_ps(d + full * kc * r + g, lanes(r - g),
+                              _mm512_maskz_loadu_ps(lanes(live - g),
+                                                    s + full * r + g));
+    }
+  }
+}
+
+static void pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
+                         float *dst) {
+  for (int64_t q = 0; q < rows; q += r) {
+    int live = rows - q < r ? (int)(rows - q) : r;
+    const float *base = src.data + q * src.rs;
+    for (int64_t p = 0; p < kc; ++p) {
+      int i = 0;
+      for (; i < live; ++i)
+        dst[i] = base[i * src.rs + p * src.cs];
+      for (; i < r; ++i)
+        dst[i] = 0.0f;
+      dst += r;
+    }
+  }
+}
+
+static void pack(agl_view src, int64_t rows, int64_t kc, int r, float *dst) {
+  if (src.rs == 1 || rows == 1)
+    pack_copying((agl_view){src.data, 1, src.cs}, rows, kc, r, dst);
+  else if (src.cs == 1)
+    pack_transposing(src, rows, kc, r, dst);
+  else
+    pack_strided(src, rows, kc, r, dst);
+}
+
+static void activate(float *x, int64_t n, int act) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = lanes(n - i < 16 ? (int)(n - i) : 16);
+    _mm512_mask_storeu_ps(x + i, m,
+                          agl_activate512(_mm512_maskz_loadu_ps(m, x + i), act));
+  }
+}
+
+const agl_gemm_isa agl_gemm_avx512 = {
+    "avx512", MR, NR, kernel, pack, pack, agl_small_avx512, activate,
+};

@@ -1,0 +1,73 @@
+/* The portable packed-GEMM kernel table: plain C that compilers vectorize
+ * for whatever the target offers; used on CPUs without AVX-512. Also the
+ * scalar activations. */
+#include "kernels_internal.h"
+
+#include <math.h>
+
+enum { MR = 4, NR = 16 };
+
+float agl_activate_scalar(float x, int act) {
+  switch (act) {
+  case AGL_ACT_RELU:
+    return x > 0.0f ? x : 0.0f;
+  case AGL_ACT_GELU_ERF:
+    return 0.5f * x * erfcf(-x * 0.70710678118654752f);
+  case AGL_ACT_GELU_TANH: {
+    float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + tanhf(u));
+  }
+  case AGL_ACT_SILU:
+    return x / (1.0f + expf(-x));
+  default:
+    return x;
+  }
+}
+
+static void activate(float *x, int64_t n, int act) {
+  if (act == AGL_ACT_RELU) {
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = agl_activate_scalar(x[i], act);
+}
+
+static void pack(agl_view src, int64_t rows, int64_t kc, int r, float *dst) {
+  for (int64_t q = 0; q < rows; q += r) {
+    int live = rows - q < r ? (int)(rows - q) : r;
+    const float *base = src.data + q * src.rs;
+    for (int64_t p = 0; p < kc; ++p) {
+      int i = 0;
+      for (; i < live; ++i)
+        dst[i] = base[i * src.rs + p * src.cs];
+      for (; i < r; ++i)
+        dst[i] = 0.0f;
+      dst += r;
+    }
+  }
+}
+
+static void kernel(int64_t kc, const float *ap, const float *bp, float *c,
+                   int64_t ldc, int mr, int nr, int load_c, int act) {
+  float acc[MR][NR] = {{0}};
+  for (int64_t p = 0; p < kc; ++p) {
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NR; ++j)
+        acc[i][j] += ap[i] * bp[j];
+    ap += MR;
+    bp += NR;
+  }
+  for (int i = 0; i < mr; ++i) {
+    float *row = c + i * ldc;
+    for (int j = 0; j < nr; ++j)
+      row[j] = (load_c ? row[j] : 0.0f) + acc[i][j];
+    if (act != AGL_ACT_NONE)
+      activate(row, nr, act);
+  }
+}
+
+const agl_gemm_isa agl_gemm_portable = {
+    "portable", MR, NR, kernel, pack, pack, NULL, activate,
+};

@@ -1,0 +1,372 @@
+// Tests of the runtime's kernels (autoglm/kernels.h) and thread API:
+// agl_kernel_sgemm against a naive triple loop in double over shapes around
+// the blocking boundaries, every operand layout, accumulation, activations,
+// both kernel tables (portable and, where the CPU has it, AVX-512) and 1-3
+// threads; agl_parallel_for's coverage and nesting.
+//
+// Tolerance: |C - reference| <= (k * 2^-23 + 1e-6) * S + 1e-30, where S is
+// sum_p |A[i,p]| |B[p,j]| (plus |C| when accumulating): the classic bound
+// on rounding in a k-term float sum, whatever the summation order, plus the
+// activations' approximation error (their derivatives are at most 1.13).
+#include "autoglm/kernels.h"
+#include "autoglm/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+// Internal to the runtime (static library): which kernel table runs.
+struct agl_gemm_isa;
+extern "C" const agl_gemm_isa *agl_gemm_select(int which);
+
+namespace {
+
+struct Layout {
+  bool a_transposed; // A stored as A^T (row stride 1)
+  bool b_transposed; // B stored as B^T (row stride 1)
+  bool padded;       // leading dimensions larger than needed
+  bool b_strided;    // B's elements two apart along both axes
+  bool broadcast_b;  // B's batch stride 0
+};
+
+double activate(double x, int act) {
+  switch (act) {
+  case AGL_ACT_RELU:
+    return x > 0 ? x : 0;
+  case AGL_ACT_GELU_ERF:
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case AGL_ACT_GELU_TANH:
+    return 0.5 * x *
+           (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  case AGL_ACT_SILU:
+    return x / (1 + std::exp(-x));
+  default:
+    return x;
+  }
+}
+
+std::string describe(int64_t batch, int64_t m, int64_t n, int64_t k,
+                     const Layout &l, int accumulate, int act, int threads) {
+  return "batch=" + std::to_string(batch) + " m=" + std::to_string(m) +
+         " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+         (l.a_transposed ? " A^T" : "") + (l.b_transposed ? " B^T" : "") +
+         (l.padded ? " padded" : "") + (l.b_strided ? " B-strided" : "") +
+         (l.broadcast_b ? " B-broadcast" : "") +
+         " accumulate=" + std::to_string(accumulate) +
+         " act=" + std::to_string(act) + " threads=" + std::to_string(threads);
+}
+
+// Runs one product and compares every element; returns the failures.
+int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
+              int accumulate, int act, int threads, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  int64_t pad = l.padded ? 3 : 0;
+  // A: logical m x k.
+  int64_t a_rs, a_cs, a_bs;
+  if (l.a_transposed) {
+    a_rs = 1;
+    a_cs = m + pad;
+    a_bs = (m + pad) * k + pad;
+  } else {
+    a_rs = k + pad;
+    a_cs = 1;
+    a_bs = (k + pad) * m + pad;
+  }
+  // B: logical k x n.
+  int64_t step = l.b_strided ? 2 : 1;
+  int64_t b_rs, b_cs, b_bs;
+  if (l.b_transposed) {
+    b_rs = step;
+    b_cs = (k * step + pad) * step;
+    b_bs = b_cs * n + pad;
+  } else {
+    b_cs = step;
+    b_rs = (n * step + pad) * step;
+    b_bs = b_rs * k + pad;
+  }
+  int64_t b_batches = batch;
+  if (l.broadcast_b) {
+    b_bs = 0;
+    b_batches = 1;
+  }
+  int64_t c_rs = n + pad, c_bs = c_rs * m + pad;
+
+  std::vector<float> a((size_t)(a_bs * batch + 1)), b((size_t)(b_bs * b_batches + b_cs * n + b_rs * k + 1)),
+      c((size_t)(c_bs * batch + 1));
+  for (float &x : a)
+    x = dist(rng);
+  for (float &x : b)
+    x = dist(rng);
+  for (float &x : c)
+    x = dist(rng);
+  std::vector<float> c_in = c;
+
+  agl_kernel_sgemm(batch, m, n, k, a.data(), a_bs, a_rs, a_cs, b.data(), b_bs,
+                   b_rs, b_cs, c.data(), c_bs, c_rs, accumulate, act);
+
+  int failures = 0;
+  std::vector<bool> written(c.size(), false);
+  for (int64_t bt = 0; bt < batch; ++bt)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0, scale = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          double x = a[(size_t)(bt * a_bs + i * a_rs + p * a_cs)];
+          double y = b[(size_t)(bt * b_bs + p * b_rs + j * b_cs)];
+          sum += x * y;
+          scale += std::fabs(x * y);
+        }
+        size_t at = (size_t)(bt * c_bs + i * c_rs + j);
+        written[at] = true;
+        if (accumulate) {
+          sum += c_in[at];
+          scale += std::fabs(c_in[at]);
+        }
+        double want = activate(sum, act);
+        double tolerance = ((double)k * std::ldexp(1.0, -23) + 1e-6) * scale + 1e-30;
+        double got = c[at];
+        if (!(std::fabs(got - want) <= tolerance)) {
+          if (++failures <= 3)
+            ADD_FAILURE() << describe(batch, m, n, k, l, accumulate, act, threads)
+                          << ": C[" << bt << "," << i << "," << j << "] = " << got
+                          << ", expected " << want << " (tolerance " << tolerance
+                          << ")";
+        }
+      }
+  // Nothing outside C's elements changes (padding, gaps between batches).
+  for (size_t at = 0; at < c.size(); ++at)
+    if (!written[at] && c[at] != c_in[at]) {
+      if (++failures <= 3)
+        ADD_FAILURE() << describe(batch, m, n, k, l, accumulate, act, threads)
+                      << ": wrote outside C at offset " << at;
+    }
+  return failures;
+}
+
+class KernelsTest : public ::testing::Test {
+protected:
+  void TearDown() override {
+    agl_gemm_select(0);
+    ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
+  }
+};
+
+struct Shape {
+  int64_t batch, m, n, k;
+};
+
+// Boundaries of the AVX-512 blocking (MR 14, NR 32, KC 256, NC 512, MC up to 1120)
+// and of the portable one (MR 4, NR 16), the small-m path (m or n <= 4),
+// primes and degenerate sizes.
+const Shape kShapes[] = {
+    {1, 1, 1, 1},      {1, 1, 7, 13},     {1, 2, 37, 5},     {1, 3, 65, 129},
+    {1, 4, 200, 17},   {1, 4, 64, 300},   {1, 1, 513, 40},   {1, 37, 1, 20},
+    {1, 129, 3, 33},   {1, 200, 4, 65},   {1, 5, 5, 5},      {1, 7, 13, 37},
+    {1, 13, 31, 15},   {1, 14, 32, 16},   {1, 15, 33, 17},   {1, 28, 64, 255},
+    {1, 29, 63, 256},  {1, 31, 95, 257},  {1, 43, 129, 513}, {1, 17, 511, 9},
+    {1, 9, 512, 12},   {1, 6, 545, 11},   {1, 1130, 36, 7},  {1, 1021, 5, 3},
+    {3, 13, 37, 7},    {2, 1, 129, 29},   {4, 29, 17, 300},  {5, 2, 3, 70},
+};
+
+void sweep(int isa, int threads, int &failures) {
+  agl_gemm_select(isa);
+  ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+  std::mt19937 rng(1234 + isa * 10 + threads);
+  int variant = 0;
+  for (const Shape &s : kShapes)
+    for (int layout = 0; layout < 4; ++layout)
+      for (int accumulate = 0; accumulate < 2; ++accumulate) {
+        Layout l{};
+        l.a_transposed = layout & 1;
+        l.b_transposed = layout & 2;
+        // Spread the rarer variations over the sweep.
+        l.padded = variant % 3 == 1;
+        l.b_strided = variant % 7 == 3;
+        l.broadcast_b = s.batch > 1 && variant % 2 == 0;
+        int act = variant % 5;
+        ++variant;
+        failures += checkGemm(s.batch, s.m, s.n, s.k, l, accumulate, act,
+                              threads, rng);
+        if (failures > 10)
+          return;
+      }
+}
+
+TEST_F(KernelsTest, SgemmMatchesReferenceDefaultKernels) {
+  for (int threads : {1, 2, 3}) {
+    int failures = 0;
+    sweep(0, threads, failures);
+    ASSERT_EQ(failures, 0) << "threads=" << threads;
+  }
+}
+
+TEST_F(KernelsTest, SgemmMatchesReferencePortableKernels) {
+  for (int threads : {1, 2}) {
+    int failures = 0;
+    sweep(1, threads, failures);
+    ASSERT_EQ(failures, 0) << "threads=" << threads;
+  }
+}
+
+TEST_F(KernelsTest, EveryActivationOnEveryLayout) {
+  std::mt19937 rng(99);
+  for (int isa : {0, 1}) {
+    agl_gemm_select(isa);
+    for (int act = AGL_ACT_NONE; act <= AGL_ACT_SILU; ++act)
+      for (int layout = 0; layout < 4; ++layout) {
+        Layout l{};
+        l.a_transposed = layout & 1;
+        l.b_transposed = layout & 2;
+        // Large sums reach the activations' tails.
+        EXPECT_EQ(checkGemm(1, 30, 70, 300, l, 1, act, 2, rng), 0);
+        EXPECT_EQ(checkGemm(1, 2, 70, 300, l, 0, act, 2, rng), 0);
+        EXPECT_EQ(checkGemm(1, 70, 3, 300, l, 0, act, 2, rng), 0);
+      }
+  }
+}
+
+TEST_F(KernelsTest, ZeroDepthWritesActivationOfZeroOrC) {
+  for (int isa : {0, 1}) {
+    agl_gemm_select(isa);
+    std::vector<float> c(6, -2.0f);
+    agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
+                     6, 3, 0, AGL_ACT_NONE);
+    for (float x : c)
+      EXPECT_EQ(x, 0.0f);
+    std::fill(c.begin(), c.end(), -2.0f);
+    agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
+                     6, 3, 1, AGL_ACT_RELU);
+    for (float x : c)
+      EXPECT_EQ(x, 0.0f);
+    std::fill(c.begin(), c.end(), 1.0f);
+    agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
+                     6, 3, 1, AGL_ACT_SILU);
+    for (float x : c)
+      EXPECT_NEAR(x, 1.0 / (1.0 + std::exp(-1.0)), 1e-6);
+  }
+}
+
+TEST_F(KernelsTest, EmptyProductsTouchNothing) {
+  std::vector<float> c(4, 5.0f);
+  float a[4] = {1, 2, 3, 4};
+  agl_kernel_sgemm(0, 2, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0);
+  agl_kernel_sgemm(1, 0, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0);
+  agl_kernel_sgemm(1, 2, 0, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0);
+  for (float x : c)
+    EXPECT_EQ(x, 5.0f);
+}
+
+TEST_F(KernelsTest, ConcurrentCallersTakeTurns) {
+  ASSERT_EQ(agl_set_num_threads(2), AGL_OK);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 3; ++t)
+    callers.emplace_back([t, &failures] {
+      std::mt19937 rng(t);
+      for (int r = 0; r < 5; ++r)
+        failures += checkGemm(1, 40 + t, 70, 50, Layout{}, r & 1, 0, 2, rng);
+    });
+  for (std::thread &t : callers)
+    t.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+struct Coverage {
+  std::vector<std::atomic<int>> *hits;
+  std::atomic<int> calls{0};
+  bool nest = false;
+};
+
+void countRange(void *raw, int64_t begin, int64_t end) {
+  Coverage *cov = static_cast<Coverage *>(raw);
+  ++cov->calls;
+  for (int64_t i = begin; i < end; ++i)
+    ++(*cov->hits)[(size_t)i];
+}
+
+void nestedRange(void *raw, int64_t begin, int64_t end) {
+  Coverage *cov = static_cast<Coverage *>(raw);
+  for (int64_t i = begin; i < end; ++i) {
+    // Runs serially here; covers one row of 10 entries.
+    struct Row {
+      std::vector<std::atomic<int>> *hits;
+      int64_t base;
+    } row{cov->hits, i * 10};
+    agl_parallel_for(
+        10, 1,
+        [](void *r, int64_t b, int64_t e) {
+          Row *rw = static_cast<Row *>(r);
+          for (int64_t j = b; j < e; ++j)
+            ++(*rw->hits)[(size_t)(rw->base + j)];
+        },
+        &row);
+    // A GEMM inside the region runs serially on this thread's memory.
+    float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4];
+    agl_kernel_sgemm(1, 2, 2, 3, a, 0, 3, 1, b, 0, 2, 1, c, 0, 2, 0, 0);
+    if (c[0] != 4 || c[1] != 5 || c[2] != 10 || c[3] != 11)
+      ++cov->calls; // flagged below
+  }
+}
+
+TEST_F(KernelsTest, ParallelForCoversEveryIndexOnce) {
+  for (int threads : {1, 2, 3}) {
+    ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+    for (int64_t n : {1, 2, 3, 5, 64, 1001}) {
+      for (int64_t grain : {1, 7, 1000}) {
+        std::vector<std::atomic<int>> hits((size_t)n);
+        Coverage cov;
+        cov.hits = &hits;
+        agl_parallel_for(n, grain, countRange, &cov);
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(hits[(size_t)i].load(), 1)
+              << "index " << i << " of " << n << ", grain " << grain
+              << ", threads " << threads;
+        EXPECT_LE(cov.calls.load(), threads);
+        EXPECT_LE(cov.calls.load(), (n + grain - 1) / grain);
+      }
+    }
+  }
+  Coverage cov;
+  std::vector<std::atomic<int>> none(1);
+  cov.hits = &none;
+  agl_parallel_for(0, 1, countRange, &cov);
+  EXPECT_EQ(cov.calls.load(), 0);
+}
+
+TEST_F(KernelsTest, NestedCallsRunSerially) {
+  ASSERT_EQ(agl_set_num_threads(3), AGL_OK);
+  std::vector<std::atomic<int>> hits(50 * 10);
+  Coverage cov;
+  cov.hits = &hits;
+  agl_parallel_for(50, 1, nestedRange, &cov);
+  for (size_t i = 0; i < hits.size(); ++i)
+    ASSERT_EQ(hits[i].load(), 1) << "index " << i;
+  EXPECT_EQ(cov.calls.load(), 0) << "a nested GEMM gave a wrong result";
+}
+
+TEST_F(KernelsTest, ThreadCountIsSetAndChecked) {
+  EXPECT_EQ(agl_set_num_threads(-1), AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(agl_last_error()).find("negative"), std::string::npos)
+      << agl_last_error();
+  EXPECT_NE(std::string(agl_last_error()).find("agl_set_num_threads"),
+            std::string::npos);
+  for (int threads : {1, 3, 2}) {
+    ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+    EXPECT_EQ(agl_get_num_threads(), threads);
+  }
+  ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
+  EXPECT_GE(agl_get_num_threads(), 1);
+  EXPECT_EQ(agl_set_thread_affinity(1), AGL_OK);
+  ASSERT_EQ(agl_set_num_threads(2), AGL_OK);
+  std::mt19937 rng(5);
+  EXPECT_EQ(checkGemm(1, 50, 60, 70, Layout{}, 0, 0, 2, rng), 0);
+  EXPECT_EQ(agl_set_thread_affinity(0), AGL_OK);
+}
+
+} // namespace
