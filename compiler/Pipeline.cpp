@@ -60,6 +60,13 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     PlanArenaOptions plan;
     plan.verify = options.verifyMemoryPlan;
     pm.addNestedPass<func::FuncOp>(createPlanArena(plan));
+    // Before the weights leave the module: packing reads their values.
+    // Weights too large to embed are not packed (a second copy in memory).
+    if (options.runtimeKernels) {
+      ContractionsToKernelsOptions kernels;
+      kernels.packWeights = !options.externalWeights;
+      pm.addPass(createContractionsToKernels(kernels));
+    }
     if (options.externalWeights) {
       ExternalizeWeightsOptions external;
       external.minBytes = 1024; // scalars and shape constants stay inline
@@ -68,8 +75,6 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     // Last, so that the symbol values and output extents trail the arena
     // and weights arguments.
     pm.addNestedPass<func::FuncOp>(createStaticSignature());
-    if (options.runtimeKernels)
-      pm.addPass(createContractionsToKernels());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;

@@ -3,18 +3,26 @@
 // The runtime's GEMM (register-tiled, packed, threaded) is far faster than
 // the loops a linalg contraction lowers to, so every f32 contraction of the
 // form C[b.., m, n] (+)= sum_k A[.., m, k] * B[.., k, n] becomes one call
-// of agl_kernel_sgemm on the operands' buffers, strides and all.
+// of agl_kernel_sgemm on the operands' buffers, strides and all. A constant
+// B (a weight) is packed here, at compile time, into the panels the kernel's
+// inner loop reads, and the call is agl_kernel_sgemm_packed: the kernel
+// then never copies it at run time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+
+#include <cstring>
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+
+#include "autoglm/kernels.h"
 
 namespace autoglm {
 #define GEN_PASS_DEF_CONTRACTIONSTOKERNELS
@@ -26,6 +34,7 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kSgemm = "agl_kernel_sgemm";
+constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
 
 /// Which loop of the generic each role of the contraction is.
 struct ContractionLoops {
@@ -152,21 +161,127 @@ Value advance(OpBuilder &b, Location loc, Value pointer, Value index,
                              pointer, ValueRange{elements});
 }
 
-func::FuncOp declareSgemm(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kSgemm))
+func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Type i64 = b.getI64Type(), i32 = b.getI32Type(),
        ptr = LLVM::LLVMPointerType::get(b.getContext());
-  // (batch, m, n, k, a, a strides x3, b, b strides x3, c, c strides x2,
-  //  accumulate, activation)
-  SmallVector<Type> args = {i64, i64, i64, i64, ptr, i64, i64, i64, ptr,
-                            i64, i64, i64, ptr, i64, i64, i32, i32};
-  auto fn = func::FuncOp::create(b, module.getLoc(), kSgemm,
+  // (batch, m, n, k, a, its batch/row/column strides, b[, its batch/row/
+  //  column strides], c, its batch/row strides, accumulate, activation)
+  SmallVector<Type> args = {i64, i64, i64, i64, ptr, i64, i64, i64, ptr};
+  if (!packed)
+    args.append({i64, i64, i64});
+  args.append({ptr, i64, i64, i32, i32});
+  auto fn = func::FuncOp::create(b, module.getLoc(), name,
                                  b.getFunctionType(args, {}));
   fn.setPrivate();
   return fn;
 }
+
+/// The f32 values of a constant, or nothing if it is not one.
+std::optional<SmallVector<float>> constantValues(memref::GlobalOp global) {
+  auto value = dyn_cast_or_null<ElementsAttr>(global.getInitialValueAttr());
+  if (!global.getConstant() || !value || !value.getElementType().isF32())
+    return std::nullopt;
+  if (auto blob = dyn_cast<DenseResourceElementsAttr>(value)) {
+    ArrayRef<char> data = blob.getData();
+    if ((int64_t)data.size() != value.getNumElements() * 4)
+      return std::nullopt;
+    SmallVector<float> values(value.getNumElements());
+    std::memcpy(values.data(), data.data(), data.size());
+    return values;
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return std::nullopt;
+  if (dense.isSplat())
+    return SmallVector<float>(dense.getNumElements(),
+                              dense.getSplatValue<float>());
+  return llvm::to_vector(dense.getValues<float>());
+}
+
+/// Packs constant rhs operands into the kernel's panel layout: for each
+/// block of AGL_SGEMM_PACKED_NR columns, k rows of that many floats (columns
+/// past n are zero). One packed copy per weight and orientation.
+class WeightPacker {
+public:
+  explicit WeightPacker(ModuleOp module) : module(module), symbols(module) {}
+
+  /// The packed global for `rhs`, if it is a constant that every batch of
+  /// the contraction shares.
+  memref::GlobalOp pack(Value rhs, AffineMap map, const ContractionLoops &c) {
+    auto get = rhs.getDefiningOp<memref::GetGlobalOp>();
+    if (!get)
+      return nullptr;
+    auto type = cast<MemRefType>(rhs.getType());
+    auto [strides, offset] = type.getStridesAndOffset();
+    int64_t k = 1, n = 1, kStride = 0, nStride = 0;
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        continue;
+      if (dim.getPosition() == c.k) {
+        k = type.getDimSize(i);
+        kStride = strides[i];
+      } else if (dim.getPosition() == c.n) {
+        n = type.getDimSize(i);
+        nStride = strides[i];
+      } else if (type.getDimSize(i) != 1) {
+        return nullptr; // a batch of different weights
+      }
+    }
+    std::string key = (get.getName() + "_k" + Twine(kStride) + "_n" +
+                       Twine(nStride)).str();
+    if (auto it = packed.find(key); it != packed.end())
+      return it->second;
+    auto global = symbols.lookup<memref::GlobalOp>(get.getName());
+    std::optional<SmallVector<float>> values =
+        global ? constantValues(global) : std::nullopt;
+    if (!values)
+      return nullptr;
+
+    constexpr int64_t nr = AGL_SGEMM_PACKED_NR;
+    int64_t panels = (n + nr - 1) / nr;
+    SmallVector<float> data(panels * k * nr, 0.0f);
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t row = 0; row < k; ++row)
+        for (int64_t j = 0; j < nr && p * nr + j < n; ++j)
+          data[(p * k + row) * nr + j] =
+              (*values)[offset + row * kStride + (p * nr + j) * nStride];
+
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto packedType = MemRefType::get({(int64_t)data.size()}, b.getF32Type());
+    auto tensorType =
+        RankedTensorType::get({(int64_t)data.size()}, b.getF32Type());
+    auto result = memref::GlobalOp::create(
+        b, global.getLoc(), (global.getSymName() + "_packed").str(),
+        b.getStringAttr("private"), packedType,
+        DenseElementsAttr::get(tensorType, ArrayRef<float>(data)),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    symbols.insert(result); // renames on a clash
+    packed[key] = result;
+    return result;
+  }
+
+  /// Erases the original weights that nothing reads any more.
+  void eraseUnused() {
+    module.walk([](memref::GetGlobalOp get) {
+      if (get->use_empty())
+        get->erase();
+    });
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (global.getConstant() &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+  }
+
+private:
+  ModuleOp module;
+  SymbolTable symbols;
+  llvm::StringMap<memref::GlobalOp> packed;
+};
 
 /// The zero fill that initializes the output right before the contraction,
 /// which the kernel makes redundant.
@@ -178,7 +293,7 @@ linalg::FillOp zeroFillBefore(linalg::GenericOp op) {
 }
 
 void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
-                           func::FuncOp sgemm) {
+                           WeightPacker *packer) {
   bool accumulate = true;
   if (linalg::FillOp fill = zeroFillBefore(op)) {
     fill->erase();
@@ -189,7 +304,13 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   int64_t loops = op.getNumLoops();
   OperandView lhs = viewOf(b, loc, op.getDpsInputs()[0], maps[0], loops);
-  OperandView rhs = viewOf(b, loc, op.getDpsInputs()[1], maps[1], loops);
+  memref::GlobalOp packedRhs =
+      packer ? packer->pack(op.getDpsInputs()[1], maps[1], c) : nullptr;
+  Value rhsBuffer = op.getDpsInputs()[1];
+  if (packedRhs)
+    rhsBuffer = memref::GetGlobalOp::create(b, loc, packedRhs.getType(),
+                                            packedRhs.getSymName());
+  OperandView rhs = viewOf(b, loc, rhsBuffer, maps[1], loops);
   OperandView out = viewOf(b, loc, op.getDpsInits()[0], maps[2], loops);
   SmallVector<Value> extents;
   for (Range range : cast<linalg::LinalgOp>(op.getOperation())
@@ -226,21 +347,32 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   }
   Value accumulateFlag = arith::ConstantIntOp::create(b, loc, accumulate, 32);
   Value activation = arith::ConstantIntOp::create(b, loc, 0, 32);
-  SmallVector<Value> args = {
-      i64(batch),         i64(extents[c.m]),        i64(extents[c.n]),
-      i64(extents[c.k]),  a,
-      i64(aBatch),        i64(lhs.loopStrides[c.m]), i64(lhs.loopStrides[c.k]),
-      bp,
-      i64(bBatch),        i64(rhs.loopStrides[c.k]), i64(rhs.loopStrides[c.n]),
-      cp,
-      i64(cBatch),        i64(out.loopStrides[c.m]), accumulateFlag,
-      activation};
-  func::CallOp::create(b, loc, sgemm, args);
+  SmallVector<Value> args = {i64(batch),
+                             i64(extents[c.m]),
+                             i64(extents[c.n]),
+                             i64(extents[c.k]),
+                             a,
+                             i64(aBatch),
+                             i64(lhs.loopStrides[c.m]),
+                             i64(lhs.loopStrides[c.k]),
+                             bp};
+  if (!packedRhs)
+    args.append({i64(bBatch), i64(rhs.loopStrides[c.k]),
+                 i64(rhs.loopStrides[c.n])});
+  args.append({cp, i64(cBatch), i64(out.loopStrides[c.m]), accumulateFlag,
+               activation});
+  auto module = op->getParentOfType<ModuleOp>();
+  func::CallOp::create(b, loc,
+                       declare(module, packedRhs ? kSgemmPacked : kSgemm,
+                               /*packed=*/bool(packedRhs)),
+                       args);
   op->erase();
 }
 
 struct ContractionsToKernelsPass
     : autoglm::impl::ContractionsToKernelsBase<ContractionsToKernelsPass> {
+  using ContractionsToKernelsBase::ContractionsToKernelsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<std::pair<linalg::GenericOp, ContractionLoops>> contractions;
@@ -250,9 +382,13 @@ struct ContractionsToKernelsPass
     });
     if (contractions.empty())
       return;
-    func::FuncOp sgemm = declareSgemm(module);
+    std::optional<WeightPacker> packer;
+    if (packWeights)
+      packer.emplace(module);
     for (auto &[op, loops] : contractions)
-      replaceWithKernelCall(op, loops, sgemm);
+      replaceWithKernelCall(op, loops, packer ? &*packer : nullptr);
+    if (packer)
+      packer->eraseUnused();
   }
 };
 

@@ -97,7 +97,17 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     lowering copied there). Batch loops beyond the innermost become `scf.for`
     loops around the call. Contractions of other element types, or with a
     strided output row, keep their loops.
+
+    With `pack-weights`, a B that is a constant shared by every batch entry
+    (a weight) is packed at compile time into the layout of the kernel's
+    inner loop (panels of `AGL_SGEMM_PACKED_NR` columns, each `k` rows
+    deep, zero-padded) and the call is `agl_kernel_sgemm_packed`; weights
+    nothing else reads are dropped, so the model carries one copy.
   }];
+  let options = [
+    Option<"packWeights", "pack-weights", "bool", "true",
+           "Pack constant B operands at compile time">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
     "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",

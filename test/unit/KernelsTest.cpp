@@ -33,6 +33,7 @@ struct Layout {
   bool padded;       // leading dimensions larger than needed
   bool b_strided;    // B's elements two apart along both axes
   bool broadcast_b;  // B's batch stride 0
+  bool packed_b;     // B given packed ahead of time (agl_kernel_sgemm_packed)
 };
 
 double activate(double x, int act) {
@@ -58,6 +59,7 @@ std::string describe(int64_t batch, int64_t m, int64_t n, int64_t k,
          (l.a_transposed ? " A^T" : "") + (l.b_transposed ? " B^T" : "") +
          (l.padded ? " padded" : "") + (l.b_strided ? " B-strided" : "") +
          (l.broadcast_b ? " B-broadcast" : "") +
+         (l.packed_b ? " B-packed" : "") +
          " accumulate=" + std::to_string(accumulate) +
          " act=" + std::to_string(act) + " threads=" + std::to_string(threads);
 }
@@ -91,7 +93,7 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
     b_bs = b_rs * k + pad;
   }
   int64_t b_batches = batch;
-  if (l.broadcast_b) {
+  if (l.broadcast_b || l.packed_b) {
     b_bs = 0;
     b_batches = 1;
   }
@@ -107,8 +109,22 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
     x = dist(rng);
   std::vector<float> c_in = c;
 
-  agl_kernel_sgemm(batch, m, n, k, a.data(), a_bs, a_rs, a_cs, b.data(), b_bs,
-                   b_rs, b_cs, c.data(), c_bs, c_rs, accumulate, act);
+  if (l.packed_b) {
+    // The layout kernels.h documents: per 32-column panel, k rows of 32.
+    const int64_t nr = AGL_SGEMM_PACKED_NR, panels = (n + nr - 1) / nr;
+    std::vector<float> packed((size_t)(panels * k * nr + 1), 0.0f);
+    for (int64_t q = 0; q < panels; ++q)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < nr && q * nr + j < n; ++j)
+          packed[(size_t)((q * k + p) * nr + j)] =
+              b[(size_t)(p * b_rs + (q * nr + j) * b_cs)];
+    agl_kernel_sgemm_packed(batch, m, n, k, a.data(), a_bs, a_rs, a_cs,
+                            packed.data(), c.data(), c_bs, c_rs, accumulate,
+                            act);
+  } else {
+    agl_kernel_sgemm(batch, m, n, k, a.data(), a_bs, a_rs, a_cs, b.data(),
+                     b_bs, b_rs, b_cs, c.data(), c_bs, c_rs, accumulate, act);
+  }
 
   int failures = 0;
   std::vector<bool> written(c.size(), false);
@@ -189,6 +205,7 @@ void sweep(int isa, int threads, int &failures) {
         l.padded = variant % 3 == 1;
         l.b_strided = variant % 7 == 3;
         l.broadcast_b = s.batch > 1 && variant % 2 == 0;
+        l.packed_b = variant % 4 == 1;
         int act = variant % 5;
         ++variant;
         failures += checkGemm(s.batch, s.m, s.n, s.k, l, accumulate, act,

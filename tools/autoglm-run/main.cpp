@@ -36,7 +36,8 @@ struct Options {
   std::string outputDir;
   int benchRuns = 0;
   int warmupRuns = 3;
-  int threads = 1;
+  int threads = 0; // the runtime's default
+  bool pinThreads = false;
   bool json = false;
 };
 
@@ -116,10 +117,11 @@ void defineOptions(CLI::App &app, Options &options) {
       ->capture_default_str()
       ->check(atLeast(0));
   app.add_option("--threads", options.threads,
-                 "Threads for the model; compiled code is single-threaded "
-                 "for now, so this is only validated and reported")
-      ->capture_default_str()
-      ->check(atLeast(1));
+                 "Threads the model's kernels run on; 0 (default): "
+                 "AUTOGLM_NUM_THREADS, else one per CPU")
+      ->check(atLeast(0));
+  app.add_flag("--pin-threads", options.pinThreads,
+               "Pin each kernel thread to its own CPU");
   app.add_flag("--json", options.json,
                "Print one line of JSON on stdout; text goes to stderr");
   app.footer(
@@ -212,7 +214,7 @@ void printLatency(std::ostream &text, const LatencyStats &latency) {
   text << "latency ms: min=" << number(latency.minMs, "%.3f")
        << " median=" << number(latency.medianMs, "%.3f")
        << " p90=" << number(latency.p90Ms, "%.3f") << " (" << latency.runs
-       << " runs)\n";
+       << " runs, " << agl_get_num_threads() << " threads)\n";
 }
 
 // The outputs of a shaped run at their actual shapes: the leading part of
@@ -230,6 +232,11 @@ std::vector<Tensor> atActualShapes(const std::vector<Tensor> &outputs,
 }
 
 int runModel(const Options &options, RunReport &report, std::ostream &text) {
+  // Before the instance exists: it creates the pool.
+  if (options.threads > 0 && agl_set_num_threads(options.threads) != AGL_OK)
+    throw std::runtime_error(agl_last_error());
+  if (options.pinThreads && agl_set_thread_affinity(1) != AGL_OK)
+    throw std::runtime_error(agl_last_error());
   const Artifact artifact(options.artifact);
   const agl_model_desc &model = artifact.model();
   report.model = model.name ? model.name : "";
@@ -330,7 +337,7 @@ std::string toJson(const Options &options, const RunReport &report,
   json << "{\"model\":"
        << (report.model.empty() ? "null" : jsonString(report.model))
        << ",\"artifact\":" << jsonString(options.artifact)
-       << ",\"threads\":" << options.threads
+       << ",\"threads\":" << agl_get_num_threads()
        << ",\"rtol\":" << jsonNumber(options.tolerance.rtol)
        << ",\"atol\":" << jsonNumber(options.tolerance.atol)
        << ",\"ok\":" << (exitCode == kExitOk ? "true" : "false")

@@ -32,6 +32,18 @@ void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                       int64_t c_batch_stride, int64_t c_row_stride,
                       int32_t accumulate, int32_t activation);
 
+/* agl_kernel_sgemm with B packed ahead of time (compiled models pack their
+   weights when they are compiled): for each block of AGL_SGEMM_PACKED_NR
+   columns of B, its k rows of AGL_SGEMM_PACKED_NR floats, one after the
+   other; columns past n are zero. Every batch entry uses the same B. */
+#define AGL_SGEMM_PACKED_NR 32
+void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
+                             const float *a, int64_t a_batch_stride,
+                             int64_t a_row_stride, int64_t a_col_stride,
+                             const float *packed_b, float *c,
+                             int64_t c_batch_stride, int64_t c_row_stride,
+                             int32_t accumulate, int32_t activation);
+
 /* Activations fused into agl_kernel_sgemm's output. */
 enum {
   AGL_ACT_NONE = 0,

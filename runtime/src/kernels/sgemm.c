@@ -49,6 +49,8 @@ typedef struct gemm_args {
   int64_t a_bs, a_rs, a_cs;
   const float *b;
   int64_t b_bs, b_rs, b_cs;
+  /* B packed ahead of time (agl_kernel_sgemm_packed), or null. */
+  const float *packed_b;
   float *c;
   int64_t c_bs, c_rs;
   int accumulate, act;
@@ -72,7 +74,7 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
   float *ap = scratch;
   float *bp = scratch + AGL_SCRATCH_A_FLOATS;
   const float *a = g->a + batch * g->a_bs;
-  const float *b = g->b + batch * g->b_bs;
+  const float *b = g->b ? g->b + batch * g->b_bs : NULL;
   float *c = g->c + batch * g->c_bs;
 
   for (int64_t ic = i0; ic < i1; ic += mc_max) {
@@ -85,17 +87,40 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       isa->pack_a(av, mc, kc, mr, ap);
       for (int64_t jc = j0; jc < j1; jc += AGL_GEMM_NC) {
         int64_t nc = j1 - jc < AGL_GEMM_NC ? j1 - jc : AGL_GEMM_NC;
-        /* B's columns are the rows being packed. */
-        agl_view bv = {b + pc * g->b_rs + jc * g->b_cs, g->b_cs, g->b_rs};
-        isa->pack_b(bv, nc, kc, nr, bp);
+        /* Micro-panel q of B starts at bpanels + q * bstep. */
+        const float *bpanels = bp;
+        int64_t bstep = kc * nr;
+        if (g->packed_b && nr == AGL_SGEMM_PACKED_NR) {
+          /* Packed ahead of time in this very layout: read in place. */
+          bpanels = g->packed_b + jc / nr * g->k * nr + pc * nr;
+          bstep = g->k * nr;
+        } else if (g->packed_b) {
+          /* Another panel width (which divides it): repack from the
+           * ahead-of-time panels, a k x 32 row-major block each. */
+          const int64_t pnr = AGL_SGEMM_PACKED_NR;
+          for (int64_t q = 0; q < nc;) {
+            int64_t col = jc + q, width = pnr - col % pnr;
+            if (width > nc - q)
+              width = nc - q;
+            agl_view pv = {g->packed_b + col / pnr * g->k * pnr + pc * pnr +
+                               col % pnr,
+                           1, pnr};
+            isa->pack_b(pv, width, kc, nr, bp + q * kc);
+            q += width;
+          }
+        } else {
+          /* B's columns are the rows being packed. */
+          agl_view bv = {b + pc * g->b_rs + jc * g->b_cs, g->b_cs, g->b_rs};
+          isa->pack_b(bv, nc, kc, nr, bp);
+        }
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
           const float *apanel = ap + ir * kc;
           float *crow = c + (ic + ir) * g->c_rs + jc;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
-            isa->kernel(kc, apanel, bp + jr * kc, crow + jr, g->c_rs, rows,
-                        cols, load_c, act);
+            isa->kernel(kc, apanel, bpanels + jr / nr * bstep, crow + jr,
+                        g->c_rs, rows, cols, load_c, act);
           }
         }
       }
@@ -177,9 +202,21 @@ static void small_tasks(void *raw, int64_t begin, int64_t end) {
     int64_t batch = t / g->nt, j0 = t % g->nt * s->chunk;
     int64_t j1 = j0 + s->chunk < g->n ? j0 + s->chunk : g->n;
     agl_view a = {g->a + batch * g->a_bs, g->a_rs, g->a_cs};
+    float *c = g->c + batch * g->c_bs;
+    if (g->packed_b) {
+      /* Each ahead-of-time panel is a k x 32 row-major block of B. */
+      const int pnr = AGL_SGEMM_PACKED_NR;
+      for (int64_t j = j0; j < j1; j += pnr) {
+        agl_view b = {g->packed_b + j / pnr * g->k * pnr, pnr, 1};
+        int64_t width = j1 - j < pnr ? j1 - j : pnr;
+        g->isa->small(g->m, 0, width, g->k, a, b, c + j, g->c_rs, 1,
+                      g->accumulate, g->act);
+      }
+      continue;
+    }
     agl_view b = {g->b + batch * g->b_bs, g->b_rs, g->b_cs};
-    g->isa->small(g->m, j0, j1, g->k, a, b, g->c + batch * g->c_bs, g->c_rs,
-                  s->c_cs, g->accumulate, g->act);
+    g->isa->small(g->m, j0, j1, g->k, a, b, c, g->c_rs, s->c_cs,
+                  g->accumulate, g->act);
   }
 }
 
@@ -190,6 +227,8 @@ static int plan_small(const gemm_args *g, small_args *s) {
     return 0;
   s->g = *g;
   s->c_cs = 1;
+  if (g->packed_b)
+    return g->m <= 4; /* the panels are rows of B: only that orientation */
   if (g->m > 4) {
     if (g->n > 4)
       return 0;
@@ -217,6 +256,15 @@ static int plan_small(const gemm_args *g, small_args *s) {
 
 /* ---- entry ---------------------------------------------------------------- */
 
+/* B's element (p, j) of batch entry bt. */
+static float b_at(const gemm_args *g, int64_t bt, int64_t p, int64_t j) {
+  if (g->packed_b) {
+    const int64_t pnr = AGL_SGEMM_PACKED_NR;
+    return g->packed_b[(j / pnr * g->k + p) * pnr + j % pnr];
+  }
+  return g->b[bt * g->b_bs + p * g->b_rs + j * g->b_cs];
+}
+
 /* Without pool memory (it could not be allocated): plain loops. */
 static void gemm_unpacked(const gemm_args *g) {
   for (int64_t bt = 0; bt < g->batch; ++bt)
@@ -226,7 +274,7 @@ static void gemm_unpacked(const gemm_args *g) {
         float sum = g->accumulate ? crow[j] : 0.0f;
         for (int64_t p = 0; p < g->k; ++p)
           sum += g->a[bt * g->a_bs + i * g->a_rs + p * g->a_cs] *
-                 g->b[bt * g->b_bs + p * g->b_rs + j * g->b_cs];
+                 b_at(g, bt, p, j);
         crow[j] = agl_activate_scalar(sum, g->act);
       }
     }
@@ -265,6 +313,36 @@ static void gemm_run(gemm_args *g, int threads) {
     packed_tasks(g, 0, tasks);
 }
 
+static void sgemm(gemm_args *g) {
+  if (g->batch <= 0 || g->m <= 0 || g->n <= 0)
+    return;
+  if (g->act < AGL_ACT_NONE || g->act > AGL_ACT_SILU)
+    g->act = AGL_ACT_NONE;
+  const agl_gemm_isa *isa = g->isa = agl_gemm_current();
+  if (g->k <= 0) {
+    for (int64_t bt = 0; bt < g->batch; ++bt)
+      for (int64_t i = 0; i < g->m; ++i) {
+        float *row = g->c + bt * g->c_bs + i * g->c_rs;
+        if (!g->accumulate)
+          memset(row, 0, (size_t)g->n * sizeof(float));
+        if (g->act != AGL_ACT_NONE)
+          isa->activate(row, g->n, g->act);
+      }
+    return;
+  }
+  int threads = agl_pool_acquire();
+  if (threads == 0) {
+    gemm_run(g, 1); /* nested in a parallel region */
+    return;
+  }
+  if (threads < 0) {
+    gemm_unpacked(g);
+    return;
+  }
+  gemm_run(g, threads);
+  agl_pool_release();
+}
+
 void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                       const float *a, int64_t a_batch_stride,
                       int64_t a_row_stride, int64_t a_col_stride,
@@ -272,37 +350,24 @@ void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                       int64_t b_row_stride, int64_t b_col_stride, float *c,
                       int64_t c_batch_stride, int64_t c_row_stride,
                       int32_t accumulate, int32_t activation) {
-  if (batch <= 0 || m <= 0 || n <= 0)
-    return;
-  if (activation < AGL_ACT_NONE || activation > AGL_ACT_SILU)
-    activation = AGL_ACT_NONE;
-  const agl_gemm_isa *isa = agl_gemm_current();
-  if (k <= 0) {
-    for (int64_t bt = 0; bt < batch; ++bt)
-      for (int64_t i = 0; i < m; ++i) {
-        float *row = c + bt * c_batch_stride + i * c_row_stride;
-        if (!accumulate)
-          memset(row, 0, (size_t)n * sizeof(float));
-        if (activation != AGL_ACT_NONE)
-          isa->activate(row, n, activation);
-      }
-    return;
-  }
   gemm_args g = {batch, m, n, k,
                  a, a_batch_stride, a_row_stride, a_col_stride,
-                 b, b_batch_stride, b_row_stride, b_col_stride,
+                 b, b_batch_stride, b_row_stride, b_col_stride, NULL,
                  c, c_batch_stride, c_row_stride,
-                 accumulate != 0, activation, isa, 1, 1, 0, 0};
+                 accumulate != 0, activation, NULL, 1, 1, 0, 0};
+  sgemm(&g);
+}
 
-  int threads = agl_pool_acquire();
-  if (threads == 0) {
-    gemm_run(&g, 1); /* nested in a parallel region */
-    return;
-  }
-  if (threads < 0) {
-    gemm_unpacked(&g);
-    return;
-  }
-  gemm_run(&g, threads);
-  agl_pool_release();
+void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
+                             const float *a, int64_t a_batch_stride,
+                             int64_t a_row_stride, int64_t a_col_stride,
+                             const float *packed_b, float *c,
+                             int64_t c_batch_stride, int64_t c_row_stride,
+                             int32_t accumulate, int32_t activation) {
+  gemm_args g = {batch, m, n, k,
+                 a, a_batch_stride, a_row_stride, a_col_stride,
+                 NULL, 0, 0, 0, packed_b,
+                 c, c_batch_stride, c_row_stride,
+                 accumulate != 0, activation, NULL, 1, 1, 0, 0};
+  sgemm(&g);
 }

@@ -40,8 +40,9 @@ kernel_rows(const int R, int64_t kc, const float *ap, const float *bp,
   }
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
-    __m512 b0 = _mm512_load_ps(bp);
-    __m512 b1 = _mm512_load_ps(bp + 16);
+    /* Unaligned loads: B panels packed ahead of time may sit anywhere. */
+    __m512 b0 = _mm512_loadu_ps(bp);
+    __m512 b1 = _mm512_loadu_ps(bp + 16);
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
       __m512 a = _mm512_set1_ps(ap[i]);

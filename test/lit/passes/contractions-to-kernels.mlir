@@ -147,3 +147,44 @@ func.func @not_kernels(%a: memref<8x8xf16>, %b: memref<8x8xf16>, %c: memref<8x8x
   }
   return
 }
+
+// -----
+
+// A constant B (a weight, here [k = 2, n = 3]) is packed at compile time:
+// one panel of 32 columns, its 2 rows one after the other, zero-padded. The
+// call takes the packed panels and no B strides; the original weight is
+// gone. A transposed view of the same weight ([n, k] read with a permuted
+// map) packs to the same panels.
+// CHECK-LABEL: func.func @packed_weight
+// CHECK: %[[W:.*]] = memref.get_global @[[PACKED:.*]] : memref<64xf32>
+// CHECK: memref.extract_strided_metadata %[[W]]
+// CHECK: call @agl_kernel_sgemm_packed(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: call @agl_kernel_sgemm_packed
+// CHECK-NOT: @weight :
+// CHECK-NOT: @weight_t :
+// CHECK-DAG: func.func private @agl_kernel_sgemm_packed(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i32, i32)
+// CHECK-DAG: memref.global "private" constant @[[PACKED]] : memref<64xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00, {{.*}}, 4.000000e+00, 5.000000e+00, 6.000000e+00, 0.000000e+00, {{.*}}]> {alignment = 64 : i64}
+// CHECK-DAG: memref.global "private" constant @weight_t_packed : memref<64xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00, {{.*}}, 4.000000e+00, 5.000000e+00, 6.000000e+00, 0.000000e+00, {{.*}}]> {alignment = 64 : i64}
+memref.global "private" constant @weight : memref<2x3xf32> = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]>
+memref.global "private" constant @weight_t : memref<3x2xf32> = dense<[[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]>
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#nk = affine_map<(m, k, n) -> (n, k)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+func.func @packed_weight(%a: memref<4x2xf32>, %c: memref<4x3xf32>, %d: memref<4x3xf32>) {
+  %w = memref.get_global @weight : memref<2x3xf32>
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<4x2xf32>, memref<2x3xf32>) outs(%c : memref<4x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %wt = memref.get_global @weight_t : memref<3x2xf32>
+  linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %wt : memref<4x2xf32>, memref<3x2xf32>) outs(%d : memref<4x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
