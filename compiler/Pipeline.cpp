@@ -13,6 +13,9 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
@@ -25,6 +28,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -81,11 +85,24 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   }
   case Stage::LLVM: {
     pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
+    pm.addPass(createVectorizeLoops());
+    pm.addPass(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    // Reductions along the vector become horizontal vector reductions;
+    // transfers with leading unit dimensions become 1-D loads and stores.
+    pm.addNestedPass<func::FuncOp>(createLowerVectorMultiReductionPass(
+        vector::VectorMultiReductionLowering::InnerReduction));
+    pm.addPass(createConvertVectorToSCFPass(
+        VectorTransferToSCFOptions().enableFullUnroll()));
+    pm.addPass(createCanonicalizerPass());
     pm.addPass(createLowerAffinePass());
     pm.addPass(createSCFToControlFlowPass());
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
+    ConvertVectorToLLVMPassOptions vectorOptions;
+    vectorOptions.reassociateFPReductions = true;
+    pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
+    pm.addPass(createUBToLLVMConversionPass());
     pm.addPass(createFinalizeMemRefToLLVMConversionPass());
     pm.addPass(createConvertMathToLLVMPass());
     pm.addPass(createConvertMathToLibmPass());

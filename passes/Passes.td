@@ -115,6 +115,27 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
   ];
 }
 
+def VectorizeLoops : Pass<"autoglm-vectorize-loops", "mlir::ModuleOp"> {
+  let summary = "Elementwise and reduction generics as explicit vector code";
+  let description = [{
+    Each `linalg.generic` on buffers with static loop ranges whose innermost
+    loop walks every operand it indexes contiguously (unit stride, last
+    dimension) and has a multiple of `width` iterations is tiled to `width`
+    iterations of that loop (scalar loops outside) and vectorized with the
+    upstream linalg vectorizer. Reductions along the innermost loop become
+    `vector.multi_reduction`. LLVM would otherwise have to prove that views
+    of the one arena do not alias, and may not reassociate float sums.
+  }];
+  let options = [
+    Option<"width", "width", "int64_t", "16",
+           "Lanes per vector (16 f32 lanes fill an AVX-512 register)">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+  ];
+}
+
 def ContiguousReshapes : Pass<"autoglm-contiguous-reshapes", "mlir::func::FuncOp"> {
   let summary = "Reshapes of contiguous buffers with symbolic extents as reinterpret_cast";
   let description = [{

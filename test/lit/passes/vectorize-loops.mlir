@@ -1,0 +1,82 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-vectorize-loops --canonicalize | FileCheck %s
+
+// An elementwise generic: the innermost loop steps by 16 lanes, the outer
+// one by 1; the bias (broadcast over rows) is read as a vector too.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %[[C32]] step %[[C16]] {
+// CHECK: %[[X:.*]] = vector.transfer_read {{.*}} vector<1x16xf32>
+// CHECK: %[[B:.*]] = vector.transfer_read {{.*}} vector<1x16xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[X]], %[[B]] : vector<1x16xf32>
+// CHECK: arith.maximumf %[[S]], %{{.*}} : vector<1x16xf32>
+// CHECK: vector.transfer_write
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @elementwise(%x: memref<4x32xf32>, %b: memref<32xf32>, %y: memref<4x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %b : memref<4x32xf32>, memref<32xf32>) outs(%y : memref<4x32xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A sum along the innermost loop: each 16-lane tile is reduced into the
+// row's accumulator.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x16xf32> to vector<1xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+func.func @row_sum(%x: memref<4x64xf32>, %s: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x64xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = arith.addf %o, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Left as they are: an innermost extent that is not a multiple of 16, a
+// transposed read, a strided innermost dimension, and a bool operand (LLVM
+// packs vectors of i1 into bits; buffers hold bytes).
+// CHECK-LABEL: func.func @kept
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT: vector.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+func.func @kept(%a: memref<4x20xf32>, %b: memref<4x20xf32>, %c: memref<16x16xf32>, %d: memref<16x16xf32>,
+                %e: memref<16x16xf32, strided<[32, 2]>>, %m: memref<16x16xi1>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x20xf32>) outs(%b : memref<4x20xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = arith.negf %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]} ins(%c : memref<16x16xf32>) outs(%d : memref<16x16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = arith.negf %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%e : memref<16x16xf32, strided<[32, 2]>>) outs(%d : memref<16x16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = arith.negf %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %c : memref<16x16xi1>, memref<16x16xf32>) outs(%d : memref<16x16xf32>) {
+  ^bb0(%k: i1, %p: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.select %k, %p, %z : f32
+    linalg.yield %r : f32
+  }
+  return
+}
