@@ -231,6 +231,9 @@ public:
         return nullptr; // a batch of different weights
       }
     }
+    // Whole panels only: padding would store more than the weight itself.
+    if (n % AGL_SGEMM_PACKED_NR != 0)
+      return nullptr;
     std::string key = (get.getName() + "_k" + Twine(kStride) + "_n" +
                        Twine(nStride)).str();
     if (auto it = packed.find(key); it != packed.end())

@@ -99,7 +99,7 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     strided output row, keep their loops.
 
     With `pack-weights`, a B that is a constant shared by every batch entry
-    (a weight) is packed at compile time into the layout of the kernel's
+    (a weight) with a multiple of `AGL_SGEMM_PACKED_NR` columns is packed at compile time into the layout of the kernel's
     inner loop (panels of `AGL_SGEMM_PACKED_NR` columns, each `k` rows
     deep, zero-padded) and the call is `agl_kernel_sgemm_packed`; weights
     nothing else reads are dropped, so the model carries one copy.

@@ -189,6 +189,21 @@ class IRInspectionTest(E2ETestCase):
 # --- ELF ------------------------------------------------------------------
 
 SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 0x1, 0x2, 0x4
+PACKED_COLUMNS = 32  # AGL_SGEMM_PACKED_NR in runtime/include/autoglm/kernels.h
+
+
+def stored_forms(array):
+    """The bytes a weight may be stored as: itself, or a matrix [k, n] (or
+    its transpose) packed into panels of PACKED_COLUMNS columns, each k rows
+    deep."""
+    forms = [array.tobytes()]
+    if array.ndim == 2:
+        for matrix in (array, array.T):
+            k, n = matrix.shape
+            if n % PACKED_COLUMNS == 0:
+                panels = matrix.reshape(k, n // PACKED_COLUMNS, PACKED_COLUMNS)
+                forms.append(np.ascontiguousarray(panels.transpose(1, 0, 2)).tobytes())
+    return forms
 SHT_NOBITS = 8
 
 
@@ -225,8 +240,10 @@ class WeightsTest(E2ETestCase):
         return {t.name: numpy_helper.to_array(t) for t in graph.initializer}
 
     def test_weights_in_read_only_sections(self):
-        # Every non-scalar float initializer appears verbatim in a section
-        # that is allocated, but neither writable nor executable.
+        # Every non-scalar float initializer appears in a section that is
+        # allocated, but neither writable nor executable: verbatim, or (a
+        # matmul weight) in the GEMM's panels of 32 columns, which the
+        # compiler packs from its [k, n] or transposed [n, k] layout.
         for model in ["mlp", "glm_layer"]:
             weights = {name: array for name, array in self.initializers(model).items()
                        if array.dtype == np.float32 and array.size > 1}
@@ -237,7 +254,7 @@ class WeightsTest(E2ETestCase):
                 sections = elf_sections(data)
                 for name, array in weights.items():
                     with self.subTest(model=model, suffix=suffix, weight=name):
-                        offset = data.find(array.tobytes())
+                        offset = max(data.find(form) for form in stored_forms(array))
                         self.assertGreaterEqual(offset, 0, "weight bytes not found")
                         holder = [s for s in sections
                                   if s[2] <= offset and offset + array.nbytes <= s[2] + s[3]]

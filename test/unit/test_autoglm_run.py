@@ -138,7 +138,8 @@ class AutoglmRunTest(ToolTest):
                                 text=True)
         self.assert_exit(result, 0)
         self.assertIn("--expect", result.stdout)
-        self.assertIn("single-threaded", result.stdout)
+        self.assertIn("--threads", result.stdout)
+        self.assertIn("--pin-threads", result.stdout)
 
     # ---- wrong results -----------------------------------------------------
 
@@ -267,7 +268,7 @@ class AutoglmRunTest(ToolTest):
         self.assertIn("model 'fake_add' failed with code 3", result.stderr)
 
     def test_bad_option_values_exit_2(self):
-        for option in (["--threads", "0"], ["--rtol", "-1"], ["--bench", "x"],
+        for option in (["--threads", "-1"], ["--rtol", "-1"], ["--bench", "x"],
                        ["--no-such-option"]):
             with self.subTest(option=option):
                 result = self.run_tool("-i", self.a, "-i", self.b, *option)
@@ -355,17 +356,17 @@ class AutoglmRunTest(ToolTest):
         self.assertEqual(report["exit_code"], 2)
         self.assertIn("missing input 'b'", report["error"])
 
-        result = self.run_tool("--json", "--threads", "0")
+        result = self.run_tool("--json", "--threads", "-1")
         self.assert_exit(result, 2)
         self.assertIn("--threads", json.loads(result.stdout)["error"])
 
     def test_bench_prints_latency(self):
         result = self.run_tool("-i", self.a, "-i", self.b, "--bench", "20",
-                               "--warmup", "2")
+                               "--warmup", "2", "--threads", "2")
         self.assert_exit(result, 0)
         self.assertRegex(result.stdout,
                          r"latency ms: min=\d+\.\d{3} median=\d+\.\d{3} "
-                         r"p90=\d+\.\d{3} \(20 runs\)")
+                         r"p90=\d+\.\d{3} \(20 runs, 2 threads\)")
 
 
 class ShapedModelTest(ToolTest):
@@ -469,7 +470,7 @@ class ShapedModelTest(ToolTest):
         result = self.run_shaped("-i", x_path, "-i", bias_path, "--bench",
                                  "3")
         self.assert_exit(result, 0)
-        self.assertRegex(result.stdout, r"latency ms: .* \(3 runs\)")
+        self.assertRegex(result.stdout, r"latency ms: .* \(3 runs, \d+ threads\)")
 
 
 def main():
