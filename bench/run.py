@@ -131,7 +131,8 @@ class Probe:
 # ---------------------------------------------------------------------------
 
 class AutoGLM:
-    def __init__(self, bin_dir):
+    def __init__(self, bin_dir, flags=()):
+        self.flags = list(flags)  # extra autoglm-compile options
         self.compiler = os.path.join(bin_dir, "autoglm-compile")
         self.runner = os.path.join(bin_dir, "autoglm-run")
         # Tools that failed through all their retries once: not retried
@@ -166,7 +167,7 @@ class AutoGLM:
         artifact = os.path.join(out_dir, "model.so")
         proc, seconds = self._call(
             [self.compiler, workload["model"], "--emit", "so", "-o",
-             artifact], transient=lambda p: False)
+             artifact, *self.flags], transient=lambda p: False)
         if proc is None:  # `seconds` holds the reason
             return None, None, seconds
         if proc.returncode != 0:
@@ -458,6 +459,9 @@ def parse_args(argv):
                         default=os.path.join(REPO_ROOT, "build", "bin"),
                         help="folder of autoglm-compile and autoglm-run "
                              "(default build/bin in the repository)")
+    parser.add_argument("--autoglm-flags", default="", metavar="FLAGS",
+                        help="extra autoglm-compile options, e.g. "
+                             "--autoglm-flags=--no-kernels")
     parser.add_argument("--rtol", type=float, default=1e-3)
     parser.add_argument("--atol", type=float, default=1e-4)
     parser.add_argument("--markdown", metavar="PATH",
@@ -515,7 +519,7 @@ def main(argv=None):
     if not os.path.isdir(args.autoglm_bin):
         sys.exit(f"bench/run.py: no folder {args.autoglm_bin}; build AutoGLM "
                  f"or point --autoglm-bin at its tools")
-    autoglm = AutoGLM(args.autoglm_bin)
+    autoglm = AutoGLM(args.autoglm_bin, shlex.split(args.autoglm_flags))
     results = [bench_workload(name, args, engines, autoglm, probe, bandwidth)
                for name in args.names]
 
@@ -542,7 +546,9 @@ def main(argv=None):
                      f"(weights + KV cache of glm_decode), {t} thread"
                      f"{'s' if t > 1 else ''}: "
                      + (f"{gbs:.1f} GB/s" if gbs else "n/a"))
-    setup.append("engines: AutoGLM (" + args.autoglm_bin + "), "
+    setup.append("engines: AutoGLM (" + args.autoglm_bin
+                 + (f", autoglm-compile {args.autoglm_flags}"
+                    if args.autoglm_flags else "") + "), "
                  + ", ".join(f"{p.name} " + (p.version or p.missing)
                              for p in engines))
     setup.append(f"check: every output of AutoGLM, IREE and TVM against "
