@@ -194,8 +194,9 @@ class AutoGLM:
         except (ValueError, IndexError):
             return {"error": _first_error(proc.stderr)
                     or f"autoglm-run exited {proc.returncode}"}
-        if proc.returncode not in (0, 1):
-            answer.setdefault("error", _first_error(proc.stderr))
+        if proc.returncode not in (0, 1) or "latency_ms" not in answer:
+            answer.setdefault("error", _first_error(proc.stderr)
+                              or f"autoglm-run exited {proc.returncode}")
         return answer
 
 
@@ -410,7 +411,8 @@ def table(results, engines, peak1, notes, args):
             g = math.exp(sum(math.log(v) for v in vals) / len(vals))
             geomeans.append(f"geometric mean of AutoGLM/ORT at {t} "
                             f"thread{'s' if t > 1 else ''}: {g:.2f} "
-                            f"({len(vals)} workloads)")
+                            f"({len(vals)} workload"
+                            f"{'s' if len(vals) > 1 else ''})")
         else:
             geomeans.append(f"geometric mean of AutoGLM/ORT at {t} "
                             f"thread{'s' if t > 1 else ''}: n/a")
