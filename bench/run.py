@@ -243,7 +243,7 @@ class Notes:
         return f"[{self.texts.index(text) + 1}]"
 
 
-def bench_workload(name, args, engines, autoglm, probe, bandwidth):
+def bench_workload(name, args, engines, autoglm, bandwidth):
     log(f"== {name}")
     w = workloads.prepare(name, args.work_dir)
     result = dict(workload=name, description=w["description"],
@@ -522,7 +522,7 @@ def main(argv=None):
         sys.exit(f"bench/run.py: no folder {args.autoglm_bin}; build AutoGLM "
                  f"or point --autoglm-bin at its tools")
     autoglm = AutoGLM(args.autoglm_bin, shlex.split(args.autoglm_flags))
-    results = [bench_workload(name, args, engines, autoglm, probe, bandwidth)
+    results = [bench_workload(name, args, engines, autoglm, bandwidth)
                for name in args.names]
 
     notes = Notes()
