@@ -230,11 +230,14 @@ def _time_calls(call, warmup, runs, budget_s=None):
     """`warmup` untimed calls, then `runs` timed ones. With a budget, the
     first warm-up call is timed, and when the rest would take longer than
     budget_s the other warm-up calls are dropped and the timed runs cut to
-    what fits (at least 3)."""
+    what fits (at least 3); when that first call alone took longer than the
+    budget, it is the only measurement."""
     if budget_s and warmup > 0:
         start = time.perf_counter()
-        call()
+        result = call()
         first = time.perf_counter() - start
+        if first > budget_s:
+            return result, [first * 1e3]
         warmup -= 1
         if first * (warmup + runs) > budget_s:
             warmup = 0

@@ -390,7 +390,8 @@ def table(results, engines, peak1, notes, args):
                     continue
                 cell = fmt_ms(a["median_ms"])
                 if a["runs"] < args.runs:
-                    cell += f" ({a['runs']} runs)"
+                    cell += (f" ({a['runs']} runs)" if a["runs"] > 1
+                             else " (1 run)")
                 if not a["ok"]:
                     cell += " " + notes.ref(
                         f"{p.name} on {r['workload']}: outputs differ from "
