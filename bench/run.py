@@ -161,6 +161,19 @@ class AutoGLM:
                 f"{TOOL_RETRY_WAIT_S} s")
             time.sleep(TOOL_RETRY_WAIT_S)
 
+    def tool_times(self):
+        """Modification times of the tools, to tell a rebuild during a
+        run."""
+        times = {}
+        for tool in (self.compiler, self.runner):
+            try:
+                times[os.path.basename(tool)] = (
+                    datetime.datetime.fromtimestamp(os.path.getmtime(tool),
+                                                    datetime.timezone.utc))
+            except OSError:
+                times[os.path.basename(tool)] = None
+        return times
+
     def compile(self, workload, out_dir):
         """Returns (artifact, compile seconds, error)."""
         os.makedirs(out_dir, exist_ok=True)
@@ -523,6 +536,7 @@ def main(argv=None):
         sys.exit(f"bench/run.py: no folder {args.autoglm_bin}; build AutoGLM "
                  f"or point --autoglm-bin at its tools")
     autoglm = AutoGLM(args.autoglm_bin, shlex.split(args.autoglm_flags))
+    tools_before = autoglm.tool_times()
     results = [bench_workload(name, args, engines, autoglm, bandwidth)
                for name in args.names]
 
@@ -554,6 +568,12 @@ def main(argv=None):
                     if args.autoglm_flags else "") + "), "
                  + ", ".join(f"{p.name} " + (p.version or p.missing)
                              for p in engines))
+    tools_after = autoglm.tool_times()
+    setup.append("AutoGLM tools built: " + ", ".join(
+        f"{tool} {t:%Y-%m-%d %H:%M} UTC" if t else f"{tool} missing"
+        for tool, t in tools_before.items())
+        + ("" if tools_after == tools_before else
+           "; REBUILT DURING THE RUN, rows may mix builds"))
     setup.append(f"check: every output of AutoGLM, IREE and TVM against "
                  f"ORT's, |a - r| <= {args.atol:g} + {args.rtol:g}*|r|")
     setup.append(f"load average (1 min) before / after: "
