@@ -331,7 +331,8 @@ def bench_workload(name, args, engines, autoglm, bandwidth):
                     answer["outputs"], references, args.rtol, args.atol)
                 row[peer.key] = answer
                 log(f"  t{threads} {peer.name} {answer['median_ms']:.3f} ms"
-                    f" ({answer['runs']} runs), ok={answer['ok']}")
+                    f" ({answer['runs']} run{'s' * (answer['runs'] > 1)}),"
+                    f" ok={answer['ok']}")
             except peers.PeerError as e:
                 row[peer.key] = {"error": f"run: {e}"}
                 log(f"  t{threads} {peer.name} failed: {e}")
