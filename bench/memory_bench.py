@@ -23,7 +23,8 @@ time (`/usr/bin/time -f %M`), so each number belongs to exactly one process.
 The arena and the live-set lower bound come from `autoglm-compile
 --report=json` of the same compile.
 
-It prints a table and writes docs/performance.md (or --doc PATH).
+It prints a table and writes docs/performance.md (or --doc PATH); sections
+of that document it does not write itself are kept.
 
 Usage: python3 bench/memory_bench.py [--runs 20] [--doc PATH | --no-doc]
 """
@@ -404,9 +405,29 @@ rough.
 
 {conclusion(rows)}
 """
+    text = text.rstrip("\n") + "\n" + kept_sections(path, text)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
+
+
+def kept_sections(path, text):
+    """The `## ` sections of the existing document at `path` that `text`
+    does not write itself (those written by hand or by other scripts), in
+    their order, so that regenerating the measurements keeps them."""
+    try:
+        with open(path) as f:
+            old = f.read()
+    except OSError:
+        return ""
+    own = {line for line in text.splitlines() if line.startswith("## ")}
+    kept, keep = [], False
+    for line in old.splitlines(keepends=True):
+        if line.startswith("## "):
+            keep = line.rstrip("\n") not in own
+        if keep:
+            kept.append(line)
+    return ("\n" if kept else "") + "".join(kept)
 
 
 def main():

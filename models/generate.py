@@ -363,26 +363,48 @@ def build_glm_layer_dynamic():
 # c) resnet_cnn
 # ---------------------------------------------------------------------------
 
+def add_conv(g, rng, x, name, cin, cout, k, stride=1, pad=0, bias=False):
+    """A square Conv with He-initialized weights (keeps activations O(1)
+    through a deep network) and, optionally, a bias."""
+    w = f32(rng.standard_normal((cout, cin, k, k)) * math.sqrt(2.0 / (cin * k * k)))
+    ins = [x, g.init(f"{name}.weight", w)]
+    if bias:
+        ins.append(g.init(f"{name}.bias", f32(rng.standard_normal(cout) * 0.1)))
+    return g.op("Conv", ins, f"{name}/Conv", kernel_shape=[k, k],
+                strides=[stride, stride], pads=[pad] * 4)
+
+
+def add_batchnorm(g, rng, x, name, c):
+    """Inference-mode BatchNormalization with random statistics."""
+    scale = g.init(f"{name}.weight", f32(rng.uniform(0.5, 1.5, c)))
+    bias = g.init(f"{name}.bias", f32(rng.standard_normal(c) * 0.1))
+    mean = g.init(f"{name}.running_mean", f32(rng.standard_normal(c) * 0.1))
+    var = g.init(f"{name}.running_var", f32(rng.uniform(0.5, 1.5, c)))
+    return g.op("BatchNormalization", [x, scale, bias, mean, var],
+                f"{name}/BatchNormalization", epsilon=1e-5)
+
+
+def add_basic_block(g, rng, x, name, c):
+    """ResNet basic block with an identity skip: conv3x3-BN-ReLU-conv3x3-BN,
+    residual Add, ReLU; `c` channels in and out."""
+    t = add_conv(g, rng, x, f"{name}.conv1", c, c, 3, pad=1)
+    t = add_batchnorm(g, rng, t, f"{name}.bn1", c)
+    t = g.op("Relu", [t], f"{name}/Relu")
+    t = add_conv(g, rng, t, f"{name}.conv2", c, c, 3, pad=1)
+    t = add_batchnorm(g, rng, t, f"{name}.bn2", c)
+    t = g.op("Add", [t, x], f"{name}/Add")
+    return g.op("Relu", [t], f"{name}/Relu_1")
+
+
 def build_resnet_cnn():
     rng = np.random.default_rng(3003)
     g = GraphBuilder()
 
     def conv(x, name, cin, cout, k, stride=1, pad=0, bias=False):
-        # He-style init keeps activations O(1) through the network.
-        w = f32(rng.standard_normal((cout, cin, k, k)) * math.sqrt(2.0 / (cin * k * k)))
-        ins = [x, g.init(f"{name}.weight", w)]
-        if bias:
-            ins.append(g.init(f"{name}.bias", f32(rng.standard_normal(cout) * 0.1)))
-        return g.op("Conv", ins, f"{name}/Conv", kernel_shape=[k, k],
-                    strides=[stride, stride], pads=[pad] * 4)
+        return add_conv(g, rng, x, name, cin, cout, k, stride, pad, bias)
 
     def bn(x, name, c):
-        scale = g.init(f"{name}.weight", f32(rng.uniform(0.5, 1.5, c)))
-        bias = g.init(f"{name}.bias", f32(rng.standard_normal(c) * 0.1))
-        mean = g.init(f"{name}.running_mean", f32(rng.standard_normal(c) * 0.1))
-        var = g.init(f"{name}.running_var", f32(rng.uniform(0.5, 1.5, c)))
-        return g.op("BatchNormalization", [x, scale, bias, mean, var],
-                    f"{name}/BatchNormalization", epsilon=1e-5)
+        return add_batchnorm(g, rng, x, name, c)
 
     # Stem: [1,3,32,32] -> [1,16,16,16]
     t = conv("x", "stem.conv", 3, 16, 3, pad=1, bias=True)
@@ -391,14 +413,7 @@ def build_resnet_cnn():
     t = g.op("MaxPool", [t], "stem/MaxPool", kernel_shape=[2, 2], strides=[2, 2])
 
     # Basic residual block with identity skip: [1,16,16,16]
-    skip = t
-    t = conv(t, "block1.conv1", 16, 16, 3, pad=1)
-    t = bn(t, "block1.bn1", 16)
-    t = g.op("Relu", [t], "block1/Relu")
-    t = conv(t, "block1.conv2", 16, 16, 3, pad=1)
-    t = bn(t, "block1.bn2", 16)
-    t = g.op("Add", [t, skip], "block1/Add")
-    t = g.op("Relu", [t], "block1/Relu_1")
+    t = add_basic_block(g, rng, t, "block1", 16)
 
     # Downsampling block with a 1x1 stride-2 projection skip: -> [1,32,8,8]
     skip = conv(t, "block2.downsample", 16, 32, 1, stride=2)
