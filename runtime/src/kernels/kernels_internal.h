@@ -51,7 +51,7 @@ AGL_HIDDEN float *agl_pool_scratch(void);
  *    block; B is repacked once per MC block of C (once up to 1120 rows).
  * 256 x 512 and 512 x 384 (KC x NC) were within a few per cent. */
 enum {
-  AGL_GEMM_MAX_MR = 16,
+  AGL_GEMM_MAX_MR = 14,
   AGL_GEMM_MAX_NR = 32,
   AGL_GEMM_KC = 384,
   AGL_GEMM_NC = 512,
