@@ -341,6 +341,17 @@ void agl_parallel_for(int64_t n, int64_t grain, agl_parallel_fn fn,
   agl_pool_release();
 }
 
+/* Joins the workers when the runtime is unloaded (dlclose) or the process
+ * exits, so that no thread is left running code that goes away; skipped if
+ * a kernel call is still in flight. */
+__attribute__((destructor)) static void shutdown_pool(void) {
+  if (t_scratch || pthread_mutex_trylock(&g_owner) != 0)
+    return;
+  destroy_pool(g_pool);
+  g_pool = NULL;
+  pthread_mutex_unlock(&g_owner);
+}
+
 /* ---- public thread API -------------------------------------------------- */
 
 agl_status agl_set_num_threads(int32_t threads) {
