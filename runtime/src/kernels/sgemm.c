@@ -256,9 +256,9 @@ static void gemm_run(gemm_args *g, int threads) {
 
   small_args s;
   if (plan_small(g, &s)) {
-    /* Column chunks of 64 (a multiple of every kernel's vector width). */
-    /* Two chunks per thread, claimed dynamically, balance the load when a
-     * thread starts late. */
+    /* Column chunks, multiples of 64 columns (whole vectors), about two
+     * per thread: claimed dynamically, they balance the load when a thread
+     * starts late. */
     int64_t chunks = 1;
     if (threads > 1)
       chunks = ceil_div(2 * (int64_t)threads, s.g.batch);
