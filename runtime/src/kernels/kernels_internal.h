@@ -70,11 +70,13 @@ typedef struct agl_view {
   int64_t rs, cs;
 } agl_view;
 
-/* The micro-kernel computes an MR x NR tile from a packed A micro-panel
- * (kc steps of MR floats) and a packed B micro-panel (kc steps of NR
- * floats), then writes its top-left mr x nr corner to C (row stride ldc,
- * column stride 1): C = acc (+ C when load_c), then activation `act`. */
-typedef void (*agl_microkernel_fn)(int64_t kc, const float *ap,
+/* The micro-kernel computes an MR x NR tile from an A micro-panel and a
+ * packed B micro-panel (kc steps of NR floats), then writes its top-left
+ * mr x nr corner to C (row stride ldc, column stride 1): C = acc (+ C when
+ * load_c), then activation `act`. A is packed (kc steps of MR floats) when
+ * lda is 0; otherwise its mr rows are read in place, lda apart, each
+ * contiguous along k (only for tables with direct_a). */
+typedef void (*agl_microkernel_fn)(int64_t kc, const float *ap, int64_t lda,
                                    const float *bp, float *c, int64_t ldc,
                                    int mr, int nr, int load_c, int act);
 /* Packs rows [0, rows) x depth [0, kc) of `src` (rows of A, or columns of B
@@ -92,6 +94,7 @@ typedef void (*agl_small_fn)(int64_t m, int64_t j0, int64_t j1, int64_t k,
 typedef struct agl_gemm_isa {
   const char *name;
   int mr, nr;
+  int direct_a; /* the kernel can read A's rows in place */
   agl_microkernel_fn kernel;
   agl_pack_fn pack_a; /* A rows -> panels of mr */
   agl_pack_fn pack_b; /* B columns -> panels of nr */

@@ -72,6 +72,12 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
   float *ap = scratch;
   float *bp = scratch + AGL_SCRATCH_A_FLOATS;
   const float *a = g->a + batch * g->a_bs;
+  /* Rows of A contiguous along k are read in place rather than packed when
+   * packing would cost much next to the work (few columns per A panel),
+   * unless their stride is a multiple of 4 KiB, where the 14 rows would
+   * fall into the same L1 sets. */
+  const int direct = isa->direct_a && g->a_cs == 1 && g->a_rs > 0 &&
+                     j1 - j0 <= AGL_GEMM_NC && g->a_rs % 1024 != 0;
   const float *b = g->b + batch * g->b_bs;
   float *c = g->c + batch * g->c_bs;
 
@@ -82,7 +88,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       int load_c = pc > 0 || g->accumulate;
       int act = pc + kc == g->k ? g->act : AGL_ACT_NONE;
       agl_view av = {a + ic * g->a_rs + pc * g->a_cs, g->a_rs, g->a_cs};
-      isa->pack_a(av, mc, kc, mr, ap);
+      if (!direct)
+        isa->pack_a(av, mc, kc, mr, ap);
       for (int64_t jc = j0; jc < j1; jc += AGL_GEMM_NC) {
         int64_t nc = j1 - jc < AGL_GEMM_NC ? j1 - jc : AGL_GEMM_NC;
         /* B's columns are the rows being packed. */
@@ -90,12 +97,12 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         isa->pack_b(bv, nc, kc, nr, bp);
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
-          const float *apanel = ap + ir * kc;
+          const float *apanel = direct ? av.data + ir * g->a_rs : ap + ir * kc;
           float *crow = c + (ic + ir) * g->c_rs + jc;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
-            isa->kernel(kc, apanel, bp + jr * kc, crow + jr, g->c_rs, rows,
-                        cols, load_c, act);
+            isa->kernel(kc, apanel, direct ? g->a_rs : 0, bp + jr * kc,
+                        crow + jr, g->c_rs, rows, cols, load_c, act);
           }
         }
       }
@@ -148,7 +155,7 @@ static void plan_packed(gemm_args *g, int threads) {
         /* Chunks are claimed dynamically: the +1 stands for the tail (one
          * task's worth of imbalance when a thread starts late), which
          * favours more, smaller tasks as long as packing stays cheap. */
-        cost *= (double)per_thread + 0.25;
+        cost *= (double)per_thread + 0.05;
         if (best < 0 || cost < best * 0.999) {
           best = cost;
           g->mt = used_mt;
