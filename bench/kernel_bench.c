@@ -152,6 +152,34 @@ static void run_shape(const shape *s, int threads, int reps, double peak) {
   free(c);
 }
 
+/* A chunk of about 5 microseconds of work. */
+static void busy_chunk(void *ctx, int64_t begin, int64_t end) {
+  (void)ctx;
+  for (int64_t i = begin; i < end; ++i) {
+    double until = now() + 5e-6;
+    while (now() < until)
+      ;
+  }
+}
+
+/* Median time of agl_parallel_for over one 5-microsecond chunk per thread:
+ * the excess over 5 us is the cost of dispatching a kernel call to the
+ * pool's threads and waiting for them. */
+static void dispatch_latency(int threads) {
+  enum { CALLS = 2001 };
+  static double times[CALLS];
+  for (int r = 0; r < 100; ++r)
+    agl_parallel_for(threads, 1, busy_chunk, NULL);
+  for (int r = 0; r < CALLS; ++r) {
+    double start = now();
+    agl_parallel_for(threads, 1, busy_chunk, NULL);
+    times[r] = now() - start;
+  }
+  qsort(times, CALLS, sizeof times[0], compare_doubles);
+  printf("%-28s %d thr  %9.2f us  (one 5 us chunk per thread, median)\n",
+         "dispatch", threads, times[CALLS / 2] * 1e6);
+}
+
 int main(int argc, char **argv) {
   int reps = 30;
   const char *only = NULL;
@@ -180,6 +208,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s\n", agl_last_error());
       return 1;
     }
+    if (!only || strstr("dispatch", only))
+      dispatch_latency(thread_list[t]);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
       if (!only || strstr(shapes[i].name, only))
         run_shape(&shapes[i], thread_list[t], reps, peak);

@@ -177,17 +177,20 @@ struct Shape {
   int64_t batch, m, n, k;
 };
 
-// Boundaries of the AVX-512 blocking (MR 14, NR 32, KC 256, NC 512, MC up to 1120)
-// and of the portable one (MR 4, NR 16), the small-m path (m or n <= 4),
-// primes and degenerate sizes.
+// Boundaries of the AVX-512 blocking (MR 14, NR 32, KC 384, NC 512, MC up to
+// 1120) and of the portable one (MR 4, NR 16), the small-m path (m or n <=
+// 4), both ways of reading A, primes and degenerate sizes.
 const Shape kShapes[] = {
     {1, 1, 1, 1},      {1, 1, 7, 13},     {1, 2, 37, 5},     {1, 3, 65, 129},
     {1, 4, 200, 17},   {1, 4, 64, 300},   {1, 1, 513, 40},   {1, 37, 1, 20},
     {1, 129, 3, 33},   {1, 200, 4, 65},   {1, 5, 5, 5},      {1, 7, 13, 37},
-    {1, 13, 31, 15},   {1, 14, 32, 16},   {1, 15, 33, 17},   {1, 28, 64, 255},
-    {1, 29, 63, 256},  {1, 31, 95, 257},  {1, 43, 129, 513}, {1, 17, 511, 9},
+    {1, 13, 31, 15},   {1, 14, 32, 16},   {1, 15, 33, 17},   {1, 28, 64, 383},
+    {1, 29, 63, 384},  {1, 31, 95, 385},  {1, 43, 129, 769}, {1, 17, 511, 9},
     {1, 9, 512, 12},   {1, 6, 545, 11},   {1, 1130, 36, 7},  {1, 1021, 5, 3},
     {3, 13, 37, 7},    {2, 1, 129, 29},   {4, 29, 17, 300},  {5, 2, 3, 70},
+    // Row-major A packed (wider than one NC block; rows 4 KiB apart) rather
+    // than read in place.
+    {1, 40, 600, 50},  {1, 20, 40, 1024},
 };
 
 void sweep(int isa, int threads, int &failures) {
@@ -241,7 +244,7 @@ TEST_F(KernelsTest, EveryActivationOnEveryLayout) {
         l.a_transposed = layout & 1;
         l.b_transposed = layout & 2;
         // Large sums reach the activations' tails.
-        EXPECT_EQ(checkGemm(1, 30, 70, 300, l, 1, act, 2, rng), 0);
+        EXPECT_EQ(checkGemm(1, 30, 70, 400, l, 1, act, 2, rng), 0);
         EXPECT_EQ(checkGemm(1, 2, 70, 300, l, 0, act, 2, rng), 0);
         EXPECT_EQ(checkGemm(1, 70, 3, 300, l, 0, act, 2, rng), 0);
       }

@@ -1,5 +1,6 @@
 /* The runtime used from plain C and linked statically: the header compiles
  * as C11, and the static library alone runs a model. */
+#include "autoglm/kernels.h"
 #include "autoglm/runtime.h"
 
 #include <stddef.h>
@@ -65,5 +66,18 @@ int main(void) {
   CHECK(sum_shape[0] == 1 && sum_shape[1] == 2 && sum_shape[2] == 2);
   CHECK(flat_shape[0] == 4 && count_shape[0] == 1 && count[0] == 2);
   agl_instance_destroy(instance);
+
+  /* The kernels' header from C: [1 2; 3 4] x [5 6; 7 8], B given as B^T,
+   * then ReLU of minus that. */
+  const float ka[4] = {1, 2, 3, 4}, kbt[4] = {5, 7, 6, 8};
+  float kc[4];
+  agl_kernel_sgemm(1, 2, 2, 2, ka, 0, 2, 1, kbt, 0, 1, 2, kc, 0, 2, 0,
+                   AGL_ACT_NONE);
+  CHECK(kc[0] == 19 && kc[1] == 22 && kc[2] == 43 && kc[3] == 50);
+  const float minus_a[4] = {-1, -2, -3, -4};
+  agl_kernel_sgemm(1, 2, 2, 2, minus_a, 0, 2, 1, kbt, 0, 1, 2, kc, 0, 2, 0,
+                   AGL_ACT_RELU);
+  CHECK(kc[0] == 0 && kc[1] == 0 && kc[2] == 0 && kc[3] == 0);
+  CHECK(agl_set_num_threads(2) == AGL_OK && agl_get_num_threads() == 2);
   return 0;
 }

@@ -38,20 +38,22 @@ AGL_HIDDEN float *agl_pool_scratch(void);
 /* ---- packed GEMM ------------------------------------------------------------ */
 
 /* Largest micro-tile of any kernel table, and the cache blocking (in
- * elements) of the packed path. With the AVX-512 micro-kernel (MR x NR =
- * 14 x 32 floats of accumulators):
- *  - KC = 256: one packed A micro-panel (MR x KC floats, 14 KiB) stays in the
- *    32 KiB L1d while the kernel sweeps the packed B block.
- *  - NC = 512: the packed B block (KC x NC floats, 512 KiB) fills half the
- *    1 MiB L2, which leaves room for the A micro-panels and C tiles streaming
- *    through.
+ * elements) of the packed path, measured best on Zen 4 (32 KiB L1d, 1 MiB
+ * L2 per core, shared L3) with the AVX-512 micro-kernel (MR x NR = 14 x 32
+ * floats of accumulators):
+ *  - KC = 384: one packed A micro-panel (MR x KC floats, 21 KiB) stays in the
+ *    L1d while the kernel sweeps the packed B block; C tiles are read and
+ *    written once per 384 depths.
+ *  - NC = 512: the packed B block (KC x NC floats, 768 KiB) stays in the
+ *    1 MiB L2 across all the A micro-panels of an MC block.
  *  - MC = 80 micro-panels (1120 rows), split into equal blocks: the packed
- *    A block (MC x KC, 1.1 MiB) lives in L3 and is packed once per (MC, KC)
- *    block; B is repacked once per MC block of C (once up to 1120 rows). */
+ *    A block (MC x KC, 1.7 MiB) lives in L3 and is packed once per (MC, KC)
+ *    block; B is repacked once per MC block of C (once up to 1120 rows).
+ * 256 x 512 and 512 x 384 (KC x NC) were within a few per cent. */
 enum {
-  AGL_GEMM_MAX_MR = 16,
+  AGL_GEMM_MAX_MR = 14,
   AGL_GEMM_MAX_NR = 32,
-  AGL_GEMM_KC = 256,
+  AGL_GEMM_KC = 384,
   AGL_GEMM_NC = 512,
   AGL_GEMM_MC_PANELS = 80,
 };
@@ -68,11 +70,13 @@ typedef struct agl_view {
   int64_t rs, cs;
 } agl_view;
 
-/* The micro-kernel computes an MR x NR tile from a packed A micro-panel
- * (kc steps of MR floats) and a packed B micro-panel (kc steps of NR
- * floats), then writes its top-left mr x nr corner to C (row stride ldc,
- * column stride 1): C = acc (+ C when load_c), then activation `act`. */
-typedef void (*agl_microkernel_fn)(int64_t kc, const float *ap,
+/* The micro-kernel computes an MR x NR tile from an A micro-panel and a
+ * packed B micro-panel (kc steps of NR floats), then writes its top-left
+ * mr x nr corner to C (row stride ldc, column stride 1): C = acc (+ C when
+ * load_c), then activation `act`. A is packed (kc steps of MR floats) when
+ * lda is 0; otherwise its mr rows are read in place, lda apart, each
+ * contiguous along k (only for tables with direct_a). */
+typedef void (*agl_microkernel_fn)(int64_t kc, const float *ap, int64_t lda,
                                    const float *bp, float *c, int64_t ldc,
                                    int mr, int nr, int load_c, int act);
 /* Packs rows [0, rows) x depth [0, kc) of `src` (rows of A, or columns of B
@@ -90,6 +94,7 @@ typedef void (*agl_small_fn)(int64_t m, int64_t j0, int64_t j1, int64_t k,
 typedef struct agl_gemm_isa {
   const char *name;
   int mr, nr;
+  int direct_a; /* the kernel can read A's rows in place */
   agl_microkernel_fn kernel;
   agl_pack_fn pack_a; /* A rows -> panels of mr */
   agl_pack_fn pack_b; /* B columns -> panels of nr */

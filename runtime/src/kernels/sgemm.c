@@ -74,6 +74,12 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
   float *ap = scratch;
   float *bp = scratch + AGL_SCRATCH_A_FLOATS;
   const float *a = g->a + batch * g->a_bs;
+  /* Rows of A contiguous along k are read in place rather than packed when
+   * packing would cost much next to the work (few columns per A panel),
+   * unless their stride is a multiple of 4 KiB, where the 14 rows would
+   * fall into the same L1 sets. */
+  const int direct = isa->direct_a && g->a_cs == 1 && g->a_rs > 0 &&
+                     j1 - j0 <= AGL_GEMM_NC && g->a_rs % 1024 != 0;
   const float *b = g->b ? g->b + batch * g->b_bs : NULL;
   float *c = g->c + batch * g->c_bs;
 
@@ -84,7 +90,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       int load_c = pc > 0 || g->accumulate;
       int act = pc + kc == g->k ? g->act : AGL_ACT_NONE;
       agl_view av = {a + ic * g->a_rs + pc * g->a_cs, g->a_rs, g->a_cs};
-      isa->pack_a(av, mc, kc, mr, ap);
+      if (!direct)
+        isa->pack_a(av, mc, kc, mr, ap);
       for (int64_t jc = j0; jc < j1; jc += AGL_GEMM_NC) {
         int64_t nc = j1 - jc < AGL_GEMM_NC ? j1 - jc : AGL_GEMM_NC;
         /* Micro-panel q of B starts at bpanels + q * bstep. */
@@ -115,12 +122,13 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         }
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
-          const float *apanel = ap + ir * kc;
+          const float *apanel = direct ? av.data + ir * g->a_rs : ap + ir * kc;
           float *crow = c + (ic + ir) * g->c_rs + jc;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
-            isa->kernel(kc, apanel, bpanels + jr / nr * bstep, crow + jr,
-                        g->c_rs, rows, cols, load_c, act);
+            isa->kernel(kc, apanel, direct ? g->a_rs : 0,
+                        bpanels + jr / nr * bstep, crow + jr, g->c_rs, rows,
+                        cols, load_c, act);
           }
         }
       }
@@ -146,8 +154,8 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Picks the task grid for `threads` threads: tiles of whole micro-panels,
  * scored by the most work one thread gets (padded multiply-adds, plus
- * packing, which costs about 8 multiply-add lanes per element) plus one
- * task. */
+ * packing, which measures about 2 cycles, 32 multiply-add lanes, per
+ * element) plus a quarter task. */
 static void plan_packed(gemm_args *g, int threads) {
   const int mr = g->isa->mr, nr = g->isa->nr;
   int64_t mp = ceil_div(g->m, mr), np = ceil_div(g->n, nr);
@@ -168,12 +176,12 @@ static void plan_packed(gemm_args *g, int threads) {
             (double)ceil_div(tm, (int64_t)AGL_GEMM_MC_PANELS * mr);
         double cost =
             (double)tm * tn * g->k +
-            16.0 * ((double)tm * g->k + (double)g->k * tn * mc_blocks) +
+            32.0 * ((double)tm * g->k + (double)g->k * tn * mc_blocks) +
             2000.0; /* per-task overhead */
         /* Chunks are claimed dynamically: the +1 stands for the tail (one
          * task's worth of imbalance when a thread starts late), which
          * favours more, smaller tasks as long as packing stays cheap. */
-        cost *= (double)per_thread + 0.25;
+        cost *= (double)per_thread + 0.05;
         if (best < 0 || cost < best * 0.999) {
           best = cost;
           g->mt = used_mt;
@@ -198,6 +206,8 @@ typedef struct small_args {
 static void small_tasks(void *raw, int64_t begin, int64_t end) {
   small_args *s = raw;
   const gemm_args *g = &s->g;
+  float *rows = agl_pool_scratch();
+  int64_t packed_batch = -1;
   for (int64_t t = begin; t < end; ++t) {
     int64_t batch = t / g->nt, j0 = t % g->nt * s->chunk;
     int64_t j1 = j0 + s->chunk < g->n ? j0 + s->chunk : g->n;
@@ -213,6 +223,15 @@ static void small_tasks(void *raw, int64_t begin, int64_t end) {
                       g->accumulate, g->act);
       }
       continue;
+    }
+    if (g->b_cs != 1 && g->a_cs != 1) {
+      /* Dot products want A's few rows contiguous: copy them (m x k). */
+      if (packed_batch < 0 || (batch != packed_batch && g->a_bs != 0))
+        for (int64_t i = 0; i < g->m; ++i)
+          for (int64_t p = 0; p < g->k; ++p)
+            rows[i * g->k + p] = a.data[i * a.rs + p * a.cs];
+      packed_batch = batch;
+      a = (agl_view){rows, g->k, 1};
     }
     agl_view b = {g->b + batch * g->b_bs, g->b_rs, g->b_cs};
     g->isa->small(g->m, j0, j1, g->k, a, b, c, g->c_rs, s->c_cs,
@@ -247,11 +266,13 @@ static int plan_small(const gemm_args *g, small_args *s) {
     s->c_cs = g->c_rs;
   }
   /* The small kernels read B along rows (unit column stride) or along
-   * columns (unit row stride, with A's rows contiguous too). */
+   * columns (unit row stride; A's rows are then copied into the packing
+   * memory unless they are contiguous already). */
   const gemm_args *o = &s->g;
-  if (!(o->b_cs == 1 || (o->b_rs == 1 && o->a_cs == 1)))
-    return 0;
-  return 1;
+  if (o->b_cs == 1)
+    return 1;
+  return o->b_rs == 1 &&
+         (o->a_cs == 1 || (size_t)(4 * o->k) <= AGL_SCRATCH_FLOATS);
 }
 
 /* ---- entry ---------------------------------------------------------------- */
@@ -291,10 +312,12 @@ static void gemm_run(gemm_args *g, int threads) {
 
   small_args s;
   if (plan_small(g, &s)) {
-    /* Column chunks of 64 (a multiple of every kernel's vector width). */
+    /* Column chunks, multiples of 64 columns (whole vectors), about two
+     * per thread: claimed dynamically, they balance the load when a thread
+     * starts late. */
     int64_t chunks = 1;
     if (threads > 1)
-      chunks = ceil_div(threads, s.g.batch);
+      chunks = ceil_div(2 * (int64_t)threads, s.g.batch);
     s.chunk = ceil_div(ceil_div(s.g.n, chunks), 64) * 64;
     s.g.nt = ceil_div(s.g.n, s.chunk);
     int64_t tasks = s.g.batch * s.g.nt;

@@ -13,6 +13,9 @@
 #include <immintrin.h>
 
 enum { MR = 14, NR = 32 };
+_Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR &&
+                   AGL_GEMM_NC % NR == 0,
+               "the packing memory holds this micro-tile's blocks");
 /* How many depths ahead packing prefetches a row-contiguous source. */
 enum { PREFETCH_ROWS = 6 };
 
@@ -25,8 +28,9 @@ static inline __mmask16 lanes(int count) {
 /* The micro-kernel for R live rows (R == MR for all but the last panel of
  * a block, whose padding rows are then not computed). */
 static inline __attribute__((always_inline)) void
-kernel_rows(const int R, int64_t kc, const float *ap, const float *bp,
-            float *c, int64_t ldc, int nr, int load_c, int act) {
+kernel_rows(const int R, const int DIRECT, int64_t kc, const float *ap,
+            int64_t lda, const float *bp, float *c, int64_t ldc, int nr,
+            int load_c, int act) {
   __m512 acc[MR][2];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
@@ -45,11 +49,11 @@ kernel_rows(const int R, int64_t kc, const float *ap, const float *bp,
     __m512 b1 = _mm512_loadu_ps(bp + 16);
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
-      __m512 a = _mm512_set1_ps(ap[i]);
+      __m512 a = _mm512_set1_ps(DIRECT ? ap[i * lda] : ap[i]);
       acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
       acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
     }
-    ap += MR;
+    ap += DIRECT ? 1 : MR;
     bp += NR;
   }
   __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
@@ -71,9 +75,13 @@ kernel_rows(const int R, int64_t kc, const float *ap, const float *bp,
 }
 
 #define KERNEL_ROWS(R)                                                         \
-  static void kernel_##R(int64_t kc, const float *ap, const float *bp,         \
-                         float *c, int64_t ldc, int nr, int load_c, int act) { \
-    kernel_rows(R, kc, ap, bp, c, ldc, nr, load_c, act);                       \
+  static void kernel_##R(int64_t kc, const float *ap, int64_t lda,             \
+                         const float *bp, float *c, int64_t ldc, int nr,       \
+                         int load_c, int act) {                                \
+    if (lda)                                                                   \
+      kernel_rows(R, 1, kc, ap, lda, bp, c, ldc, nr, load_c, act);             \
+    else                                                                       \
+      kernel_rows(R, 0, kc, ap, 0, bp, c, ldc, nr, load_c, act);               \
   }
 KERNEL_ROWS(1)
 KERNEL_ROWS(2)
@@ -90,8 +98,8 @@ KERNEL_ROWS(12)
 KERNEL_ROWS(13)
 KERNEL_ROWS(14)
 
-typedef void (*rows_fn)(int64_t, const float *, const float *, float *,
-                        int64_t, int, int, int);
+typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *,
+                        float *, int64_t, int, int, int);
 static const rows_fn kernels_by_rows[MR + 1] = {
     NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
     kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
@@ -99,9 +107,10 @@ static const rows_fn kernels_by_rows[MR + 1] = {
 };
 _Static_assert(MR == 14, "one kernel per row count");
 
-static void kernel(int64_t kc, const float *ap, const float *bp, float *c,
-                   int64_t ldc, int mr, int nr, int load_c, int act) {
-  kernels_by_rows[mr](kc, ap, bp, c, ldc, nr, load_c, act);
+static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
+                   float *c, int64_t ldc, int mr, int nr, int load_c,
+                   int act) {
+  kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, load_c, act);
 }
 
 /* Transposes 16 rows of 16 floats in registers: out[j] = column j. */
@@ -235,5 +244,5 @@ static void activate(float *x, int64_t n, int act) {
 }
 
 const agl_gemm_isa agl_gemm_avx512 = {
-    "avx512", MR, NR, kernel, pack, pack, agl_small_avx512, activate,
+    "avx512", MR, NR, 1, kernel, pack, pack, agl_small_avx512, activate,
 };

@@ -6,6 +6,9 @@
 #include <math.h>
 
 enum { MR = 4, NR = 16 };
+_Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR &&
+                   AGL_GEMM_NC % NR == 0,
+               "the packing memory holds this micro-tile's blocks");
 
 float agl_activate_scalar(float x, int act) {
   switch (act) {
@@ -49,8 +52,10 @@ static void pack(agl_view src, int64_t rows, int64_t kc, int r, float *dst) {
   }
 }
 
-static void kernel(int64_t kc, const float *ap, const float *bp, float *c,
-                   int64_t ldc, int mr, int nr, int load_c, int act) {
+static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
+                   float *c, int64_t ldc, int mr, int nr, int load_c,
+                   int act) {
+  (void)lda; /* always packed: direct_a is 0 */
   float acc[MR][NR] = {{0}};
   for (int64_t p = 0; p < kc; ++p) {
     for (int i = 0; i < MR; ++i)
@@ -69,5 +74,5 @@ static void kernel(int64_t kc, const float *ap, const float *bp, float *c,
 }
 
 const agl_gemm_isa agl_gemm_portable = {
-    "portable", MR, NR, kernel, pack, pack, NULL, activate,
+    "portable", MR, NR, 0, kernel, pack, pack, NULL, activate,
 };
