@@ -128,6 +128,13 @@ OpPrintingFlags autoglm::irPrintingFlags() {
 
 namespace {
 
+/// A nested pass also runs on function declarations (the runtime kernels
+/// the model calls), where it has nothing to do: no dump or print for it.
+bool isDeclaration(Operation *op) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  return function && function.isExternal();
+}
+
 /// Writes the module after every pass to DIR/NNN-<pass>.mlir.
 class IRDumper : public PassInstrumentation {
 public:
@@ -154,7 +161,8 @@ public:
     // The adaptor that runs a nested pipeline (addNestedPass) is itself
     // reported as a pass; its IR is that of the last nested pass, already
     // dumped. (Its class is not public, hence the name.)
-    if (pass->getName() == "mlir::detail::OpToOpPassAdaptor")
+    if (pass->getName() == "mlir::detail::OpToOpPassAdaptor" ||
+        isDeclaration(op))
       return;
     dump(op, pass->getArgument().empty() ? pass->getName()
                                          : pass->getArgument());
@@ -178,11 +186,13 @@ LogicalResult autoglm::runPipeline(ModuleOp module, Stage last,
   }
   for (Stage stage : {Stage::Autoglm, Stage::Linalg, Stage::Memref, Stage::LLVM}) {
     PassManager pm(module.getContext());
-    if (options.printIRAfterAll) {
+    // Dumps and prints number and order the passes: one at a time.
+    if (options.printIRAfterAll || !options.dumpIRDir.empty())
       pm.getContext()->disableMultithreading();
+    if (options.printIRAfterAll) {
       pm.enableIRPrinting(
           [](Pass *, Operation *) { return false; },
-          [](Pass *, Operation *) { return true; },
+          [](Pass *, Operation *op) { return !isDeclaration(op); },
           /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
           /*printAfterOnlyOnFailure=*/false, llvm::errs(), irPrintingFlags());
     }

@@ -10,16 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/FloatValues.h"
 #include "passes/Passes.h"
-
-#include <cstring>
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 
 #include "autoglm/kernels.h"
@@ -179,28 +177,6 @@ func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
   return fn;
 }
 
-/// The f32 values of a constant, or nothing if it is not one.
-std::optional<SmallVector<float>> constantValues(memref::GlobalOp global) {
-  auto value = dyn_cast_or_null<ElementsAttr>(global.getInitialValueAttr());
-  if (!global.getConstant() || !value || !value.getElementType().isF32())
-    return std::nullopt;
-  if (auto blob = dyn_cast<DenseResourceElementsAttr>(value)) {
-    ArrayRef<char> data = blob.getData();
-    if ((int64_t)data.size() != value.getNumElements() * 4)
-      return std::nullopt;
-    SmallVector<float> values(value.getNumElements());
-    std::memcpy(values.data(), data.data(), data.size());
-    return values;
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(value);
-  if (!dense)
-    return std::nullopt;
-  if (dense.isSplat())
-    return SmallVector<float>(dense.getNumElements(),
-                              dense.getSplatValue<float>());
-  return llvm::to_vector(dense.getValues<float>());
-}
-
 /// Packs constant rhs operands into the kernel's panel layout: for each
 /// block of AGL_SGEMM_PACKED_NR columns, k rows of that many floats (columns
 /// past n are zero). One packed copy per weight and orientation.
@@ -239,8 +215,9 @@ public:
     if (auto it = packed.find(key); it != packed.end())
       return it->second;
     auto global = symbols.lookup<memref::GlobalOp>(get.getName());
-    std::optional<SmallVector<float>> values =
-        global ? constantValues(global) : std::nullopt;
+    std::optional<SmallVector<float>> values;
+    if (global && global.getConstant())
+      values = autoglm::floatValues(global.getInitialValueAttr());
     if (!values)
       return nullptr;
 

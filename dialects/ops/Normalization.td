@@ -211,6 +211,8 @@ def AGL_BatchNormOp : AGL_InferredOp<"batch_norm"> {
   let summary = "inference-mode batch normalization";
   let description = [{
     `(x - mean) / sqrt(var + epsilon) * scale + bias` per channel (axis 1).
+    After a convolution with constant weights it canonicalizes away: the
+    scale and shift fold into the convolution's filter and bias.
 
     ```mlir
     %y = autoglm.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-5 : f32}
@@ -225,6 +227,7 @@ def AGL_BatchNormOp : AGL_InferredOp<"batch_norm"> {
   let results = (outs AGL_FloatTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 #endif // AUTOGLM_OPS_NORMALIZATION_TD

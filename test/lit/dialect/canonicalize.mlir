@@ -106,3 +106,49 @@ func.func @dce_and_constant_dedup(%x: tensor<4xf32>) -> (tensor<2xi64>, tensor<2
   %b = autoglm.constant dense<[1, 2]> : tensor<2xi64>
   return %a, %b : tensor<2xi64>, tensor<2xi64>
 }
+
+// -----
+
+// BatchNorm after a convolution with constant weights folds into them:
+// s = gamma / sqrt(var + eps) = [2, 2], filter' = filter * s = [2, 4],
+// bias' = (bias - mean) * s + beta = [1, -3]. The new weights are resource
+// blobs (little-endian f32 after the 4-byte alignment word).
+// CHECK-LABEL: func.func @batch_norm_into_conv
+// CHECK-DAG: %[[B:.*]] = autoglm.constant dense_resource<batch_norm_folded_bias> : tensor<2xf32>
+// CHECK-DAG: %[[W:.*]] = autoglm.constant dense_resource<batch_norm_folded_filter> : tensor<2x1x1x1xf32>
+// CHECK: %[[Y:.*]] = autoglm.conv %{{.*}}, %[[W]], %[[B]]
+// CHECK-NOT: autoglm.batch_norm
+// CHECK: return %[[Y]]
+// CHECK: batch_norm_folded_filter: "0x040000000000004000008040"
+// CHECK: batch_norm_folded_bias: "0x040000000000803F000040C0"
+func.func @batch_norm_into_conv(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = autoglm.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>
+  %b = autoglm.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %gamma = autoglm.constant dense<[4.0, 6.0]> : tensor<2xf32>
+  %beta = autoglm.constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %mean = autoglm.constant dense<[0.5, 1.0]> : tensor<2xf32>
+  %var = autoglm.constant dense<[3.0, 8.0]> : tensor<2xf32>
+  %0 = autoglm.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %1 = autoglm.batch_norm %0, %gamma, %beta, %mean, %var {epsilon = 1.0 : f32}
+      : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %1 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Not folded: the convolution's output is used elsewhere too, or the
+// BatchNorm's statistics are not constants.
+// CHECK-LABEL: func.func @batch_norm_kept
+// CHECK-COUNT-2: autoglm.batch_norm
+func.func @batch_norm_kept(%x: tensor<1x1x4x4xf32>, %mean: tensor<1xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) {
+  %w = autoglm.constant dense<[[[[1.0]]]]> : tensor<1x1x1x1xf32>
+  %c = autoglm.constant dense<[1.0]> : tensor<1xf32>
+  %0 = autoglm.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
+  %1 = autoglm.batch_norm %0, %c, %c, %c, %c : (tensor<1x1x4x4xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x4x4xf32>
+  %2 = autoglm.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
+  %3 = autoglm.batch_norm %2, %c, %c, %mean, %c : (tensor<1x1x4x4xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x4x4xf32>
+  return %0, %1, %3 : tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>
+}

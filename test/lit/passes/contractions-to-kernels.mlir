@@ -150,37 +150,37 @@ func.func @not_kernels(%a: memref<8x8xf16>, %b: memref<8x8xf16>, %c: memref<8x8x
 
 // -----
 
-// A constant B (a weight, here [k = 2, n = 3]) is packed at compile time:
-// one panel of 32 columns, its 2 rows one after the other, zero-padded. The
-// call takes the packed panels and no B strides; the original weight is
-// gone. A transposed view of the same weight ([n, k] read with a permuted
-// map) packs to the same panels.
+// A constant B (a weight) with whole panels of 32 columns is packed at
+// compile time: here the transposed weight [n = 32, k = 2], read with a
+// permuted map, becomes its one panel, k rows of 32: [0, 2, 4, ..., 62],
+// then [1, 3, ..., 63]. The call takes the panels and no B strides, and the
+// original weight is gone. A weight with 3 columns would need padding: it
+// stays as it is, with a plain call.
 // CHECK-LABEL: func.func @packed_weight
-// CHECK: %[[W:.*]] = memref.get_global @[[PACKED:.*]] : memref<64xf32>
+// CHECK: %[[W:.*]] = memref.get_global @weight_t_packed : memref<64xf32>
 // CHECK: memref.extract_strided_metadata %[[W]]
 // CHECK: call @agl_kernel_sgemm_packed(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
-// CHECK: call @agl_kernel_sgemm_packed
-// CHECK-NOT: @weight :
+// CHECK: memref.get_global @narrow : memref<2x3xf32>
+// CHECK: call @agl_kernel_sgemm(
 // CHECK-NOT: @weight_t :
 // CHECK-DAG: func.func private @agl_kernel_sgemm_packed(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i32, i32)
-// CHECK-DAG: memref.global "private" constant @[[PACKED]] : memref<64xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00, {{.*}}, 4.000000e+00, 5.000000e+00, 6.000000e+00, 0.000000e+00, {{.*}}]> {alignment = 64 : i64}
-// CHECK-DAG: memref.global "private" constant @weight_t_packed : memref<64xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00, {{.*}}, 4.000000e+00, 5.000000e+00, 6.000000e+00, 0.000000e+00, {{.*}}]> {alignment = 64 : i64}
-memref.global "private" constant @weight : memref<2x3xf32> = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]>
-memref.global "private" constant @weight_t : memref<3x2xf32> = dense<[[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]>
+// CHECK-DAG: memref.global "private" constant @weight_t_packed : memref<64xf32> = dense<[0.000000e+00, 2.000000e+00, 4.000000e+00, {{.*}}, 6.200000e+01, 1.000000e+00, 3.000000e+00, {{.*}}, 6.300000e+01]> {alignment = 64 : i64}
+memref.global "private" constant @weight_t : memref<32x2xf32> = dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [8.0, 9.0], [10.0, 11.0], [12.0, 13.0], [14.0, 15.0], [16.0, 17.0], [18.0, 19.0], [20.0, 21.0], [22.0, 23.0], [24.0, 25.0], [26.0, 27.0], [28.0, 29.0], [30.0, 31.0], [32.0, 33.0], [34.0, 35.0], [36.0, 37.0], [38.0, 39.0], [40.0, 41.0], [42.0, 43.0], [44.0, 45.0], [46.0, 47.0], [48.0, 49.0], [50.0, 51.0], [52.0, 53.0], [54.0, 55.0], [56.0, 57.0], [58.0, 59.0], [60.0, 61.0], [62.0, 63.0]]>
+memref.global "private" constant @narrow : memref<2x3xf32> = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]>
 #mk = affine_map<(m, k, n) -> (m, k)>
 #kn = affine_map<(m, k, n) -> (k, n)>
 #nk = affine_map<(m, k, n) -> (n, k)>
 #mn = affine_map<(m, k, n) -> (m, n)>
-func.func @packed_weight(%a: memref<4x2xf32>, %c: memref<4x3xf32>, %d: memref<4x3xf32>) {
-  %w = memref.get_global @weight : memref<2x3xf32>
-  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<4x2xf32>, memref<2x3xf32>) outs(%c : memref<4x3xf32>) {
+func.func @packed_weight(%a: memref<4x2xf32>, %c: memref<4x32xf32>, %d: memref<4x3xf32>) {
+  %wt = memref.get_global @weight_t : memref<32x2xf32>
+  linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %wt : memref<4x2xf32>, memref<32x2xf32>) outs(%c : memref<4x32xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
-  %wt = memref.get_global @weight_t : memref<3x2xf32>
-  linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %wt : memref<4x2xf32>, memref<3x2xf32>) outs(%d : memref<4x3xf32>) {
+  %w = memref.get_global @narrow : memref<2x3xf32>
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<4x2xf32>, memref<2x3xf32>) outs(%d : memref<4x3xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
