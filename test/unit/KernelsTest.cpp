@@ -272,6 +272,36 @@ TEST_F(KernelsTest, ZeroDepthWritesActivationOfZeroOrC) {
   }
 }
 
+// Zero strides inside a matrix: every row of A the same, every column of B
+// the same (and, for the small path, both with m <= 4).
+TEST_F(KernelsTest, ZeroRowAndColumnStrides) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int isa : {0, 1})
+    for (int64_t m : {3, 40})
+      for (int threads : {1, 2}) {
+        agl_gemm_select(isa);
+        ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+        const int64_t n = 45, k = 33;
+        std::vector<float> arow(k), bcol(k), c((size_t)(m * n));
+        for (float &x : arow)
+          x = dist(rng);
+        for (float &x : bcol)
+          x = dist(rng);
+        double dot = 0, scale = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          dot += (double)arow[p] * bcol[p];
+          scale += std::fabs((double)arow[p] * bcol[p]);
+        }
+        // A: row stride 0; B: column stride 0.
+        agl_kernel_sgemm(1, m, n, k, arow.data(), 0, 0, 1, bcol.data(), 0, 1,
+                         0, c.data(), 0, n, 0, AGL_ACT_NONE);
+        for (float x : c)
+          ASSERT_NEAR(x, dot, k * 1.2e-7 * scale + 1e-30)
+              << "m=" << m << " isa=" << isa << " threads=" << threads;
+      }
+}
+
 TEST_F(KernelsTest, EmptyProductsTouchNothing) {
   std::vector<float> c(4, 5.0f);
   float a[4] = {1, 2, 3, 4};

@@ -75,8 +75,6 @@ static ALWAYS_INLINE void axpy_rows(const int M, int64_t j0, int64_t j1,
         __mmask16 m = v + 1 < vectors ? (__mmask16)0xFFFF : tail;
         __m512 bv[4];
         for (int r = 0; r < 4; ++r) {
-          _mm_prefetch((const char *)(r0 + (r + 8) * b.rs + 16 * v),
-                       _MM_HINT_T0);
           bv[r] = _mm512_maskz_loadu_ps(m, r0 + r * b.rs + 16 * v);
         }
         for (int i = 0; i < M; ++i) {

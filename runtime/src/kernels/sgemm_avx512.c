@@ -159,8 +159,6 @@ static void pack_transposing(agl_view src, int64_t rows, int64_t kc, int r,
         __m512 v[16];
 #pragma GCC unroll 16
         for (int i = 0; i < 16; ++i) {
-          _mm_prefetch((const char *)(base + (g + i) * src.rs + p + 64),
-                       _MM_HINT_T0);
           v[i] = g + i < live ? _mm512_maskz_loadu_ps(
                                     in_mask, base + (g + i) * src.rs + p)
                               : _mm512_setzero_ps();
