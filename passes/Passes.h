@@ -2,6 +2,7 @@
 #ifndef AUTOGLM_PASSES_PASSES_H
 #define AUTOGLM_PASSES_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

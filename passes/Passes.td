@@ -119,10 +119,13 @@ def VectorizeLoops : Pass<"autoglm-vectorize-loops", "mlir::ModuleOp"> {
   let summary = "Elementwise and reduction generics as explicit vector code";
   let description = [{
     Each `linalg.generic` on buffers with static loop ranges whose innermost
-    loop walks every operand it indexes contiguously (unit stride, last
-    dimension) and has a multiple of `width` iterations is tiled to `width`
-    iterations of that loop (scalar loops outside) and vectorized with the
-    upstream linalg vectorizer. Reductions along the innermost loop become
+    loop walks every operand it indexes contiguously (unit stride along the
+    last dimension, possibly plus a window offset such as a convolution
+    gather's `o + k`) and has a multiple of `width` iterations (or, failing
+    that, of a half, quarter... of it, down to 4) is tiled to that many
+    iterations of that loop (scalar loops outside, static views of
+    each tile, unit dimensions dropped) and vectorized with the upstream
+    linalg vectorizer. Reductions along the innermost loop become
     `vector.multi_reduction`. LLVM would otherwise have to prove that views
     of the one arena do not alias, and may not reassociate float sums.
   }];
@@ -131,8 +134,9 @@ def VectorizeLoops : Pass<"autoglm-vectorize-loops", "mlir::ModuleOp"> {
            "Lanes per vector (16 f32 lanes fill an AVX-512 register)">
   ];
   let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
-    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect"
   ];
 }
 

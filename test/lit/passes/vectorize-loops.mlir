@@ -47,17 +47,63 @@ func.func @row_sum(%x: memref<4x64xf32>, %s: memref<4xf32>) {
 
 // -----
 
-// Left as they are: an innermost extent that is not a multiple of 16, a
-// transposed read, a strided innermost dimension, and a bool operand (LLVM
-// packs vectors of i1 into bits; buffers hold bytes).
+// An innermost extent of 24 is not a multiple of 16: 8 lanes divide it.
+// CHECK-LABEL: func.func @eight_lanes
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: arith.negf %{{.*}} : vector<1x8xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @eight_lanes(%x: memref<2x24xf32>, %y: memref<2x24xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<2x24xf32>) outs(%y : memref<2x24xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = arith.negf %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A convolution's window gather reads input[o + k]: contiguous along o. The
+// tile's view of the input starts at o + k, 16 elements long, and is read
+// as one vector.
+// CHECK-LABEL: func.func @window
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to
+// CHECK: scf.for %[[O:.*]] = %{{.*}} to
+// CHECK: %[[AT:.*]] = affine.apply #{{.*}}(%[[K]], %[[O]])
+// CHECK: %[[IN:.*]] = memref.subview %{{.*}}[%[[C]], %[[AT]]] [1, 16] [1, 1]
+// CHECK: %[[V:.*]] = vector.transfer_read %[[IN]]{{.*}} : memref<1x16xf32, strided<[34, 1], offset: ?>>, vector<1x1x16xf32>
+// CHECK: vector.transfer_write %[[V]], %{{.*}} : vector<1x1x16xf32>, memref<1x1x16xf32, strided<[96, 32, 1], offset: ?>>
+// CHECK-NOT: linalg.generic
+#in = affine_map<(c, k, o) -> (c, o + k)>
+#col = affine_map<(c, k, o) -> (c, k, o)>
+func.func @window(%x: memref<2x34xf32>, %col: memref<2x3x32xf32>) {
+  linalg.generic {indexing_maps = [#in, #col], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : memref<2x34xf32>) outs(%col : memref<2x3x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+// Left as they are: an innermost extent that is not a multiple of 4, a
+// transposed read, a strided innermost dimension, a window read with stride
+// 2, and a bool operand (LLVM packs vectors of i1 into bits; buffers hold
+// bytes).
 // CHECK-LABEL: func.func @kept
-// CHECK-COUNT-4: linalg.generic
+// CHECK-COUNT-5: linalg.generic
 // CHECK-NOT: vector.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #t = affine_map<(d0, d1) -> (d1, d0)>
-func.func @kept(%a: memref<4x20xf32>, %b: memref<4x20xf32>, %c: memref<16x16xf32>, %d: memref<16x16xf32>,
-                %e: memref<16x16xf32, strided<[32, 2]>>, %m: memref<16x16xi1>) {
-  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x20xf32>) outs(%b : memref<4x20xf32>) {
+func.func @kept(%a: memref<4x6xf32>, %b: memref<4x6xf32>, %c: memref<16x16xf32>, %d: memref<16x16xf32>,
+                %e: memref<16x16xf32, strided<[32, 2]>>, %m: memref<16x16xi1>,
+                %w: memref<2x34xf32>, %wc: memref<2x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(c, o) -> (c, o * 2)>, #id], iterator_types = ["parallel", "parallel"]} ins(%w : memref<2x34xf32>) outs(%wc : memref<2x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x6xf32>) outs(%b : memref<4x6xf32>) {
   ^bb0(%p: f32, %o: f32):
     %r = arith.negf %p : f32
     linalg.yield %r : f32
