@@ -320,11 +320,11 @@ def conclusion(rows):
         names = ", ".join(f"`{m}`" for m in slower)
         text += (f" AutoGLM's latency is behind onnxruntime's, even on one "
                  f"thread, "
-                 f"on {names}: code generation is scalar loops plus LLVM's "
-                 "vectorizers, without tiling, packing or explicit vector "
-                 "code, on one thread, while onnxruntime runs blocked, "
-                 "hand-vectorized kernels (MLAS). Tiling, packing and "
-                 "multi-threading are the planned performance work.")
+                 f"on {names}: AutoGLM runs a convolution as im2col (a "
+                 "copy of every window) followed by the GEMM kernel, which "
+                 "packs that copy again, while onnxruntime runs direct "
+                 "convolution kernels on a blocked channel layout (MLAS "
+                 "NCHWc); on small feature maps the copies dominate.")
     return textwrap.fill(text, 76, break_on_hyphens=False)
 
 
@@ -342,7 +342,7 @@ Measured with
 
 - Date: {now.strftime("%Y-%m-%d %H:%M UTC")}
 - Machine: `nproc` {len(os.sched_getaffinity(0))}, CPU {cpu_model()} (`/proc/cpuinfo`); {platform.system()} {platform.release()}
-- AutoGLM: revision `{revision or "unknown"}`, models compiled with the defaults (`-O 3`, `--mcpu=native`); the compiled code is single-threaded
+- AutoGLM: revision `{revision or "unknown"}`, models compiled with the defaults (`-O 3`, `--mcpu=native`), run with autoglm-run's default thread count (one kernel thread per CPU)
 - onnxruntime {ort_version}, CPU provider, default session options; Python {platform.python_version()}
 - {runs} timed runs after {WARMUP} untimed ones, per model and engine
 - Load average (1 min) before and after the measurements: {load[0]:.2f}, {load[1]:.2f}; the machine is shared, so latencies carry noise
@@ -384,8 +384,9 @@ Measured with
   onnxruntime child times each `session.run` with `time.perf_counter`, so
   its numbers include the Python binding's per-call cost. "ORT" uses
   onnxruntime's default intra-op thread pool (sized from the cores it
-  finds); "ORT 1-thread" sets `intra_op_num_threads=1`, like AutoGLM's
-  single-threaded code.
+  finds), like AutoGLM's default; "ORT 1-thread" sets
+  `intra_op_num_threads=1`. Per thread count, side by side with
+  AutoGLM, see the `bench/run.py` section below.
 
 Every number is one process's measurement in one invocation of the script.
 Peak RSS is `/usr/bin/time -f %M` of that command: the `ru_maxrss` that
