@@ -60,16 +60,6 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
   return product && accumulates;
 }
 
-/// Each result of `map` is a loop dimension or the constant 0 (a broadcast
-/// unit extent).
-bool dimsOrZeros(AffineMap map) {
-  return llvm::all_of(map.getResults(), [](AffineExpr e) {
-    if (auto c = dyn_cast<AffineConstantExpr>(e))
-      return c.getValue() == 0;
-    return isa<AffineDimExpr>(e);
-  });
-}
-
 bool mentions(AffineMap map, int64_t dim) {
   return llvm::any_of(map.getResults(), [&](AffineExpr e) {
     auto d = dyn_cast<AffineDimExpr>(e);
@@ -96,7 +86,9 @@ std::optional<ContractionLoops> matchContraction(linalg::GenericOp op) {
   int64_t loops = op.getNumLoops();
   // The output names every parallel loop once, in order: (batch.., m, n).
   if (out.getNumResults() != loops - 1 || out.getNumResults() < 2 ||
-      !out.isProjectedPermutation() || !dimsOrZeros(lhs) || !dimsOrZeros(rhs))
+      !out.isProjectedPermutation() ||
+      !lhs.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+      !rhs.isProjectedPermutation(/*allowZeroInResults=*/true))
     return std::nullopt;
   ContractionLoops c;
   SmallVector<unsigned> outDims;

@@ -73,6 +73,19 @@ bool vectorizable(linalg::GenericOp op, int64_t width) {
     if (strides.back() != 1)
       return false;
   }
+  // Inside a tile, compound accesses are rewritten (see tileInnermost), so
+  // every other loop must still be the plain index of some operand, which
+  // gives the tile its extent of 1.
+  for (unsigned d = 0; d < inner; ++d) {
+    bool plain = llvm::any_of(op.getIndexingMapsArray(), [&](AffineMap map) {
+      return llvm::any_of(map.getResults(), [&](AffineExpr e) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        return dim && dim.getPosition() == d;
+      });
+    });
+    if (!plain)
+      return false;
+  }
   // Index-dependent bodies (iota-like generics) are left to the loops.
   bool usesIndex = false;
   op.getBody()->walk([&](linalg::IndexOp) { usesIndex = true; });
