@@ -62,3 +62,44 @@ func.func @into_contraction(%q: tensor<4x8xf32>, %k: tensor<16x8xf32>) -> tensor
   } -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
 }
+
+// -----
+
+// An elementwise result overwrites an input of its type that nothing else
+// reads (so it runs in place once bufferized), but never a function
+// argument: `%x` belongs to the caller.
+// CHECK-LABEL: func.func @in_place
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<16x16xf32>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x16xf32>) outs(%[[E]] : tensor<4x16xf32>)
+// CHECK: arith.negf
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[W]] : tensor<4x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<4x16xf32>) outs(%[[P]] : tensor<4x16xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+func.func @in_place(%x: tensor<4x16xf32>, %w: tensor<16x16xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<4x16xf32>
+  // Reads the argument: stays out of place.
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = arith.negf %p : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  // A matmul (not elementwise, so nothing fuses into it) feeds the last op.
+  %z = arith.constant 0.0 : f32
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %p = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : tensor<4x16xf32>, tensor<16x16xf32>) outs(%acc : tensor<4x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %c: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%q: f32, %o: f32):
+    %y = arith.maximumf %q, %z : f32
+    linalg.yield %y : f32
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
