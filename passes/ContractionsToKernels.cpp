@@ -6,8 +6,7 @@
 // of agl_kernel_sgemm on the operands' buffers, strides and all. A constant
 // B (a weight) is packed here, at compile time, into the panels the kernel's
 // inner loop reads, and the call is agl_kernel_sgemm_packed: the kernel
-// then never copies it at run time. A ReLU applied in place to the whole
-// result right after becomes the kernel's epilogue.
+// then never copies it at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -265,49 +264,6 @@ linalg::FillOp zeroFillBefore(linalg::GenericOp op) {
   return matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ? fill : nullptr;
 }
 
-/// The buffer a chain of reshapes views.
-Value reshapeRoot(Value buffer) {
-  while (Operation *def = buffer.getDefiningOp()) {
-    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
-      break;
-    buffer = def->getOperand(0);
-  }
-  return buffer;
-}
-
-/// `max(x, 0)` over all of `out` in place, right after the contraction
-/// that writes `out` (only views and constants in between): the kernel can
-/// apply it as the product's epilogue.
-linalg::GenericOp inPlaceReluAfter(linalg::GenericOp op, Value out) {
-  Operation *next = op->getNextNode();
-  while (next && (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(next) ||
-                  isPure(next)))
-    next = next->getNextNode();
-  auto relu = dyn_cast_or_null<linalg::GenericOp>(next);
-  if (!relu || relu.getNumDpsInputs() != 1 || relu.getNumDpsInits() != 1 ||
-      relu.getNumParallelLoops() != relu.getNumLoops())
-    return nullptr;
-  // In place: input and output view the product's buffer the same way
-  // (distinct but identical reshapes until CSE merges them).
-  Value in = relu.getDpsInputs()[0], init = relu.getDpsInits()[0];
-  if (init.getType() != in.getType() || reshapeRoot(init) != reshapeRoot(in) ||
-      reshapeRoot(in) != reshapeRoot(out) ||
-      !llvm::all_of(relu.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return nullptr;
-  Block &body = relu.getRegion().front();
-  if (body.getOperations().size() != 2)
-    return nullptr;
-  auto max = dyn_cast<arith::MaximumFOp>(&body.front());
-  if (!max)
-    return nullptr;
-  Value arg = body.getArgument(0);
-  bool relu0 = (max.getLhs() == arg && matchPattern(max.getRhs(), m_AnyZeroFloat())) ||
-               (max.getRhs() == arg && matchPattern(max.getLhs(), m_AnyZeroFloat()));
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  return relu0 && yield.getValues()[0] == max.getResult() ? relu : nullptr;
-}
-
 void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
                            WeightPacker *packer) {
   bool accumulate = true;
@@ -366,11 +322,7 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
     cBatch = out.loopStrides[inner];
   }
   Value accumulateFlag = arith::ConstantIntOp::create(b, loc, accumulate, 32);
-  // A ReLU of the whole result right after it becomes the epilogue.
-  linalg::GenericOp relu =
-      outer.empty() ? inPlaceReluAfter(op, op.getDpsInits()[0]) : nullptr;
-  Value activation =
-      arith::ConstantIntOp::create(b, loc, relu ? AGL_ACT_RELU : AGL_ACT_NONE, 32);
+  Value activation = arith::ConstantIntOp::create(b, loc, 0, 32);
   SmallVector<Value> args = {i64(batch),
                              i64(extents[c.m]),
                              i64(extents[c.n]),
@@ -391,8 +343,6 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
                                /*packed=*/bool(packedRhs)),
                        args);
   op->erase();
-  if (relu)
-    relu->erase();
 }
 
 struct ContractionsToKernelsPass

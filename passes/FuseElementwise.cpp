@@ -3,7 +3,6 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace autoglm {
@@ -56,31 +55,7 @@ struct FuseElementwisePass
                   isPermutedCopy(producer));
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
-
-    // An elementwise result may overwrite an input of its type that nothing
-    // else reads: the op then runs in place once bufferized, so it needs no
-    // buffer of its own and rewrites memory it has just read.
-    getOperation().walk([](linalg::GenericOp op) {
-      if (!isElementwise(op.getOperation()) || op.getNumDpsInits() != 1 ||
-          !op.hasPureTensorSemantics())
-        return;
-      OpOperand *init = op.getDpsInitOperand(0);
-      if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
-          op.payloadUsesValueFromOperand(init))
-        return;
-      AffineMap outMap = op.getMatchingIndexingMap(init);
-      for (OpOperand *input : op.getDpsInputOperands()) {
-        Value value = input->get();
-        Operation *producer = value.getDefiningOp();
-        if (value.getType() != init->get().getType() ||
-            op.getMatchingIndexingMap(input) != outMap || !value.hasOneUse() ||
-            !producer || matchPattern(value, m_Constant()))
-          continue;
-        init->set(value);
-        return;
-      }
-    });
+      signalPassFailure();
   }
 };
 

@@ -32,11 +32,6 @@ def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
     exception: fused into a contraction (`linalg.transpose` is generalized
     for it) it becomes a permuted indexing map, and the matmul reads the
     untransposed buffer with strides instead of a transposed copy.
-
-    Last, an elementwise generic whose result starts as `tensor.empty` takes
-    as its output an input of the same type and indexing that nothing else
-    reads (not a function argument or a constant): once bufferized it runs in
-    place, with no buffer of its own.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
@@ -108,10 +103,6 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     inner loop (panels of `AGL_SGEMM_PACKED_NR` columns, each `k` rows
     deep, zero-padded) and the call is `agl_kernel_sgemm_packed`; weights
     nothing else reads are dropped, so the model carries one copy.
-
-    A `linalg.generic` right after the product (only views in between) that
-    computes `max(x, 0)` in place over the whole result becomes the call's
-    activation argument (`AGL_ACT_RELU`, applied as the kernel writes C).
   }];
   let options = [
     Option<"packWeights", "pack-weights", "bool", "true",

@@ -191,78 +191,21 @@ func.func @packed_weight(%a: memref<4x2xf32>, %c: memref<4x32xf32>, %d: memref<4
 
 // -----
 
-// A ReLU applied in place to the whole product right after it (through a
-// reshape of the same buffer) becomes the kernel's epilogue: activation 1,
-// no generic left. Unit batch loops (n = 1 here) need no loop around the
-// call; g = 2 is the kernel's batch.
-// CHECK-LABEL: func.func @relu_epilogue
+// Unit batch loops (n = 1 here) need no loop around the call; g = 2 is the
+// kernel's batch.
+// CHECK-LABEL: func.func @unit_batch_loop
 // CHECK-NOT: scf.for
 // CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
-// CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
-// CHECK: call @agl_kernel_sgemm(%[[TWO]], {{.*}}, %[[RELU]])
-// CHECK-NOT: linalg.generic
-// CHECK: return
+// CHECK: call @agl_kernel_sgemm(%[[TWO]],
 #w = affine_map<(n, g, f, r, o) -> (g, f, r)>
 #col = affine_map<(n, g, f, r, o) -> (n, g, r, o)>
 #out = affine_map<(n, g, f, r, o) -> (n, g, f, o)>
-#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-func.func @relu_epilogue(%w: memref<2x4x8xf32>, %col: memref<1x2x8x16xf32>, %c: memref<1x2x4x16xf32>) {
-  %zero = arith.constant 0.0 : f32
+func.func @unit_batch_loop(%w: memref<2x4x8xf32>, %col: memref<1x2x8x16xf32>, %c: memref<1x2x4x16xf32>) {
   linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%w, %col : memref<2x4x8xf32>, memref<1x2x8x16xf32>) outs(%c : memref<1x2x4x16xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
-  }
-  %v = memref.collapse_shape %c [[0, 1], [2], [3]] : memref<1x2x4x16xf32> into memref<2x4x16xf32>
-  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v : memref<2x4x16xf32>) outs(%v : memref<2x4x16xf32>) {
-  ^bb0(%in: f32, %o: f32):
-    %r = arith.maximumf %in, %zero : f32
-    linalg.yield %r : f32
-  }
-  return
-}
-
-// -----
-
-// Not an epilogue: a ReLU into another buffer, or one that does not come
-// right after the product.
-// CHECK-LABEL: func.func @relu_kept
-// CHECK: call @agl_kernel_sgemm({{.*}}, %c0_i32, %c0_i32)
-// CHECK: linalg.generic
-// CHECK: call @agl_kernel_sgemm({{.*}}, %c0_i32, %c0_i32)
-// CHECK: memref.copy
-// CHECK: linalg.generic
-#mk = affine_map<(m, k, n) -> (m, k)>
-#kn = affine_map<(m, k, n) -> (k, n)>
-#mn = affine_map<(m, k, n) -> (m, n)>
-#id2 = affine_map<(d0, d1) -> (d0, d1)>
-func.func @relu_kept(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>, %d: memref<4x16xf32>) {
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
-  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>) {
-  ^bb0(%x: f32, %y: f32, %acc: f32):
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  }
-  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%c : memref<4x16xf32>) outs(%d : memref<4x16xf32>) {
-  ^bb0(%in: f32, %o: f32):
-    %r = arith.maximumf %in, %zero : f32
-    linalg.yield %r : f32
-  }
-  linalg.fill ins(%zero : f32) outs(%d : memref<4x16xf32>)
-  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%d : memref<4x16xf32>) {
-  ^bb0(%x: f32, %y: f32, %acc: f32):
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  }
-  memref.copy %d, %c : memref<4x16xf32> to memref<4x16xf32>
-  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%d : memref<4x16xf32>) outs(%d : memref<4x16xf32>) {
-  ^bb0(%in: f32, %o: f32):
-    %r = arith.maximumf %in, %zero : f32
-    linalg.yield %r : f32
   }
   return
 }
