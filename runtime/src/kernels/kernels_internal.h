@@ -120,6 +120,12 @@ AGL_HIDDEN const agl_gemm_isa *agl_gemm_current(void);
  * lacks it). Returns the table now in use. */
 AGL_HIDDEN const agl_gemm_isa *agl_gemm_select(int which);
 
+/* Packing from any strides with plain loops (agl_pack_fn): the portable
+ * path's packing, and the AVX-512 path's for sources it has no vector form
+ * for. */
+AGL_HIDDEN void agl_pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
+                                 float *dst);
+
 /* Scalar activation, shared by the portable path and edge cases. */
 AGL_HIDDEN float agl_activate_scalar(float x, int act);
 

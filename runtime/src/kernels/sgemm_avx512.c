@@ -208,29 +208,13 @@ static void pack_copying(agl_view src, int64_t rows, int64_t kc, int r,
   }
 }
 
-static void pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
-                         float *dst) {
-  for (int64_t q = 0; q < rows; q += r) {
-    int live = rows - q < r ? (int)(rows - q) : r;
-    const float *base = src.data + q * src.rs;
-    for (int64_t p = 0; p < kc; ++p) {
-      int i = 0;
-      for (; i < live; ++i)
-        dst[i] = base[i * src.rs + p * src.cs];
-      for (; i < r; ++i)
-        dst[i] = 0.0f;
-      dst += r;
-    }
-  }
-}
-
 static void pack(agl_view src, int64_t rows, int64_t kc, int r, float *dst) {
   if (src.rs == 1 || rows == 1)
     pack_copying((agl_view){src.data, 1, src.cs}, rows, kc, r, dst);
   else if (src.cs == 1)
     pack_transposing(src, rows, kc, r, dst);
   else
-    pack_strided(src, rows, kc, r, dst);
+    agl_pack_strided(src, rows, kc, r, dst);
 }
 
 static void activate(float *x, int64_t n, int act) {

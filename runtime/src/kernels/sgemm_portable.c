@@ -37,7 +37,8 @@ static void activate(float *x, int64_t n, int act) {
     x[i] = agl_activate_scalar(x[i], act);
 }
 
-static void pack(agl_view src, int64_t rows, int64_t kc, int r, float *dst) {
+void agl_pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
+                      float *dst) {
   for (int64_t q = 0; q < rows; q += r) {
     int live = rows - q < r ? (int)(rows - q) : r;
     const float *base = src.data + q * src.rs;
@@ -74,5 +75,6 @@ static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
 }
 
 const agl_gemm_isa agl_gemm_portable = {
-    "portable", MR, NR, 0, kernel, pack, pack, NULL, activate,
+    "portable", MR, NR, 0, kernel, agl_pack_strided, agl_pack_strided, NULL,
+    activate,
 };
