@@ -41,6 +41,8 @@ import tempfile
 import textwrap
 import time
 
+from machine import cpu_model
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS_DIR = os.path.join(REPO_ROOT, "models")
 TOOLS_DIR = os.environ.get("AUTOGLM_TOOLS_DIR",
@@ -254,17 +256,6 @@ def text_table(rows):
     return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
                                for i, (cell, w) in enumerate(zip(row, widths)))
                      for row in cells)
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def git_revision():

@@ -52,6 +52,7 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(BENCH_DIR)
 sys.path.insert(0, BENCH_DIR)
 sys.dont_write_bytecode = True
+from machine import cpu_flags, cpu_model  # noqa: E402
 import peers  # noqa: E402
 import workloads  # noqa: E402
 
@@ -67,28 +68,6 @@ def log(msg):
 # ---------------------------------------------------------------------------
 # Machine
 # ---------------------------------------------------------------------------
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
 
 class Probe:
     """bench/peak_probe.c, compiled into the work directory."""
