@@ -10,6 +10,7 @@
  * end-to-end test alloc_count.c interposes on those for compiled models. */
 #include "autoglm/kernels.h"
 #include "autoglm/runtime.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,15 +51,6 @@ int __wrap_posix_memalign(void **out, size_t alignment, size_t bytes) {
   ++heap_calls;
   return __real_posix_memalign(out, alignment, bytes);
 }
-
-#define CHECK(condition)                                                       \
-  do {                                                                         \
-    if (!(condition)) {                                                        \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,            \
-              #condition, agl_last_error());                                   \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
 
 /* What a compiled model's run does: products on every path (packed, small
  * m, small n, transposed operands, batched, activations) and a parallel

@@ -2,6 +2,7 @@
  * as C11, and the static library alone runs a model. */
 #include "autoglm/kernels.h"
 #include "autoglm/runtime.h"
+#include "check.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -22,15 +23,6 @@ _Static_assert(sizeof(agl_model_desc) == 96, "agl_model_desc layout");
 
 const agl_model_desc *fake_add_model(void);
 const agl_model_desc *fake_shaped_model(void);
-
-#define CHECK(condition)                                                       \
-  do {                                                                         \
-    if (!(condition)) {                                                        \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,            \
-              #condition, agl_last_error());                                   \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
 
 int main(void) {
   const agl_model_desc *model = fake_add_model();
