@@ -119,10 +119,26 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   }
 }
 
-OpPrintingFlags autoglm::irPrintingFlags() {
+StringRef autoglm::stageName(Stage stage) {
+  switch (stage) {
+  case Stage::Autoglm:
+    return "autoglm";
+  case Stage::Linalg:
+    return "linalg";
+  case Stage::Memref:
+    return "memref";
+  case Stage::LLVM:
+    return "llvm-dialect";
+  }
+  llvm_unreachable("unknown stage");
+}
+
+OpPrintingFlags autoglm::irPrintingFlags(bool locations) {
   OpPrintingFlags flags;
   flags.elideLargeElementsAttrs(16);
   flags.elideLargeResourceString(64);
+  if (locations)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/true);
   return flags;
 }
 
@@ -135,18 +151,31 @@ bool isDeclaration(Operation *op) {
   return function && function.isExternal();
 }
 
-/// Writes the module after every pass to DIR/NNN-<pass>.mlir.
+/// The adaptor that runs a nested pipeline (addNestedPass) is itself
+/// reported as a pass; its IR is that of its last nested pass. (Its class
+/// is not public, hence the name.)
+bool isAdaptor(Pass *pass) {
+  return pass->getName() == "mlir::detail::OpToOpPassAdaptor";
+}
+
+StringRef passName(Pass *pass) {
+  return pass->getArgument().empty() ? pass->getName() : pass->getArgument();
+}
+
+/// Writes the module after each pass to DIR/NNN-<pass>.mlir, where NNN
+/// counts every pass run: a pass that left the IR as it was has no file
+/// (unless `all`), so the gaps in the numbers show them.
 class IRDumper : public PassInstrumentation {
 public:
-  IRDumper(std::string dir, unsigned &counter)
-      : dir_(std::move(dir)), counter_(counter) {}
+  IRDumper(std::string dir, bool all, OpPrintingFlags flags, unsigned &counter)
+      : dir_(std::move(dir)), all_(all), flags_(flags), counter_(counter) {}
 
   void dump(Operation *op, StringRef name) {
     while (op->getParentOp())
       op = op->getParentOp();
     llvm::SmallString<256> path(dir_);
     llvm::sys::path::append(path,
-                            llvm::formatv("{0:d3}-{1}.mlir", counter_++, name));
+                            llvm::formatv("{0:d3}-{1}.mlir", counter_, name));
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
     if (ec) {
@@ -154,54 +183,138 @@ public:
                    << "': " << ec.message() << "\n";
       return;
     }
-    op->print(os, irPrintingFlags());
+    op->print(os, flags_);
+  }
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (!all_ && !isAdaptor(pass) && !isDeclaration(op))
+      before_.try_emplace(pass, op);
   }
 
   void runAfterPass(Pass *pass, Operation *op) override {
-    // The adaptor that runs a nested pipeline (addNestedPass) is itself
-    // reported as a pass; its IR is that of the last nested pass, already
-    // dumped. (Its class is not public, hence the name.)
-    if (pass->getName() == "mlir::detail::OpToOpPassAdaptor" ||
-        isDeclaration(op))
+    if (isAdaptor(pass) || isDeclaration(op))
       return;
-    dump(op, pass->getArgument().empty() ? pass->getName()
-                                         : pass->getArgument());
+    ++counter_;
+    if (!all_) {
+      auto before = before_.find(pass);
+      bool unchanged =
+          before != before_.end() && before->second == OperationFingerPrint(op);
+      if (before != before_.end())
+        before_.erase(before);
+      if (unchanged)
+        return;
+    }
+    dump(op, passName(pass));
   }
 
 private:
   std::string dir_;
+  bool all_;
+  OpPrintingFlags flags_;
   unsigned &counter_;
+  DenseMap<Pass *, OperationFingerPrint> before_;
 };
+
+/// The pass names of a textual pipeline such as
+/// `builtin.module(canonicalize{max-iterations=10},func.func(cse))`.
+void collectPassNames(StringRef pipeline, std::vector<std::string> &names) {
+  std::string plain; // without the options in braces
+  int depth = 0;
+  for (char c : pipeline) {
+    if (c == '{')
+      ++depth;
+    else if (c == '}')
+      --depth;
+    else if (depth == 0 && !isspace(static_cast<unsigned char>(c)))
+      plain += c;
+  }
+  // A word before '(' names the ops a nested pipeline runs on.
+  std::string word;
+  auto add = [&] {
+    if (!word.empty() && !llvm::is_contained(names, word))
+      names.push_back(word);
+    word.clear();
+  };
+  for (char c : plain) {
+    if (c == '(')
+      word.clear();
+    else if (c == ',' || c == ')')
+      add();
+    else
+      word += c;
+  }
+  add();
+}
 
 } // namespace
 
+std::vector<std::string>
+autoglm::pipelinePassNames(const PipelineOptions &options) {
+  std::vector<std::string> names;
+  for (Stage stage : {Stage::Autoglm, Stage::Linalg, Stage::Memref, Stage::LLVM}) {
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildStagePipeline(pm, stage, options);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    pm.printAsTextualPipeline(os);
+    collectPassNames(text, names);
+  }
+  return names;
+}
+
 LogicalResult autoglm::runPipeline(ModuleOp module, Stage last,
                                    const PipelineOptions &options) {
+  OpPrintingFlags printing = irPrintingFlags(options.printLocations);
   unsigned dumpCounter = 0;
   if (!options.dumpIRDir.empty()) {
     if (auto ec = llvm::sys::fs::create_directories(options.dumpIRDir))
       return module.emitError("cannot create IR dump folder '")
              << options.dumpIRDir << "': " << ec.message();
-    IRDumper(options.dumpIRDir, dumpCounter).dump(module, "import");
+    IRDumper(options.dumpIRDir, true, printing, dumpCounter)
+        .dump(module, "import");
   }
+  auto named = [](const std::vector<std::string> &names, Pass *pass) {
+    return llvm::is_contained(names, pass->getArgument());
+  };
+  bool printsPasses = options.printIRAfterAll || !options.printIRBefore.empty() ||
+                   !options.printIRAfter.empty();
   for (Stage stage : {Stage::Autoglm, Stage::Linalg, Stage::Memref, Stage::LLVM}) {
     PassManager pm(module.getContext());
     // Dumps and prints number and order the passes: one at a time.
-    if (options.printIRAfterAll || !options.dumpIRDir.empty())
+    if (printsPasses || !options.dumpIRDir.empty())
       pm.getContext()->disableMultithreading();
-    if (options.printIRAfterAll) {
+    if (printsPasses) {
       pm.enableIRPrinting(
-          [](Pass *, Operation *) { return false; },
-          [](Pass *, Operation *op) { return !isDeclaration(op); },
+          [&](Pass *pass, Operation *op) {
+            return named(options.printIRBefore, pass) && !isDeclaration(op);
+          },
+          [&](Pass *pass, Operation *op) {
+            return (options.printIRAfterAll ||
+                    named(options.printIRAfter, pass)) &&
+                   !isDeclaration(op);
+          },
           /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
-          /*printAfterOnlyOnFailure=*/false, llvm::errs(), irPrintingFlags());
+          /*printAfterOnlyOnFailure=*/false, llvm::errs(), printing);
     }
     if (!options.dumpIRDir.empty())
-      pm.addInstrumentation(
-          std::make_unique<IRDumper>(options.dumpIRDir, dumpCounter));
+      pm.addInstrumentation(std::make_unique<IRDumper>(
+          options.dumpIRDir, options.dumpAll, printing, dumpCounter));
+    std::optional<TimingScope> timing;
+    if (options.timing) {
+      timing = options.timing->nest(stageName(stage));
+      pm.enableTiming(*timing);
+    }
     buildStagePipeline(pm, stage, options);
     if (failed(pm.run(module)))
       return failure();
+    if (options.printOpStats) {
+      llvm::errs() << "// Operations after stage '" << stageName(stage)
+                   << "':\n";
+      PassManager stats(module.getContext());
+      stats.addPass(createPrintOpStatsPass(llvm::errs()));
+      if (failed(stats.run(module)))
+        return failure();
+    }
     if (options.afterStage)
       options.afterStage(stage, module);
     if (stage == last)

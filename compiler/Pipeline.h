@@ -11,10 +11,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace autoglm {
 
@@ -25,8 +27,20 @@ enum class Stage {
   LLVM,    // LLVM dialect, ready for translation
 };
 
+/// The stage's name as `--emit` spells it ("autoglm", "linalg", ...).
+llvm::StringRef stageName(Stage stage);
+
 struct PipelineOptions {
   bool printIRAfterAll = false;
+  /// Print the IR before / after the passes with these command-line names
+  /// (e.g. "autoglm-plan-arena") to stderr.
+  std::vector<std::string> printIRBefore, printIRAfter;
+  /// Print locations (the ONNX node names) in every IR output.
+  bool printLocations = false;
+  /// Print the number of operations of each kind after every stage.
+  bool printOpStats = false;
+  /// Time every pass, nested under this scope.
+  mlir::TimingScope *timing = nullptr;
   /// Check the arena plan (no two live buffers overlap, all fit the arena).
   bool verifyMemoryPlan = false;
   /// Keep weights out of the code, in a weights file the runtime maps.
@@ -34,8 +48,10 @@ struct PipelineOptions {
   /// Run f32 matrix multiplications with the runtime's GEMM kernel rather
   /// than generated loops.
   bool runtimeKernels = true;
-  /// Write one numbered .mlir file per pass into this folder.
+  /// Write one numbered .mlir file per pass that changed the IR (per pass,
+  /// with dumpAll) into this folder.
   std::string dumpIRDir;
+  bool dumpAll = false;
   /// Called with the module after each stage (for reports, sizes).
   std::function<void(Stage, mlir::ModuleOp)> afterStage;
 };
@@ -43,6 +59,10 @@ struct PipelineOptions {
 /// Adds the passes that take a module from the previous stage to `stage`.
 void buildStagePipeline(mlir::OpPassManager &pm, Stage stage,
                         const PipelineOptions &options = {});
+
+/// The command-line names of the passes the pipeline runs, in order (each
+/// once), for checking the names given to printIRBefore/printIRAfter.
+std::vector<std::string> pipelinePassNames(const PipelineOptions &options);
 
 /// Runs stages Autoglm..`last` on `module`.
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, Stage last,
@@ -54,8 +74,9 @@ void registerAutoGLMDialects(mlir::DialectRegistry &registry);
 /// (for autoglm-opt).
 void registerAutoGLMPipelines();
 
-/// Printing flags of all IR the tools write: weights are elided.
-mlir::OpPrintingFlags irPrintingFlags();
+/// Printing flags of all IR the tools write: weights are elided; with
+/// `locations`, each op shows the ONNX nodes it came from.
+mlir::OpPrintingFlags irPrintingFlags(bool locations = false);
 
 } // namespace autoglm
 

@@ -31,6 +31,42 @@ bool isPermutedCopy(Operation *op) {
          yield.getValues()[0] == generic.getBody()->getArgument(0);
 }
 
+bool shouldFuse(OpOperand *operand) {
+  Operation *producer = operand->get().getDefiningOp();
+  return producer && producer->hasOneUse() &&
+         (isElementwise(operand->getOwner()) || isPermutedCopy(producer));
+}
+
+/// Fuses a generic's producer into it, like upstream's elementwise fusion
+/// pattern, but the fused op keeps the locations of both: every ONNX node
+/// a fused loop nest came from stays visible in IR dumps and reports.
+struct FuseKeepingLocations : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      if (!linalg::areElementwiseOpsFusable(&operand) || !shouldFuse(&operand))
+        continue;
+      Location fusedLoc = rewriter.getFusedLoc(
+          {operand.get().getDefiningOp()->getLoc(), consumer.getLoc()});
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        return rewriter.notifyMatchFailure(consumer, "fusion failed");
+      fused->fusedOp->setLoc(fusedLoc);
+      // Only the consumer's results move to the fused op; the producer
+      // stays for any other user it has and dies otherwise.
+      for (auto [original, replacement] : fused->replacements)
+        if (original.getDefiningOp() == consumer)
+          rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(consumer);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct FuseElementwisePass
     : autoglm::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -47,13 +83,10 @@ struct FuseElementwisePass
     });
 
     RewritePatternSet patterns(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *operand) {
-          Operation *producer = operand->get().getDefiningOp();
-          return producer && producer->hasOneUse() &&
-                 (isElementwise(operand->getOwner()) ||
-                  isPermutedCopy(producer));
-        });
+    // The upstream set brings the folding patterns that go with fusion;
+    // ours, tried first, does the fusing itself.
+    patterns.add<FuseKeepingLocations>(&getContext(), /*benefit=*/2);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

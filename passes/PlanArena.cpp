@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/NodeNames.h"
 #include "passes/Passes.h"
 #include "passes/SizeBounds.h"
 
@@ -219,9 +220,7 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
       alloc.replaceAllUsesWith(view);
       alloc.erase();
       Location where = buffer.producer ? buffer.producer->getLoc() : view.getLoc();
-      std::string producer;
-      if (auto name = dyn_cast<NameLoc>(where))
-        producer = name.getName().str();
+      std::string producer = autoglm::onnxNodeLabel(where);
       records.push_back(b.getDictionaryAttr(
           {b.getNamedAttr("bytes", b.getI64IntegerAttr(buffer.size)),
            b.getNamedAttr("offset", b.getI64IntegerAttr(buffer.offset)),

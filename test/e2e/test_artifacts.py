@@ -74,25 +74,48 @@ class IRInspectionTest(E2ETestCase):
         self.assertEqual(result.returncode, 0, describe(result))
         return dump_dir, out
 
-    def test_dump_files_numbered_after_passes(self):
-        dump_dir, _ = self.dump("mlp")
+    def dumped_passes(self, dump_dir):
+        """(number, pass) of each dump file, in order."""
         names = sorted(os.listdir(dump_dir))
-        self.assertGreater(len(names), 5)
-        self.assertEqual(names[0], "000-import.mlir")
         passes = []
-        for index, name in enumerate(names):
+        for name in names:
             match = DUMP_NAME.fullmatch(name)
             self.assertIsNotNone(match, f"unexpected dump file name {name!r}")
-            self.assertEqual(int(match.group(1)), index, names)
-            passes.append(match.group(2))
-            text = read(os.path.join(dump_dir, name))
-            self.assertIn("module", text, name)
+            passes.append((int(match.group(1)), match.group(2)))
+        return passes
+
+    def test_dump_all_numbers_every_pass(self):
+        dump_dir, _ = self.dump("mlp", "--dump-all")
+        passes = self.dumped_passes(dump_dir)
+        self.assertGreater(len(passes), 5)
+        self.assertEqual(passes[0], (0, "import"))
+        self.assertEqual([n for n, _ in passes], list(range(len(passes))))
+        for name in os.listdir(dump_dir):
+            self.assertIn("module", read(os.path.join(dump_dir, name)), name)
         for expected in ["canonicalize", "autoglm-lower-to-linalg",
                          "autoglm-bufferize", "autoglm-plan-arena",
                          "convert-func-to-llvm"]:
-            self.assertIn(expected, passes)
+            self.assertIn(expected, [p for _, p in passes])
         # The last dump is the LLVM dialect the object is made from.
-        self.assertIn("llvm.func", read(os.path.join(dump_dir, names[-1])))
+        last = sorted(os.listdir(dump_dir))[-1]
+        self.assertIn("llvm.func", read(os.path.join(dump_dir, last)))
+
+    def test_dump_skips_passes_that_changed_nothing(self):
+        all_dir, _ = self.dump("mlp", "--dump-all")
+        changed_dir, _ = self.dump("mlp")
+        every = sorted(os.listdir(all_dir))
+        changed = sorted(os.listdir(changed_dir))
+        # The same numbering; the files left out are exactly those equal
+        # to the dump before them.
+        self.assertLess(len(changed), len(every))
+        self.assertTrue(set(changed) <= set(every))
+        for previous, name in zip(every, every[1:]):
+            same = read(os.path.join(all_dir, previous)) == \
+                read(os.path.join(all_dir, name))
+            self.assertEqual(name not in changed, same, name)
+        for name in changed:
+            self.assertEqual(read(os.path.join(changed_dir, name)),
+                             read(os.path.join(all_dir, name)), name)
 
     def test_dumps_elide_weights(self):
         # glm_layer has 2.6 MB of weights; no dump may carry them.
@@ -182,11 +205,91 @@ class IRInspectionTest(E2ETestCase):
         self.assertEqual(result.stdout, "")
         printed = re.findall(r"IR Dump After (\S+)", result.stderr)
         # One print per pass: the dump directory has those plus the import.
-        dump_dir, _ = self.dump("mlp")
+        dump_dir, _ = self.dump("mlp", "--dump-all")
         self.assertEqual(len(printed), len(os.listdir(dump_dir)) - 1)
         self.assertIsNone(WEIGHT_DATA.search(result.stderr))
         self.assertEqual(read(out, "rb"), read(self.compiled(
             os.path.join(MODELS_DIR, "mlp.onnx"), ".o"), "rb"))
+
+    def test_print_ir_before_and_after_one_pass(self):
+        out = self.cache.path("printed-one", "glm_layer.o")
+        result = compile_model(os.path.join(MODELS_DIR, "glm_layer.onnx"), out,
+                               "--print-ir-before=autoglm-plan-arena",
+                               "--print-ir-after=autoglm-plan-arena")
+        self.assertEqual(result.returncode, 0, describe(result))
+        headers = re.findall(r"IR Dump (Before|After) \S+ \((\S+)\)",
+                             result.stderr)
+        self.assertEqual(headers, [("Before", "autoglm-plan-arena"),
+                                   ("After", "autoglm-plan-arena")])
+        before, after = result.stderr.split("IR Dump After")
+        # The planner is what puts the buffers into the arena.
+        self.assertIn("memref.alloc", before)
+        self.assertNotIn("memref.alloc(", after)
+        self.assertIn("autoglm.arena_size", after)
+
+    def test_print_ir_unknown_pass(self):
+        out_dir = self.cache.path("unknown-pass", "")
+        result = compile_model(os.path.join(MODELS_DIR, "mlp.onnx"),
+                               os.path.join(out_dir, "m.o"),
+                               "--print-ir-after=autoglm-fuse-epilog")
+        self.assertCleanError(result, "autoglm-compile", "autoglm-fuse-epilog",
+                              "--print-ir-after", "autoglm-fuse-elementwise")
+        self.assertEqual(os.listdir(out_dir), [])
+
+    def test_locations_follow_onnx_nodes(self):
+        # mlp's GELU is five ONNX nodes plus the bias Add before it: one
+        # fused loop that names all six, through to the memref stage.
+        graph = onnx.load(os.path.join(MODELS_DIR, "mlp.onnx")).graph
+        gelu = [n.name for n in graph.node if n.name.startswith("act/")]
+        self.assertEqual(len(gelu), 5)
+        for stage in ["linalg", "memref"]:
+            out = self.cache.path("locations", stage, "mlp.mlir")
+            result = compile_model(os.path.join(MODELS_DIR, "mlp.onnx"), out,
+                                   f"--emit={stage}", "--print-locations")
+            self.assertEqual(result.returncode, 0, describe(result))
+            text = read(out)
+            fused = [line for line in text.splitlines()
+                     if re.match(r"#loc\d+ = \[", line) and
+                     all(f'"{name}"' in line or
+                         self.alias_names(text, line, name) for name in gelu)]
+            self.assertTrue(fused, f"no fused location names {gelu}")
+
+    @staticmethod
+    def alias_names(text, line, name):
+        """Whether a fused location `line` lists an alias #locN = "name"."""
+        aliases = re.findall(rf'^(#loc\d+) = "{re.escape(name)}"$', text, re.M)
+        return any(re.search(rf"{alias}\b", line.split("=", 1)[1])
+                   for alias in aliases)
+
+    def test_print_op_stats_per_stage(self):
+        out = self.cache.path("op-stats", "mlp.o")
+        result = compile_model(os.path.join(MODELS_DIR, "mlp.onnx"), out,
+                               "--print-op-stats")
+        self.assertEqual(result.returncode, 0, describe(result))
+        stages = re.split(r"// Operations after stage '([a-z-]+)':\n",
+                          result.stderr)
+        self.assertEqual(stages[1::2],
+                         ["autoglm", "linalg", "memref", "llvm-dialect"])
+        counts = [dict(re.findall(r"^\s*([a-z_.]+)\s*, (\d+)$", text, re.M))
+                  for text in stages[2::2]]
+        self.assertEqual(counts[0]["autoglm.matmul"], "2")
+        self.assertEqual(counts[0]["autoglm.erf"], "1")
+        self.assertNotIn("autoglm.matmul", counts[1])
+        self.assertIn("linalg.generic", counts[1])
+        self.assertIn("llvm.func", counts[3])
+
+    def test_time_passes(self):
+        out = self.cache.path("timed", "mlp.o")
+        result = compile_model(os.path.join(MODELS_DIR, "mlp.onnx"), out,
+                               "--time-passes")
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("Execution time report", result.stderr)
+        # One or two time columns (user, wall), then the name.
+        timed = re.findall(r"^(?: +[\d.]+ \( *[\d.]+%\))+ +(.+)$",
+                           result.stderr, re.M)
+        for name in ["import", "linalg", "FuseElementwise", "PlanArena",
+                     "code generation", "Total"]:
+            self.assertIn(name, timed)
 
 
 # --- ELF ------------------------------------------------------------------

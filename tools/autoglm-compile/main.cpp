@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -104,7 +105,9 @@ int main(int argc, char **argv) {
   std::vector<std::string> dims, binds;
   std::string report, weights = "auto";
   bool printIRAfterAll = false, noHeader = false, verifyMemoryPlan = false;
-  bool noKernels = false;
+  bool noKernels = false, dumpAll = false, printLocations = false;
+  bool printOpStats = false, timePasses = false;
+  std::vector<std::string> printIRBefore, printIRAfter;
   unsigned optLevel = 3;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", outputPath,
@@ -131,8 +134,29 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0, 3));
   app.add_flag("--print-ir-after-all", printIRAfterAll,
                "Print the IR after every pass to stderr");
+  app.add_option("--print-ir-before", printIRBefore,
+                 "Print the IR before each run of pass PASS to stderr "
+                 "(repeatable)")
+      ->type_name("PASS");
+  app.add_option("--print-ir-after", printIRAfter,
+                 "Print the IR after each run of pass PASS to stderr "
+                 "(repeatable)")
+      ->type_name("PASS");
   app.add_option("--dump-ir-dir", dumpIRDir,
-                 "Write the IR after every pass to DIR/NNN-<pass>.mlir");
+                 "Write the IR after every pass that changed it to "
+                 "DIR/NNN-<pass>.mlir (NNN counts all passes run)");
+  app.add_flag("--dump-all", dumpAll,
+               "With --dump-ir-dir, also write the passes that left the IR "
+               "unchanged");
+  app.add_flag("--print-locations", printLocations,
+               "Show each op's location, the ONNX nodes it came from, in "
+               "all IR output");
+  app.add_flag("--print-op-stats", printOpStats,
+               "Print the number of operations of each kind after every "
+               "stage to stderr");
+  app.add_flag("--time-passes", timePasses,
+               "Print the time of import, every pass and code generation to "
+               "stderr");
   app.add_option("--weights", weights,
                  "Where weights go: embed (in the code), file (OUT.weights, "
                  "mapped by the runtime), auto (file above 1 GiB)")
@@ -199,6 +223,10 @@ int main(int argc, char **argv) {
     }
   }
 
+  mlir::DefaultTimingManager timing; // prints its report when destroyed
+  timing.setEnabled(timePasses);
+  mlir::TimingScope rootTiming = timing.getRootScope();
+
   mlir::DialectRegistry registry;
   registerAutoGLMDialects(registry);
   mlir::MLIRContext context(registry);
@@ -206,12 +234,14 @@ int main(int argc, char **argv) {
   context.getDiagEngine().registerHandler(
       [](mlir::Diagnostic &diag) { printDiagnostic(diag); });
 
+  mlir::TimingScope importTiming = rootTiming.nest("import");
   auto model = OnnxModel::load(modelPath);
   if (!model)
     return error(llvm::toString(model.takeError()));
   auto module = importOnnxModel(**model, context, importOptions);
   if (failed(module))
     return kExitError;
+  importTiming.stop();
 
   if (name.empty())
     name = llvm::sys::path::stem(outputPath).str();
@@ -223,6 +253,13 @@ int main(int argc, char **argv) {
   pipelineOptions.dumpIRDir = dumpIRDir;
   pipelineOptions.verifyMemoryPlan = verifyMemoryPlan;
   pipelineOptions.runtimeKernels = !noKernels;
+  pipelineOptions.dumpAll = dumpAll;
+  pipelineOptions.printLocations = printLocations;
+  pipelineOptions.printOpStats = printOpStats;
+  pipelineOptions.printIRBefore = printIRBefore;
+  pipelineOptions.printIRAfter = printIRAfter;
+  if (timePasses)
+    pipelineOptions.timing = &rootTiming;
   ModelReport modelReport;
   measureGraph(**module, modelReport);
   constexpr int64_t kEmbedLimit = int64_t(1) << 30;
@@ -250,6 +287,14 @@ int main(int argc, char **argv) {
                       dims);
     }
   };
+  std::vector<std::string> passes = pipelinePassNames(pipelineOptions);
+  for (const auto &[flag, names] :
+       {std::pair{"--print-ir-before", &printIRBefore},
+        std::pair{"--print-ir-after", &printIRAfter}})
+    for (const std::string &pass : *names)
+      if (!llvm::is_contained(passes, pass))
+        return error(llvm::Twine("unknown pass '") + pass + "' for " + flag +
+                     "; the pipeline runs: " + llvm::join(passes, ", "));
   Stage last = kind.stage.value_or(Stage::LLVM);
   if (failed(runPipeline(**module, last, pipelineOptions)))
     return error("compilation of '" + modelPath + "' failed");
@@ -263,7 +308,7 @@ int main(int argc, char **argv) {
   if (kind.stage) {
     std::string text;
     llvm::raw_string_ostream os(text);
-    (*module)->print(os, irPrintingFlags());
+    (*module)->print(os, irPrintingFlags(printLocations));
     if (auto e = writeFileAtomically(outputPath, text))
       return error(llvm::toString(std::move(e)));
     return 0;
@@ -274,12 +319,14 @@ int main(int argc, char **argv) {
   llvm::SmallString<256> weightsPath(outputPath);
   llvm::sys::path::replace_extension(weightsPath, ".weights");
   emitOptions.weightsPath = weightsPath.str().str();
+  mlir::TimingScope emitTiming = rootTiming.nest("code generation");
   if (auto e = emitArtifact(**module, signature, *kind.artifact, outputPath,
                             emitOptions)) {
     if (!signature.weightsFile.empty())
       llvm::sys::fs::remove(weightsPath); // no artifact, no weights
     return error(llvm::toString(std::move(e)));
   }
+  emitTiming.stop();
   bool native = *kind.artifact == ArtifactKind::Object ||
                 *kind.artifact == ArtifactKind::SharedLibrary;
   if (native && !noHeader) {
