@@ -81,6 +81,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addNestedPass<func::FuncOp>(createStaticSignature());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    // After folding, so that the GEMM calls' sizes are constants.
+    if (options.profile)
+      pm.addPass(createInstrumentKernels());
     return;
   }
   case Stage::LLVM: {

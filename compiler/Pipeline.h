@@ -48,6 +48,8 @@ struct PipelineOptions {
   /// Run f32 matrix multiplications with the runtime's GEMM kernel rather
   /// than generated loops.
   bool runtimeKernels = true;
+  /// Time every kernel of the plan with the runtime's profiling hooks.
+  bool profile = false;
   /// Write one numbered .mlir file per pass that changed the IR (per pass,
   /// with dumpAll) into this folder.
   std::string dumpIRDir;

@@ -105,10 +105,12 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     Value foldedBias = blobConstant(
         rewriter, loc, RankedTensorType::get({filters}, rewriter.getF32Type()),
         newBias, "batch_norm_folded_bias");
-    rewriter.replaceOpWithNewOp<ConvOp>(
-        bn, outType, conv.getInput(), foldedFilter, foldedBias,
-        conv.getStridesAttr(), conv.getPadsAttr(), conv.getDilationsAttr(),
-        conv.getGroupAttr());
+    // Named after both nodes: profiles and dumps show the Conv.
+    auto folded = ConvOp::create(
+        rewriter, rewriter.getFusedLoc({conv.getLoc(), bn.getLoc()}), outType,
+        conv.getInput(), foldedFilter, foldedBias, conv.getStridesAttr(),
+        conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr());
+    rewriter.replaceOp(bn, folded);
     rewriter.eraseOp(conv);
     return success();
   }

@@ -84,6 +84,26 @@ def StaticSignature : Pass<"autoglm-static-signature", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def InstrumentKernels : Pass<"autoglm-instrument-kernels", "mlir::ModuleOp"> {
+  let summary = "Time every kernel of the plan (autoglm-compile --profile)";
+  let description = [{
+    Brackets each kernel of every function body with calls of the runtime's
+    profiling hooks: `%t = call @agl_profile_begin()` before it and
+    `call @agl_profile_end(%id, %t)` after it. A kernel is an op at the top
+    level of the body that does work: a call of a runtime kernel
+    (`agl_kernel_*`), a `linalg` op, a `memref.copy`, or an `scf.for` (the
+    batch loop around a kernel call). Kernel `%id` is entry `id` of the
+    module's `autoglm.kernels` attribute, `{name, flops, bytes}`: the name
+    is what runs (the kernel called, `loop` for a generic, else the op) then
+    the ONNX nodes of the op's location, joined with `+`. FLOPs: 2·m·n·k per
+    batch entry of a GEMM call; for a loop nest, its trip count times the
+    float arith/math ops of its body (an fma counts two); 0 where an extent
+    is not static. Bytes: the sizes of the operands (the GEMM's three
+    matrices).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect"];
+}
+
 def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::ModuleOp"> {
   let summary = "Run f32 matrix multiplications with the runtime's GEMM kernel";
   let description = [{

@@ -23,12 +23,12 @@ using namespace autoglm;
 
 namespace {
 
-/// Mirrors agl_tensor_info, agl_symbol_info and agl_model_desc in
-/// runtime.h.
+/// Mirrors agl_tensor_info, agl_symbol_info, agl_kernel_info and
+/// agl_model_desc in runtime.h.
 struct AbiTypes {
   llvm::Type *i32, *i64;
   llvm::PointerType *ptr;
-  llvm::StructType *tensorInfo, *symbolInfo, *modelDesc;
+  llvm::StructType *tensorInfo, *symbolInfo, *kernelInfo, *modelDesc;
   llvm::FunctionType *entry; // agl_entry_fn
 
   explicit AbiTypes(llvm::LLVMContext &ctx) {
@@ -41,13 +41,17 @@ struct AbiTypes {
     // name, min, max
     symbolInfo =
         llvm::StructType::create(ctx, {ptr, i64, i64}, "agl_symbol_info");
+    // name, flops, bytes
+    llvm::Type *f64 = llvm::Type::getDoubleTy(ctx);
+    kernelInfo =
+        llvm::StructType::create(ctx, {ptr, f64, f64}, "agl_kernel_info");
     // abi_version, reserved, name, num_inputs, num_outputs, inputs, outputs,
     // num_symbols, reserved2, symbols, arena_size, arena_alignment,
-    // weights_size, weights_file, run
+    // weights_size, weights_file, run, num_kernels, reserved3, kernels
     modelDesc = llvm::StructType::create(
         ctx,
         {i32, i32, ptr, i32, i32, ptr, ptr, i32, i32, ptr, i64, i64, i64, ptr,
-         ptr},
+         ptr, i32, i32, ptr},
         "agl_model_desc");
     entry = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr, ptr},
                                     false);
@@ -118,6 +122,24 @@ llvm::Constant *symbolTable(llvm::Module &module, const AbiTypes &t,
   auto *arrayType = llvm::ArrayType::get(t.symbolInfo, entries.size());
   return privateConstant(module, llvm::ConstantArray::get(arrayType, entries),
                          sig.name + "_symbols");
+}
+
+llvm::Constant *kernelTable(llvm::Module &module, const AbiTypes &t,
+                            const ModelSignature &sig) {
+  if (sig.kernels.empty())
+    return llvm::ConstantPointerNull::get(t.ptr);
+  std::vector<llvm::Constant *> entries;
+  llvm::Type *f64 = llvm::Type::getDoubleTy(module.getContext());
+  for (auto [k, kernel] : llvm::enumerate(sig.kernels))
+    entries.push_back(llvm::ConstantStruct::get(
+        t.kernelInfo,
+        {cString(module, kernel.name,
+                 sig.name + "_kernel" + std::to_string(k) + "_name"),
+         llvm::ConstantFP::get(f64, kernel.flops),
+         llvm::ConstantFP::get(f64, kernel.bytes)}));
+  auto *arrayType = llvm::ArrayType::get(t.kernelInfo, entries.size());
+  return privateConstant(module, llvm::ConstantArray::get(arrayType, entries),
+                         sig.name + "_kernels");
 }
 
 llvm::Function *exported(llvm::Module &module, llvm::FunctionType *type,
@@ -308,7 +330,8 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
            externalWeights
                ? cString(module, sig.weightsFile, name + "_weights_file")
                : llvm::ConstantPointerNull::get(t.ptr),
-           entry}),
+           entry, llvm::ConstantInt::get(t.i32, sig.kernels.size()),
+           llvm::ConstantInt::get(t.i32, 0), kernelTable(module, t, sig)}),
       name + "_desc");
   std::vector<std::string> getters = {name + "_model"};
   if (loadable)

@@ -38,6 +38,12 @@ struct SymbolSignature {
   int64_t min, max;
 };
 
+/// A kernel of a model compiled for profiling (agl_kernel_info).
+struct KernelSignature {
+  std::string name;
+  double flops = 0, bytes = 0; // per call; 0 when unknown
+};
+
 struct ModelSignature {
   std::string name; // C identifier prefix of every exported symbol
   std::vector<TensorSignature> inputs, outputs;
@@ -47,6 +53,8 @@ struct ModelSignature {
   uint64_t weightsSize = 0;
   /// Name of the weights file next to the artifact; empty when embedded.
   std::string weightsFile;
+  /// Empty unless the model is compiled for profiling.
+  std::vector<KernelSignature> kernels;
 };
 
 /// Reads the signature of an imported (tensor-level) function, before

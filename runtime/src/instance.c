@@ -14,6 +14,7 @@ struct agl_instance {
   const void *weights; /* mapped weights file, or null when embedded */
   int64_t *symbol_values; /* num_symbols entries */
   int64_t *output_dims;   /* every output's extents, one after the other */
+  agl_profile *profile;   /* null unless profiling */
   int64_t storage[];      /* backs symbol_values and output_dims */
 };
 
@@ -35,6 +36,7 @@ static agl_status make_instance(const agl_model_desc *model, void *arena,
   instance->arena = arena;
   instance->owns_arena = owns_arena;
   instance->weights = NULL;
+  instance->profile = NULL;
   instance->symbol_values = instance->storage;
   instance->output_dims = instance->storage + values;
   *out = instance;
@@ -121,6 +123,7 @@ void agl_instance_destroy(agl_instance *instance) {
     return;
   if (instance->owns_arena)
     free(instance->arena);
+  agl_profile_destroy(instance->profile);
   free(instance);
 }
 
@@ -181,8 +184,10 @@ static agl_status call_entry(agl_instance *instance, const void *const *inputs,
                              void *const *outputs, const int64_t *symbols,
                              int64_t *output_dims) {
   const agl_model_desc *model = instance->model;
+  agl_profile *outer = agl_profile_record_into(instance->profile);
   int32_t code = model->run(instance->arena, instance->weights, inputs,
                             outputs, symbols, output_dims);
+  agl_profile_record_into(outer);
   if (code != 0)
     return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",
                     agl_model_label(model), (int)code);
@@ -255,4 +260,42 @@ agl_status agl_instance_run_shaped(agl_instance *instance,
   if (status != AGL_OK)
     return status;
   return copy_output_shapes(model, instance->output_dims, output_shapes);
+}
+
+agl_status agl_instance_set_profile_capacity(agl_instance *instance,
+                                             size_t max_events) {
+  if (!instance)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "agl_instance_set_profile_capacity: instance is null");
+  if (instance->model->num_kernels == 0)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' was compiled without --profile: it has no "
+                    "kernels to time",
+                    agl_model_label(instance->model));
+  agl_profile *profile = NULL;
+  if (max_events > 0) {
+    profile = max_events <= SIZE_MAX / sizeof(agl_profile_event)
+                  ? agl_profile_create(max_events)
+                  : NULL;
+    if (!profile)
+      return agl_fail(AGL_ERR_OUT_OF_MEMORY,
+                      "cannot allocate a profile of %zu events for model "
+                      "'%s'",
+                      max_events, agl_model_label(instance->model));
+  }
+  agl_profile_destroy(instance->profile);
+  instance->profile = profile;
+  return AGL_OK;
+}
+
+size_t agl_instance_profile_events(const agl_instance *instance,
+                                   const agl_profile_event **events,
+                                   uint64_t *dropped) {
+  return agl_profile_read(instance ? instance->profile : NULL, events,
+                          dropped);
+}
+
+void agl_instance_clear_profile(agl_instance *instance) {
+  if (instance)
+    agl_profile_clear(instance->profile);
 }

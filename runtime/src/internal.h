@@ -31,4 +31,17 @@ AGL_HIDDEN agl_status agl_symbols_from_shapes(
     const agl_model_desc *model, const int64_t *const *input_shapes,
     int64_t *values);
 
+/* An instance's profile: a fixed buffer of events (profile.c). */
+typedef struct agl_profile agl_profile;
+/* Null when out of memory. */
+AGL_HIDDEN agl_profile *agl_profile_create(size_t capacity);
+AGL_HIDDEN void agl_profile_destroy(agl_profile *profile);
+AGL_HIDDEN size_t agl_profile_read(const agl_profile *profile,
+                                   const agl_profile_event **events,
+                                   uint64_t *dropped);
+AGL_HIDDEN void agl_profile_clear(agl_profile *profile);
+/* Makes agl_profile_end on this thread record into `profile` (null: record
+ * nothing); returns the profile it recorded into before. */
+AGL_HIDDEN agl_profile *agl_profile_record_into(agl_profile *profile);
+
 #endif /* AUTOGLM_RUNTIME_INTERNAL_H */

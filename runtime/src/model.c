@@ -136,6 +136,15 @@ agl_status agl_model_check(const agl_model_desc *model) {
                     "power of two",
                     agl_model_label(model),
                     (unsigned long long)model->arena_alignment);
+  if (model->num_kernels < 0 || (model->num_kernels > 0 && !model->kernels))
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' declares %d kernels but no kernel table",
+                    agl_model_label(model), (int)model->num_kernels);
+  for (int32_t i = 0; i < model->num_kernels; ++i)
+    if (!model->kernels[i].name)
+      return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                      "kernel %d of model '%s' has no name", (int)i,
+                      agl_model_label(model));
   /* The symbol table first: the tensor tables refer to it. */
   agl_status status = check_symbols(model);
   if (status != AGL_OK)

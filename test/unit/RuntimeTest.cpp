@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 #include <unistd.h>
 
 extern "C" const agl_model_desc *fake_add_model(void);
@@ -182,6 +183,107 @@ TEST(Model, FindRejectsNullArguments) {
   EXPECT_THAT(lastError(), HasSubstr("agl_model_find_output"));
 }
 
+// ---- kernel profiles -------------------------------------------------------
+
+// An instance of the fake model (which times its two kernels) that records
+// up to `capacity` events.
+struct ProfiledAdd {
+  agl_instance *instance = nullptr;
+  AddCase run;
+
+  explicit ProfiledAdd(size_t capacity) {
+    EXPECT_EQ(agl_instance_create(fake_add_model(), &instance), AGL_OK);
+    if (capacity > 0)
+      EXPECT_EQ(agl_instance_set_profile_capacity(instance, capacity),
+                AGL_OK);
+  }
+  ~ProfiledAdd() { agl_instance_destroy(instance); }
+
+  void runTimes(int runs) {
+    for (int i = 0; i < runs; ++i)
+      ASSERT_EQ(agl_instance_run(instance, run.inputs, run.outputs), AGL_OK);
+  }
+  std::vector<agl_profile_event> events(uint64_t *dropped = nullptr) const {
+    const agl_profile_event *data = nullptr;
+    size_t count = agl_instance_profile_events(instance, &data, dropped);
+    return {data, data + count};
+  }
+};
+
+TEST(Profile, RecordsOneEventPerKernelCall) {
+  ProfiledAdd profiled(16);
+  profiled.runTimes(3);
+  profiled.run.expectResult();
+  uint64_t dropped = 99;
+  std::vector<agl_profile_event> events = profiled.events(&dropped);
+  ASSERT_EQ(events.size(), 6u);
+  EXPECT_EQ(dropped, 0u);
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].kernel, int32_t(i % 2));
+    EXPECT_EQ(events[i].thread, int32_t(gettid()));
+    EXPECT_LE(events[i].begin_ns, events[i].end_ns);
+    if (i > 0)
+      EXPECT_LE(events[i - 1].end_ns, events[i].begin_ns);
+  }
+}
+
+TEST(Profile, AFullBufferCountsWhatItDrops) {
+  ProfiledAdd profiled(3);
+  profiled.runTimes(3);
+  uint64_t dropped = 0;
+  EXPECT_EQ(profiled.events(&dropped).size(), 3u);
+  EXPECT_EQ(dropped, 3u);
+
+  agl_instance_clear_profile(profiled.instance);
+  EXPECT_TRUE(profiled.events(&dropped).empty());
+  EXPECT_EQ(dropped, 0u);
+  profiled.runTimes(1); // the buffer is still there
+  EXPECT_EQ(profiled.events().size(), 2u);
+}
+
+TEST(Profile, NothingIsRecordedWithoutABuffer) {
+  ProfiledAdd profiled(0);
+  profiled.runTimes(2);
+  profiled.run.expectResult();
+  EXPECT_TRUE(profiled.events().empty());
+
+  ASSERT_EQ(agl_instance_set_profile_capacity(profiled.instance, 4), AGL_OK);
+  profiled.runTimes(1);
+  EXPECT_EQ(profiled.events().size(), 2u);
+  ASSERT_EQ(agl_instance_set_profile_capacity(profiled.instance, 0), AGL_OK);
+  profiled.runTimes(1);
+  EXPECT_TRUE(profiled.events().empty());
+  // Outside a profiled run the hooks do nothing.
+  EXPECT_EQ(agl_profile_begin(), 0u);
+  agl_profile_end(0, 0);
+}
+
+TEST(Profile, InstancesOnTwoThreadsKeepTheirOwnEvents) {
+  ProfiledAdd first(8), second(8);
+  std::thread other([&] { second.runTimes(2); });
+  first.runTimes(1);
+  other.join();
+  EXPECT_EQ(first.events().size(), 2u);
+  std::vector<agl_profile_event> events = second.events();
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_NE(events[0].thread, int32_t(gettid()));
+}
+
+TEST(Profile, RejectsModelsCompiledWithoutProfile) {
+  agl_model_desc plain = *fake_add_model();
+  plain.num_kernels = 0;
+  plain.kernels = nullptr;
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(&plain, &instance), AGL_OK);
+  EXPECT_EQ(agl_instance_set_profile_capacity(instance, 8),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("compiled without --profile"));
+  EXPECT_EQ(agl_instance_set_profile_capacity(nullptr, 8),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(agl_instance_profile_events(nullptr, nullptr, nullptr), 0u);
+  agl_instance_destroy(instance);
+}
+
 // ---- instances with their own arena ---------------------------------------
 
 TEST(Instance, RunsTheModel) {
@@ -261,6 +363,13 @@ TEST(Instance, RejectsMalformedDescriptors) {
   EXPECT_EQ(agl_instance_create(&noName, &instance), AGL_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(lastError(), "output 0 of model 'fake_add' has no name");
   EXPECT_EQ(instance, nullptr);
+
+  agl_model_desc noKernelTable = *fake_add_model();
+  noKernelTable.kernels = nullptr;
+  EXPECT_EQ(agl_instance_create(&noKernelTable, &instance),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(lastError(),
+            "model 'fake_add' declares 2 kernels but no kernel table");
 }
 
 TEST(Instance, ModelWithoutArenaGetsNone) {

@@ -3,7 +3,8 @@
  *   y          = a + b      float32[2,3]
  *   y/positive = a + b > 0  bool[2,3]
  * The sum is staged in the arena, so a run only succeeds when the arena it
- * receives is real and aligned as the descriptor asks.
+ * receives is real and aligned as the descriptor asks. Like a model compiled
+ * with --profile, it times its two kernels (the sum, the outputs).
  *
  * Build switches, to produce the broken artifacts the loader must reject:
  *   FAKE_MODEL_ABI_VERSION   descriptor ABI version (default: the current one)
@@ -42,20 +43,29 @@ int32_t fake_add_run(void *arena, const void *weights, const void *const *in,
   float *sum = arena;
   const float *a = in[0];
   const float *b = in[1];
+  uint64_t begin = agl_profile_begin();
   for (int i = 0; i < COUNT; ++i)
     sum[i] = a[i] + b[i];
+  agl_profile_end(0, begin);
 
   float *y = out[0];
   uint8_t *positive = out[1];
+  begin = agl_profile_begin();
   for (int i = 0; i < COUNT; ++i) {
     y[i] = sum[i];
     positive[i] = sum[i] > 0.0f;
   }
+  agl_profile_end(1, begin);
   if (output_dims)
     for (int i = 0; i < 4; ++i)
       output_dims[i] = shape[i % 2];
   return 0;
 }
+
+static const agl_kernel_info kernels[2] = {
+    {"loop a+b", COUNT, 3 * COUNT * sizeof(float)},
+    {"loop y+y/positive", COUNT, COUNT * (2 * sizeof(float) + 1)},
+};
 
 static const agl_model_desc model = {
     .abi_version = FAKE_MODEL_ABI_VERSION,
@@ -68,6 +78,8 @@ static const agl_model_desc model = {
     .arena_alignment = ARENA_ALIGNMENT,
     .weights_size = 0,
     .run = fake_add_run,
+    .num_kernels = 2,
+    .kernels = kernels,
 };
 
 const agl_model_desc *fake_add_model(void) { return &model; }

@@ -115,17 +115,22 @@ int main(void) {
   unsigned long during_runs = heap_calls - before_runs;
   agl_instance_destroy(instance);
 
-  /* A static model through both entry points. */
+  /* A static model through both entry points, recording its kernels'
+   * profile (the buffer is made before, outside the counted section). */
   static float a[6], b[6], y[6];
   static unsigned char positive[6];
   const void *add_inputs[2] = {a, b};
   void *add_outputs[2] = {y, positive};
   CHECK(agl_instance_create(fake_add_model(), &instance) == AGL_OK);
+  CHECK(agl_instance_set_profile_capacity(instance, 3) == AGL_OK);
   before_runs = heap_calls;
   CHECK(agl_instance_run(instance, add_inputs, add_outputs) == AGL_OK);
   CHECK(agl_instance_run_shaped(instance, add_inputs, NULL, add_outputs,
                                 NULL) == AGL_OK);
   during_runs += heap_calls - before_runs;
+  uint64_t dropped = 0;
+  CHECK(agl_instance_profile_events(instance, NULL, &dropped) == 3 &&
+        dropped == 1);
 
   /* Kernels, with the pool the instance made and with 2 and 1 threads
    * (set outside the counted sections: that replaces the pool). */

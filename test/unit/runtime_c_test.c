@@ -18,7 +18,13 @@ _Static_assert(offsetof(agl_model_desc, num_symbols) == 40,
 _Static_assert(offsetof(agl_model_desc, symbols) == 48,
                "agl_model_desc layout");
 _Static_assert(offsetof(agl_model_desc, run) == 88, "agl_model_desc layout");
-_Static_assert(sizeof(agl_model_desc) == 96, "agl_model_desc layout");
+_Static_assert(offsetof(agl_model_desc, num_kernels) == 96,
+               "agl_model_desc layout");
+_Static_assert(offsetof(agl_model_desc, kernels) == 104,
+               "agl_model_desc layout");
+_Static_assert(sizeof(agl_model_desc) == 112, "agl_model_desc layout");
+_Static_assert(sizeof(agl_kernel_info) == 24, "agl_kernel_info layout");
+_Static_assert(sizeof(agl_profile_event) == 24, "agl_profile_event layout");
 #endif
 
 const agl_model_desc *fake_add_model(void);

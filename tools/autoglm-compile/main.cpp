@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
   std::string report, weights = "auto";
   bool printIRAfterAll = false, noHeader = false, verifyMemoryPlan = false;
   bool noKernels = false, dumpAll = false, printLocations = false;
-  bool printOpStats = false, timePasses = false;
+  bool printOpStats = false, timePasses = false, profile = false;
   std::vector<std::string> printIRBefore, printIRAfter;
   unsigned optLevel = 3;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
@@ -174,6 +174,9 @@ int main(int argc, char **argv) {
                "Run matrix multiplications as generated loops instead of "
                "the runtime's GEMM kernel (the object then needs no runtime "
                "symbols)");
+  app.add_flag("--profile", profile,
+               "Time every kernel when the model runs with a profile "
+               "(autoglm-run --profile)");
   app.add_flag("--no-header", noHeader,
                "Do not write the C header next to .o/.so outputs");
   try {
@@ -253,6 +256,7 @@ int main(int argc, char **argv) {
   pipelineOptions.dumpIRDir = dumpIRDir;
   pipelineOptions.verifyMemoryPlan = verifyMemoryPlan;
   pipelineOptions.runtimeKernels = !noKernels;
+  pipelineOptions.profile = profile;
   pipelineOptions.dumpAll = dumpAll;
   pipelineOptions.printLocations = printLocations;
   pipelineOptions.printOpStats = printOpStats;
@@ -271,6 +275,12 @@ int main(int argc, char **argv) {
       return;
     measureArena(planned, modelReport);
     signature.arenaSize = modelReport.arenaBytes;
+    if (auto kernels = planned->getAttrOfType<mlir::ArrayAttr>("autoglm.kernels"))
+      for (auto kernel : kernels.getAsRange<mlir::DictionaryAttr>())
+        signature.kernels.push_back(
+            {kernel.getAs<mlir::StringAttr>("name").str(),
+             kernel.getAs<mlir::FloatAttr>("flops").getValueAsDouble(),
+             kernel.getAs<mlir::FloatAttr>("bytes").getValueAsDouble()});
     // Outputs with symbolic extents: the bounds the planner computed.
     auto graph = planned.lookupSymbol<mlir::func::FuncOp>("main");
     auto maxShapes =

@@ -37,6 +37,18 @@ void Instance::runShaped(const std::vector<const void *> &inputs,
     throw RuntimeError(agl_last_error());
 }
 
+void Instance::setProfileCapacity(size_t maxEvents) {
+  if (agl_instance_set_profile_capacity(instance_, maxEvents) != AGL_OK)
+    throw RuntimeError(agl_last_error());
+}
+
+size_t Instance::profileEvents(const agl_profile_event **events,
+                               uint64_t *dropped) const {
+  return agl_instance_profile_events(instance_, events, dropped);
+}
+
+void Instance::clearProfile() { agl_instance_clear_profile(instance_); }
+
 namespace {
 std::vector<std::string> namesOf(const agl_tensor_info *table, int32_t count) {
   std::vector<std::string> names;

@@ -50,6 +50,13 @@ public:
                  const std::vector<void *> &outputs,
                  const std::vector<int64_t *> &outputShapes);
 
+  /// Profiles of models compiled with --profile: room for `maxEvents`
+  /// kernel events, the events recorded, and forgetting them.
+  void setProfileCapacity(size_t maxEvents);
+  size_t profileEvents(const agl_profile_event **events,
+                       uint64_t *dropped) const;
+  void clearProfile();
+
 private:
   agl_instance *instance_ = nullptr;
 };

@@ -6,6 +6,7 @@
 #include "Compare.h"
 #include "Json.h"
 #include "OutputDirectory.h"
+#include "Profile.h"
 #include "SymbolBinding.h"
 #include "TensorFile.h"
 #include "TensorSummary.h"
@@ -13,9 +14,11 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -39,6 +42,9 @@ struct Options {
   int threads = 0; // the runtime's default
   bool pinThreads = false;
   bool json = false;
+  std::string profilePath; // Chrome trace to write; empty: no profile
+  int topKernels = 10;
+  double peakGflops = 0; // per thread; 0: measure
 };
 
 // What became of one output, for both the text and the JSON report.
@@ -122,6 +128,20 @@ void defineOptions(CLI::App &app, Options &options) {
       ->check(atLeast(0));
   app.add_flag("--pin-threads", options.pinThreads,
                "Pin each kernel thread to its own CPU");
+  app.add_option("--profile", options.profilePath,
+                 "Time every kernel (the model must be compiled with "
+                 "--profile): write a Chrome trace (JSON) to FILE and print "
+                 "the kernels that took the most time; with --bench, of the "
+                 "timed runs")
+      ->type_name("FILE");
+  app.add_option("--top", options.topKernels,
+                 "Kernels in the --profile table")
+      ->capture_default_str()
+      ->check(atLeast(1));
+  app.add_option("--peak-gflops", options.peakGflops,
+                 "FP32 peak of one core in GFLOP/s, for the --profile table "
+                 "(default: measured)")
+      ->check(atLeast(0));
   app.add_flag("--json", options.json,
                "Print one line of JSON on stdout; text goes to stderr");
   app.footer(
@@ -231,6 +251,37 @@ std::vector<Tensor> atActualShapes(const std::vector<Tensor> &outputs,
   return actual;
 }
 
+// The trace file (written whole or not at all) and the top-kernels table.
+void writeProfile(const Options &options, const agl_model_desc &model,
+                  const Instance &instance, std::ostream &text) {
+  const agl_profile_event *events = nullptr;
+  uint64_t dropped = 0;
+  size_t count = instance.profileEvents(&events, &dropped);
+  const std::string partial = options.profilePath + ".partial";
+  {
+    std::ofstream file(partial, std::ios::binary);
+    file << chromeTrace(model, events, count);
+    if (!file.flush()) {
+      std::remove(partial.c_str());
+      throw std::runtime_error("cannot write profile '" +
+                               options.profilePath + "'");
+    }
+  }
+  if (std::rename(partial.c_str(), options.profilePath.c_str()) != 0) {
+    std::remove(partial.c_str());
+    throw std::runtime_error("cannot write profile '" + options.profilePath +
+                             "': " + std::strerror(errno));
+  }
+  double peak = options.peakGflops > 0 ? options.peakGflops
+                                       : measurePeakGflops();
+  text << "profile: " << count << " kernel calls";
+  if (dropped > 0)
+    text << " (" << dropped << " more did not fit)";
+  text << ", trace in " << options.profilePath << "\n";
+  printTopKernels(text, totalsPerKernel(model, events, count),
+                  size_t(options.topKernels), peak * agl_get_num_threads());
+}
+
 int runModel(const Options &options, RunReport &report, std::ostream &text) {
   // Before the instance exists: it creates the pool.
   if (options.threads > 0 && agl_set_num_threads(options.threads) != AGL_OK)
@@ -286,6 +337,16 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
     outputShapes.push_back(shape.data());
 
   Instance instance(model, artifact.weights());
+  const bool profiling = !options.profilePath.empty();
+  if (profiling) {
+    if (model.num_kernels == 0)
+      throw std::runtime_error("'" + options.artifact +
+                               "' was compiled without --profile: it has no "
+                               "kernels to time");
+    // One event per kernel and run.
+    size_t runs = options.benchRuns > 0 ? options.benchRuns : 1;
+    instance.setProfileCapacity(runs * size_t(model.num_kernels));
+  }
   const auto runOnce = [&] {
     if (shaped)
       instance.runShaped(inputPointers, inputShapes, outputPointers,
@@ -324,10 +385,14 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
   }
 
   if (options.benchRuns > 0) {
-    report.latency = summarizeLatencies(
-        timeRuns(runOnce, options.warmupRuns, options.benchRuns));
+    timeRuns(runOnce, options.warmupRuns, 0);
+    instance.clearProfile(); // the profile covers the timed runs
+    report.latency =
+        summarizeLatencies(timeRuns(runOnce, 0, options.benchRuns));
     printLatency(text, *report.latency);
   }
+  if (profiling)
+    writeProfile(options, model, instance, text);
   return allOk ? kExitOk : kExitMismatch;
 }
 

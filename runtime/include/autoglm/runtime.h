@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-#define AGL_ABI_VERSION 3u
+#define AGL_ABI_VERSION 4u
 
 typedef enum agl_status {
   AGL_OK = 0,
@@ -117,6 +117,16 @@ typedef int32_t (*agl_entry_fn)(void *arena, const void *weights,
                                 void *const *outputs, const int64_t *symbols,
                                 int64_t *output_dims);
 
+/* One kernel of a model compiled with `autoglm-compile --profile`: a
+ * matrix-product call or a fused loop nest of the compiled plan. */
+typedef struct agl_kernel_info {
+  /* What runs ("sgemm_packed", "loop", "copy", ...), then the ONNX nodes it
+   * came from, joined with '+'. */
+  const char *name;
+  double flops; /* floating-point operations per call; 0 when unknown */
+  double bytes; /* bytes of its operands, read and written; 0 when unknown */
+} agl_kernel_info;
+
 typedef struct agl_model_desc {
   uint32_t abi_version; /* AGL_ABI_VERSION of the compiler that built it */
   uint32_t reserved;
@@ -135,6 +145,12 @@ typedef struct agl_model_desc {
    * weights_size bytes; null when they are embedded in the code. */
   const char *weights_file;
   agl_entry_fn run;
+  /* The kernels a profiled model reports (agl_profile_end's `kernel`
+   * indexes this table); 0 and null for a model compiled without
+   * --profile. */
+  int32_t num_kernels;
+  uint32_t reserved3;
+  const agl_kernel_info *kernels;
 } agl_model_desc;
 
 /* ---- status and types ---------------------------------------------------- */
@@ -211,6 +227,38 @@ int32_t agl_get_num_threads(void);
  * around the mask), now and in pools created later; the caller's thread is
  * left as it is. Zero lets them run anywhere in the mask again. */
 agl_status agl_set_thread_affinity(int32_t pin);
+
+/* ---- profiling -------------------------------------------------------------- */
+/* A model compiled with `autoglm-compile --profile` times each of its
+ * kernels. Once an instance has a profile buffer, every run records one
+ * event per kernel call, until the buffer is full; recording allocates
+ * nothing. Without a buffer, a profiled model runs as usual (each kernel
+ * then costs two cheap calls). */
+typedef struct agl_profile_event {
+  int32_t kernel;    /* index into the model's kernels table */
+  int32_t thread;    /* the OS thread id of the thread that ran the model */
+  uint64_t begin_ns; /* CLOCK_MONOTONIC */
+  uint64_t end_ns;
+} agl_profile_event;
+
+/* Gives the instance room for `max_events` events (replacing an earlier
+ * buffer and its events); 0 turns profiling off and frees the buffer.
+ * AGL_ERR_INVALID_ARGUMENT for a model compiled without --profile. */
+agl_status agl_instance_set_profile_capacity(agl_instance *instance,
+                                             size_t max_events);
+/* The events recorded since the buffer was set or cleared, in order of
+ * their end; `*dropped` (if not null) counts those that found it full. */
+size_t agl_instance_profile_events(const agl_instance *instance,
+                                   const agl_profile_event **events,
+                                   uint64_t *dropped);
+/* Forgets the recorded events; keeps the buffer. */
+void agl_instance_clear_profile(agl_instance *instance);
+
+/* Called by profiled models around each kernel: begin returns a timestamp
+ * (0 when no profile is being recorded on this thread), end records the
+ * event. Not for use by applications. */
+uint64_t agl_profile_begin(void);
+void agl_profile_end(int32_t kernel, uint64_t begin_ns);
 
 /* ---- weights files ---------------------------------------------------------- */
 typedef struct agl_weights agl_weights;

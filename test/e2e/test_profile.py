@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Kernel profiles: models compiled with --profile, run with
+`autoglm-run --profile trace.json`, give a valid Chrome trace with one event
+per kernel and run, and a top-kernels table; the outputs stay correct."""
+
+import json
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_common import (  # noqa: E402
+    MODELS_DIR, E2ETestCase, compile_model, describe, run_model)
+
+MODELS = ["mlp", "glm_layer", "resnet_cnn"]
+RUNS = 5
+
+
+def model_files(model):
+    return (os.path.join(MODELS_DIR, model + ".onnx"),
+            os.path.join(MODELS_DIR, model, "input_0.npy"),
+            os.path.join(MODELS_DIR, model, "output_0.npy"))
+
+
+class ProfileTest(E2ETestCase):
+
+    def kernels_in_plan(self, model):
+        """How many kernels the instrumented plan brackets, read from the
+        memref stage: one agl_profile_end call each."""
+        onnx_path, _, _ = model_files(model)
+        out = self.cache.path("plans", model + ".mlir")
+        result = compile_model(onnx_path, out, "--emit=memref", "--profile")
+        self.assertEqual(result.returncode, 0, describe(result))
+        with open(out) as f:
+            return len(re.findall(r"call @agl_profile_end\(", f.read()))
+
+    def test_trace_has_every_kernel_of_every_run(self):
+        for model in MODELS:
+            with self.subTest(model=model):
+                onnx_path, x, y = model_files(model)
+                artifact = self.compiled(onnx_path, ".so", "--profile")
+                trace_path = self.cache.path("traces", model + ".json")
+                result = run_model(artifact, "-i", x, "-e", y,
+                                   "--bench", str(RUNS), "--warmup", "1",
+                                   "--profile", trace_path, "--top", "3")
+                self.assertEqual(result.returncode, 0, describe(result))
+                with open(trace_path) as f:
+                    trace = json.load(f)
+                kernels = trace["otherData"]["kernels"]
+                self.assertEqual(len(kernels), self.kernels_in_plan(model))
+                events = trace["traceEvents"]
+                # The timed runs only: each kernel once per run, in order.
+                self.assertEqual(len(events), RUNS * len(kernels))
+                for i, event in enumerate(events):
+                    self.assertEqual(event["ph"], "X")
+                    self.assertEqual(event["args"]["kernel"], i % len(kernels))
+                    self.assertEqual(event["name"], kernels[i % len(kernels)])
+                    self.assertGreaterEqual(event["dur"], 0)
+                    self.assertIsInstance(event["tid"], int)
+                    if i:
+                        previous = events[i - 1]
+                        self.assertGreaterEqual(
+                            event["ts"] + 1e-3, previous["ts"] + previous["dur"])
+                # Names say what runs and where it came from.
+                self.assertTrue(any(k.startswith("sgemm") and
+                                    re.search(r"/(MatMul|Conv)\b", k)
+                                    for k in kernels), kernels)
+                # The table: three rows, the heaviest first.
+                rows = re.findall(r"^ *([\d.]+) +([\d.]+)% +(\d+) +[\d.]+ .*$",
+                                  result.stdout, re.M)
+                self.assertEqual(len(rows), 3, result.stdout)
+                times = [float(r[0]) for r in rows]
+                self.assertEqual(times, sorted(times, reverse=True))
+                self.assertTrue(all(int(r[2]) == RUNS for r in rows))
+                self.assertRegex(result.stdout, r"in \d+ kernels; peak [\d.]+ GFLOP/s")
+
+    def test_table_rates_follow_from_the_trace(self):
+        # Each row's GFLOP/s is the kernel's FLOPs over its median call in
+        # the trace, and % peak compares it with the peak given (1 thread).
+        onnx_path, x, _ = model_files("glm_layer")
+        artifact = self.compiled(onnx_path, ".so", "--profile")
+        trace_path = self.cache.path("rate.json")
+        result = run_model(artifact, "-i", x, "--bench", "21", "--threads", "1",
+                           "--profile", trace_path, "--top", "100",
+                           "--peak-gflops", "50")
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("peak 50.0 GFLOP/s", result.stdout)
+        with open(trace_path) as f:
+            events = json.load(f)["traceEvents"]
+        rows = re.findall(r"^ *[\d.]+ +[\d.]+% +21 +([\d.]+) +([\d.]+) +"
+                          r"([\d.]+)%  (sgemm\S* .*)$", result.stdout, re.M)
+        self.assertEqual(len(rows), 7, result.stdout)  # the layer's GEMMs
+        for median_text, rate_text, share_text, name in rows:
+            calls = sorted(e["dur"] for e in events if e["name"] == name)
+            self.assertEqual(len(calls), 21, name)
+            median_us = calls[10]
+            self.assertAlmostEqual(float(median_text), median_us, delta=0.01)
+            flops = next(e["args"]["flops"] for e in events if e["name"] == name)
+            self.assertGreater(flops, 0, name)
+            rate = flops / (median_us * 1e3)
+            self.assertAlmostEqual(float(rate_text), rate, delta=0.05 + rate * 1e-3)
+            self.assertAlmostEqual(float(share_text), 100 * float(rate_text) / 50,
+                                   delta=0.11)
+
+    def test_profiling_keeps_results_and_code(self):
+        # Without a trace the profiled artifact runs correctly, and a plain
+        # compile has no hooks at all.
+        onnx_path, x, y = model_files("resnet_cnn")
+        profiled = self.compiled(onnx_path, ".so", "--profile")
+        result = run_model(profiled, "-i", x, "-e", y)
+        self.assertEqual(result.returncode, 0, describe(result))
+        plain = self.compiled(onnx_path, ".ll")
+        with open(plain) as f:
+            self.assertNotIn("agl_profile_", f.read())
+
+    def test_model_compiled_without_profile(self):
+        onnx_path, x, _ = model_files("mlp")
+        artifact = self.compiled(onnx_path, ".so")
+        trace_path = self.cache.path("none", "trace.json")
+        result = run_model(artifact, "-i", x, "--profile", trace_path)
+        self.assertCleanError(result, "autoglm-run", "without --profile")
+        self.assertFalse(os.path.exists(trace_path))
+
+    def test_trace_path_not_writable(self):
+        onnx_path, x, _ = model_files("mlp")
+        artifact = self.compiled(onnx_path, ".so", "--profile")
+        trace_path = self.cache.path("no-such-dir-parent") + "/missing/t.json"
+        result = run_model(artifact, "-i", x, "--profile", trace_path)
+        self.assertCleanError(result, "autoglm-run", trace_path)
+        self.assertFalse(os.path.exists(trace_path))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

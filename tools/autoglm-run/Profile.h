@@ -1,0 +1,49 @@
+// Kernel profiles of models compiled with --profile: the Chrome trace and
+// the table of the kernels that took the most time.
+#ifndef AUTOGLM_RUN_PROFILE_H
+#define AUTOGLM_RUN_PROFILE_H
+
+#include "autoglm/runtime.h"
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace autoglm::run {
+
+// One kernel's calls, summed over the profiled runs.
+struct KernelTotals {
+  std::string name;
+  size_t calls = 0;
+  double totalMs = 0;
+  double medianUs = 0; // of one call: robust against preempted calls
+  double flopsPerCall = 0;
+  double gflops() const; // GFLOP/s of the median call; 0 when FLOPs unknown
+};
+
+// Per kernel of the model's table, in table order.
+std::vector<KernelTotals> totalsPerKernel(const agl_model_desc &model,
+                                          const agl_profile_event *events,
+                                          size_t count);
+
+// The events as Chrome trace JSON (chrome://tracing, Perfetto): one
+// complete event per kernel call, times in microseconds from the first
+// event, with the kernel's FLOPs and bytes as arguments.
+std::string chromeTrace(const agl_model_desc &model,
+                        const agl_profile_event *events, size_t count);
+
+// The `top` kernels by total time: time, share of all kernel time, calls,
+// median call, GFLOP/s and share of `peakGflops` (the machine's, for all
+// threads used).
+void printTopKernels(std::ostream &os, std::vector<KernelTotals> totals,
+                     size_t top, double peakGflops);
+
+// Single-thread FP32 FMA peak of this CPU in GFLOP/s, measured with a short
+// loop of independent FMAs at the widest vector width it has (AVX-512,
+// else AVX2).
+double measurePeakGflops();
+
+} // namespace autoglm::run
+
+#endif // AUTOGLM_RUN_PROFILE_H
