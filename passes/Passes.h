@@ -23,6 +23,10 @@ namespace autoglm {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// The lanes --autoglm-vectorize-loops gives `op`'s innermost loop: the
+/// widest of `widest`, widest/2, ..., 4 that it can take, or 1 (scalar).
+int64_t vectorLanesFor(mlir::linalg::GenericOp op, int64_t widest = 16);
+
 } // namespace autoglm
 
 #endif // AUTOGLM_PASSES_PASSES_H

@@ -155,15 +155,10 @@ struct VectorizeLoopsPass
   using VectorizeLoopsBase::VectorizeLoopsBase;
 
   void runOnOperation() override {
-    // The widest vector (halving down to 4 lanes) that divides the
-    // innermost extent: CNN feature maps are 56, 28 or 14 wide.
     SmallVector<std::pair<linalg::GenericOp, int64_t>> candidates;
     getOperation().walk([&](linalg::GenericOp op) {
-      for (int64_t lanes = width; lanes >= 4; lanes /= 2)
-        if (vectorizable(op, lanes)) {
-          candidates.emplace_back(op, lanes);
-          return;
-        }
+      if (int64_t lanes = autoglm::vectorLanesFor(op, width); lanes > 1)
+        candidates.emplace_back(op, lanes);
     });
     IRRewriter rewriter(&getContext());
     for (auto [op, lanes] : candidates) {
@@ -180,3 +175,12 @@ struct VectorizeLoopsPass
 };
 
 } // namespace
+
+int64_t autoglm::vectorLanesFor(linalg::GenericOp op, int64_t widest) {
+  // The widest vector (halving down to 4 lanes) that divides the innermost
+  // extent: CNN feature maps are 56, 28 or 14 wide.
+  for (int64_t lanes = widest; lanes >= 4; lanes /= 2)
+    if (vectorizable(op, lanes))
+      return lanes;
+  return 1;
+}

@@ -114,6 +114,53 @@ class ProfileTest(E2ETestCase):
         with open(plain) as f:
             self.assertNotIn("agl_profile_", f.read())
 
+    def test_explain_lists_every_kernel(self):
+        # --explain describes the same kernels that --profile times, each
+        # with its nodes and strategy, and a roofline estimate that follows
+        # from its FLOPs and bytes and the machine model given.
+        for model in ["glm_layer", "resnet_cnn"]:
+            with self.subTest(model=model):
+                onnx_path, _, _ = model_files(model)
+                out = self.cache.path("explain", model + ".so")
+                result = compile_model(onnx_path, out, "--explain",
+                                       "--peak-gflops", "100",
+                                       "--bandwidth-gbs", "20")
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertTrue(os.path.isfile(out))
+                threads = int(re.search(r"(\d+) GEMM threads",
+                                        result.stdout).group(1))
+                rows = re.findall(
+                    r"^ *(\d+)  (\S+) +(\d+) +([\d.]+) +([\d.]+) +\S+ +"
+                    r"(compute|memory) +([\d.]+)  (.*)\n +(.*)$",
+                    result.stdout, re.M)
+                self.assertEqual(len(rows), self.kernels_in_plan(model),
+                                 result.stdout)
+                self.assertEqual([int(r[0]) for r in rows],
+                                 list(range(len(rows))))
+                gemms = [r for r in rows if r[1].startswith("sgemm")]
+                self.assertTrue(gemms)
+                for (_, kind, used, mflop, kib, bound, estimate, nodes,
+                     how) in rows:
+                    compute_us = float(mflop) * 1e6 / (100e3 * int(used))
+                    memory_us = float(kib) * 1024 / 20e3
+                    self.assertAlmostEqual(float(estimate),
+                                           max(compute_us, memory_us),
+                                           delta=0.01 + 1e-3 * float(estimate))
+                    # (The table's figures are rounded: near-ties may go
+                    # either way.)
+                    if abs(compute_us - memory_us) > 0.05 * max(compute_us,
+                                                                memory_us):
+                        self.assertEqual(bound, "compute" if compute_us > memory_us
+                                         else "memory")
+                    if kind.startswith("sgemm"):
+                        self.assertEqual(int(used), threads)
+                        self.assertRegex(how, r"^GEMM m\d+ n\d+ k\d+")
+                        self.assertRegex(nodes, r"/(MatMul|Conv|Gemm)\b")
+                    elif kind == "loop":
+                        self.assertRegex(how, r"(\d+-lane vectors|scalar loops) over")
+                self.assertRegex(result.stdout,
+                                 r"\d+ kernels, [\d.]+ MFLOP, roofline estimate")
+
     def test_model_compiled_without_profile(self):
         onnx_path, x, _ = model_files("mlp")
         artifact = self.compiled(onnx_path, ".so")

@@ -8,11 +8,16 @@
 #include "codegen/emit/HeaderEmitter.h"
 #include "codegen/emit/ModelSignature.h"
 #include "codegen/emit/ObjectEmitter.h"
+#include "compiler/Explain.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Report.h"
 #include "compiler/importer/Importer.h"
 
+#include "MachineProbe.h"
 #include "TensorFile.h"
+
+#include "autoglm/kernels.h"
+#include "autoglm/runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -107,6 +112,8 @@ int main(int argc, char **argv) {
   bool printIRAfterAll = false, noHeader = false, verifyMemoryPlan = false;
   bool noKernels = false, dumpAll = false, printLocations = false;
   bool printOpStats = false, timePasses = false, profile = false;
+  bool explain = false;
+  double peakGflops = 0, bandwidthGBs = 0;
   std::vector<std::string> printIRBefore, printIRAfter;
   unsigned optLevel = 3;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
@@ -177,6 +184,16 @@ int main(int argc, char **argv) {
   app.add_flag("--profile", profile,
                "Time every kernel when the model runs with a profile "
                "(autoglm-run --profile)");
+  app.add_flag("--explain", explain,
+               "Print each kernel of the plan: its ONNX nodes, how it runs "
+               "(GEMM blocking, vector width), threads, FLOPs, bytes and a "
+               "roofline estimate for this machine");
+  app.add_option("--peak-gflops", peakGflops,
+                 "FP32 peak of one core for --explain (default: measured)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--bandwidth-gbs", bandwidthGBs,
+                 "Memory read bandwidth for --explain (default: measured)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--no-header", noHeader,
                "Do not write the C header next to .o/.so outputs");
   try {
@@ -275,6 +292,25 @@ int main(int argc, char **argv) {
       return;
     measureArena(planned, modelReport);
     signature.arenaSize = modelReport.arenaBytes;
+    if (explain) {
+      MachineModel machine;
+      machine.peakGflopsPerThread =
+          peakGflops > 0 ? peakGflops : run::measurePeakGflops();
+      machine.bandwidthGBs =
+          bandwidthGBs > 0 ? bandwidthGBs : run::measureReadBandwidthGBs();
+      machine.threads = agl_get_num_threads();
+      agl_sgemm_plan gemm;
+      agl_kernel_sgemm_describe(&gemm);
+      machine.gemmIsa = gemm.isa;
+      machine.mr = gemm.mr;
+      machine.nr = gemm.nr;
+      machine.kc = gemm.kc;
+      machine.nc = gemm.nc;
+      machine.mc = gemm.mc;
+      // Standard output, unless the IR goes there.
+      (outputPath == "-" ? llvm::errs() : llvm::outs())
+          << explainPlan(planned, machine);
+    }
     if (auto kernels = planned->getAttrOfType<mlir::ArrayAttr>("autoglm.kernels"))
       for (auto kernel : kernels.getAsRange<mlir::DictionaryAttr>())
         signature.kernels.push_back(

@@ -39,11 +39,6 @@ std::string chromeTrace(const agl_model_desc &model,
 void printTopKernels(std::ostream &os, std::vector<KernelTotals> totals,
                      size_t top, double peakGflops);
 
-// Single-thread FP32 FMA peak of this CPU in GFLOP/s, measured with a short
-// loop of independent FMAs at the widest vector width it has (AVX-512,
-// else AVX2).
-double measurePeakGflops();
-
 } // namespace autoglm::run
 
 #endif // AUTOGLM_RUN_PROFILE_H

@@ -5,6 +5,7 @@
 #include "Bindings.h"
 #include "Compare.h"
 #include "Json.h"
+#include "MachineProbe.h"
 #include "OutputDirectory.h"
 #include "Profile.h"
 #include "SymbolBinding.h"

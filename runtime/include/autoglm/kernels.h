@@ -44,6 +44,16 @@ void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
                              int64_t c_batch_stride, int64_t c_row_stride,
                              int32_t accumulate, int32_t activation);
 
+/* How agl_kernel_sgemm runs on this CPU, for reports (autoglm-compile
+   --explain): the micro-kernel's instruction set and tile (mr x nr floats
+   of accumulators), and the cache blocking of the packed path (kc depths,
+   nc columns of B, mc rows of A per packed block). */
+typedef struct agl_sgemm_plan {
+  const char *isa; /* "avx512" or "portable" */
+  int32_t mr, nr, kc, nc, mc;
+} agl_sgemm_plan;
+void agl_kernel_sgemm_describe(agl_sgemm_plan *out);
+
 /* Activations fused into agl_kernel_sgemm's output. */
 enum {
   AGL_ACT_NONE = 0,

@@ -43,6 +43,18 @@ const agl_gemm_isa *agl_gemm_current(void) {
   return isa ? isa : agl_gemm_select(0);
 }
 
+void agl_kernel_sgemm_describe(agl_sgemm_plan *out) {
+  if (!out)
+    return;
+  const agl_gemm_isa *isa = agl_gemm_current();
+  out->isa = isa->name;
+  out->mr = isa->mr;
+  out->nr = isa->nr;
+  out->kc = AGL_GEMM_KC;
+  out->nc = AGL_GEMM_NC;
+  out->mc = AGL_GEMM_MC_PANELS * isa->mr;
+}
+
 typedef struct gemm_args {
   int64_t batch, m, n, k;
   const float *a;

@@ -1,0 +1,133 @@
+//===- Explain.cpp - what the compiled plan runs, kernel by kernel --------===//
+
+#include "compiler/Explain.h"
+#include "passes/Passes.h"
+#include "passes/PlannedKernels.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace autoglm;
+
+namespace {
+
+std::optional<int64_t> constantInt(Value value) {
+  APInt v;
+  if (matchPattern(value, m_ConstantInt(&v)))
+    return v.getSExtValue();
+  return std::nullopt;
+}
+
+std::string extents(ArrayRef<int64_t> sizes) {
+  std::string text;
+  for (auto [i, size] : llvm::enumerate(sizes))
+    text += (i ? "x" : "") +
+            (ShapedType::isDynamic(size) ? std::string("?")
+                                         : std::to_string(size));
+  return text;
+}
+
+/// The GEMM call inside `op` (itself, or in the batch loop around it).
+func::CallOp gemmCall(Operation *op) {
+  func::CallOp found;
+  op->walk([&](func::CallOp call) {
+    if (runtimeKernelCalled(call).starts_with("sgemm"))
+      found = call;
+  });
+  return found;
+}
+
+struct Strategy {
+  std::string text;
+  int threads = 1;
+};
+
+Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
+  if (func::CallOp call = gemmCall(kernel.op)) {
+    auto size = [&](unsigned i) {
+      auto value = constantInt(call.getOperand(i));
+      return value ? std::to_string(*value) : std::string("?");
+    };
+    std::string text = llvm::formatv(
+        "GEMM m{0} n{1} k{2}{3}: {4} {5}x{6} micro-kernel, KC {7} NC {8} MC "
+        "{9}, B {10}",
+        size(1), size(2), size(3),
+        size(0) == "1" ? "" : " batch " + size(0), machine.gemmIsa,
+        machine.mr, machine.nr, machine.kc, machine.nc, machine.mc,
+        runtimeKernelCalled(call) == "sgemm_packed" ? "packed at compile time"
+                                                    : "packed at run time");
+    if (auto loop = dyn_cast<scf::ForOp>(kernel.op)) {
+      auto trips = constantInt(loop.getUpperBound());
+      text += ", one call per batch entry (" +
+              (trips ? std::to_string(*trips) : std::string("?")) + ")";
+    }
+    return {text, machine.threads};
+  }
+  if (auto generic = dyn_cast<linalg::GenericOp>(kernel.op)) {
+    int64_t lanes = vectorLanesFor(generic);
+    unsigned reductions = generic.getNumReductionLoops();
+    std::string text =
+        (lanes > 1 ? std::to_string(lanes) + "-lane vectors"
+                   : std::string("scalar loops")) +
+        " over " + extents(generic.getStaticLoopRanges());
+    if (reductions)
+      text += " (" + std::to_string(reductions) + " reduction loop" +
+              (reductions > 1 ? "s" : "") + ")";
+    return {text, 1};
+  }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(kernel.op))
+    return {"loops over " + extents(linalgOp.getStaticLoopRanges()), 1};
+  return {"loops", 1};
+}
+
+} // namespace
+
+std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
+  std::vector<PlannedKernel> kernels = collectPlannedKernels(module);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::formatv("machine: {0:f1} GFLOP/s FP32 per thread, {1} GEMM "
+                      "threads, {2:f1} GB/s read bandwidth\n",
+                      machine.peakGflopsPerThread, machine.threads,
+                      machine.bandwidthGBs);
+  os << llvm::formatv("{0,3}  {1,-13} {2,7} {3,10} {4,10} {5,8} {6,-9} "
+                      "{7,9}  {8}\n",
+                      "#", "kernel", "threads", "MFLOP", "KiB", "FLOP/B",
+                      "bound", "est. us", "nodes / how it runs");
+  double totalUs = 0, totalFlops = 0;
+  for (auto [index, kernel] : llvm::enumerate(kernels)) {
+    Strategy strategy = strategyOf(kernel, machine);
+    double computeUs =
+        machine.peakGflopsPerThread > 0
+            ? kernel.flops /
+                  (machine.peakGflopsPerThread * strategy.threads * 1e3)
+            : 0;
+    double memoryUs =
+        machine.bandwidthGBs > 0 ? kernel.bytes / (machine.bandwidthGBs * 1e3)
+                                 : 0;
+    double estimateUs = std::max(computeUs, memoryUs);
+    totalUs += estimateUs;
+    totalFlops += kernel.flops;
+    std::string intensity =
+        kernel.bytes > 0 ? llvm::formatv("{0:f2}", kernel.flops / kernel.bytes)
+                         : std::string("-");
+    os << llvm::formatv("{0,3}  {1,-13} {2,7} {3,10:f3} {4,10:f1} {5,8} "
+                        "{6,-9} {7,9:f2}  {8}\n",
+                        index, kernel.kind, strategy.threads,
+                        kernel.flops * 1e-6, kernel.bytes / 1024, intensity,
+                        computeUs >= memoryUs ? "compute" : "memory",
+                        estimateUs,
+                        kernel.nodes.empty() ? "(no ONNX node)" : kernel.nodes);
+    os << llvm::formatv("{0,3}  {1}\n", "", strategy.text);
+  }
+  os << llvm::formatv("{0} kernels, {1:f3} MFLOP, roofline estimate {2:f1} "
+                      "us\n",
+                      kernels.size(), totalFlops * 1e-6, totalUs);
+  return out;
+}

@@ -1,0 +1,34 @@
+//===- Explain.h - what the compiled plan runs, kernel by kernel -*- C++ -*-===//
+//
+// `autoglm-compile --explain`: for each kernel of the plan (a fused group
+// after the memref stage), the ONNX nodes it came from, how it runs (the
+// GEMM kernel and its blocking, or the vector width of a loop nest), its
+// threads, FLOPs and bytes, and a roofline estimate of its time on the
+// target machine.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOGLM_COMPILER_EXPLAIN_H
+#define AUTOGLM_COMPILER_EXPLAIN_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace autoglm {
+
+/// The machine the estimates are for.
+struct MachineModel {
+  double peakGflopsPerThread = 0; // FP32 FMA peak of one core
+  double bandwidthGBs = 0;        // read bandwidth from memory
+  int threads = 1;                // threads the GEMM kernel runs on
+  /// The runtime GEMM on this machine: micro-kernel ISA and tile, blocking.
+  std::string gemmIsa;
+  int mr = 0, nr = 0, kc = 0, nc = 0, mc = 0;
+};
+
+/// The plan of `module` (after the memref stage) as a table.
+std::string explainPlan(mlir::ModuleOp module, const MachineModel &machine);
+
+} // namespace autoglm
+
+#endif // AUTOGLM_COMPILER_EXPLAIN_H

@@ -1,0 +1,152 @@
+//===- PlannedKernels.cpp - the kernels of a compiled plan ----------------===//
+
+#include "passes/PlannedKernels.h"
+#include "dialects/NodeNames.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kKernelPrefix = "agl_kernel_";
+
+std::optional<int64_t> constantInt(Value value) {
+  APInt v;
+  if (matchPattern(value, m_ConstantInt(&v)))
+    return v.getSExtValue();
+  return std::nullopt;
+}
+
+StringRef runtimeKernel(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call || !call.getCallee().starts_with(kKernelPrefix))
+    return "";
+  return call.getCallee().drop_front(kKernelPrefix.size());
+}
+
+/// Floating-point operations of one execution of a loop body's ops: fma
+/// counts two, every other arith/math op on floats one.
+double bodyFlops(Block &body) {
+  double flops = 0;
+  for (Operation &op : body.without_terminator()) {
+    bool onFloats = llvm::any_of(op.getResultTypes(), [](Type t) {
+      return isa<FloatType>(getElementTypeOrSelf(t));
+    });
+    if (!onFloats || !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
+        isa<arith::ConstantOp, arith::SelectOp>(op))
+      continue;
+    flops += isa<math::FmaOp>(op) ? 2 : 1;
+  }
+  return flops;
+}
+
+/// Elements a memref holds, or 0 if not static.
+double elements(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && memref.hasStaticShape() ? double(memref.getNumElements())
+                                           : 0;
+}
+
+struct KernelCost {
+  double flops = 0, bytes = 0;
+};
+
+KernelCost costOf(Operation *op) {
+  KernelCost cost;
+  if (StringRef kernel = runtimeKernel(op); kernel.starts_with("sgemm")) {
+    // (batch, m, n, k, ...): f32 operands.
+    auto sizes = llvm::map_to_vector(op->getOperands().take_front(4),
+                                     constantInt);
+    if (llvm::all_of(sizes, [](auto s) { return s.has_value(); })) {
+      double batch = *sizes[0], m = *sizes[1], n = *sizes[2], k = *sizes[3];
+      cost.flops = 2 * batch * m * n * k;
+      cost.bytes = 4 * batch * (m * k + k * n + m * n);
+    }
+    return cost;
+  }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    double trips = 1;
+    for (int64_t range : linalgOp.getStaticLoopRanges())
+      trips *= ShapedType::isDynamic(range) ? 0 : double(range);
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      cost.flops = trips * bodyFlops(*generic.getBody());
+    for (Value operand : op->getOperands())
+      if (auto type = dyn_cast<MemRefType>(operand.getType()))
+        cost.bytes += elements(type) * type.getElementTypeBitWidth() / 8;
+    return cost;
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    auto lower = constantInt(loop.getLowerBound());
+    auto upper = constantInt(loop.getUpperBound());
+    auto step = constantInt(loop.getStep());
+    if (!lower || !upper || !step || *step <= 0)
+      return cost;
+    double trips = double((*upper - *lower + *step - 1) / *step);
+    for (Operation &inner : loop.getBody()->without_terminator()) {
+      KernelCost innerCost = costOf(&inner);
+      cost.flops += trips * innerCost.flops;
+      cost.bytes += trips * innerCost.bytes;
+    }
+    return cost;
+  }
+  if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+    auto type = cast<MemRefType>(copy.getSource().getType());
+    cost.bytes = 2 * elements(type) * type.getElementTypeBitWidth() / 8;
+  }
+  return cost;
+}
+
+/// What runs, for the kernel's name: the runtime kernel called (also from
+/// inside loops over a batch), "loop" for a generic, the op for the rest;
+/// "" for an op that is not a kernel.
+std::string kernelKind(Operation *op) {
+  if (StringRef kernel = runtimeKernel(op); !kernel.empty())
+    return kernel.str();
+  if (isa<linalg::GenericOp>(op))
+    return "loop";
+  if (isa<linalg::LinalgOp>(op))
+    return op->getName().stripDialect().str();
+  if (isa<memref::CopyOp>(op))
+    return "copy";
+  if (isa<scf::ForOp>(op)) {
+    std::string inner = "loop";
+    op->walk([&](func::CallOp call) {
+      if (StringRef kernel = runtimeKernel(call); !kernel.empty())
+        inner = kernel.str();
+    });
+    return inner;
+  }
+  return "";
+}
+
+} // namespace
+
+StringRef autoglm::runtimeKernelCalled(Operation *op) {
+  return runtimeKernel(op);
+}
+
+std::vector<autoglm::PlannedKernel>
+autoglm::collectPlannedKernels(ModuleOp module) {
+  std::vector<PlannedKernel> kernels;
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    for (Block &block : func.getBody())
+      for (Operation &op : block) {
+        std::string kind = kernelKind(&op);
+        if (kind.empty())
+          continue;
+        KernelCost cost = costOf(&op);
+        kernels.push_back({&op, kind, onnxNodeLabel(op.getLoc()), cost.flops,
+                           cost.bytes});
+      }
+  });
+  return kernels;
+}

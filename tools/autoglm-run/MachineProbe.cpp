@@ -1,0 +1,96 @@
+#include "MachineProbe.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace autoglm::run {
+
+namespace {
+
+// Twelve independent FMA chains hide the FMA latency on every core we know.
+constexpr int kChains = 12;
+constexpr long kIterations = 2000000;
+
+double rate(int lanes, std::chrono::steady_clock::time_point start) {
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  return 2.0 * lanes * kChains * kIterations / seconds * 1e-9;
+}
+
+#if defined(__x86_64__)
+// The intrinsics need the target attribute on the function that uses them,
+// so each width has its own loop.
+__attribute__((target("avx512f"))) double avx512Rate() {
+  __m512 acc[kChains], a = _mm512_set1_ps(1e-8f), b = _mm512_set1_ps(1e-8f);
+  for (__m512 &v : acc)
+    v = _mm512_setzero_ps();
+  auto start = std::chrono::steady_clock::now();
+  for (long i = 0; i < kIterations; ++i)
+    for (__m512 &v : acc)
+      v = _mm512_fmadd_ps(a, b, v);
+  volatile float sink = 0; // the loop's results are used, before the clock
+  for (__m512 &v : acc)
+    sink = sink + _mm512_reduce_add_ps(v);
+  return rate(16, start);
+}
+
+__attribute__((target("avx2,fma"))) double avx2Rate() {
+  __m256 acc[kChains], a = _mm256_set1_ps(1e-8f), b = _mm256_set1_ps(1e-8f);
+  for (__m256 &v : acc)
+    v = _mm256_setzero_ps();
+  auto start = std::chrono::steady_clock::now();
+  for (long i = 0; i < kIterations; ++i)
+    for (__m256 &v : acc)
+      v = _mm256_fmadd_ps(a, b, v);
+  volatile float sink = 0;
+  for (__m256 &v : acc)
+    sink = sink + _mm256_cvtss_f32(v);
+  return rate(8, start);
+}
+#endif
+
+} // namespace
+
+double measurePeakGflops() {
+  // The best of a few tries: the first may run before the core is at its
+  // full clock, any may be preempted.
+  double best = 0;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx512f"))
+      best = std::max(best, avx512Rate());
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      best = std::max(best, avx2Rate());
+#endif
+  }
+  return best;
+}
+
+
+double measureReadBandwidthGBs() {
+  constexpr size_t kWords = (size_t(64) << 20) / sizeof(uint64_t);
+  std::vector<uint64_t> data(kWords, 1); // touched: no page faults timed
+  double best = 0;
+  volatile uint64_t sink = 0;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    auto start = std::chrono::steady_clock::now();
+    uint64_t sum = 0;
+    for (uint64_t word : data)
+      sum += word;
+    sink = sink + sum;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    best = std::max(best, kWords * sizeof(uint64_t) / seconds * 1e-9);
+  }
+  return best;
+}
+
+} // namespace autoglm::run

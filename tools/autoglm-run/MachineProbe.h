@@ -1,0 +1,19 @@
+// Quick measurements of this machine, for the rates that profiles and plan
+// explanations compare against.
+#ifndef AUTOGLM_RUN_MACHINEPROBE_H
+#define AUTOGLM_RUN_MACHINEPROBE_H
+
+namespace autoglm::run {
+
+// Single-thread FP32 FMA peak of this CPU in GFLOP/s, measured with a short
+// loop of independent FMAs at the widest vector width it has (AVX-512,
+// else AVX2); 0 on other CPUs. About 50 ms.
+double measurePeakGflops();
+
+// Single-thread read bandwidth from memory in GB/s: the best of a few sums
+// over 64 MiB, far larger than the caches. About 100 ms.
+double measureReadBandwidthGBs();
+
+} // namespace autoglm::run
+
+#endif // AUTOGLM_RUN_MACHINEPROBE_H
