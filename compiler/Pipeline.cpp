@@ -46,6 +46,8 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   case Stage::Autoglm:
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    pm.addPass(createRecognizeNorms());
+    pm.addPass(createCSEPass());
     return;
   case Stage::Linalg:
     pm.addPass(createLowerToLinalg());

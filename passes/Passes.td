@@ -84,6 +84,21 @@ def StaticSignature : Pass<"autoglm-static-signature", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def RecognizeNorms : Pass<"autoglm-recognize-norms", "mlir::ModuleOp"> {
+  let summary = "Recognize RMSNorm and LayerNorm written out in primitive ops";
+  let description = [{
+    On f32 tensors, rewrites
+    `x / sqrt(mean(x^2) + eps) * scale` into `autoglm.rms_norm`, and
+    `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) * scale + bias` into
+    `autoglm.layer_norm`, where the means run over the trailing axes (kept
+    as extent 1), `eps` is a constant, the square is `Pow` by 2 or a
+    self-`Mul`, the division is `Div`, or `Mul` by `Reciprocal` or by
+    `1 / sqrt`, and scale and bias apply per element of the normalized axes.
+    The new op's location fuses those of every op it replaces. Ops the
+    pattern reads that have other users stay for them.
+  }];
+}
+
 def InstrumentKernels : Pass<"autoglm-instrument-kernels", "mlir::ModuleOp"> {
   let summary = "Time every kernel of the plan (autoglm-compile --profile)";
   let description = [{
