@@ -55,7 +55,7 @@ void agl_pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
 
 static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
                    float *c, int64_t ldc, int mr, int nr, int load_c,
-                   int act) {
+                   const float *bias, int act) {
   (void)lda; /* always packed: direct_a is 0 */
   float acc[MR][NR] = {{0}};
   for (int64_t p = 0; p < kc; ++p) {
@@ -68,7 +68,7 @@ static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
   for (int i = 0; i < mr; ++i) {
     float *row = c + i * ldc;
     for (int j = 0; j < nr; ++j)
-      row[j] = (load_c ? row[j] : 0.0f) + acc[i][j];
+      row[j] = (load_c ? row[j] : 0.0f) + acc[i][j] + (bias ? bias[i] : 0.0f);
     if (act != AGL_ACT_NONE)
       activate(row, nr, act);
   }
