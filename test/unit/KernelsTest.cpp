@@ -524,6 +524,9 @@ const ConvShape kConvShapes[] = {
     {1, 1, 2, 6, 5, 7, 2, 4, 3, 1, 1, 2, 0, 2, 1, 3},      // uneven pads
     {1, 1, 1, 1, 40, 9, 1, 5, 1, 3, 1, 1, 0, 2, 0, 2},     // a 1-D row
     {1, 1, 3, 5, 5, 20, 5, 5, 1, 1, 1, 1, 4, 4, 4, 4},     // mostly padding
+    {1, 1, 3, 20, 75, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   // rows over panels
+    {1, 1, 2, 5, 70, 14, 3, 5, 1, 1, 1, 2, 1, 3, 1, 3},
+    {1, 1, 4, 9, 33, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},     // 1x1, unpadded
 };
 
 TEST_F(KernelsTest, Conv2dMatchesReference) {

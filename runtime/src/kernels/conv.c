@@ -10,13 +10,7 @@
 
 #include <string.h>
 
-typedef struct conv_geometry {
-  const float *input; /* this image */
-  int64_t group_stride, channel_stride, row_stride;
-  int64_t in_h, in_w, kernel_h, kernel_w;
-  int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
-  int64_t out_w;
-} conv_geometry;
+typedef agl_conv_geometry conv_geometry;
 
 /* dst[t] = row[x0 + t * step] for t < count, zero where that column is
  * outside [0, width) or the row is null (outside the image). */
@@ -61,6 +55,12 @@ static void pack_windows(const void *ctx, int64_t group, int64_t pc,
                          int64_t kc, int64_t jc, int64_t nc, int nr,
                          float *dst) {
   const conv_geometry *cg = ctx;
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  if (cg->vector_pack && nr == 32) {
+    agl_pack_windows_avx512(cg, group, pc, kc, jc, nc, dst);
+    return;
+  }
+#endif
   const float *input = cg->input + group * cg->group_stride;
   const int64_t taps = cg->kernel_h * cg->kernel_w;
   int64_t channel = pc / taps, ki = pc % taps / cg->kernel_w,
@@ -135,6 +135,10 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
       .pad_left = pad_left,
       .out_w = out_w,
   };
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  geometry.vector_pack = agl_gemm_current() == &agl_gemm_avx512 &&
+                         (stride_w == 1 || stride_w == 2);
+#endif
   /* One product per image, its batch being the groups. */
   for (int64_t n = 0; n < batch; ++n) {
     geometry.input = input + n * in_batch_stride;

@@ -122,6 +122,28 @@ typedef void (*agl_pack_b_block_fn)(const void *ctx, int64_t batch,
                                     int64_t pc, int64_t kc, int64_t jc,
                                     int64_t nc, int nr, float *dst);
 
+/* ---- convolution (conv.c) ------------------------------------------------- */
+
+/* The windows of one image, seen as B of an implicit GEMM: row
+ * (c * kernel_h + ki) * kernel_w + kj, column oy * out_w + ox. */
+typedef struct agl_conv_geometry {
+  const float *input; /* this image */
+  int64_t group_stride, channel_stride, row_stride;
+  int64_t in_h, in_w, kernel_h, kernel_w;
+  int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+  int64_t out_w;
+  int vector_pack; /* 32-column panels go to agl_pack_windows_avx512 */
+} agl_conv_geometry;
+
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* Packs B's block [pc, pc + kc) x [jc, jc + nc) of group `group` into
+ * panels of 32 columns with vector loads; only for stride_w 1 or 2. */
+AGL_HIDDEN void agl_pack_windows_avx512(const agl_conv_geometry *g,
+                                        int64_t group, int64_t pc,
+                                        int64_t kc, int64_t jc, int64_t nc,
+                                        float *dst);
+#endif
+
 /* One product for the packed-GEMM driver (sgemm.c). */
 typedef struct agl_gemm_args {
   int64_t batch, m, n, k;
