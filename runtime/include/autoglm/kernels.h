@@ -81,7 +81,7 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
 /* Activations fused into agl_kernel_sgemm's output. */
 enum {
   AGL_ACT_NONE = 0,
-  AGL_ACT_RELU = 1,      /* max(x, 0) */
+  AGL_ACT_RELU = 1,      /* max(x, 0); NaN stays NaN */
   AGL_ACT_GELU_ERF = 2,  /* 0.5 x (1 + erf(x / sqrt(2))) */
   AGL_ACT_GELU_TANH = 3, /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
   AGL_ACT_SILU = 4       /* x sigmoid(x) */

@@ -47,9 +47,10 @@ static inline void load_run_contiguous(__m512 v[2], const run *r,
   uint32_t lanes = lane_range(r->lane, r->lane + r->count) &
                    lane_range(-shift, width - shift);
   for (int h = 0; h < 2; ++h) {
+    /* Unconditional: an empty mask loads nothing, and a branch on it
+     * would mispredict. */
     __mmask16 m = (__mmask16)(lanes >> (16 * h));
-    if (m)
-      v[h] = _mm512_mask_loadu_ps(v[h], m, at_column(row, shift + 16 * h));
+    v[h] = _mm512_mask_loadu_ps(v[h], m, at_column(row, shift + 16 * h));
   }
 }
 
@@ -61,8 +62,6 @@ static inline void load_run_even(__m512 v[2], const run *r, const float *row,
   uint32_t lanes = lane_range(r->lane, r->lane + r->count);
   for (int h = 0; h < 2; ++h) {
     __mmask16 m = (__mmask16)(lanes >> (16 * h));
-    if (!m)
-      continue;
     /* Columns of the 32 elements under lanes 16h .. 16h + 15. */
     int64_t first = x0 + 2 * (16 * h - r->lane);
     uint32_t inside = lane_range(-first, width - first);

@@ -13,7 +13,7 @@ _Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_N
 float agl_activate_scalar(float x, int act) {
   switch (act) {
   case AGL_ACT_RELU:
-    return x > 0.0f ? x : 0.0f;
+    return x < 0.0f ? 0.0f : x; /* NaN stays NaN */
   case AGL_ACT_GELU_ERF:
     return 0.5f * x * erfcf(-x * 0.70710678118654752f);
   case AGL_ACT_GELU_TANH: {
@@ -30,7 +30,7 @@ float agl_activate_scalar(float x, int act) {
 static void activate(float *x, int64_t n, int act) {
   if (act == AGL_ACT_RELU) {
     for (int64_t i = 0; i < n; ++i)
-      x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      x[i] = x[i] < 0.0f ? 0.0f : x[i];
     return;
   }
   for (int64_t i = 0; i < n; ++i)

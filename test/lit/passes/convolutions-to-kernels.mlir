@@ -161,3 +161,97 @@ func.func @runtime_filter(%x: memref<1x1x1x3x3xf32>, %f3: memref<1x2x4xf32>, %ar
   }
   return
 }
+
+// -----
+
+// A ReLU of the whole output right after the product: the kernel writes
+// the ReLU's buffer (channel stride 4 of [1, 2, 2, 2]) with activation 1,
+// and the ReLU goes. The zero fill of the output becomes accumulate = 0.
+// CHECK-LABEL: func.func @relu_epilogue
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[NOACC:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK: %[[Z:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_conv2d({{.*}}, %[[Z]], %{{.*}}, %{{.*}}, %[[C8]], %[[C4]], %[[NOACC]], %[[RELU]])
+// CHECK-NOT: linalg.
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+memref.global "private" constant @filter : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @relu_epilogue(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %z: memref<1x2x2x2xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter : memref<1x2x4xf32>
+  %acc5 = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x2x2x2xf32>
+  linalg.fill ins(%cst : f32) outs(%acc5 : memref<1x1x2x2x2xf32>)
+  %acc = memref.collapse_shape %acc5 [[0], [1], [2], [3, 4]] : memref<1x1x2x2x2xf32> into memref<1x1x2x4xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%acc : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32):
+    %m = arith.mulf %a, %c : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  %flat = memref.collapse_shape %acc5 [[0], [1, 2], [3], [4]] : memref<1x1x2x2x2xf32> into memref<1x2x2x2xf32>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%flat : memref<1x2x2x2xf32>) outs(%z : memref<1x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %r = arith.maximumf %in, %cst : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The padded buffer is read again after the product (two convolutions of
+// the same padded input): its fill and copy stay, and the kernel reads it.
+// CHECK-LABEL: func.func @padding_read_later
+// CHECK: linalg.map
+// CHECK: linalg.copy
+// CHECK: call @agl_kernel_conv2d
+// CHECK: memref.load
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+memref.global "private" constant @filter : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @padding_read_later(%x: memref<1x1x3x3xf32>, %arena: memref<512xi8>, %y: memref<1x1x2x4xf32>) -> f32 {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter : memref<1x2x4xf32>
+  %padded = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x5x5xf32>
+  linalg.map outs(%padded : memref<1x1x5x5xf32>)
+    (%init: f32) {
+      linalg.yield %cst : f32
+    }
+  %interior = memref.subview %padded[0, 0, 1, 1] [1, 1, 3, 3] [1, 1, 1, 1] : memref<1x1x5x5xf32> to memref<1x1x3x3xf32, strided<[25, 25, 5, 1], offset: 6>>
+  linalg.copy ins(%x : memref<1x1x3x3xf32>) outs(%interior : memref<1x1x3x3xf32, strided<[25, 25, 5, 1], offset: 6>>)
+  %in5 = memref.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [1, 1, 1, 5, 5] : memref<1x1x5x5xf32> into memref<1x1x1x5x5xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%in5 : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%y : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32):
+    %m = arith.mulf %a, %c : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  %v = memref.load %padded[%c0, %c0, %c0, %c0] : memref<1x1x5x5xf32>
+  return %v : f32
+}
