@@ -27,6 +27,7 @@
 
 #include "autoglm/kernels.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace autoglm {
@@ -555,7 +556,8 @@ std::optional<Convolution> matchConvolution(linalg::GenericOp product) {
 }
 
 /// Packs filters [g, f, depth] into the kernel's layout: per group, panels
-/// of AGL_CONV_PACKED_MR filters, each depth's weights of a panel together.
+/// of AGL_CONV_PACKED_MR filters (the last one narrower), each depth's
+/// weights of a panel together. As many floats as the filters.
 class FilterPacker {
 public:
   explicit FilterPacker(ModuleOp module) : module(module), symbols(module) {}
@@ -571,13 +573,15 @@ public:
     if (!values || (int64_t)values->size() != groups * filters * depth)
       return nullptr;
     constexpr int64_t mr = AGL_CONV_PACKED_MR;
-    int64_t panels = (filters + mr - 1) / mr;
-    SmallVector<float> data(groups * panels * depth * mr, 0.0f);
+    SmallVector<float> data(groups * filters * depth);
     for (int64_t g = 0; g < groups; ++g)
-      for (int64_t f = 0; f < filters; ++f)
+      for (int64_t f = 0; f < filters; ++f) {
+        int64_t first = f / mr * mr;
+        int64_t width = std::min(mr, filters - first);
         for (int64_t d = 0; d < depth; ++d)
-          data[((g * panels + f / mr) * depth + d) * mr + f % mr] =
+          data[(g * filters + first) * depth + d * width + (f - first)] =
               (*values)[(g * filters + f) * depth + d];
+      }
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     auto type = MemRefType::get({(int64_t)data.size()}, b.getF32Type());
     auto tensorType =

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -430,13 +431,14 @@ struct ConvShape {
 std::vector<float> packConvWeights(const std::vector<float> &w,
                                    const ConvShape &s) {
   const int64_t mr = AGL_CONV_PACKED_MR, depth = s.cin * s.kh * s.kw;
-  const int64_t panels = (s.cout + mr - 1) / mr;
-  std::vector<float> packed(s.groups * panels * depth * mr, 0.0f);
+  std::vector<float> packed(w.size());
   for (int64_t g = 0; g < s.groups; ++g)
-    for (int64_t f = 0; f < s.cout; ++f)
+    for (int64_t f = 0; f < s.cout; ++f) {
+      int64_t first = f / mr * mr, width = std::min(mr, s.cout - first);
       for (int64_t d = 0; d < depth; ++d)
-        packed[((g * panels + f / mr) * depth + d) * mr + f % mr] =
+        packed[(g * s.cout + first) * depth + d * width + (f - first)] =
             w[(g * s.cout + f) * depth + d];
+    }
   return packed;
 }
 

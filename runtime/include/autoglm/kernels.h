@@ -61,9 +61,10 @@ void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
    must not overlap the input, weights or bias.
    The weights are packed ahead of time (compiled models pack them when they
    are compiled): per group, the out_channels filters in panels of
-   AGL_CONV_PACKED_MR, each panel holding, for every depth
-   d = (c*kernel_h + ki)*kernel_w + kj in order, its AGL_CONV_PACKED_MR
-   filters' weights (zero past out_channels); the groups follow one another.
+   AGL_CONV_PACKED_MR (the last panel holds the out_channels %
+   AGL_CONV_PACKED_MR left, if any), each panel holding, for every depth
+   d = (c*kernel_h + ki)*kernel_w + kj in order, its filters' weights; the
+   groups follow one another. That is as many floats as the weights.
    The activation is one of AGL_ACT_*; an unknown value is treated as none. */
 #define AGL_CONV_PACKED_MR 14
 void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,

@@ -116,9 +116,7 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        float *out, int64_t out_h, int64_t out_w,
                        int64_t out_batch_stride, int64_t out_channel_stride,
                        int32_t accumulate, int32_t activation) {
-  const int64_t pmr = AGL_CONV_PACKED_MR;
   const int64_t depth = in_channels * kernel_h * kernel_w;
-  const int64_t panels = (out_channels + pmr - 1) / pmr;
   conv_geometry geometry = {
       .group_stride = in_channels * in_channel_stride,
       .channel_stride = in_channel_stride,
@@ -148,7 +146,7 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
         .n = out_h * out_w,
         .k = depth,
         .packed_a = packed_weights,
-        .a_bs = panels * depth * pmr,
+        .a_bs = out_channels * depth,
         .pack_b_block = pack_windows,
         .pack_b_ctx = &geometry,
         .c = out + n * out_batch_stride,

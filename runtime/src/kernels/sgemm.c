@@ -47,6 +47,16 @@ typedef agl_gemm_args gemm_args;
 
 /* ---- packed path -------------------------------------------------------- */
 
+/* Where element (i, p) of an m x k A packed ahead of time lies: panels of
+ * AGL_CONV_PACKED_MR rows, each depth's rows together, the last panel only
+ * as wide as the rows left. */
+static inline int64_t packed_a_index(int64_t m, int64_t k, int64_t i,
+                                     int64_t p) {
+  const int64_t pmr = AGL_CONV_PACKED_MR;
+  int64_t first = i / pmr * pmr, width = m - first < pmr ? m - first : pmr;
+  return first * k + p * width + (i - first);
+}
+
 static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
   const agl_gemm_isa *isa = g->isa;
@@ -85,17 +95,23 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       agl_view av = {a ? a + ic * g->a_rs + pc * g->a_cs : NULL, g->a_rs,
                      g->a_cs};
       if (packed_a && !a_in_place) {
-        /* Another panel height: repack from the ahead-of-time panels,
-         * whose row i, depth p is at (i / pmr * k + p) * pmr + i % pmr. */
+        /* Another panel height: repack from the ahead-of-time panels. */
         for (int64_t q = 0; q < mc; q += mr)
           for (int64_t p = 0; p < kc; ++p)
             for (int r = 0; r < mr; ++r) {
               int64_t row = ic + q + r;
               ap[q * kc + p * mr + r] =
                   q + r < mc
-                      ? packed_a[(row / pmr * g->k + pc + p) * pmr + row % pmr]
+                      ? packed_a[packed_a_index(g->m, g->k, row, pc + p)]
                       : 0.0f;
             }
+      } else if (a_in_place && mc % pmr) {
+        /* The last, narrower panel: spread to the kernel's depth step (its
+         * padding rows are never read). */
+        int64_t first = ic + mc / pmr * pmr, width = mc % pmr;
+        for (int64_t p = 0; p < kc; ++p)
+          for (int64_t i = 0; i < width; ++i)
+            ap[p * pmr + i] = packed_a[first * g->k + (pc + p) * width + i];
       } else if (!packed_a && !direct) {
         isa->pack_a(av, mc, kc, mr, ap);
       }
@@ -132,7 +148,7 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
           const float *apanel =
-              a_in_place ? packed_a + ((ic + ir) / pmr * g->k + pc) * pmr
+              a_in_place ? (rows < pmr ? ap : packed_a + (ic + ir) * g->k + pc * pmr)
               : direct   ? av.data + ir * g->a_rs
                          : ap + ir * kc;
           const float *row_bias = bias && pc == 0 ? bias + ic + ir : NULL;
@@ -292,10 +308,8 @@ static int plan_small(const gemm_args *g, small_args *s) {
 
 /* A's element (i, p) of batch entry bt. */
 static float a_at(const gemm_args *g, int64_t bt, int64_t i, int64_t p) {
-  if (g->packed_a) {
-    const int64_t pmr = AGL_CONV_PACKED_MR;
-    return g->packed_a[bt * g->a_bs + (i / pmr * g->k + p) * pmr + i % pmr];
-  }
+  if (g->packed_a)
+    return g->packed_a[bt * g->a_bs + packed_a_index(g->m, g->k, i, p)];
   return g->a[bt * g->a_bs + i * g->a_rs + p * g->a_cs];
 }
 

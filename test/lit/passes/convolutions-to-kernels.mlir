@@ -3,7 +3,8 @@
 // The lowering's convolution after arena planning: a zero-padded copy of the
 // input, a bias broadcast into the output, the im2col gather and the product.
 // All of it becomes one call; the filter is packed in panels of 14 filters
-// (2 filters, depth 4: 56 floats) and the original dropped.
+// (here one panel of 2 filters: depth by depth, both filters' weights) and
+// the original dropped.
 // Arguments: batch, groups, channels, height, width; input and its batch,
 // channel, row strides; filters, kernel h/w, stride h/w, dilation h/w, pad
 // top/left; packed filter, bias; output, out h/w, its batch and channel
@@ -17,14 +18,14 @@
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
 // CHECK-DAG: %[[C9:.*]] = arith.constant 9 : i64
 // CHECK-DAG: %[[I0:.*]] = arith.constant 0 : i32
-// CHECK-DAG: %[[W:.*]] = memref.get_global @filter_conv_packed : memref<56xf32>
+// CHECK-DAG: %[[W:.*]] = memref.get_global @filter_conv_packed : memref<8xf32>
 // CHECK: %[[BIAS:.*]] = llvm.inttoptr
 // CHECK: %[[IN:.*]] = llvm.inttoptr
 // CHECK: %[[WP:.*]] = llvm.inttoptr
 // CHECK: %[[OUT:.*]] = llvm.inttoptr
 // CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C3]], %[[C3]], %[[IN]], %[[C9]], %[[C9]], %[[C3]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[WP]], %[[BIAS]], %[[OUT]], %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[I0]], %[[I0]])
 // CHECK-NOT: linalg.
-// CHECK: memref.global "private" constant @filter_conv_packed : memref<56xf32> = dense<[1.000000e+00, 5.000000e+00, 0.000000e+00
+// CHECK: memref.global "private" constant @filter_conv_packed : memref<8xf32> = dense<[1.000000e+00, 5.000000e+00, 2.000000e+00, 6.000000e+00, 3.000000e+00, 7.000000e+00, 4.000000e+00, 8.000000e+00]>
 // CHECK-NOT: @filter :
 // CHECK: func.func private @agl_kernel_conv2d(i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32)
 #bias = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 0, 0)>
