@@ -309,7 +309,7 @@ bool matchOutput(Convolution &conv) {
 /// bias[1, g, f, 1..] broadcast over [n, g, f, spatial..]; records it.
 bool matchInit(Operation *op, Convolution &conv) {
   Value whole = conv.wholeOutput;
-  if (isZeroFill(op, whole)) {
+  if (isZeroFill(op, whole) || isZeroFill(op, conv.output)) {
     conv.init = op;
     conv.accumulate = false;
     return true;
@@ -505,9 +505,9 @@ void matchRelu(Convolution &conv) {
 }
 
 /// Matches the product and, walking back from it over the ops that touch
-/// memory, the ops it takes over: the gather, then (in any order among
-/// them) the output's initialization and the padded copy of the input
-/// (copy, then zero fill). The walk stops at the first op with no role, so
+/// memory, the ops it takes over: the gather, the output's initialization
+/// (anywhere among them) and, before the gather, the padded copy of the
+/// input (copy, then zero fill). The walk stops at the first op with no role, so
 /// every op between the earliest taken one and the product is either taken
 /// or touches no memory: reading the input and bias at the product reads
 /// what the taken ops read.
@@ -523,18 +523,19 @@ std::optional<Convolution> matchConvolution(linalg::GenericOp product) {
     return std::nullopt;
   Value padded;
   for (Operation *op = previousEffect(product); op; op = previousEffect(op)) {
-    if (!conv.gather) {
-      if (!matchGather(op, cols.getSrc(), conv) || !matchGatheredInput(conv))
+    if (!conv.gather && matchGather(op, cols.getSrc(), conv)) {
+      if (!matchGatheredInput(conv))
         return std::nullopt;
       padded = paddedBuffer(conv);
     } else if (!conv.init && matchInit(op, conv)) {
-    } else if (!conv.padCopy && matchPaddingCopy(op, padded, conv)) {
+    } else if (conv.gather && !conv.padCopy &&
+               matchPaddingCopy(op, padded, conv)) {
     } else if (conv.padCopy && !conv.padFill && isZeroFill(op, padded)) {
       conv.padFill = op;
     } else {
       break;
     }
-    if (conv.init && conv.padFill)
+    if (conv.gather && conv.init && conv.padFill)
       break;
   }
   if (!conv.gather)

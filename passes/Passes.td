@@ -93,13 +93,20 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     filter, and replaces the pair by one call of `agl_kernel_conv2d`, which
     packs the windows straight from the input: the gathered copy is no longer
     written or read. The filter is packed at compile time into the kernel's
-    layout (panels of `AGL_CONV_PACKED_MR` filters). Looking through what
-    produced the operands, the call also takes over
+    layout (panels of `AGL_CONV_PACKED_MR` filters, no padding). Walking
+    back from the product over the ops that touch memory, the call also
+    takes over
     - the padding: when the gather reads a zero-filled buffer into which the
       input was copied, the kernel reads the input itself and treats the
-      border as zeros, and the fill and copy go;
+      border as zeros, and the fill and copy go (unless the padded buffer
+      is read again later);
     - the initial output: a zero fill or a per-filter bias broadcast into the
-      output right before becomes `accumulate = 0` and the kernel's bias.
+      output becomes `accumulate = 0` and the kernel's bias;
+    and, forward, a ReLU (`maximumf(x, 0)`) that reads the whole output
+    next: the kernel writes the ReLU's buffer with the ReLU applied.
+    The pass runs on planned buffers and only removes uses of them: it
+    requires that the input, bias and written output share no bytes and
+    that nothing reads what the removed gather would have written.
     Products whose filter is not a constant, or whose operands have other
     layouts, are left for `autoglm-contractions-to-kernels`.
   }];

@@ -167,7 +167,8 @@ func.func @runtime_filter(%x: memref<1x1x1x3x3xf32>, %f3: memref<1x2x4xf32>, %ar
 
 // A ReLU of the whole output right after the product: the kernel writes
 // the ReLU's buffer (channel stride 4 of [1, 2, 2, 2]) with activation 1,
-// and the ReLU goes. The zero fill of the output becomes accumulate = 0.
+// and the ReLU goes. The zero fill of the output (here of the product's
+// view of it, between the gather and the product) becomes accumulate = 0.
 // CHECK-LABEL: func.func @relu_epilogue
 // CHECK-NOT: linalg.
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
@@ -190,13 +191,13 @@ func.func @relu_epilogue(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %z: 
   %c128 = arith.constant 128 : index
   %f3 = memref.get_global @filter : memref<1x2x4xf32>
   %acc5 = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x2x2x2xf32>
-  linalg.fill ins(%cst : f32) outs(%acc5 : memref<1x1x2x2x2xf32>)
   %acc = memref.collapse_shape %acc5 [[0], [1], [2], [3, 4]] : memref<1x1x2x2x2xf32> into memref<1x1x2x4xf32>
   %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
   linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
   ^bb0(%in: f32, %o: f32):
     linalg.yield %in : f32
   }
+  linalg.fill ins(%cst : f32) outs(%acc : memref<1x1x2x4xf32>)
   %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
   linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%acc : memref<1x1x2x4xf32>) {
   ^bb0(%a: f32, %c: f32, %s: f32):
