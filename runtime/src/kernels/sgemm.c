@@ -147,10 +147,11 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         }
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
-          const float *apanel =
-              a_in_place ? (rows < pmr ? ap : packed_a + (ic + ir) * g->k + pc * pmr)
-              : direct   ? av.data + ir * g->a_rs
-                         : ap + ir * kc;
+          const float *apanel;
+          if (a_in_place) /* the narrower last panel was spread into ap */
+            apanel = rows < pmr ? ap : packed_a + (ic + ir) * g->k + pc * pmr;
+          else
+            apanel = direct ? av.data + ir * g->a_rs : ap + ir * kc;
           const float *row_bias = bias && pc == 0 ? bias + ic + ir : NULL;
           float *crow = c + (ic + ir) * g->c_rs + jc;
           for (int64_t jr = 0; jr < nc; jr += nr) {
