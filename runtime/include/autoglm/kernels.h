@@ -58,9 +58,9 @@ void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
    tensors are in elements: the input's columns and the output's positions
    (oy*out_w + ox) are contiguous, and group g's channels follow group g-1's
    (channel g*in_channels + c is at channel stride times that). Convolution
-   strides and dilations are at least 1, pads at least 0; sizes may be 0
-   (nothing is written). The output must not overlap the input, weights or
-   bias.
+   strides and dilations are at least 1, pads at least 0. Sizes may be 0:
+   then nothing is written, except that with in_channels 0 the sum is 0.
+   The output must not overlap the input, weights or bias.
    The weights are packed ahead of time (compiled models pack them when they
    are compiled): per group, the out_channels filters in panels of
    AGL_CONV_PACKED_MR (the last panel holds the out_channels %
