@@ -49,6 +49,21 @@ struct Strategy {
 };
 
 Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
+  if (runtimeKernelCalled(kernel.op) == "conv2d") {
+    auto size = [&](unsigned i) {
+      auto value = constantInt(kernel.op->getOperand(i));
+      return value ? std::to_string(*value) : std::string("?");
+    };
+    std::string text = llvm::formatv(
+        "implicit-GEMM convolution {0}x{1}x{2} -> {3}x{4}x{5}, kernel "
+        "{6}x{7} stride {8}: windows packed from the input, filters packed "
+        "at compile time, {9} {10}x{11} micro-kernel",
+        size(2), size(3), size(4), size(9), size(21), size(22), size(10),
+        size(11), size(12), machine.gemmIsa, machine.mr, machine.nr);
+    if (size(1) != "1")
+      text += ", " + size(1) + " groups";
+    return {text, machine.threads};
+  }
   if (func::CallOp call = gemmCall(kernel.op)) {
     auto size = [&](unsigned i) {
       auto value = constantInt(call.getOperand(i));

@@ -69,6 +69,10 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     // Before the weights leave the module: packing reads their values.
     // Weights too large to embed are not packed (a second copy in memory).
     if (options.runtimeKernels) {
+      // Convolutions first: they are matrix products too, but their own
+      // kernel avoids the im2col copy. It needs the filters packed.
+      if (!options.externalWeights)
+        pm.addPass(createConvolutionsToKernels());
       ContractionsToKernelsOptions kernels;
       kernels.packWeights = !options.externalWeights;
       pm.addPass(createContractionsToKernels(kernels));

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/FloatValues.h"
+#include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -40,26 +41,6 @@ struct ContractionLoops {
   SmallVector<int64_t> batch; // outermost first
 };
 
-/// The body is `out + in0 * in1` (either operand order) on f32.
-bool isMultiplyAccumulate(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(&body.front());
-  auto add = dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (!mul || !add || yield.getValues().size() != 1 ||
-      yield.getValues()[0] != add.getResult())
-    return false;
-  Value a = body.getArgument(0), b = body.getArgument(1),
-        acc = body.getArgument(2);
-  bool product = (mul.getLhs() == a && mul.getRhs() == b) ||
-                 (mul.getLhs() == b && mul.getRhs() == a);
-  bool accumulates = (add.getLhs() == acc && add.getRhs() == mul) ||
-                     (add.getLhs() == mul && add.getRhs() == acc);
-  return product && accumulates;
-}
-
 bool mentions(AffineMap map, int64_t dim) {
   return llvm::any_of(map.getResults(), [&](AffineExpr e) {
     auto d = dyn_cast<AffineDimExpr>(e);
@@ -78,7 +59,7 @@ std::optional<ContractionLoops> matchContraction(linalg::GenericOp op) {
     if (!type || !type.getElementType().isF32())
       return std::nullopt;
   }
-  if (!isMultiplyAccumulate(op))
+  if (!autoglm::isMultiplyAccumulate(op))
     return std::nullopt;
 
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -122,23 +103,14 @@ struct OperandView {
 
 OperandView viewOf(OpBuilder &b, Location loc, Value buffer, AffineMap map,
                    int64_t loops) {
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
-      b, loc, metadata.getBaseBuffer());
-  Value elementBytes = arith::ConstantIndexOp::create(b, loc, 4);
-  Value address = arith::AddIOp::create(
-      b, loc, base,
-      arith::MulIOp::create(b, loc, metadata.getOffset(), elementBytes));
-  Value address64 =
-      arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  autoglm::BufferPointer whole = autoglm::pointerTo(b, loc, buffer);
   OperandView view;
-  view.pointer = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address64);
+  view.pointer = whole.pointer;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   view.loopStrides.assign(loops, zero);
   for (auto [i, expr] : llvm::enumerate(map.getResults()))
     if (auto dim = dyn_cast<AffineDimExpr>(expr))
-      view.loopStrides[dim.getPosition()] = metadata.getStrides()[i];
+      view.loopStrides[dim.getPosition()] = whole.strides[i];
   return view;
 }
 

@@ -119,6 +119,38 @@ def InstrumentKernels : Pass<"autoglm-instrument-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect"];
 }
 
+def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::ModuleOp"> {
+  let summary = "Run f32 convolutions with the runtime's convolution kernel";
+  let description = [{
+    Finds the f32 convolutions that the lowering wrote as an im2col gather
+    (`col[n, g, c, k.., o..] = in[n, g, c, o * stride + k * dilation]`, one or
+    two spatial axes) followed by a batched matrix product with a constant
+    filter, and replaces the pair by one call of `agl_kernel_conv2d`, which
+    packs the windows straight from the input: the gathered copy is no longer
+    written or read. The filter is packed at compile time into the kernel's
+    layout (panels of `AGL_CONV_PACKED_MR` filters, no padding). Walking
+    back from the product over the ops that touch memory, the call also
+    takes over
+    - the padding: when the gather reads a zero-filled buffer into which the
+      input was copied, the kernel reads the input itself and treats the
+      border as zeros, and the fill and copy go (unless the padded buffer
+      is read again later);
+    - the initial output: a zero fill or a per-filter bias broadcast into the
+      output becomes `accumulate = 0` and the kernel's bias;
+    and, forward, a ReLU (`maximumf(x, 0)`) that reads the whole output
+    next: the kernel writes the ReLU's buffer with the ReLU applied.
+    The pass runs on planned buffers and only removes uses of them: it
+    requires that the input, bias and written output share no bytes and
+    that nothing reads what the removed gather would have written.
+    Products whose filter is not a constant, or whose operands have other
+    layouts, are left for `autoglm-contractions-to-kernels`.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect"
+  ];
+}
+
 def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::ModuleOp"> {
   let summary = "Run f32 matrix multiplications with the runtime's GEMM kernel";
   let description = [{

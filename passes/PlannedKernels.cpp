@@ -60,6 +60,24 @@ struct KernelCost {
 
 KernelCost costOf(Operation *op) {
   KernelCost cost;
+  if (runtimeKernel(op) == "conv2d") {
+    // (batch, groups, in_channels, in_h, in_w, input, 3 strides,
+    //  out_channels, kernel_h, kernel_w, ..., out, out_h, out_w, ...)
+    auto size = [&](unsigned i) { return constantInt(op->getOperand(i)); };
+    auto sizes = {size(0), size(1), size(2), size(3), size(4), size(9),
+                  size(10), size(11), size(21), size(22)};
+    if (llvm::all_of(sizes, [](auto s) { return s.has_value(); })) {
+      double batch = *size(0), groups = *size(1), in = *size(2),
+             inH = *size(3), inW = *size(4), out = *size(9),
+             window = double(*size(10)) * *size(11),
+             positions = double(*size(21)) * *size(22);
+      cost.flops = 2 * batch * groups * out * positions * in * window;
+      cost.bytes = 4 * (batch * groups * in * inH * inW +
+                        groups * out * in * window +
+                        batch * groups * out * positions);
+    }
+    return cost;
+  }
   if (StringRef kernel = runtimeKernel(op); kernel.starts_with("sgemm")) {
     // (batch, m, n, k, ...): f32 operands.
     auto sizes = llvm::map_to_vector(op->getOperands().take_front(4),

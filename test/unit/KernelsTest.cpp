@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -417,6 +418,136 @@ TEST_F(KernelsTest, ThreadCountIsSetAndChecked) {
   std::mt19937 rng(5);
   EXPECT_EQ(checkGemm(1, 50, 60, 70, Layout{}, 0, 0, 2, rng), 0);
   EXPECT_EQ(agl_set_thread_affinity(0), AGL_OK);
+}
+
+// ---- agl_kernel_conv2d -------------------------------------------------------
+
+struct ConvShape {
+  int64_t batch, groups, cin, h, w, cout, kh, kw, sh, sw, dh, dw, pt, pl, pb,
+      pr;
+};
+
+// Packs weights [groups, cout, cin, kh, kw] in agl_kernel_conv2d's layout.
+std::vector<float> packConvWeights(const std::vector<float> &w,
+                                   const ConvShape &s) {
+  const int64_t mr = AGL_CONV_PACKED_MR, depth = s.cin * s.kh * s.kw;
+  std::vector<float> packed(w.size());
+  for (int64_t g = 0; g < s.groups; ++g)
+    for (int64_t f = 0; f < s.cout; ++f) {
+      int64_t first = f / mr * mr, width = std::min(mr, s.cout - first);
+      for (int64_t d = 0; d < depth; ++d)
+        packed[(g * s.cout + first) * depth + d * width + (f - first)] =
+            w[(g * s.cout + f) * depth + d];
+    }
+  return packed;
+}
+
+// Compares agl_kernel_conv2d with a naive loop in double on random data:
+// inputs with padded rows and channels, outputs with padded channels (whose
+// gaps must stay untouched). Returns the number of mismatches.
+int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
+              std::mt19937 &rng) {
+  const int64_t oh = (s.h + s.pt + s.pb - s.dh * (s.kh - 1) - 1) / s.sh + 1;
+  const int64_t ow = (s.w + s.pl + s.pr - s.dw * (s.kw - 1) - 1) / s.sw + 1;
+  const int64_t rowStride = s.w + 3, channelStride = s.h * rowStride + 5;
+  const int64_t channels = s.groups * s.cin, filters = s.groups * s.cout;
+  const int64_t inBatch = channels * channelStride + 7;
+  const int64_t outChannel = oh * ow + 2, outBatch = filters * outChannel + 1;
+  const int64_t depth = s.cin * s.kh * s.kw;
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> in(s.batch * inBatch), w(filters * depth), bias(filters),
+      out(s.batch * outBatch);
+  for (float &v : in)
+    v = dist(rng);
+  for (float &v : w)
+    v = dist(rng);
+  for (float &v : bias)
+    v = dist(rng);
+  for (float &v : out)
+    v = dist(rng);
+  const std::vector<float> before = out;
+  std::vector<float> packed = packConvWeights(w, s);
+  agl_kernel_conv2d(s.batch, s.groups, s.cin, s.h, s.w, in.data(), inBatch,
+                    channelStride, rowStride, s.cout, s.kh, s.kw, s.sh, s.sw,
+                    s.dh, s.dw, s.pt, s.pl, packed.data(),
+                    withBias ? bias.data() : nullptr, out.data(), oh, ow,
+                    outBatch, outChannel, accumulate, act);
+  int failures = 0;
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t f = 0; f < filters; ++f) {
+      int64_t g = f / s.cout;
+      for (int64_t pos = 0; pos < outChannel; ++pos) {
+        int64_t at = n * outBatch + f * outChannel + pos;
+        if (pos >= oh * ow) {
+          if (out[at] != before[at] && ++failures <= 3)
+            ADD_FAILURE() << "wrote into the gap at " << at;
+          continue;
+        }
+        int64_t oy = pos / ow, ox = pos % ow;
+        double sum = (accumulate ? before[at] : 0.0) +
+                     (withBias ? bias[f] : 0.0), scale = std::fabs(sum);
+        for (int64_t c = 0; c < s.cin; ++c)
+          for (int64_t ki = 0; ki < s.kh; ++ki)
+            for (int64_t kj = 0; kj < s.kw; ++kj) {
+              int64_t iy = oy * s.sh + ki * s.dh - s.pt;
+              int64_t ix = ox * s.sw + kj * s.dw - s.pl;
+              if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+                continue;
+              double x = in[n * inBatch + (g * s.cin + c) * channelStride +
+                            iy * rowStride + ix];
+              double wt = w[f * depth + (c * s.kh + ki) * s.kw + kj];
+              sum += x * wt;
+              scale += std::fabs(x * wt);
+            }
+        double expect = activate(sum, act);
+        double tol = (depth * std::ldexp(1.0, -23) + 1e-6) * scale + 1e-30;
+        if (!(std::fabs(out[at] - expect) <= tol) && ++failures <= 3)
+          ADD_FAILURE() << "conv n=" << n << " f=" << f << " y=" << oy
+                        << " x=" << ox << ": " << out[at] << " vs " << expect;
+      }
+    }
+  return failures;
+}
+
+// Around the blocking (14-row panels, 32-column panels, depth blocks of 384,
+// column blocks of 512), with padding on every side, strides, dilations,
+// groups, odd sizes and outputs narrower than a panel.
+const ConvShape kConvShapes[] = {
+    // batch groups cin h w cout kh kw sh sw dh dw pt pl pb pr
+    {1, 1, 3, 11, 13, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 1, 3, 23, 23, 16, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},
+    {2, 1, 5, 9, 17, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {1, 1, 45, 12, 12, 29, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, // depth 405 > 384
+    {1, 1, 8, 7, 7, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 1, 16, 30, 40, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},   // 1200 columns
+    {1, 1, 16, 14, 14, 33, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},  // 1x1/2
+    {1, 3, 4, 10, 11, 6, 3, 2, 1, 2, 1, 1, 2, 0, 1, 1},    // groups
+    {1, 2, 3, 13, 9, 5, 3, 3, 1, 1, 2, 3, 2, 3, 2, 3},     // dilations
+    {1, 1, 2, 6, 5, 7, 2, 4, 3, 1, 1, 2, 0, 2, 1, 3},      // uneven pads
+    {1, 1, 1, 1, 40, 9, 1, 5, 1, 3, 1, 1, 0, 2, 0, 2},     // a 1-D row
+    {1, 1, 3, 5, 5, 20, 5, 5, 1, 1, 1, 1, 4, 4, 4, 4},     // mostly padding
+    {1, 1, 3, 20, 75, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   // rows over panels
+    {1, 1, 2, 5, 70, 14, 3, 5, 1, 1, 1, 2, 1, 3, 1, 3},
+    {1, 1, 4, 9, 33, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},     // 1x1, unpadded
+};
+
+TEST_F(KernelsTest, Conv2dMatchesReference) {
+  std::mt19937 rng(77);
+  for (int isa : {0, 1})
+    for (int threads : {1, 2, 3}) {
+      agl_gemm_select(isa);
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      int variant = 0, failures = 0;
+      for (const ConvShape &s : kConvShapes) {
+        bool withBias = variant % 2 == 0;
+        int accumulate = variant % 3 == 1;
+        int act = variant % 5 == 2 ? AGL_ACT_RELU : AGL_ACT_NONE;
+        ++variant;
+        failures += checkConv(s, withBias, accumulate, act, rng);
+        ASSERT_EQ(failures, 0) << "isa=" << isa << " threads=" << threads
+                               << " shape " << variant - 1;
+      }
+    }
 }
 
 } // namespace

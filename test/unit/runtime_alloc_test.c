@@ -53,8 +53,8 @@ int __wrap_posix_memalign(void **out, size_t alignment, size_t bytes) {
 }
 
 /* What a compiled model's run does: products on every path (packed, small
- * m, small n, transposed operands, batched, activations) and a parallel
- * loop. */
+ * m, small n, transposed operands, batched, activations), convolutions and
+ * a parallel loop. */
 static float gemm_a[300 * 70], gemm_b[70 * 260], gemm_c[300 * 260];
 
 static void touch(void *ctx, int64_t begin, int64_t end) {
@@ -74,6 +74,14 @@ static void kernel_run(void) {
                    0, 2, 0, AGL_ACT_RELU);
   agl_kernel_sgemm(3, 20, 30, 0, gemm_a, 0, 0, 0, gemm_b, 0, 0, 0, gemm_c,
                    600, 30, 1, AGL_ACT_GELU_TANH);
+  /* Convolutions: 7 x 50 x 60 images, 20 filters of 3 x 3, padded, at
+   * strides 1 and 2 (the weights are any floats here). */
+  agl_kernel_conv2d(1, 1, 7, 50, 60, gemm_a, 21000, 3000, 60, 20, 3, 3, 1, 1,
+                    1, 1, 1, 1, gemm_b, gemm_b, gemm_c, 50, 60, 60000, 3000,
+                    0, AGL_ACT_RELU);
+  agl_kernel_conv2d(1, 1, 7, 50, 60, gemm_a, 21000, 3000, 60, 20, 3, 3, 2, 2,
+                    1, 1, 1, 1, gemm_b, NULL, gemm_c, 25, 30, 15000, 750, 1,
+                    AGL_ACT_NONE);
   agl_parallel_for(1000, 10, touch, gemm_c);
 }
 

@@ -54,10 +54,47 @@ typedef struct agl_sgemm_plan {
 } agl_sgemm_plan;
 void agl_kernel_sgemm_describe(agl_sgemm_plan *out);
 
+/* A 2-D convolution of NCHW images, computed as the product
+     out[n, g, f, oy*out_w + ox] = W[g, f, :] x window(n, g, oy, ox)
+   without materializing the windows (implicit GEMM): the kernel packs each
+   block of windows straight from the input, zero where a window reaches into
+   the padding:
+     out[n, g*out_channels + f, oy, ox] = act((accumulate ? out : 0)
+         + (bias ? bias[g*out_channels + f] : 0)
+         + sum_{c, ki, kj} W[g, f, c, ki, kj]
+             * in[n, g*in_channels + c, oy*stride_h + ki*dilation_h - pad_top,
+                  ox*stride_w + kj*dilation_w - pad_left])
+   with in_channels and out_channels counted per group. Strides of the
+   tensors are in elements: the input's columns and the output's positions
+   (oy*out_w + ox) are contiguous, and group g's channels follow group g-1's
+   (channel g*in_channels + c is at channel stride times that). Convolution
+   strides and dilations are at least 1, pads at least 0. Sizes may be 0:
+   then nothing is written, except that with in_channels 0 the sum is 0.
+   The output must not overlap the input, weights or bias.
+   The weights are packed ahead of time (compiled models pack them when they
+   are compiled): per group, the out_channels filters in panels of
+   AGL_CONV_PACKED_MR (the last panel holds the out_channels %
+   AGL_CONV_PACKED_MR left, if any), each panel holding, for every depth
+   d = (c*kernel_h + ki)*kernel_w + kj in order, its filters' weights; the
+   groups follow one another. That is as many floats as the weights.
+   The activation is one of AGL_ACT_*; an unknown value is treated as none. */
+#define AGL_CONV_PACKED_MR 14
+void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
+                       int64_t in_h, int64_t in_w, const float *input,
+                       int64_t in_batch_stride, int64_t in_channel_stride,
+                       int64_t in_row_stride, int64_t out_channels,
+                       int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
+                       int64_t stride_w, int64_t dilation_h,
+                       int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+                       const float *packed_weights, const float *bias,
+                       float *out, int64_t out_h, int64_t out_w,
+                       int64_t out_batch_stride, int64_t out_channel_stride,
+                       int32_t accumulate, int32_t activation);
+
 /* Activations fused into agl_kernel_sgemm's output. */
 enum {
   AGL_ACT_NONE = 0,
-  AGL_ACT_RELU = 1,      /* max(x, 0) */
+  AGL_ACT_RELU = 1,      /* max(x, 0); NaN stays NaN */
   AGL_ACT_GELU_ERF = 2,  /* 0.5 x (1 + erf(x / sqrt(2))) */
   AGL_ACT_GELU_TANH = 3, /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
   AGL_ACT_SILU = 4       /* x sigmoid(x) */

@@ -72,7 +72,8 @@ static inline __m512 agl_gelu_tanh512(__m512 x) {
 static inline __m512 agl_activate512(__m512 x, int act) {
   switch (act) {
   case AGL_ACT_RELU:
-    return _mm512_max_ps(x, _mm512_setzero_ps());
+    /* max_ps returns its second operand when one is NaN: NaN stays NaN. */
+    return _mm512_max_ps(_mm512_setzero_ps(), x);
   case AGL_ACT_GELU_ERF:
     return agl_gelu_erf512(x);
   case AGL_ACT_GELU_TANH:

@@ -73,12 +73,14 @@ typedef struct agl_view {
 /* The micro-kernel computes an MR x NR tile from an A micro-panel and a
  * packed B micro-panel (kc steps of NR floats), then writes its top-left
  * mr x nr corner to C (row stride ldc, column stride 1): C = acc (+ C when
- * load_c), then activation `act`. A is packed (kc steps of MR floats) when
- * lda is 0; otherwise its mr rows are read in place, lda apart, each
- * contiguous along k (only for tables with direct_a). */
+ * load_c) (+ bias[i] on row i when bias is not null), then activation
+ * `act`. A is packed (kc steps of MR floats) when lda is 0; otherwise its mr
+ * rows are read in place, lda apart, each contiguous along k (only for
+ * tables with direct_a). */
 typedef void (*agl_microkernel_fn)(int64_t kc, const float *ap, int64_t lda,
                                    const float *bp, float *c, int64_t ldc,
-                                   int mr, int nr, int load_c, int act);
+                                   int mr, int nr, int load_c,
+                                   const float *bias, int act);
 /* Packs rows [0, rows) x depth [0, kc) of `src` (rows of A, or columns of B
  * seen as rows) into micro-panels of `r` rows: panel q holds, for each depth
  * p, rows q*r .. q*r+r-1 (zero past `rows`). */
@@ -112,6 +114,66 @@ AGL_HIDDEN void agl_small_avx512(int64_t m, int64_t j0, int64_t j1, int64_t k,
                                  int64_t ccs, int accumulate, int act);
 #define AGL_HAVE_AVX512_KERNELS 1
 #endif
+
+/* Packs B's block of depths [pc, pc + kc) x columns [jc, jc + nc) of batch
+ * entry `batch` into micro-panels of nr columns (zero past nc), for B that
+ * is not in memory as a matrix (a convolution's windows). */
+typedef void (*agl_pack_b_block_fn)(const void *ctx, int64_t batch,
+                                    int64_t pc, int64_t kc, int64_t jc,
+                                    int64_t nc, int nr, float *dst);
+
+/* ---- convolution (conv.c) ------------------------------------------------- */
+
+/* The windows of one image, seen as B of an implicit GEMM: row
+ * (c * kernel_h + ki) * kernel_w + kj, column oy * out_w + ox. */
+typedef struct agl_conv_geometry {
+  const float *input; /* this image */
+  int64_t group_stride, channel_stride, row_stride;
+  int64_t in_h, in_w, kernel_h, kernel_w;
+  int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+  int64_t out_w;
+  int vector_pack; /* 32-column panels go to agl_pack_windows_avx512 */
+} agl_conv_geometry;
+
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* Packs B's block [pc, pc + kc) x [jc, jc + nc) of group `group` into
+ * panels of 32 columns with vector loads; only for stride_w 1 or 2. */
+AGL_HIDDEN void agl_pack_windows_avx512(const agl_conv_geometry *g,
+                                        int64_t group, int64_t pc,
+                                        int64_t kc, int64_t jc, int64_t nc,
+                                        float *dst);
+#endif
+
+/* One product for the packed-GEMM driver (sgemm.c). */
+typedef struct agl_gemm_args {
+  int64_t batch, m, n, k;
+  /* A as a strided matrix, or (packed_a) packed ahead of time in panels of
+   * AGL_CONV_PACKED_MR rows over all k depths, batch entries a_bs apart. */
+  const float *a;
+  int64_t a_bs, a_rs, a_cs;
+  const float *packed_a;
+  /* B as a strided matrix, or packed ahead of time (agl_kernel_sgemm_packed),
+   * or packed block by block by pack_b_block (given pack_b_ctx). */
+  const float *b;
+  int64_t b_bs, b_rs, b_cs;
+  const float *packed_b;
+  agl_pack_b_block_fn pack_b_block;
+  const void *pack_b_ctx;
+  float *c;
+  int64_t c_bs, c_rs;
+  /* Added to every element of row i (batch entries row_bias_bs apart), or null. */
+  const float *row_bias;
+  int64_t row_bias_bs;
+  int accumulate, act;
+  /* Filled in by the driver. */
+  const agl_gemm_isa *isa;
+  /* Task grid of the packed path: per batch entry, mt x nt tiles of
+   * m_step x n_step; of the small path, nt column chunks. */
+  int64_t mt, nt, m_step, n_step;
+} agl_gemm_args;
+
+/* Runs the product on the pool (or serially when nested). */
+AGL_HIDDEN void agl_gemm(agl_gemm_args *g);
 
 /* The table agl_kernel_sgemm uses: chosen from the CPU on first use, or
  * forced by agl_gemm_select (tests compare both). */

@@ -55,24 +55,19 @@ void agl_kernel_sgemm_describe(agl_sgemm_plan *out) {
   out->mc = AGL_GEMM_MC_PANELS * isa->mr;
 }
 
-typedef struct gemm_args {
-  int64_t batch, m, n, k;
-  const float *a;
-  int64_t a_bs, a_rs, a_cs;
-  const float *b;
-  int64_t b_bs, b_rs, b_cs;
-  /* B packed ahead of time (agl_kernel_sgemm_packed), or null. */
-  const float *packed_b;
-  float *c;
-  int64_t c_bs, c_rs;
-  int accumulate, act;
-  const agl_gemm_isa *isa;
-  /* Task grid of the packed path: per batch entry, mt x nt tiles of
-   * m_step x n_step; of the small path, nt column chunks. */
-  int64_t mt, nt, m_step, n_step;
-} gemm_args;
+typedef agl_gemm_args gemm_args;
 
 /* ---- packed path -------------------------------------------------------- */
+
+/* Where element (i, p) of an m x k A packed ahead of time lies: panels of
+ * AGL_CONV_PACKED_MR rows, each depth's rows together, the last panel only
+ * as wide as the rows left. */
+static inline int64_t packed_a_index(int64_t m, int64_t k, int64_t i,
+                                     int64_t p) {
+  const int64_t pmr = AGL_CONV_PACKED_MR;
+  int64_t first = i / pmr * pmr, width = m - first < pmr ? m - first : pmr;
+  return first * k + p * width + (i - first);
+}
 
 static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
@@ -85,13 +80,21 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
   const int64_t mc_max = (panels + blocks - 1) / blocks * mr;
   float *ap = scratch;
   float *bp = scratch + AGL_SCRATCH_A_FLOATS;
-  const float *a = g->a + batch * g->a_bs;
+  const float *a = g->a ? g->a + batch * g->a_bs : NULL;
   /* Rows of A contiguous along k are read in place rather than packed when
    * packing would cost much next to the work (few columns per A panel),
    * unless their stride is a multiple of 4 KiB, where the 14 rows would
    * fall into the same L1 sets. */
-  const int direct = isa->direct_a && g->a_cs == 1 && g->a_rs > 0 &&
-                     j1 - j0 <= AGL_GEMM_NC && g->a_rs % 1024 != 0;
+  const int direct = !g->packed_a && isa->direct_a && g->a_cs == 1 &&
+                     g->a_rs > 0 && j1 - j0 <= AGL_GEMM_NC &&
+                     g->a_rs % 1024 != 0;
+  /* A packed ahead of time in this table's panel height: read in place. */
+  const int pmr = AGL_CONV_PACKED_MR;
+  const float *packed_a =
+      g->packed_a ? g->packed_a + batch * g->a_bs : NULL;
+  const int a_in_place = packed_a && mr == pmr;
+  const float *bias = g->row_bias ? g->row_bias + batch * g->row_bias_bs
+                                  : NULL;
   const float *b = g->b ? g->b + batch * g->b_bs : NULL;
   float *c = g->c + batch * g->c_bs;
 
@@ -101,9 +104,29 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       int64_t kc = g->k - pc < AGL_GEMM_KC ? g->k - pc : AGL_GEMM_KC;
       int load_c = pc > 0 || g->accumulate;
       int act = pc + kc == g->k ? g->act : AGL_ACT_NONE;
-      agl_view av = {a + ic * g->a_rs + pc * g->a_cs, g->a_rs, g->a_cs};
-      if (!direct)
+      agl_view av = {a ? a + ic * g->a_rs + pc * g->a_cs : NULL, g->a_rs,
+                     g->a_cs};
+      if (packed_a && !a_in_place) {
+        /* Another panel height: repack from the ahead-of-time panels. */
+        for (int64_t q = 0; q < mc; q += mr)
+          for (int64_t p = 0; p < kc; ++p)
+            for (int r = 0; r < mr; ++r) {
+              int64_t row = ic + q + r;
+              ap[q * kc + p * mr + r] =
+                  q + r < mc
+                      ? packed_a[packed_a_index(g->m, g->k, row, pc + p)]
+                      : 0.0f;
+            }
+      } else if (a_in_place && mc % pmr) {
+        /* The last, narrower panel: spread to the kernel's depth step (its
+         * padding rows are never read). */
+        int64_t first = ic + mc / pmr * pmr, width = mc % pmr;
+        for (int64_t p = 0; p < kc; ++p)
+          for (int64_t i = 0; i < width; ++i)
+            ap[p * pmr + i] = packed_a[first * g->k + (pc + p) * width + i];
+      } else if (!packed_a && !direct) {
         isa->pack_a(av, mc, kc, mr, ap);
+      }
       for (int64_t jc = j0; jc < j1; jc += AGL_GEMM_NC) {
         int64_t nc = j1 - jc < AGL_GEMM_NC ? j1 - jc : AGL_GEMM_NC;
         /* Micro-panel q of B starts at bpanels + q * bstep. */
@@ -127,6 +150,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
             isa->pack_b(pv, width, kc, nr, bp + q * kc);
             q += width;
           }
+        } else if (g->pack_b_block) {
+          g->pack_b_block(g->pack_b_ctx, batch, pc, kc, jc, nc, nr, bp);
         } else {
           /* B's columns are the rows being packed. */
           agl_view bv = {b + pc * g->b_rs + jc * g->b_cs, g->b_cs, g->b_rs};
@@ -134,13 +159,18 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         }
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
-          const float *apanel = direct ? av.data + ir * g->a_rs : ap + ir * kc;
+          const float *apanel;
+          if (a_in_place) /* the narrower last panel was spread into ap */
+            apanel = rows < pmr ? ap : packed_a + (ic + ir) * g->k + pc * pmr;
+          else
+            apanel = direct ? av.data + ir * g->a_rs : ap + ir * kc;
+          const float *row_bias = bias && pc == 0 ? bias + ic + ir : NULL;
           float *crow = c + (ic + ir) * g->c_rs + jc;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
             isa->kernel(kc, apanel, direct ? g->a_rs : 0,
                         bpanels + jr / nr * bstep, crow + jr, g->c_rs, rows,
-                        cols, load_c, act);
+                        cols, load_c, row_bias, act);
           }
         }
       }
@@ -254,7 +284,7 @@ static void small_tasks(void *raw, int64_t begin, int64_t end) {
 /* Whether the small path takes this problem, which it then orients so that
  * the few rows are its m. */
 static int plan_small(const gemm_args *g, small_args *s) {
-  if (!g->isa->small || g->k == 0)
+  if (!g->isa->small || g->k == 0 || g->packed_a || g->pack_b_block)
     return 0;
   s->g = *g;
   s->c_cs = 1;
@@ -289,7 +319,14 @@ static int plan_small(const gemm_args *g, small_args *s) {
 
 /* ---- entry ---------------------------------------------------------------- */
 
-/* B's element (p, j) of batch entry bt. */
+/* A's element (i, p) of batch entry bt. */
+static float a_at(const gemm_args *g, int64_t bt, int64_t i, int64_t p) {
+  if (g->packed_a)
+    return g->packed_a[bt * g->a_bs + packed_a_index(g->m, g->k, i, p)];
+  return g->a[bt * g->a_bs + i * g->a_rs + p * g->a_cs];
+}
+
+/* B's element (p, j) of batch entry bt, except from pack_b_block. */
 static float b_at(const gemm_args *g, int64_t bt, int64_t p, int64_t j) {
   if (g->packed_b) {
     const int64_t pnr = AGL_SGEMM_PACKED_NR;
@@ -298,19 +335,28 @@ static float b_at(const gemm_args *g, int64_t bt, int64_t p, int64_t j) {
   return g->b[bt * g->b_bs + p * g->b_rs + j * g->b_cs];
 }
 
-/* Without pool memory (it could not be allocated): plain loops. */
+/* Without pool memory (it could not be allocated): plain loops, over B's
+ * columns packed a few depths at a time when pack_b_block makes them. */
 static void gemm_unpacked(const gemm_args *g) {
+  enum { DEPTHS = 64 };
+  float column[DEPTHS];
   for (int64_t bt = 0; bt < g->batch; ++bt)
-    for (int64_t i = 0; i < g->m; ++i) {
-      float *crow = g->c + bt * g->c_bs + i * g->c_rs;
-      for (int64_t j = 0; j < g->n; ++j) {
-        float sum = g->accumulate ? crow[j] : 0.0f;
-        for (int64_t p = 0; p < g->k; ++p)
-          sum += g->a[bt * g->a_bs + i * g->a_rs + p * g->a_cs] *
-                 b_at(g, bt, p, j);
-        crow[j] = agl_activate_scalar(sum, g->act);
+    for (int64_t j = 0; j < g->n; ++j)
+      for (int64_t i = 0; i < g->m; ++i) {
+        float *cij = g->c + bt * g->c_bs + i * g->c_rs + j;
+        float sum = g->accumulate ? *cij : 0.0f;
+        if (g->row_bias)
+          sum += g->row_bias[bt * g->row_bias_bs + i];
+        for (int64_t p0 = 0; p0 < g->k; p0 += DEPTHS) {
+          int64_t kc = g->k - p0 < DEPTHS ? g->k - p0 : DEPTHS;
+          if (g->pack_b_block)
+            g->pack_b_block(g->pack_b_ctx, bt, p0, kc, j, 1, 1, column);
+          for (int64_t p = 0; p < kc; ++p)
+            sum += a_at(g, bt, i, p0 + p) *
+                   (g->pack_b_block ? column[p] : b_at(g, bt, p0 + p, j));
+        }
+        *cij = agl_activate_scalar(sum, g->act);
       }
-    }
 }
 
 static void gemm_run(gemm_args *g, int threads) {
@@ -348,7 +394,7 @@ static void gemm_run(gemm_args *g, int threads) {
     packed_tasks(g, 0, tasks);
 }
 
-static void sgemm(gemm_args *g) {
+void agl_gemm(gemm_args *g) {
   if (g->batch <= 0 || g->m <= 0 || g->n <= 0)
     return;
   if (g->act < AGL_ACT_NONE || g->act > AGL_ACT_SILU)
@@ -360,6 +406,9 @@ static void sgemm(gemm_args *g) {
         float *row = g->c + bt * g->c_bs + i * g->c_rs;
         if (!g->accumulate)
           memset(row, 0, (size_t)g->n * sizeof(float));
+        if (g->row_bias)
+          for (int64_t j = 0; j < g->n; ++j)
+            row[j] += g->row_bias[bt * g->row_bias_bs + i];
         if (g->act != AGL_ACT_NONE)
           isa->activate(row, g->n, g->act);
       }
@@ -385,12 +434,14 @@ void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                       int64_t b_row_stride, int64_t b_col_stride, float *c,
                       int64_t c_batch_stride, int64_t c_row_stride,
                       int32_t accumulate, int32_t activation) {
-  gemm_args g = {batch, m, n, k,
-                 a, a_batch_stride, a_row_stride, a_col_stride,
-                 b, b_batch_stride, b_row_stride, b_col_stride, NULL,
-                 c, c_batch_stride, c_row_stride,
-                 accumulate != 0, activation, NULL, 1, 1, 0, 0};
-  sgemm(&g);
+  gemm_args g = {.batch = batch, .m = m, .n = n, .k = k,
+                 .a = a, .a_bs = a_batch_stride, .a_rs = a_row_stride,
+                 .a_cs = a_col_stride,
+                 .b = b, .b_bs = b_batch_stride, .b_rs = b_row_stride,
+                 .b_cs = b_col_stride,
+                 .c = c, .c_bs = c_batch_stride, .c_rs = c_row_stride,
+                 .accumulate = accumulate != 0, .act = activation};
+  agl_gemm(&g);
 }
 
 void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -399,10 +450,10 @@ void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
                              const float *packed_b, float *c,
                              int64_t c_batch_stride, int64_t c_row_stride,
                              int32_t accumulate, int32_t activation) {
-  gemm_args g = {batch, m, n, k,
-                 a, a_batch_stride, a_row_stride, a_col_stride,
-                 NULL, 0, 0, 0, packed_b,
-                 c, c_batch_stride, c_row_stride,
-                 accumulate != 0, activation, NULL, 1, 1, 0, 0};
-  sgemm(&g);
+  gemm_args g = {.batch = batch, .m = m, .n = n, .k = k,
+                 .a = a, .a_bs = a_batch_stride, .a_rs = a_row_stride,
+                 .a_cs = a_col_stride, .packed_b = packed_b,
+                 .c = c, .c_bs = c_batch_stride, .c_rs = c_row_stride,
+                 .accumulate = accumulate != 0, .act = activation};
+  agl_gemm(&g);
 }

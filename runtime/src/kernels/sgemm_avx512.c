@@ -30,7 +30,7 @@ static inline __mmask16 lanes(int count) {
 static inline __attribute__((always_inline)) void
 kernel_rows(const int R, const int DIRECT, int64_t kc, const float *ap,
             int64_t lda, const float *bp, float *c, int64_t ldc, int nr,
-            int load_c, int act) {
+            int load_c, const float *bias, int act) {
   __m512 acc[MR][2];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
@@ -65,6 +65,11 @@ kernel_rows(const int R, const int DIRECT, int64_t kc, const float *ap,
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
       v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
     }
+    if (bias) {
+      __m512 bi = _mm512_set1_ps(bias[i]);
+      v0 = _mm512_add_ps(v0, bi);
+      v1 = _mm512_add_ps(v1, bi);
+    }
     if (act != AGL_ACT_NONE) {
       v0 = agl_activate512(v0, act);
       v1 = agl_activate512(v1, act);
@@ -77,11 +82,11 @@ kernel_rows(const int R, const int DIRECT, int64_t kc, const float *ap,
 #define KERNEL_ROWS(R)                                                         \
   static void kernel_##R(int64_t kc, const float *ap, int64_t lda,             \
                          const float *bp, float *c, int64_t ldc, int nr,       \
-                         int load_c, int act) {                                \
+                         int load_c, const float *bias, int act) {             \
     if (lda)                                                                   \
-      kernel_rows(R, 1, kc, ap, lda, bp, c, ldc, nr, load_c, act);             \
+      kernel_rows(R, 1, kc, ap, lda, bp, c, ldc, nr, load_c, bias, act);       \
     else                                                                       \
-      kernel_rows(R, 0, kc, ap, 0, bp, c, ldc, nr, load_c, act);               \
+      kernel_rows(R, 0, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);         \
   }
 KERNEL_ROWS(1)
 KERNEL_ROWS(2)
@@ -99,7 +104,7 @@ KERNEL_ROWS(13)
 KERNEL_ROWS(14)
 
 typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *,
-                        float *, int64_t, int, int, int);
+                        float *, int64_t, int, int, const float *, int);
 static const rows_fn kernels_by_rows[MR + 1] = {
     NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
     kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
@@ -109,8 +114,8 @@ _Static_assert(MR == 14, "one kernel per row count");
 
 static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
                    float *c, int64_t ldc, int mr, int nr, int load_c,
-                   int act) {
-  kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, load_c, act);
+                   const float *bias, int act) {
+  kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, load_c, bias, act);
 }
 
 /* Transposes 16 rows of 16 floats in registers: out[j] = column j. */

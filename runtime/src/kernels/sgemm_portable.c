@@ -13,7 +13,7 @@ _Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_N
 float agl_activate_scalar(float x, int act) {
   switch (act) {
   case AGL_ACT_RELU:
-    return x > 0.0f ? x : 0.0f;
+    return x < 0.0f ? 0.0f : x; /* NaN stays NaN */
   case AGL_ACT_GELU_ERF:
     return 0.5f * x * erfcf(-x * 0.70710678118654752f);
   case AGL_ACT_GELU_TANH: {
@@ -30,7 +30,7 @@ float agl_activate_scalar(float x, int act) {
 static void activate(float *x, int64_t n, int act) {
   if (act == AGL_ACT_RELU) {
     for (int64_t i = 0; i < n; ++i)
-      x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      x[i] = x[i] < 0.0f ? 0.0f : x[i];
     return;
   }
   for (int64_t i = 0; i < n; ++i)
@@ -55,7 +55,7 @@ void agl_pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
 
 static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
                    float *c, int64_t ldc, int mr, int nr, int load_c,
-                   int act) {
+                   const float *bias, int act) {
   (void)lda; /* always packed: direct_a is 0 */
   float acc[MR][NR] = {{0}};
   for (int64_t p = 0; p < kc; ++p) {
@@ -68,7 +68,7 @@ static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
   for (int i = 0; i < mr; ++i) {
     float *row = c + i * ldc;
     for (int j = 0; j < nr; ++j)
-      row[j] = (load_c ? row[j] : 0.0f) + acc[i][j];
+      row[j] = (load_c ? row[j] : 0.0f) + acc[i][j] + (bias ? bias[i] : 0.0f);
     if (act != AGL_ACT_NONE)
       activate(row, nr, act);
   }

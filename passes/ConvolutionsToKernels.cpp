@@ -1,0 +1,743 @@
+//===- ConvolutionsToKernels.cpp - convolutions as runtime kernel calls ---===//
+//
+// The lowering writes an f32 convolution as an im2col gather (every window
+// copied out) and a batched matrix product, which the GEMM kernel then packs
+// again. The runtime's convolution kernel packs the windows straight from
+// the input instead, so this pass replaces each such pair by one call of
+// agl_kernel_conv2d, with the filter packed here into the kernel's layout.
+// It also folds in what the lowering put around the pair: the zero-padded
+// copy of the input (the kernel treats the border as zeros) and the zero or
+// bias the output starts from (the kernel's epilogue adds the bias).
+//
+// It runs after the arena is planned, so it only removes buffer uses: the
+// call sits where the product was, and reads the input there, which is
+// safe when nothing between the first removed op and the product writes
+// memory (checked; otherwise the padded copy is kept and read instead).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/FloatValues.h"
+#include "passes/KernelCalls.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "autoglm/kernels.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace autoglm {
+#define GEN_PASS_DEF_CONVOLUTIONSTOKERNELS
+#include "passes/Passes.h.inc"
+} // namespace autoglm
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kConv = "agl_kernel_conv2d";
+
+/// A convolution found in the IR: the ops it replaces and the call's
+/// arguments. Geometry is 2-D; a 1-D convolution has unit height.
+struct Convolution {
+  linalg::GenericOp product, gather;
+  Operation *padFill = nullptr, *padCopy = nullptr; // when looked through
+  Operation *init = nullptr; // zero fill or bias broadcast of the output
+  Value input;               // [n, C, (H,) W], or the gather's [n, g, c, ..]
+  bool inputHasGroupAxis = false;
+  int64_t batch = 1, groups = 1, channels = 1, height = 1, width = 1;
+  int64_t filters = 1, kernelH = 1, kernelW = 1, strideH = 1, strideW = 1;
+  int64_t dilationH = 1, dilationW = 1, padTop = 0, padLeft = 0;
+  int64_t outH = 1, outW = 1;
+  memref::GetGlobalOp weights;
+  Value output;      // [n, g, f, positions]
+  Value wholeOutput; // the buffer `output` reshapes
+  Value bias;   // contiguous [g * f], or null
+  bool accumulate = true;
+  // A ReLU that reads the output next: the kernel writes its result
+  // instead, ReLU applied, and the output itself is never written.
+  linalg::GenericOp relu;
+};
+
+/// Static strides of a buffer, or nothing.
+std::optional<SmallVector<int64_t>> staticStrides(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  auto [strides, offset] = type.getStridesAndOffset();
+  if (llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  return SmallVector<int64_t>(strides);
+}
+
+/// The coefficients of a linear expression without constant term in
+/// `dims` dimensions, or nothing.
+std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr expr,
+                                                       unsigned dims) {
+  MLIRContext *ctx = expr.getContext();
+  auto valueWithOne = [&](int64_t one) -> std::optional<int64_t> {
+    SmallVector<AffineExpr> values;
+    for (unsigned i = 0; i < dims; ++i)
+      values.push_back(getAffineConstantExpr(i == one ? 1 : 0, ctx));
+    auto value = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(expr.replaceDims(values), dims, 0));
+    if (!value)
+      return std::nullopt;
+    return value.getValue();
+  };
+  if (valueWithOne(-1) != 0)
+    return std::nullopt;
+  SmallVector<int64_t> coefficients;
+  AffineExpr rebuilt = getAffineConstantExpr(0, ctx);
+  for (unsigned i = 0; i < dims; ++i) {
+    std::optional<int64_t> c = valueWithOne(i);
+    if (!c)
+      return std::nullopt;
+    coefficients.push_back(*c);
+    rebuilt = rebuilt + getAffineDimExpr(i, ctx) * *c;
+  }
+  if (simplifyAffineExpr(rebuilt - expr, dims, 0) !=
+      getAffineConstantExpr(0, ctx))
+    return std::nullopt;
+  return coefficients;
+}
+
+bool isDim(AffineExpr e, unsigned dim) {
+  auto d = dyn_cast<AffineDimExpr>(e);
+  return d && d.getPosition() == dim;
+}
+
+/// A linalg op that only writes zeros into `buffer` (a fill, or a map or
+/// generic without inputs that yields a zero constant).
+bool isZeroFill(Operation *op, Value buffer) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs()[0] == buffer &&
+           matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 0 ||
+      linalgOp.getNumDpsInits() != 1 ||
+      linalgOp.getDpsInits()[0] != buffer ||
+      op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return false;
+  Block &body = op->getRegion(0).front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  return yield && body.getOperations().size() == 1 &&
+         yield.getValues().size() == 1 &&
+         matchPattern(yield.getValues()[0], m_AnyZeroFloat());
+}
+
+/// A generic whose body yields its only input unchanged.
+bool isCopyBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return body.getOperations().size() == 1 && yield.getValues().size() == 1 &&
+         yield.getValues()[0] == body.getArgument(0);
+}
+
+/// The product the lowering builds:
+///   out[n, g, f, o] += filter[g, f, r] * col[n, g, r, o]
+/// over loops (n, g, f, r, o).
+bool isConvolutionProduct(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 5 ||
+      !autoglm::isMultiplyAccumulate(op))
+    return false;
+  auto it = op.getIteratorTypesArray();
+  using utils::IteratorType;
+  if (it != ArrayRef<IteratorType>{IteratorType::parallel,
+                                   IteratorType::parallel,
+                                   IteratorType::parallel,
+                                   IteratorType::reduction,
+                                   IteratorType::parallel})
+    return false;
+  MLIRContext *ctx = op.getContext();
+  auto map = [&](ArrayRef<unsigned> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d : dims)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(5, 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return maps[0] == map({1, 2, 3}) && maps[1] == map({0, 1, 3, 4}) &&
+         maps[2] == map({0, 1, 2, 4});
+}
+
+/// The constant global that `buffer` views through reshapes that keep its
+/// row-major order, or null.
+memref::GetGlobalOp constantBehindReshapes(Value buffer) {
+  while (true) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.getLayout().isIdentity())
+      return nullptr;
+    if (auto get = buffer.getDefiningOp<memref::GetGlobalOp>())
+      return get;
+    if (auto collapse = buffer.getDefiningOp<memref::CollapseShapeOp>())
+      buffer = collapse.getSrc();
+    else if (auto expand = buffer.getDefiningOp<memref::ExpandShapeOp>())
+      buffer = expand.getSrc();
+    else
+      return nullptr;
+  }
+}
+
+/// Whether `op` is the gather col[n, g, c, k.., o..] = in[n, g, c,
+/// o * stride + k * dilation] that writes all of `cols`; records the
+/// geometry it implies.
+bool matchGather(Operation *op, Value cols, Convolution &conv) {
+  auto gather = dyn_cast<linalg::GenericOp>(op);
+  auto type = cast<MemRefType>(cols.getType());
+  int64_t rank = type.getRank();
+  if (!gather || (rank != 5 && rank != 7) || !type.hasStaticShape() ||
+      gather.getNumDpsInputs() != 1 || gather.getNumDpsInits() != 1 ||
+      gather.getDpsInits()[0] != cols || gather.getNumLoops() != rank ||
+      gather.getNumParallelLoops() != rank || !isCopyBody(gather))
+    return false;
+  int64_t s = (rank - 3) / 2;
+  SmallVector<AffineMap> maps = gather.getIndexingMapsArray();
+  AffineMap in = maps[0];
+  if (!maps[1].isIdentity() || in.getNumResults() != 3 + s ||
+      !isDim(in.getResult(0), 0) || !isDim(in.getResult(1), 1) ||
+      !isDim(in.getResult(2), 2))
+    return false;
+  SmallVector<int64_t> stride(2, 1), dilation(2, 1), kernel(2, 1), out(2, 1);
+  for (int64_t i = 0; i < s; ++i) {
+    auto coefficients = linearCoefficients(in.getResult(3 + i), rank);
+    if (!coefficients)
+      return false;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != 3 + i && d != 3 + s + i && (*coefficients)[d] != 0)
+        return false;
+    int64_t axis = 2 - s + i; // 1-D: the width axis
+    dilation[axis] = (*coefficients)[3 + i];
+    stride[axis] = (*coefficients)[3 + s + i];
+    kernel[axis] = type.getDimSize(3 + i);
+    out[axis] = type.getDimSize(3 + s + i);
+    if (dilation[axis] <= 0 || stride[axis] <= 0)
+      return false;
+  }
+  conv.gather = gather;
+  conv.batch = type.getDimSize(0);
+  conv.groups = type.getDimSize(1);
+  conv.channels = type.getDimSize(2);
+  conv.strideH = stride[0];
+  conv.strideW = stride[1];
+  conv.dilationH = dilation[0];
+  conv.dilationW = dilation[1];
+  conv.kernelH = kernel[0];
+  conv.kernelW = kernel[1];
+  conv.outH = out[0];
+  conv.outW = out[1];
+  return true;
+}
+
+/// The gather's input [n, g, c, (H,) W] as the kernel reads it: contiguous
+/// rows, groups one after another.
+bool matchGatheredInput(Convolution &conv) {
+  Value in = conv.gather.getDpsInputs()[0];
+  auto type = cast<MemRefType>(in.getType());
+  auto strides = staticStrides(in);
+  if (!strides || strides->back() != 1 ||
+      (conv.groups > 1 && (*strides)[1] != conv.channels * (*strides)[2]))
+    return false;
+  conv.input = in;
+  conv.inputHasGroupAxis = true;
+  conv.height = type.getRank() == 5 ? type.getDimSize(3) : 1;
+  conv.width = type.getShape().back();
+  conv.padTop = conv.padLeft = 0;
+  return true;
+}
+
+/// The buffer the gather reads through a reshape: where a padded copy of
+/// the input would be.
+Value paddedBuffer(Convolution &conv) {
+  auto expand =
+      conv.gather.getDpsInputs()[0].getDefiningOp<memref::ExpandShapeOp>();
+  return expand ? expand.getSrc() : Value();
+}
+
+/// Whether `op` copies the input into the interior of `padded` (a subview
+/// with unit strides); records the input and the padding.
+bool matchPaddingCopy(Operation *op, Value padded, Convolution &conv) {
+  auto copy = dyn_cast<linalg::CopyOp>(op);
+  if (!copy || !padded)
+    return false;
+  auto interior = copy.getOutputs()[0].getDefiningOp<memref::SubViewOp>();
+  if (!interior || interior.getSource() != padded ||
+      !interior.hasUnitStride())
+    return false;
+  Value source = copy.getInputs()[0];
+  auto strides = staticStrides(source);
+  auto type = cast<MemRefType>(source.getType());
+  ArrayRef<int64_t> offsets = interior.getStaticOffsets();
+  if (!strides || strides->back() != 1 ||
+      type.getRank() != cast<MemRefType>(padded.getType()).getRank() ||
+      llvm::any_of(offsets, ShapedType::isDynamic) || offsets[0] != 0 ||
+      offsets[1] != 0)
+    return false;
+  conv.padCopy = copy;
+  conv.input = source;
+  conv.inputHasGroupAxis = false;
+  conv.height = type.getRank() == 4 ? type.getDimSize(2) : 1;
+  conv.width = type.getShape().back();
+  conv.padTop = type.getRank() == 4 ? offsets[2] : 0;
+  conv.padLeft = offsets.back();
+  return true;
+}
+
+/// The output [n, g, f, positions] with contiguous positions, and the
+/// buffer it is a reshape of (what the lowering initialized).
+bool matchOutput(Convolution &conv) {
+  Value out = conv.product.getDpsInits()[0];
+  auto strides = staticStrides(out);
+  auto type = cast<MemRefType>(out.getType());
+  if (!strides || (*strides)[3] != 1 ||
+      (conv.groups > 1 &&
+       (*strides)[1] != type.getDimSize(2) * (*strides)[2]))
+    return false;
+  conv.output = out;
+  conv.filters = type.getDimSize(2);
+  auto collapse = out.getDefiningOp<memref::CollapseShapeOp>();
+  conv.wholeOutput = collapse ? collapse.getSrc() : out;
+  return true;
+}
+
+/// Whether `op` initializes the whole output: a zero fill, or a bias
+/// bias[1, g, f, 1..] broadcast over [n, g, f, spatial..]; records it.
+bool matchInit(Operation *op, Convolution &conv) {
+  Value whole = conv.wholeOutput;
+  if (isZeroFill(op, whole) || isZeroFill(op, conv.output)) {
+    conv.init = op;
+    conv.accumulate = false;
+    return true;
+  }
+  auto broadcast = dyn_cast<linalg::GenericOp>(op);
+  if (!broadcast || broadcast.getNumDpsInputs() != 1 ||
+      broadcast.getNumDpsInits() != 1 ||
+      broadcast.getDpsInits()[0] != whole || !isCopyBody(broadcast) ||
+      broadcast.getNumParallelLoops() != broadcast.getNumLoops() ||
+      !broadcast.getIndexingMapsArray()[1].isIdentity())
+    return false;
+  Value bias = broadcast.getDpsInputs()[0];
+  auto biasType = cast<MemRefType>(bias.getType());
+  auto biasStrides = staticStrides(bias);
+  AffineMap map = broadcast.getIndexingMapsArray()[0];
+  if (!biasStrides || map.getNumResults() != biasType.getRank() ||
+      biasType.getRank() < 3)
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    bool unit = biasType.getDimSize(i) == 1;
+    if ((i == 1 || i == 2) ? !isDim(e, i) && !unit : !unit)
+      return false;
+  }
+  if ((conv.filters > 1 && (*biasStrides)[2] != 1) ||
+      (conv.groups > 1 && (*biasStrides)[1] != conv.filters) ||
+      biasType.getDimSize(1) != conv.groups ||
+      biasType.getDimSize(2) != conv.filters)
+    return false;
+  conv.init = op;
+  conv.bias = bias;
+  conv.accumulate = false;
+  return true;
+}
+
+/// The memory a buffer lies in: the function argument it views (the arena,
+/// an input or an output) and, within the arena, its byte range.
+struct MemoryRange {
+  Value base;
+  int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
+};
+
+std::optional<MemoryRange> memoryRange(Value buffer) {
+  while (true) {
+    if (isa<BlockArgument>(buffer))
+      return MemoryRange{buffer};
+    Operation *op = buffer.getDefiningOp();
+    if (auto view = dyn_cast<memref::ViewOp>(op)) {
+      std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+      auto type = view.getType();
+      if (!shift || !type.hasStaticShape() ||
+          !isa<BlockArgument>(view.getSource()))
+        return std::nullopt;
+      return MemoryRange{view.getSource(), *shift,
+                         *shift + type.getNumElements() *
+                                      type.getElementTypeBitWidth() / 8};
+    }
+    if (isa<memref::GetGlobalOp>(op))
+      return MemoryRange{buffer}; // constant: never written
+    if (!isa<ViewLikeOpInterface>(op) || op->getNumOperands() < 1)
+      return std::nullopt;
+    buffer = op->getOperand(0);
+  }
+}
+
+/// Whether two buffers provably share no byte.
+bool disjoint(Value a, Value b) {
+  std::optional<MemoryRange> ra = memoryRange(a), rb = memoryRange(b);
+  if (!ra || !rb)
+    return false;
+  if (ra->base != rb->base)
+    return true;
+  return ra->end <= rb->begin || rb->end <= ra->begin;
+}
+
+/// The ops that read or write `buffer` (through views of it), besides the
+/// views themselves.
+void collectAccesses(Value buffer, SmallVectorImpl<Operation *> &accesses) {
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
+        isMemoryEffectFree(user))
+      collectAccesses(user->getResult(0), accesses);
+    else
+      accesses.push_back(user);
+  }
+}
+
+/// Whether what `buffer` holds after `point` is never read: the next op
+/// after `point` that touches it (if any) overwrites all of it first.
+bool deadAfter(Value buffer, Operation *point) {
+  SmallVector<Operation *> accesses;
+  collectAccesses(buffer, accesses);
+  Operation *next = nullptr;
+  for (Operation *op : accesses) {
+    if (op->getBlock() != point->getBlock())
+      return false;
+    if (point->isBeforeInBlock(op) && (!next || op->isBeforeInBlock(next)))
+      next = op;
+  }
+  if (!next || isZeroFill(next, buffer))
+    return true;
+  // A linalg op that writes all of it (a reshape of it at most) without
+  // reading what it held.
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
+      llvm::is_contained(linalgOp.getDpsInputs(), buffer))
+    return false;
+  OpOperand *init = linalgOp.getDpsInitOperand(0);
+  Value written = init->get();
+  while (written != buffer) {
+    Operation *def = written.getDefiningOp();
+    if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      return false;
+    written = def->getOperand(0);
+  }
+  for (Value input : linalgOp.getDpsInputs())
+    if (!disjoint(input, buffer))
+      return false;
+  return linalgOp.getNumParallelLoops() == linalgOp.getNumLoops() &&
+         linalgOp.getMatchingIndexingMap(init).isPermutation() &&
+         !linalgOp.payloadUsesValueFromOperand(init);
+}
+
+/// The previous op in the block that touches memory, or null.
+Operation *previousEffect(Operation *op) {
+  for (op = op->getPrevNode(); op; op = op->getPrevNode())
+    if (!isMemoryEffectFree(op))
+      return op;
+  return nullptr;
+}
+
+/// Whether the ops that define `value` after `point` touch no memory, so
+/// that they can move before it.
+bool canHoistBefore(Value value, Operation *point) {
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getBlock() != point->getBlock() ||
+      op->isBeforeInBlock(point))
+    return true;
+  if (op == point || !isMemoryEffectFree(op) || op->getNumRegions())
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return canHoistBefore(operand, point);
+  });
+}
+
+/// The next op after the product that touches memory, if it is a ReLU
+/// (`maximumf(x, 0)`, elementwise, identity maps) of the whole output into
+/// a contiguous buffer of the same size that the kernel may write while it
+/// reads its input and bias, and the output is read by nothing else.
+void matchRelu(Convolution &conv) {
+  if (conv.accumulate)
+    return;
+  Operation *next = conv.product->getNextNode();
+  while (next && isMemoryEffectFree(next))
+    next = next->getNextNode();
+  auto relu = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!relu || relu.getNumDpsInputs() != 1 || relu.getNumDpsInits() != 1 ||
+      relu.getNumParallelLoops() != relu.getNumLoops() ||
+      !llvm::all_of(relu.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return;
+  Block &body = relu.getRegion().front();
+  auto max = dyn_cast<arith::MaximumFOp>(&body.front());
+  if (!max || body.getOperations().size() != 2 ||
+      body.getTerminator()->getOperand(0) != max.getResult())
+    return;
+  Value x = body.getArgument(0);
+  bool isRelu = (max.getLhs() == x &&
+                 matchPattern(max.getRhs(), m_AnyZeroFloat())) ||
+                (max.getRhs() == x &&
+                 matchPattern(max.getLhs(), m_AnyZeroFloat()));
+  // It reads the output through reshapes only.
+  Value read = relu.getDpsInputs()[0];
+  while (read != conv.wholeOutput) {
+    Operation *def = read.getDefiningOp();
+    if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      return;
+    read = def->getOperand(0);
+  }
+  Value result = relu.getDpsInits()[0];
+  if (!canHoistBefore(result, conv.product))
+    return;
+  auto type = cast<MemRefType>(result.getType());
+  auto outType = cast<MemRefType>(conv.wholeOutput.getType());
+  if (!isRelu || !type.getLayout().isIdentity() || !type.hasStaticShape() ||
+      type.getNumElements() != outType.getNumElements() ||
+      type.getRank() < 3 || type.getDimSize(0) != conv.batch ||
+      type.getDimSize(1) != conv.groups * conv.filters ||
+      !deadAfter(conv.wholeOutput, relu) ||
+      !disjoint(result, conv.input) ||
+      (conv.bias && !disjoint(result, conv.bias)))
+    return;
+  conv.relu = relu;
+}
+
+/// Matches the product and, walking back from it over the ops that touch
+/// memory, the ops it takes over: the gather, the output's initialization
+/// (anywhere among them) and, before the gather, the padded copy of the
+/// input (copy, then zero fill). The walk stops at the first op with no role, so
+/// every op between the earliest taken one and the product is either taken
+/// or touches no memory: reading the input and bias at the product reads
+/// what the taken ops read.
+std::optional<Convolution> matchConvolution(linalg::GenericOp product) {
+  if (!isConvolutionProduct(product))
+    return std::nullopt;
+  Convolution conv;
+  conv.product = product;
+  conv.weights = constantBehindReshapes(product.getDpsInputs()[0]);
+  auto cols =
+      product.getDpsInputs()[1].getDefiningOp<memref::CollapseShapeOp>();
+  if (!conv.weights || !cols || !matchOutput(conv))
+    return std::nullopt;
+  Value padded;
+  for (Operation *op = previousEffect(product); op; op = previousEffect(op)) {
+    if (!conv.gather && matchGather(op, cols.getSrc(), conv)) {
+      if (!matchGatheredInput(conv))
+        return std::nullopt;
+      padded = paddedBuffer(conv);
+    } else if (!conv.init && matchInit(op, conv)) {
+    } else if (conv.gather && !conv.padCopy &&
+               matchPaddingCopy(op, padded, conv)) {
+    } else if (conv.padCopy && !conv.padFill && isZeroFill(op, padded)) {
+      conv.padFill = op;
+    } else {
+      break;
+    }
+    if (conv.gather && conv.init && conv.padFill)
+      break;
+  }
+  if (!conv.gather)
+    return std::nullopt;
+  // Without the fill before it, the copy does not make the whole padded
+  // input: the kernel reads the padded buffer.
+  if (conv.padCopy && (!conv.padFill || !deadAfter(padded, product))) {
+    conv.padCopy = conv.padFill = nullptr;
+    matchGatheredInput(conv);
+  }
+  if (!deadAfter(cols.getSrc(), product))
+    return std::nullopt;
+  // The kernel reads the input and bias while it writes the output.
+  if (!disjoint(conv.input, conv.output) ||
+      (conv.bias && !disjoint(conv.bias, conv.output)))
+    return std::nullopt;
+  matchRelu(conv);
+  return conv;
+}
+
+/// Packs filters [g, f, depth] into the kernel's layout: per group, panels
+/// of AGL_CONV_PACKED_MR filters (the last one narrower), each depth's
+/// weights of a panel together. As many floats as the filters.
+class FilterPacker {
+public:
+  explicit FilterPacker(ModuleOp module) : module(module), symbols(module) {}
+
+  memref::GlobalOp pack(memref::GetGlobalOp get, int64_t groups,
+                        int64_t filters, int64_t depth) {
+    if (auto it = packed.find(get.getName()); it != packed.end())
+      return it->second;
+    auto global = symbols.lookup<memref::GlobalOp>(get.getName());
+    std::optional<SmallVector<float>> values;
+    if (global && global.getConstant())
+      values = autoglm::floatValues(global.getInitialValueAttr());
+    if (!values || (int64_t)values->size() != groups * filters * depth)
+      return nullptr;
+    constexpr int64_t mr = AGL_CONV_PACKED_MR;
+    SmallVector<float> data(groups * filters * depth);
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t f = 0; f < filters; ++f) {
+        int64_t first = f / mr * mr;
+        int64_t width = std::min(mr, filters - first);
+        for (int64_t d = 0; d < depth; ++d)
+          data[(g * filters + first) * depth + d * width + (f - first)] =
+              (*values)[(g * filters + f) * depth + d];
+      }
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto type = MemRefType::get({(int64_t)data.size()}, b.getF32Type());
+    auto tensorType =
+        RankedTensorType::get({(int64_t)data.size()}, b.getF32Type());
+    auto result = memref::GlobalOp::create(
+        b, global.getLoc(), (global.getSymName() + "_conv_packed").str(),
+        b.getStringAttr("private"), type,
+        DenseElementsAttr::get(tensorType, ArrayRef<float>(data)),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    symbols.insert(result); // renames on a clash
+    packed[get.getName()] = result;
+    return result;
+  }
+
+private:
+  ModuleOp module;
+  SymbolTable symbols;
+  llvm::StringMap<memref::GlobalOp> packed;
+};
+
+func::FuncOp declareConv(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kConv))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Type i64 = b.getI64Type(), i32 = b.getI32Type(),
+       ptr = LLVM::LLVMPointerType::get(b.getContext());
+  // The order of agl_kernel_conv2d's parameters (kernels.h).
+  SmallVector<Type> args = {i64, i64, i64, i64, i64, ptr, i64, i64, i64,
+                            i64, i64, i64, i64, i64, i64, i64, i64, i64,
+                            ptr, ptr, ptr, i64, i64, i64, i64, i32, i32};
+  auto fn = func::FuncOp::create(b, module.getLoc(), kConv,
+                                 b.getFunctionType(args, {}));
+  fn.setPrivate();
+  return fn;
+}
+
+/// Moves the side-effect-free ops that define `value` after `point` (the
+/// view of the ReLU's result) to before it.
+void hoistBefore(Value value, Operation *point) {
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getBlock() != point->getBlock() ||
+      op->isBeforeInBlock(point))
+    return;
+  for (Value operand : op->getOperands())
+    hoistBefore(operand, point);
+  op->moveBefore(point);
+}
+
+/// Erases `value`'s defining view ops that nothing uses any more.
+void eraseDeadViews(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!op->use_empty() || !isMemoryEffectFree(op) ||
+        op->getNumOperands() > 1)
+      return;
+    value = op->getNumOperands() ? op->getOperand(0) : Value();
+    op->erase();
+    if (!value)
+      return;
+  }
+}
+
+bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
+  int64_t depth = conv.channels * conv.kernelH * conv.kernelW;
+  memref::GlobalOp packedFilter =
+      packer.pack(conv.weights, conv.groups, conv.filters, depth);
+  if (!packedFilter)
+    return false;
+  OpBuilder b(conv.product);
+  Location loc = conv.product.getLoc();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  };
+  SmallVector<int64_t> inStrides = *staticStrides(conv.input);
+  // The output's batch and channel strides; the ReLU's result is an
+  // [n, C, spatial..] buffer, the output an [n, g, f, positions] view.
+  Value output = conv.relu ? conv.relu.getDpsInits()[0] : conv.output;
+  hoistBefore(output, conv.product);
+  SmallVector<int64_t> outStrides = *staticStrides(output);
+  int64_t outChannelStride = conv.relu ? outStrides[1] : outStrides[2];
+  // Input strides of (batch, channel, row): with a group axis, the channel
+  // axis is the third.
+  int64_t channelAxis = conv.inputHasGroupAxis ? 2 : 1;
+  int64_t rank = inStrides.size();
+  int64_t rowStride = rank - channelAxis == 3 ? inStrides[rank - 2] : 0;
+  Value filter = memref::GetGlobalOp::create(b, loc, packedFilter.getType(),
+                                             packedFilter.getSymName());
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  Value bias = conv.bias ? autoglm::pointerTo(b, loc, conv.bias).pointer
+                         : LLVM::ZeroOp::create(b, loc, ptrType).getResult();
+  SmallVector<Value> args = {
+      constant(conv.batch),
+      constant(conv.groups),
+      constant(conv.channels),
+      constant(conv.height),
+      constant(conv.width),
+      autoglm::pointerTo(b, loc, conv.input).pointer,
+      constant(inStrides[0]),
+      constant(inStrides[channelAxis]),
+      constant(rowStride),
+      constant(conv.filters),
+      constant(conv.kernelH),
+      constant(conv.kernelW),
+      constant(conv.strideH),
+      constant(conv.strideW),
+      constant(conv.dilationH),
+      constant(conv.dilationW),
+      constant(conv.padTop),
+      constant(conv.padLeft),
+      autoglm::pointerTo(b, loc, filter).pointer,
+      bias,
+      autoglm::pointerTo(b, loc, output).pointer,
+      constant(conv.outH),
+      constant(conv.outW),
+      constant(outStrides[0]),
+      constant(outChannelStride),
+      arith::ConstantIntOp::create(b, loc, conv.accumulate, 32),
+      arith::ConstantIntOp::create(b, loc,
+                                   conv.relu ? AGL_ACT_RELU : AGL_ACT_NONE,
+                                   32)};
+  func::CallOp::create(b, loc,
+                       declareConv(conv.product->getParentOfType<ModuleOp>()),
+                       args);
+  Value weights = conv.product.getDpsInputs()[0];
+  for (Operation *op : {conv.product.getOperation(),
+                        conv.gather.getOperation(), conv.init,
+                        conv.padCopy, conv.padFill,
+                        conv.relu.getOperation()})
+    if (op)
+      op->erase();
+  eraseDeadViews(weights);
+  return true;
+}
+
+struct ConvolutionsToKernelsPass
+    : autoglm::impl::ConvolutionsToKernelsBase<ConvolutionsToKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::GenericOp> products;
+    module.walk([&](linalg::GenericOp op) {
+      if (isConvolutionProduct(op))
+        products.push_back(op);
+    });
+    if (products.empty())
+      return;
+    FilterPacker packer(module);
+    for (linalg::GenericOp product : products)
+      if (std::optional<Convolution> conv = matchConvolution(product))
+        replaceWithKernelCall(*conv, packer);
+    // The filters now live packed; drop the originals nothing reads.
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (global.getConstant() &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,54 @@
+//===- KernelCalls.cpp - calls of the runtime's kernels on buffers --------===//
+
+#include "passes/KernelCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+
+namespace autoglm {
+
+bool isMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(&body.front());
+  auto add = dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (!mul || !add || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != add.getResult())
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1),
+        acc = body.getArgument(2);
+  bool product = (mul.getLhs() == a && mul.getRhs() == b) ||
+                 (mul.getLhs() == b && mul.getRhs() == a);
+  bool accumulates = (add.getLhs() == acc && add.getRhs() == mul) ||
+                     (add.getLhs() == mul && add.getRhs() == acc);
+  return product && accumulates && mul.getType().isF32();
+}
+
+BufferPointer pointerTo(OpBuilder &b, Location loc, Value buffer) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, metadata.getBaseBuffer());
+  auto type = cast<MemRefType>(buffer.getType());
+  Value elementBytes = arith::ConstantIndexOp::create(
+      b, loc, type.getElementTypeBitWidth() / 8);
+  Value address = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, metadata.getOffset(), elementBytes));
+  BufferPointer result;
+  result.pointer = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+      asI64(b, loc, address));
+  llvm::append_range(result.strides, metadata.getStrides());
+  return result;
+}
+
+Value asI64(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+} // namespace autoglm

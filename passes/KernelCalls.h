@@ -1,0 +1,33 @@
+//===- KernelCalls.h - calls of the runtime's kernels on buffers -*- C++ -*-===//
+//
+// What the passes that replace linalg ops by runtime kernel calls share:
+// recognizing a multiply-accumulate body and passing a buffer to C as the
+// address of its first element and its strides.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOGLM_PASSES_KERNELCALLS_H
+#define AUTOGLM_PASSES_KERNELCALLS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+namespace autoglm {
+
+/// The body is `out + in0 * in1` (either operand order) on f32.
+bool isMultiplyAccumulate(mlir::linalg::GenericOp op);
+
+/// A buffer as a kernel takes it: the address of its first element (an
+/// !llvm.ptr) and the stride (in elements) of each of its dimensions.
+struct BufferPointer {
+  mlir::Value pointer;
+  llvm::SmallVector<mlir::Value> strides; // index values
+};
+BufferPointer pointerTo(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value buffer);
+
+/// `index` as an i64 kernel argument.
+mlir::Value asI64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);
+
+} // namespace autoglm
+
+#endif // AUTOGLM_PASSES_KERNELCALLS_H

@@ -1,0 +1,162 @@
+/* agl_kernel_conv2d: a convolution as an implicit GEMM on the packed-GEMM
+ * driver (sgemm.c). Per image and group,
+ *   out[f, position] = sum_depth W[f, depth] * window[depth, position]
+ * with the weights as A, packed ahead of time in the micro-kernel's panels,
+ * and the windows as B: instead of an im2col copy that the driver would pack
+ * again, the driver asks for each block of B's panels and pack_windows
+ * writes it straight from the input, zeros where a window reaches into the
+ * padding. Bias and activation are the micro-kernel's epilogue. */
+#include "kernels_internal.h"
+
+#include <string.h>
+
+typedef agl_conv_geometry conv_geometry;
+
+/* dst[t] = row[x0 + t * step] for t < count, zero where that column is
+ * outside [0, width) or the row is null (outside the image). */
+static void window_run(float *dst, int64_t count, const float *row,
+                       int64_t x0, int64_t step, int64_t width) {
+  if (!row) {
+    memset(dst, 0, (size_t)count * sizeof(float));
+    return;
+  }
+  /* The columns inside the row: t in [lo, hi). */
+  int64_t lo = x0 >= 0 ? 0 : (-x0 + step - 1) / step;
+  int64_t hi = x0 >= width ? 0 : (width - x0 + step - 1) / step;
+  if (lo > count)
+    lo = count;
+  if (hi > count)
+    hi = count;
+  if (hi < lo)
+    hi = lo;
+  int64_t t = 0;
+  for (; t < lo; ++t)
+    dst[t] = 0.0f;
+  const float *src = row + x0 + lo * step; /* column of t = lo */
+  float *out = dst + lo;
+  int64_t live = hi - lo;
+  if (step == 1) {
+    memcpy(out, src, (size_t)live * sizeof(float));
+  } else if (step == 2) {
+    for (int64_t u = 0; u < live; ++u)
+      out[u] = src[2 * u];
+  } else {
+    for (int64_t u = 0; u < live; ++u)
+      out[u] = src[u * step];
+  }
+  for (t = hi; t < count; ++t)
+    dst[t] = 0.0f;
+}
+
+/* agl_pack_b_block_fn for the windows of one image: B's row `depth` is
+ * (channel, ki, kj), its column an output position (oy, ox). One depth at a
+ * time, output row by output row, so the input is read along its rows. */
+static void pack_windows(const void *ctx, int64_t group, int64_t pc,
+                         int64_t kc, int64_t jc, int64_t nc, int nr,
+                         float *dst) {
+  const conv_geometry *cg = ctx;
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  if (cg->vector_pack && nr == 32) {
+    agl_pack_windows_avx512(cg, group, pc, kc, jc, nc, dst);
+    return;
+  }
+#endif
+  const float *input = cg->input + group * cg->group_stride;
+  const int64_t taps = cg->kernel_h * cg->kernel_w;
+  int64_t channel = pc / taps, ki = pc % taps / cg->kernel_w,
+          kj = pc % cg->kernel_w;
+  const int64_t panel_floats = kc * nr;
+  for (int64_t p = 0; p < kc; ++p) {
+    const float *plane = input + channel * cg->channel_stride;
+    const int64_t dy = ki * cg->dilation_h - cg->pad_top;
+    const int64_t x_off = kj * cg->dilation_w - cg->pad_left;
+    int64_t oy = jc / cg->out_w, ox = jc % cg->out_w;
+    for (int64_t t = 0; t < nc;) {
+      /* One output row's run, split where it crosses a panel. */
+      int64_t run = cg->out_w - ox;
+      int64_t lane = t % nr;
+      if (run > nc - t)
+        run = nc - t;
+      if (run > nr - lane)
+        run = nr - lane;
+      int64_t iy = oy * cg->stride_h + dy;
+      const float *row =
+          iy >= 0 && iy < cg->in_h ? plane + iy * cg->row_stride : NULL;
+      window_run(dst + t / nr * panel_floats + p * nr + lane, run, row,
+                 ox * cg->stride_w + x_off, cg->stride_w, cg->in_w);
+      t += run;
+      ox += run;
+      if (ox == cg->out_w) {
+        ox = 0;
+        ++oy;
+      }
+    }
+    /* Columns past nc in the last panel. */
+    if (nc % nr)
+      memset(dst + nc / nr * panel_floats + p * nr + nc % nr, 0,
+             (size_t)(nr - nc % nr) * sizeof(float));
+    if (++kj == cg->kernel_w) {
+      kj = 0;
+      if (++ki == cg->kernel_h) {
+        ki = 0;
+        ++channel;
+      }
+    }
+  }
+}
+
+void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
+                       int64_t in_h, int64_t in_w, const float *input,
+                       int64_t in_batch_stride, int64_t in_channel_stride,
+                       int64_t in_row_stride, int64_t out_channels,
+                       int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
+                       int64_t stride_w, int64_t dilation_h,
+                       int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+                       const float *packed_weights, const float *bias,
+                       float *out, int64_t out_h, int64_t out_w,
+                       int64_t out_batch_stride, int64_t out_channel_stride,
+                       int32_t accumulate, int32_t activation) {
+  const int64_t depth = in_channels * kernel_h * kernel_w;
+  conv_geometry geometry = {
+      .group_stride = in_channels * in_channel_stride,
+      .channel_stride = in_channel_stride,
+      .row_stride = in_row_stride,
+      .in_h = in_h,
+      .in_w = in_w,
+      .kernel_h = kernel_h,
+      .kernel_w = kernel_w,
+      .stride_h = stride_h,
+      .stride_w = stride_w,
+      .dilation_h = dilation_h,
+      .dilation_w = dilation_w,
+      .pad_top = pad_top,
+      .pad_left = pad_left,
+      .out_w = out_w,
+  };
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  geometry.vector_pack = agl_gemm_current() == &agl_gemm_avx512 &&
+                         (stride_w == 1 || stride_w == 2);
+#endif
+  /* One product per image, its batch being the groups. */
+  for (int64_t n = 0; n < batch; ++n) {
+    geometry.input = input + n * in_batch_stride;
+    agl_gemm_args g = {
+        .batch = groups,
+        .m = out_channels,
+        .n = out_h * out_w,
+        .k = depth,
+        .packed_a = packed_weights,
+        .a_bs = out_channels * depth,
+        .pack_b_block = pack_windows,
+        .pack_b_ctx = &geometry,
+        .c = out + n * out_batch_stride,
+        .c_bs = out_channels * out_channel_stride,
+        .c_rs = out_channel_stride,
+        .row_bias = bias,
+        .row_bias_bs = out_channels,
+        .accumulate = accumulate != 0,
+        .act = activation,
+    };
+    agl_gemm(&g);
+  }
+}

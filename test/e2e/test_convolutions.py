@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Convolutions with constant filters, which compiled models run on the
+runtime's convolution kernel: padding on every side, strides, dilations,
+groups, 1-D, with and without bias, followed by a ReLU or not, against
+direct loops in numpy (float64); and the same models compiled with
+--no-kernels, which must call no runtime symbol."""
+
+import os
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_common import (  # noqa: E402
+    E2ETestCase, describe, run_model)
+
+# name -> (input shape, filters, kernel, strides, pads, dilations, group,
+#          bias, relu)
+CASES = {
+    "pad_all_sides": ([1, 3, 11, 13], 8, [3, 3], [1, 1], [1, 1, 1, 1],
+                      [1, 1], 1, True, True),
+    "stem_7x7_s2": ([1, 3, 30, 30], 16, [7, 7], [2, 2], [3, 3, 3, 3],
+                    [1, 1], 1, True, True),
+    "uneven_pads": ([2, 4, 9, 10], 6, [2, 4], [3, 1], [0, 2, 1, 3],
+                    [1, 2], 1, False, False),
+    "dilated": ([1, 5, 12, 12], 20, [3, 3], [1, 1], [2, 2, 2, 2],
+                [2, 2], 1, True, False),
+    "groups": ([1, 6, 8, 8], 12, [3, 3], [1, 2], [1, 1, 1, 1],
+               [1, 1], 3, True, True),
+    "pointwise_s2": ([1, 16, 14, 14], 32, [1, 1], [2, 2], [0, 0, 0, 0],
+                     [1, 1], 1, True, False),
+    "stride_3": ([1, 2, 17, 19], 5, [3, 3], [3, 3], [1, 1, 1, 1],
+                 [1, 1], 1, False, True),
+    "one_d": ([1, 4, 40], 9, [5], [2], [2, 2], [1], 1, True, True),
+}
+
+
+def conv_reference(x, w, b, strides, pads, dilations, group):
+    """Direct loops in float64 (any number of spatial axes)."""
+    s = x.ndim - 2
+    x = np.pad(x.astype(np.float64),
+               [(0, 0), (0, 0)] + [(pads[i], pads[i + s]) for i in range(s)])
+    n, c = x.shape[:2]
+    f, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    out_shape = [(x.shape[2 + i] - dilations[i] * (kernel[i] - 1) - 1)
+                 // strides[i] + 1 for i in range(s)]
+    y = np.zeros([n, f] + out_shape)
+    fg = f // group
+    for k in np.ndindex(*kernel):
+        window = tuple(
+            slice(k[i] * dilations[i],
+                  k[i] * dilations[i] + strides[i] * (out_shape[i] - 1) + 1,
+                  strides[i]) for i in range(s))
+        for g in range(group):
+            xs = x[(slice(None), slice(g * cg, (g + 1) * cg)) + window]
+            ws = w[(slice(g * fg, (g + 1) * fg), slice(None)) + k]
+            y[:, g * fg:(g + 1) * fg] += np.einsum("nc...,fc->nf...", xs, ws)
+    if b is not None:
+        y += b.reshape([1, f] + [1] * s)
+    return y
+
+
+def build_case(directory, name, spec, rng):
+    shape, filters, kernel, strides, pads, dilations, group, bias, relu = spec
+    w = rng.standard_normal([filters, shape[1] // group] + kernel)
+    w = w.astype(np.float32)
+    b = rng.standard_normal(filters).astype(np.float32) if bias else None
+    x = rng.standard_normal(shape).astype(np.float32)
+    y = conv_reference(x, w, b, strides, pads, dilations, group)
+    if relu:
+        y = np.maximum(y, 0)
+    inits = [numpy_helper.from_array(w, "w")]
+    inputs = ["x", "w"]
+    if bias:
+        inits.append(numpy_helper.from_array(b, "b"))
+        inputs.append("b")
+    nodes = [helper.make_node("Conv", inputs, ["conv" if relu else "y"],
+                              kernel_shape=kernel, strides=strides,
+                              pads=pads, dilations=dilations, group=group)]
+    if relu:
+        nodes.append(helper.make_node("Relu", ["conv"], ["y"]))
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                    shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       list(y.shape))], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    path = os.path.join(directory, name + ".onnx")
+    onnx.save(model, path)
+    np.save(os.path.join(directory, name + "_x.npy"), x)
+    np.save(os.path.join(directory, name + "_y.npy"), y.astype(np.float32))
+    return path
+
+
+class ConvolutionKernelTest(E2ETestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.models = {}
+        rng = np.random.default_rng(2024)
+        for name, spec in CASES.items():
+            cls.models[name] = build_case(cls.cache.path("models", ""), name,
+                                          spec, rng)
+
+    def check(self, name, *options):
+        model = self.models[name]
+        artifact = self.compiled(model, ".so", *options)
+        stem = os.path.splitext(model)[0]
+        result = run_model(artifact, "-i", f"x={stem}_x.npy",
+                           "-e", f"y={stem}_y.npy", "--rtol", "1e-4",
+                           "--atol", "1e-4")
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn(" OK", result.stdout, describe(result))
+        return artifact
+
+    def test_kernel_matches_reference(self):
+        for name in CASES:
+            with self.subTest(case=name):
+                artifact = self.check(name)
+                symbols = subprocess.run(["nm", "-D", "--undefined-only",
+                                          artifact], capture_output=True,
+                                         text=True).stdout
+                self.assertIn("agl_kernel_conv2d", symbols)
+
+    def test_no_kernels_matches_reference(self):
+        for name in CASES:
+            with self.subTest(case=name):
+                artifact = self.check(name, "--no-kernels")
+                symbols = subprocess.run(["nm", "-D", "--undefined-only",
+                                          artifact], capture_output=True,
+                                         text=True).stdout
+                self.assertNotIn("agl_", symbols)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

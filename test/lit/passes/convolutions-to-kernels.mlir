@@ -1,0 +1,259 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-convolutions-to-kernels --canonicalize --cse | FileCheck %s
+
+// The lowering's convolution after arena planning: a zero-padded copy of the
+// input, a bias broadcast into the output, the im2col gather and the product.
+// All of it becomes one call; the filter is packed in panels of 14 filters
+// (here one panel of 2 filters: depth by depth, both filters' weights) and
+// the original dropped.
+// Arguments: batch, groups, channels, height, width; input and its batch,
+// channel, row strides; filters, kernel h/w, stride h/w, dilation h/w, pad
+// top/left; packed filter, bias; output, out h/w, its batch and channel
+// strides; accumulate; activation.
+// CHECK-LABEL: func.func @padded_strided_bias
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C9:.*]] = arith.constant 9 : i64
+// CHECK-DAG: %[[I0:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[W:.*]] = memref.get_global @filter_conv_packed : memref<8xf32>
+// CHECK: %[[BIAS:.*]] = llvm.inttoptr
+// CHECK: %[[IN:.*]] = llvm.inttoptr
+// CHECK: %[[WP:.*]] = llvm.inttoptr
+// CHECK: %[[OUT:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C3]], %[[C3]], %[[IN]], %[[C9]], %[[C9]], %[[C3]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[WP]], %[[BIAS]], %[[OUT]], %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[I0]], %[[I0]])
+// CHECK-NOT: linalg.
+// CHECK: memref.global "private" constant @filter_conv_packed : memref<8xf32> = dense<[1.000000e+00, 5.000000e+00, 2.000000e+00, 6.000000e+00, 3.000000e+00, 7.000000e+00, 4.000000e+00, 8.000000e+00]>
+// CHECK-NOT: @filter :
+// CHECK: func.func private @agl_kernel_conv2d(i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32)
+#bias = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 0, 0)>
+#id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+memref.global "private" constant @filter : memref<2x1x2x2xf32> = dense<[[[[1.0, 2.0], [3.0, 4.0]]], [[[5.0, 6.0], [7.0, 8.0]]]]>
+memref.global "private" constant @bias : memref<1x1x2x1x1xf32> = dense<[[[[[0.5]], [[-0.5]]]]]>
+func.func @padded_strided_bias(%x: memref<1x1x3x3xf32>, %arena: memref<512xi8>, %y: memref<1x1x2x2x2xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %b = memref.get_global @bias : memref<1x1x2x1x1xf32>
+  %f = memref.get_global @filter : memref<2x1x2x2xf32>
+  %padded = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x5x5xf32>
+  linalg.map outs(%padded : memref<1x1x5x5xf32>)
+    (%init: f32) {
+      linalg.yield %cst : f32
+    }
+  %interior = memref.subview %padded[0, 0, 1, 1] [1, 1, 3, 3] [1, 1, 1, 1] : memref<1x1x5x5xf32> to memref<1x1x3x3xf32, strided<[25, 25, 5, 1], offset: 6>>
+  linalg.copy ins(%x : memref<1x1x3x3xf32>) outs(%interior : memref<1x1x3x3xf32, strided<[25, 25, 5, 1], offset: 6>>)
+  %in5 = memref.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [1, 1, 1, 5, 5] : memref<1x1x5x5xf32> into memref<1x1x1x5x5xf32>
+  linalg.generic {indexing_maps = [#bias, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<1x1x2x1x1xf32>) outs(%y : memref<1x1x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%in5 : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  %f1 = memref.collapse_shape %f [[0, 1, 2, 3]] : memref<2x1x2x2xf32> into memref<8xf32>
+  %f3 = memref.expand_shape %f1 [[0, 1, 2]] output_shape [1, 2, 4] : memref<8xf32> into memref<1x2x4xf32>
+  %y4 = memref.collapse_shape %y [[0], [1], [2], [3, 4]] : memref<1x1x2x2x2xf32> into memref<1x1x2x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%y4 : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Something writes memory between the padded copy and the product (here a
+// store into another buffer): the input's last reader may have been the
+// copy, so the kernel reads the padded buffer (no padding of its own) and
+// the fill and copy stay. The output is not initialized: the call
+// accumulates.
+// CHECK-LABEL: func.func @keeps_padding
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C25:.*]] = arith.constant 25 : i64
+// CHECK-DAG: %[[ACC:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[NOACT:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: linalg.map
+// CHECK: linalg.copy
+// CHECK: memref.store
+// CHECK-NOT: linalg.generic
+// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C5]], %[[C5]], %{{.*}}, %[[C25]], %[[C25]], %[[C5]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C0]], %[[C0]], %{{.*}}, %[[NULL]], %{{.*}}, %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[ACC]], %[[NOACT]])
+// CHECK-NOT: linalg.generic
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+memref.global "private" constant @filter : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @keeps_padding(%x: memref<1x1x3x3xf32>, %arena: memref<512xi8>, %y: memref<1x1x2x4xf32>, %other: memref<1xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter : memref<1x2x4xf32>
+  %padded = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x5x5xf32>
+  linalg.map outs(%padded : memref<1x1x5x5xf32>)
+    (%init: f32) {
+      linalg.yield %cst : f32
+    }
+  %interior = memref.subview %padded[0, 0, 1, 1] [1, 1, 3, 3] [1, 1, 1, 1] : memref<1x1x5x5xf32> to memref<1x1x3x3xf32, strided<[25, 25, 5, 1], offset: 6>>
+  linalg.copy ins(%x : memref<1x1x3x3xf32>) outs(%interior : memref<1x1x3x3xf32, strided<[25, 25, 5, 1], offset: 6>>)
+  memref.store %cst, %other[%c0] : memref<1xf32>
+  %in5 = memref.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [1, 1, 1, 5, 5] : memref<1x1x5x5xf32> into memref<1x1x1x5x5xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%in5 : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%y : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A filter that is not a constant cannot be packed at compile time: the
+// gather and the product stay (for autoglm-contractions-to-kernels).
+// CHECK-LABEL: func.func @runtime_filter
+// CHECK-NOT: agl_kernel_conv2d
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 + d3, d6 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+func.func @runtime_filter(%x: memref<1x1x1x3x3xf32>, %f3: memref<1x2x4xf32>, %arena: memref<512xi8>, %y: memref<1x1x2x4xf32>) {
+  %c128 = arith.constant 128 : index
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x3x3xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%y : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A ReLU of the whole output right after the product: the kernel writes
+// the ReLU's buffer (channel stride 4 of [1, 2, 2, 2]) with activation 1,
+// and the ReLU goes. The zero fill of the output (here of the product's
+// view of it, between the gather and the product) becomes accumulate = 0.
+// CHECK-LABEL: func.func @relu_epilogue
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[NOACC:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK: %[[Z:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_conv2d({{.*}}, %[[Z]], %{{.*}}, %{{.*}}, %[[C8]], %[[C4]], %[[NOACC]], %[[RELU]])
+// CHECK-NOT: linalg.
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+memref.global "private" constant @filter : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @relu_epilogue(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %z: memref<1x2x2x2xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter : memref<1x2x4xf32>
+  %acc5 = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x2x2x2xf32>
+  %acc = memref.collapse_shape %acc5 [[0], [1], [2], [3, 4]] : memref<1x1x2x2x2xf32> into memref<1x1x2x4xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.fill ins(%cst : f32) outs(%acc : memref<1x1x2x4xf32>)
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%acc : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32):
+    %m = arith.mulf %a, %c : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  %flat = memref.collapse_shape %acc5 [[0], [1, 2], [3], [4]] : memref<1x1x2x2x2xf32> into memref<1x2x2x2xf32>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%flat : memref<1x2x2x2xf32>) outs(%z : memref<1x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %r = arith.maximumf %in, %cst : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The padded buffer is read again after the product (two convolutions of
+// the same padded input): its fill and copy stay, and the kernel reads it.
+// CHECK-LABEL: func.func @padding_read_later
+// CHECK: linalg.map
+// CHECK: linalg.copy
+// CHECK: call @agl_kernel_conv2d
+// CHECK: memref.load
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+memref.global "private" constant @filter : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @padding_read_later(%x: memref<1x1x3x3xf32>, %arena: memref<512xi8>, %y: memref<1x1x2x4xf32>) -> f32 {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter : memref<1x2x4xf32>
+  %padded = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x5x5xf32>
+  linalg.map outs(%padded : memref<1x1x5x5xf32>)
+    (%init: f32) {
+      linalg.yield %cst : f32
+    }
+  %interior = memref.subview %padded[0, 0, 1, 1] [1, 1, 3, 3] [1, 1, 1, 1] : memref<1x1x5x5xf32> to memref<1x1x3x3xf32, strided<[25, 25, 5, 1], offset: 6>>
+  linalg.copy ins(%x : memref<1x1x3x3xf32>) outs(%interior : memref<1x1x3x3xf32, strided<[25, 25, 5, 1], offset: 6>>)
+  %in5 = memref.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [1, 1, 1, 5, 5] : memref<1x1x5x5xf32> into memref<1x1x1x5x5xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%in5 : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%y : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32):
+    %m = arith.mulf %a, %c : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  %v = memref.load %padded[%c0, %c0, %c0, %c0] : memref<1x1x5x5xf32>
+  return %v : f32
+}
