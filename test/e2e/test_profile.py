@@ -63,7 +63,7 @@ class ProfileTest(E2ETestCase):
                         self.assertGreaterEqual(
                             event["ts"] + 1e-3, previous["ts"] + previous["dur"])
                 # Names say what runs and where it came from.
-                self.assertTrue(any(k.startswith("sgemm") and
+                self.assertTrue(any(re.match(r"(sgemm|conv2d)", k) and
                                     re.search(r"/(MatMul|Conv)\b", k)
                                     for k in kernels), kernels)
                 # The table: three rows, the heaviest first.
@@ -137,8 +137,8 @@ class ProfileTest(E2ETestCase):
                                  result.stdout)
                 self.assertEqual([int(r[0]) for r in rows],
                                  list(range(len(rows))))
-                gemms = [r for r in rows if r[1].startswith("sgemm")]
-                self.assertTrue(gemms)
+                products = [r for r in rows if re.match(r"(sgemm|conv2d)", r[1])]
+                self.assertTrue(products)
                 for (_, kind, used, mflop, kib, bound, estimate, nodes,
                      how) in rows:
                     compute_us = float(mflop) * 1e6 / (100e3 * int(used))
@@ -156,6 +156,12 @@ class ProfileTest(E2ETestCase):
                         self.assertEqual(int(used), threads)
                         self.assertRegex(how, r"^GEMM m\d+ n\d+ k\d+")
                         self.assertRegex(nodes, r"/(MatMul|Conv|Gemm)\b")
+                    elif kind == "conv2d":
+                        self.assertEqual(int(used), threads)
+                        self.assertGreater(float(mflop), 0)
+                        self.assertRegex(how, r"^implicit-GEMM convolution "
+                                              r"\d+x\d+x\d+ -> \d+x\d+x\d+")
+                        self.assertIn("/Conv", nodes)
                     elif kind == "loop":
                         self.assertRegex(how, r"(\d+-lane vectors|scalar loops) over")
                 self.assertRegex(result.stdout,
