@@ -195,6 +195,12 @@ def VectorizeLoops : Pass<"autoglm-vectorize-loops", "mlir::ModuleOp"> {
     linalg vectorizer. Reductions along the innermost loop become
     `vector.multi_reduction`. LLVM would otherwise have to prove that views
     of the one arena do not alias, and may not reassociate float sums.
+
+    `linalg.fill`, `linalg.copy` and `linalg.map` are generalized first (a
+    scalar input is broadcast to every lane). An all-parallel generic whose
+    innermost extent takes no full `width` vector, over whole contiguous
+    buffers all indexed in loop order, has its loops folded into one
+    (upstream `collapseOpIterationDims`) before the width is chosen.
   }];
   let options = [
     Option<"width", "width", "int64_t", "16",

@@ -50,6 +50,10 @@ bool vectorizable(linalg::GenericOp op, int64_t width) {
     return false;
   unsigned inner = ranges.size() - 1;
   for (OpOperand &operand : op->getOpOperands()) {
+    // A scalar (a fill's value) is broadcast to every lane.
+    if (operand.get().getType().isIntOrFloat() &&
+        op.isDpsInput(&operand))
+      continue;
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     if (!type)
       return false;
@@ -92,6 +96,27 @@ bool vectorizable(linalg::GenericOp op, int64_t width) {
   return !usesIndex;
 }
 
+/// Whether all loops of `op` can fold into one: every loop parallel, every
+/// operand a whole static buffer indexed by all loops in order (or a
+/// scalar), its elements contiguous.
+bool collapsible(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() < 2 ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (operand.get().getType().isIntOrFloat() && op.isDpsInput(&operand))
+      continue;
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.hasStaticShape() ||
+        !op.getMatchingIndexingMap(&operand).isIdentity() ||
+        !type.areTrailingDimsContiguous(type.getRank()))
+      return false;
+  }
+  bool usesIndex = false;
+  op.getBody()->walk([&](linalg::IndexOp) { usesIndex = true; });
+  return !usesIndex;
+}
+
 /// Loops over the generic's iteration space, `width` iterations of the
 /// innermost loop at a time, with the generic cloned on static views of one
 /// tile. Every access of a linalg op stays inside its operands, so a tile's
@@ -115,7 +140,11 @@ Operation *tileInnermost(RewriterBase &rewriter, linalg::GenericOp op,
   }
   SmallVector<Value> views;
   for (OpOperand &operand : op->getOpOperands()) {
-    auto type = cast<MemRefType>(operand.get().getType());
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type) { // a scalar
+      views.push_back(operand.get());
+      continue;
+    }
     AffineMap map = op.getMatchingIndexingMap(&operand);
     SmallVector<OpFoldResult> offsets, sizes,
         strides(type.getRank(), rewriter.getIndexAttr(1));
@@ -155,12 +184,40 @@ struct VectorizeLoopsPass
   using VectorizeLoopsBase::VectorizeLoopsBase;
 
   void runOnOperation() override {
+    // Fills, copies and maps (an output's initial value, a padded copy of
+    // an input) are elementwise too: as generics they vectorize the same way.
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> named;
+    getOperation().walk([&](Operation *op) {
+      if (isa<linalg::FillOp, linalg::CopyOp, linalg::MapOp>(op))
+        named.push_back(cast<linalg::LinalgOp>(op));
+    });
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
+
+    // An elementwise nest over whole contiguous buffers whose innermost
+    // extent takes no full vector (a 114-wide padded feature map) runs as
+    // one loop over all its elements instead.
+    SmallVector<linalg::GenericOp> narrow;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (autoglm::vectorLanesFor(op, width) < width && collapsible(op))
+        narrow.push_back(op);
+    });
+    for (linalg::GenericOp op : narrow) {
+      rewriter.setInsertionPoint(op);
+      ReassociationIndices all =
+          llvm::to_vector(llvm::seq<int64_t>(0, op.getNumLoops()));
+      if (succeeded(linalg::collapseOpIterationDims(op, {all}, rewriter)))
+        rewriter.eraseOp(op);
+    }
+
     SmallVector<std::pair<linalg::GenericOp, int64_t>> candidates;
     getOperation().walk([&](linalg::GenericOp op) {
       if (int64_t lanes = autoglm::vectorLanesFor(op, width); lanes > 1)
         candidates.emplace_back(op, lanes);
     });
-    IRRewriter rewriter(&getContext());
     for (auto [op, lanes] : candidates) {
       rewriter.setInsertionPoint(op);
       Operation *tile = tileInnermost(rewriter, op, lanes);

@@ -47,17 +47,40 @@ func.func @row_sum(%x: memref<4x64xf32>, %s: memref<4xf32>) {
 
 // -----
 
-// An innermost extent of 24 is not a multiple of 16: 8 lanes divide it.
+// An innermost extent of 24 is not a multiple of 16: 8 lanes divide it
+// (the output's rows are apart, so the loops cannot fold into one).
 // CHECK-LABEL: func.func @eight_lanes
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: arith.negf %{{.*}} : vector<1x8xf32>
 #id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @eight_lanes(%x: memref<2x24xf32>, %y: memref<2x24xf32>) {
+func.func @eight_lanes(%x: memref<2x24xf32>, %y: memref<2x24xf32, strided<[32, 1]>>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<2x24xf32>) outs(%y : memref<2x24xf32, strided<[32, 1]>>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = arith.negf %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Over whole contiguous buffers the same loops fold into one of 48
+// elements, which 16 lanes divide; a fill (a scalar input) vectorizes too.
+// CHECK-LABEL: func.func @folded
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<2x24xf32> into memref<48xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: arith.negf %{{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write %{{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @folded(%x: memref<2x24xf32>, %y: memref<2x24xf32>, %z: memref<2x24xf32>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<2x24xf32>) outs(%y : memref<2x24xf32>) {
   ^bb0(%p: f32, %o: f32):
     %r = arith.negf %p : f32
     linalg.yield %r : f32
   }
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%z : memref<2x24xf32>)
   return
 }
 
@@ -87,7 +110,8 @@ func.func @window(%x: memref<2x34xf32>, %col: memref<2x3x32xf32>) {
 
 // -----
 
-// Left as they are: an innermost extent that is not a multiple of 4, a
+// Left as they are: an innermost extent that is not a multiple of 4 (rows
+// apart in the output, so they do not fold into one loop), a
 // transposed read, a strided innermost dimension, a window read with stride
 // 2, and a bool operand (LLVM packs vectors of i1 into bits; buffers hold
 // bytes).
@@ -96,14 +120,14 @@ func.func @window(%x: memref<2x34xf32>, %col: memref<2x3x32xf32>) {
 // CHECK-NOT: vector.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #t = affine_map<(d0, d1) -> (d1, d0)>
-func.func @kept(%a: memref<4x6xf32>, %b: memref<4x6xf32>, %c: memref<16x16xf32>, %d: memref<16x16xf32>,
+func.func @kept(%a: memref<4x6xf32>, %b: memref<4x6xf32, strided<[8, 1]>>, %c: memref<16x16xf32>, %d: memref<16x16xf32>,
                 %e: memref<16x16xf32, strided<[32, 2]>>, %m: memref<16x16xi1>,
                 %w: memref<2x34xf32>, %wc: memref<2x16xf32>) {
   linalg.generic {indexing_maps = [affine_map<(c, o) -> (c, o * 2)>, #id], iterator_types = ["parallel", "parallel"]} ins(%w : memref<2x34xf32>) outs(%wc : memref<2x16xf32>) {
   ^bb0(%v: f32, %o: f32):
     linalg.yield %v : f32
   }
-  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x6xf32>) outs(%b : memref<4x6xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x6xf32>) outs(%b : memref<4x6xf32, strided<[8, 1]>>) {
   ^bb0(%p: f32, %o: f32):
     %r = arith.negf %p : f32
     linalg.yield %r : f32
