@@ -108,13 +108,16 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addPass(createSCFToControlFlowPass());
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
+    // Math first: libm calls for vectors (acosh has no LLVM intrinsic) are
+    // made per lane with vector.extract/insert, which the vector lowering
+    // then converts.
+    pm.addPass(createConvertMathToLLVMPass());
+    pm.addPass(createConvertMathToLibmPass());
     ConvertVectorToLLVMPassOptions vectorOptions;
     vectorOptions.reassociateFPReductions = true;
     pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
     pm.addPass(createUBToLLVMConversionPass());
     pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-    pm.addPass(createConvertMathToLLVMPass());
-    pm.addPass(createConvertMathToLibmPass());
     pm.addPass(createArithToLLVMConversionPass());
     ConvertFuncToLLVMPassOptions funcOptions;
     // Static shapes: every tensor crosses the ABI as one plain pointer.
