@@ -94,6 +94,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   }
   case Stage::LLVM: {
     pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
+    // Before vectorization, which then sees each op's one-iteration slice.
+    if (options.runtimeKernels && options.parallelLoops)
+      pm.addPass(createParallelizeLoops());
     pm.addPass(createVectorizeLoops());
     pm.addPass(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -50,6 +50,9 @@ struct PipelineOptions {
   bool runtimeKernels = true;
   /// Time every kernel of the plan with the runtime's profiling hooks.
   bool profile = false;
+  /// Split large loop nests across the runtime's thread pool (only with
+  /// runtimeKernels: it calls the runtime).
+  bool parallelLoops = true;
   /// Write one numbered .mlir file per pass that changed the IR (per pass,
   /// with dumpAll) into this folder.
   std::string dumpIRDir;

@@ -182,6 +182,36 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
   ];
 }
 
+def ParallelizeLoops : Pass<"autoglm-parallelize-loops", "mlir::ModuleOp"> {
+  let summary = "Run large linalg loop nests on the runtime's thread pool";
+  let description = [{
+    Each linalg op on buffers with at least `min-work` iterations is split
+    along its outermost parallel loop that has more than one iteration (not
+    the innermost loop, which stays whole for the vector code). The op moves
+    into a private function `(!llvm.ptr ctx, i64 begin, i64 end)` that runs
+    iterations [begin, end) of that loop, each on a one-iteration slice of
+    the op (`linalg::makeTiledShapes`), and is replaced by a call of the
+    runtime's `agl_parallel_for(extent, grain, body, ctx)`. The values the
+    op uses travel in `ctx`, an i64 array on the caller's stack: memrefs as
+    their aligned pointer and dynamic offset, sizes and strides, rebuilt as
+    LLVM descriptors in the body; constants and globals are cloned into it.
+
+    Reduction loops are never split, so every element is computed as in the
+    serial op and results do not depend on the thread count. With symbolic
+    extents the threshold applies at run time: the grain holds `min-work`
+    iterations, and a smaller op runs as one chunk on the calling thread.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", "32768",
+           "Iterations below which an op stays serial">
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 def VectorizeLoops : Pass<"autoglm-vectorize-loops", "mlir::ModuleOp"> {
   let summary = "Elementwise and reduction generics as explicit vector code";
   let description = [{

@@ -115,6 +115,7 @@ int main(int argc, char **argv) {
   bool explain = false;
   double peakGflops = 0, bandwidthGBs = 0;
   std::vector<std::string> printIRBefore, printIRAfter;
+  bool serialLoops = false;
   unsigned optLevel = 3;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", outputPath,
@@ -194,6 +195,9 @@ int main(int argc, char **argv) {
   app.add_option("--bandwidth-gbs", bandwidthGBs,
                  "Memory read bandwidth for --explain (default: measured)")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--serial-loops", serialLoops,
+               "Run every loop nest on the calling thread (by default large "
+               "ones are split across the runtime's thread pool)");
   app.add_flag("--no-header", noHeader,
                "Do not write the C header next to .o/.so outputs");
   try {
@@ -281,6 +285,7 @@ int main(int argc, char **argv) {
   pipelineOptions.printIRAfter = printIRAfter;
   if (timePasses)
     pipelineOptions.timing = &rootTiming;
+  pipelineOptions.parallelLoops = !serialLoops;
   ModelReport modelReport;
   measureGraph(**module, modelReport);
   constexpr int64_t kEmbedLimit = int64_t(1) << 30;
