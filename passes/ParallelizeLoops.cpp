@@ -1,8 +1,8 @@
 //===- ParallelizeLoops.cpp - large loop nests on the runtime's threads ---===//
 //
-// A linalg op on buffers with enough work is split along its outermost
-// parallel loop that has more than one iteration (never the innermost loop,
-// which stays whole for the vector code). The op moves into a body function
+// A linalg op on buffers with enough work is split along one parallel loop
+// (see loopToSplit; never the innermost loop, which stays whole for the
+// vector code). The op moves into a body function
 // `(ctx, begin, end)` that runs iterations [begin, end) of that loop, each on
 // a one-iteration slice of the op, and its place gets the call
 // `agl_parallel_for(extent, grain, body, ctx)`. A slice computes its
@@ -42,19 +42,24 @@ constexpr StringLiteral kParallelFor = "agl_parallel_for";
 /// Marks body functions: their ops already run on the pool.
 constexpr StringLiteral kBodyAttr = "autoglm.parallel_body";
 
-/// The loop to split: the outermost parallel one with more than one
-/// iteration, if it is not the innermost.
+/// The loop to split: the outermost parallel one with a static extent
+/// above one or, failing that, the innermost symbolic one (a sequence
+/// rather than a batch, which is often 1). Never the innermost loop.
 std::optional<unsigned> loopToSplit(linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  std::optional<unsigned> symbolic;
   for (unsigned d = 0; d + 1 < ranges.size(); ++d) {
-    if (iterators[d] != utils::IteratorType::parallel || ranges[d] == 1)
+    if (iterators[d] != utils::IteratorType::parallel)
       continue;
-    if (ranges[d] == 0)
+    if (ShapedType::isDynamic(ranges[d]))
+      symbolic = d;
+    else if (ranges[d] > 1)
+      return d;
+    else if (ranges[d] == 0)
       return std::nullopt;
-    return d;
   }
-  return std::nullopt;
+  return symbolic;
 }
 
 /// Constants and globals: cloned into the body rather than passed.

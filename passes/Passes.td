@@ -186,8 +186,10 @@ def ParallelizeLoops : Pass<"autoglm-parallelize-loops", "mlir::ModuleOp"> {
   let summary = "Run large linalg loop nests on the runtime's thread pool";
   let description = [{
     Each linalg op on buffers with at least `min-work` iterations is split
-    along its outermost parallel loop that has more than one iteration (not
-    the innermost loop, which stays whole for the vector code). The op moves
+    along its outermost parallel loop with a static extent above one or,
+    failing that, its innermost symbolic parallel loop (a sequence rather
+    than a batch); never along the innermost loop, which stays whole for the
+    vector code. The op moves
     into a private function `(!llvm.ptr ctx, i64 begin, i64 end)` that runs
     iterations [begin, end) of that loop, each on a one-iteration slice of
     the op (`linalg::makeTiledShapes`), and is replaced by a call of the

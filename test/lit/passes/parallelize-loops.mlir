@@ -157,3 +157,30 @@ func.func @symbolic(%flat: memref<4096xf32>, %rows: index, %s: f32) {
   }
   return
 }
+
+// -----
+
+// Two symbolic loops, batch and sequence: the sequence is split (a batch is
+// often 1), and the grain depends on the batch at run time.
+// CHECK-LABEL: func.func @batch_and_sequence
+// CHECK: %[[B:.*]] = memref.dim %{{.*}}, %c0
+// CHECK: %[[S:.*]] = memref.dim %{{.*}}, %c1
+// CHECK: %[[W:.*]] = arith.muli %[[B]], %c64
+// CHECK: arith.ceildivui %c1024, %{{.*}}
+// CHECK: %[[N:.*]] = arith.index_cast %[[S]] : index to i64
+// CHECK: call @agl_parallel_for(%[[N]],
+// CHECK-LABEL: func.func private @batch_and_sequence_parallel
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: memref.subview %{{.*}}[0, %[[I]], 0] [%{{.*}}, 1, 64] [1, 1, 1]
+// LLVM-LABEL: llvm.func @batch_and_sequence
+// LLVM: llvm.call @agl_parallel_for
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @batch_and_sequence(%flat: memref<8192xf32>, %batch: index, %seq: index) {
+  %x = memref.reinterpret_cast %flat to offset: [0], sizes: [%batch, %seq, 64], strides: [%seq, 64, 1] : memref<8192xf32> to memref<?x?x64xf32, strided<[?, 64, 1]>>
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel"]} outs(%x : memref<?x?x64xf32, strided<[?, 64, 1]>>) {
+  ^bb0(%o: f32):
+    %r = arith.addf %o, %o : f32
+    linalg.yield %r : f32
+  }
+  return
+}
