@@ -62,6 +62,35 @@ std::optional<unsigned> loopToSplit(linalg::LinalgOp op) {
   return symbolic;
 }
 
+/// Whether `e` grows with every loop index it uses: slices of such accesses
+/// (`linalg::makeTiledShapes`) span from the value at the first iteration
+/// to the value at the last. A transposed convolution's `o - 2 * k` does not.
+bool increasing(AffineExpr e) {
+  if (isa<AffineDimExpr, AffineConstantExpr>(e))
+    return true;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!binary)
+    return false;
+  auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return increasing(binary.getLHS()) && increasing(binary.getRHS());
+  case AffineExprKind::Mul:
+  case AffineExprKind::FloorDiv:
+    return constant && constant.getValue() > 0 && increasing(binary.getLHS());
+  default:
+    return false;
+  }
+}
+
+/// Whether every operand that loop `loop` indexes can be sliced along it.
+bool sliceable(linalg::LinalgOp op, unsigned loop) {
+  return llvm::all_of(op.getIndexingMapsArray(), [&](AffineMap map) {
+    return !map.isFunctionOfDim(loop) ||
+           llvm::all_of(map.getResults(), increasing);
+  });
+}
+
 /// Constants and globals: cloned into the body rather than passed.
 bool clonable(Value value) {
   Operation *def = value.getDefiningOp();
@@ -93,7 +122,7 @@ public:
     if (!op.hasPureBufferSemantics())
       return;
     std::optional<unsigned> loop = loopToSplit(op);
-    if (!loop)
+    if (!loop || !sliceable(op, *loop))
       return;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::none_of(ranges, ShapedType::isDynamic) &&
@@ -164,9 +193,9 @@ private:
     SmallVector<Value> slices = linalg::makeTiledShapes(
         b, loc, whole, whole->getOperands(), {iv}, tileSizes, extents,
         /*omitPartialTileCheck=*/true);
-    IRMapping sliced;
-    sliced.map(whole->getOperands(), slices);
-    auto slice = cast<linalg::LinalgOp>(b.clone(*whole, sliced));
+    // By position: one buffer may be two operands with different slices.
+    auto slice = cast<linalg::LinalgOp>(b.clone(*whole));
+    slice->setOperands(slices);
     SmallVector<OpFoldResult> offsets(loops, b.getIndexAttr(0));
     offsets[loop] = iv;
     linalg::offsetIndices(b, slice, offsets);

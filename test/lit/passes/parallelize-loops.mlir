@@ -184,3 +184,58 @@ func.func @batch_and_sequence(%flat: memref<8192xf32>, %batch: index, %seq: inde
   }
   return
 }
+
+// -----
+
+// One buffer as two operands with different maps (a resize's tap tables,
+// indexed by rows and by columns): each operand gets its own slice.
+// CHECK-LABEL: func.func private @one_buffer_two_maps_parallel
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: %[[ROW:.*]] = memref.subview %[[T:.*]][%[[I]], 0] [1, 2] [1, 1]
+// CHECK: %[[OUT:.*]] = memref.subview %{{.*}}[%[[I]], 0] [1, 64] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[ROW]], %[[T]] : memref<1x2xf32, strided<[2, 1], offset: ?>>, memref<64x2xf32>) outs(%[[OUT]]
+#rows = affine_map<(d0, d1, d2) -> (d0, d2)>
+#cols = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @one_buffer_two_maps(%t: memref<64x2xf32>, %y: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#rows, #cols, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%t, %t : memref<64x2xf32>, memref<64x2xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A transposed convolution reads `o - 2 * k`: a slice along `o` would not
+// span its window, so the op stays serial. A strided window `2 * o + k`
+// can be split.
+// CHECK-LABEL: func.func @windows
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<70x64xf32>, memref<4xf32>)
+// CHECK: call @agl_parallel_for
+// CHECK-NOT: call @agl_parallel_for
+// CHECK-LABEL: func.func private @windows_parallel
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: %[[AT:.*]] = affine.apply #{{.*}}(%[[I]])
+// CHECK: memref.subview %{{.*}}[%[[AT]], 0] [4, 64] [1, 1] : memref<131x64xf32>
+#back = affine_map<(d0, d1, d2) -> (d0 - d2 * 2 + 6, d1)>
+#strided = affine_map<(d0, d1, d2) -> (d0 * 2 + d2, d1)>
+#k = affine_map<(d0, d1, d2) -> (d2)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @windows(%x: memref<70x64xf32>, %w: memref<131x64xf32>, %k: memref<4xf32>, %y: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#back, #k, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %k : memref<70x64xf32>, memref<4xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#strided, #k, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %k : memref<131x64xf32>, memref<4xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
