@@ -48,11 +48,17 @@ class ThreadedLoopsTest(E2ETestCase):
             return PARALLEL_FOR in f.read()
 
     def test_static_model_is_bitwise_stable(self):
-        model = os.path.join(MODELS_DIR, "resnet_cnn.onnx")
-        self.assertTrue(self.calls_pool(model))
-        folder = os.path.join(MODELS_DIR, "resnet_cnn")
-        args = ["-i", f"{folder}/input_0.npy", "-e", f"{folder}/output_0.npy"]
-        self.assertSameAtOneAndTwoThreads(self.compiled(model), args, "resnet")
+        # The GLM layer pinned at batch 3, sequence 64: its [3, 64, 256]
+        # elementwise ops and norms are split.
+        model = os.path.join(MODELS_DIR, "glm_layer_dynamic.onnx")
+        options = ("--dim", "batch=3", "--dim", "seq=64")
+        self.assertTrue(self.calls_pool(model, *options))
+        folder = os.path.join(MODELS_DIR, "glm_layer_dynamic", "batch3_seq64")
+        args = ["-i", f"x={folder}/input_0.npy",
+                "-i", f"attention_mask={folder}/input_1.npy",
+                "-e", f"{folder}/output_0.npy"]
+        self.assertSameAtOneAndTwoThreads(
+            self.compiled(model, ".so", *options), args, "static")
 
     def test_symbolic_model_is_bitwise_stable(self):
         model = os.path.join(MODELS_DIR, "glm_layer_dynamic.onnx")
@@ -68,9 +74,11 @@ class ThreadedLoopsTest(E2ETestCase):
                 self.assertSameAtOneAndTwoThreads(artifact, args, case)
 
     def test_serial_artifacts_do_not_call_the_pool(self):
-        model = os.path.join(MODELS_DIR, "resnet_cnn.onnx")
-        self.assertFalse(self.calls_pool(model, "--serial-loops"))
-        self.assertFalse(self.calls_pool(model, "--no-kernels"))
+        model = os.path.join(MODELS_DIR, "glm_layer_dynamic.onnx")
+        for flag in ("--serial-loops", "--no-kernels"):
+            with self.subTest(flag=flag):
+                self.assertFalse(self.calls_pool(
+                    model, "--dim", "batch=3", "--dim", "seq=64", flag))
 
 
 if __name__ == "__main__":
