@@ -84,21 +84,28 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
     }
     return {text, machine.threads};
   }
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(kernel.op);
+  if (!linalgOp)
+    return {"loops", 1};
+  std::string text;
   if (auto generic = dyn_cast<linalg::GenericOp>(kernel.op)) {
     int64_t lanes = vectorLanesFor(generic);
     unsigned reductions = generic.getNumReductionLoops();
-    std::string text =
-        (lanes > 1 ? std::to_string(lanes) + "-lane vectors"
-                   : std::string("scalar loops")) +
-        " over " + extents(generic.getStaticLoopRanges());
+    text = (lanes > 1 ? std::to_string(lanes) + "-lane vectors"
+                      : std::string("scalar loops")) +
+           " over " + extents(generic.getStaticLoopRanges());
     if (reductions)
       text += " (" + std::to_string(reductions) + " reduction loop" +
               (reductions > 1 ? "s" : "") + ")";
-    return {text, 1};
+  } else {
+    text = "loops over " + extents(linalgOp.getStaticLoopRanges());
   }
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(kernel.op))
-    return {"loops over " + extents(linalgOp.getStaticLoopRanges()), 1};
-  return {"loops", 1};
+  std::optional<unsigned> split =
+      machine.loopsOnPool ? loopSplitAcrossThreads(linalgOp) : std::nullopt;
+  if (!split || machine.threads < 2)
+    return {text, 1};
+  return {text + ", loop " + std::to_string(*split) + " split across the pool",
+          machine.threads};
 }
 
 } // namespace
@@ -107,7 +114,7 @@ std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
   std::vector<PlannedKernel> kernels = collectPlannedKernels(module);
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << llvm::formatv("machine: {0:f1} GFLOP/s FP32 per thread, {1} GEMM "
+  os << llvm::formatv("machine: {0:f1} GFLOP/s FP32 per thread, {1} "
                       "threads, {2:f1} GB/s read bandwidth\n",
                       machine.peakGflopsPerThread, machine.threads,
                       machine.bandwidthGBs);

@@ -20,7 +20,8 @@ namespace autoglm {
 struct MachineModel {
   double peakGflopsPerThread = 0; // FP32 FMA peak of one core
   double bandwidthGBs = 0;        // read bandwidth from memory
-  int threads = 1;                // threads the GEMM kernel runs on
+  int threads = 1;                // threads of the runtime's pool
+  bool loopsOnPool = true;        // large loop nests split across the pool
   /// The runtime GEMM on this machine: micro-kernel ISA and tile, blocking.
   std::string gemmIsa;
   int mr = 0, nr = 0, kc = 0, nc = 0, mc = 0;

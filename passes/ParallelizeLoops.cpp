@@ -119,14 +119,8 @@ public:
   /// Replaces `op` by a parallel call, if it is large enough and everything
   /// it uses can cross into a body function.
   void parallelize(linalg::LinalgOp op) {
-    if (!op.hasPureBufferSemantics())
-      return;
-    std::optional<unsigned> loop = loopToSplit(op);
-    if (!loop || !sliceable(op, *loop))
-      return;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::none_of(ranges, ShapedType::isDynamic) &&
-        computeProduct(ranges) < minWork)
+    std::optional<unsigned> loop = autoglm::loopSplitAcrossThreads(op, minWork);
+    if (!loop)
       return;
     SetVector<Value> used(op->operand_begin(), op->operand_end());
     getUsedValuesDefinedAbove(op->getRegions(), used);
@@ -306,3 +300,17 @@ struct ParallelizeLoopsPass
 };
 
 } // namespace
+
+std::optional<unsigned> autoglm::loopSplitAcrossThreads(linalg::LinalgOp op,
+                                                        int64_t minWork) {
+  if (!op.hasPureBufferSemantics())
+    return std::nullopt;
+  std::optional<unsigned> loop = loopToSplit(op);
+  if (!loop || !sliceable(op, *loop))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::none_of(ranges, ShapedType::isDynamic) &&
+      computeProduct(ranges) < minWork)
+    return std::nullopt;
+  return loop;
+}

@@ -27,6 +27,11 @@ namespace autoglm {
 /// widest of `widest`, widest/2, ..., 4 that it can take, or 1 (scalar).
 int64_t vectorLanesFor(mlir::linalg::GenericOp op, int64_t widest = 16);
 
+/// The loop of `op` that --autoglm-parallelize-loops splits across the
+/// thread pool (with its `min-work`), or nothing if `op` stays serial.
+std::optional<unsigned> loopSplitAcrossThreads(mlir::linalg::LinalgOp op,
+                                               int64_t minWork = 32768);
+
 } // namespace autoglm
 
 #endif // AUTOGLM_PASSES_PASSES_H

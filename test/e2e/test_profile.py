@@ -127,7 +127,7 @@ class ProfileTest(E2ETestCase):
                                        "--bandwidth-gbs", "20")
                 self.assertEqual(result.returncode, 0, describe(result))
                 self.assertTrue(os.path.isfile(out))
-                threads = int(re.search(r"(\d+) GEMM threads",
+                threads = int(re.search(r"(\d+) threads,",
                                         result.stdout).group(1))
                 rows = re.findall(
                     r"^ *(\d+)  (\S+) +(\d+) +([\d.]+) +([\d.]+) +\S+ +"
@@ -164,6 +164,10 @@ class ProfileTest(E2ETestCase):
                         self.assertIn("/Conv", nodes)
                     elif kind == "loop":
                         self.assertRegex(how, r"(\d+-lane vectors|scalar loops) over")
+                    # Loop nests on the pool say along which loop.
+                    if kind not in ("sgemm", "sgemm_packed", "conv2d"):
+                        self.assertEqual(int(used) > 1, "split across the pool" in how,
+                                         how)
                 self.assertRegex(result.stdout,
                                  r"\d+ kernels, [\d.]+ MFLOP, roofline estimate")
 

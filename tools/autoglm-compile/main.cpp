@@ -304,6 +304,8 @@ int main(int argc, char **argv) {
       machine.bandwidthGBs =
           bandwidthGBs > 0 ? bandwidthGBs : run::measureReadBandwidthGBs();
       machine.threads = agl_get_num_threads();
+      machine.loopsOnPool =
+          pipelineOptions.parallelLoops && pipelineOptions.runtimeKernels;
       agl_sgemm_plan gemm;
       agl_kernel_sgemm_describe(&gemm);
       machine.gemmIsa = gemm.isa;
