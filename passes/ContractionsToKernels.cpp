@@ -124,9 +124,7 @@ Value advance(OpBuilder &b, Location loc, Value pointer, Value index,
 }
 
 func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  OpBuilder b(module.getContext());
   Type i64 = b.getI64Type(), i32 = b.getI32Type(),
        ptr = LLVM::LLVMPointerType::get(b.getContext());
   // (batch, m, n, k, a, its batch/row/column strides, b[, its batch/row/
@@ -135,10 +133,8 @@ func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
   if (!packed)
     args.append({i64, i64, i64});
   args.append({ptr, i64, i64, i32, i32});
-  auto fn = func::FuncOp::create(b, module.getLoc(), name,
-                                 b.getFunctionType(args, {}));
-  fn.setPrivate();
-  return fn;
+  return autoglm::declareRuntimeFunction(module, name,
+                                         b.getFunctionType(args, {}));
 }
 
 /// Packs constant rhs operands into the kernel's panel layout: for each

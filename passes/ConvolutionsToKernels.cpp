@@ -604,19 +604,15 @@ private:
 };
 
 func::FuncOp declareConv(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kConv))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  OpBuilder b(module.getContext());
   Type i64 = b.getI64Type(), i32 = b.getI32Type(),
        ptr = LLVM::LLVMPointerType::get(b.getContext());
   // The order of agl_kernel_conv2d's parameters (kernels.h).
   SmallVector<Type> args = {i64, i64, i64, i64, i64, ptr, i64, i64, i64,
                             i64, i64, i64, i64, i64, i64, i64, i64, i64,
                             ptr, ptr, ptr, i64, i64, i64, i64, i32, i32};
-  auto fn = func::FuncOp::create(b, module.getLoc(), kConv,
-                                 b.getFunctionType(args, {}));
-  fn.setPrivate();
-  return fn;
+  return autoglm::declareRuntimeFunction(module, kConv,
+                                         b.getFunctionType(args, {}));
 }
 
 /// Moves the side-effect-free ops that define `value` after `point` (the

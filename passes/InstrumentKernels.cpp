@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 #include "passes/PlannedKernels.h"
 
@@ -28,15 +29,6 @@ namespace {
 constexpr StringLiteral kBegin = "agl_profile_begin";
 constexpr StringLiteral kEnd = "agl_profile_end";
 
-func::FuncOp declare(ModuleOp module, StringRef name, FunctionType type) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
-  fn.setPrivate();
-  return fn;
-}
-
 struct InstrumentKernelsPass
     : autoglm::impl::InstrumentKernelsBase<InstrumentKernelsPass> {
   void runOnOperation() override {
@@ -47,10 +39,10 @@ struct InstrumentKernelsPass
         autoglm::collectPlannedKernels(module);
     if (kernels.empty())
       return;
-    func::FuncOp begin =
-        declare(module, kBegin, b.getFunctionType({}, {i64}));
-    func::FuncOp end =
-        declare(module, kEnd, b.getFunctionType({i32, i64}, {}));
+    func::FuncOp begin = autoglm::declareRuntimeFunction(
+        module, kBegin, b.getFunctionType({}, {i64}));
+    func::FuncOp end = autoglm::declareRuntimeFunction(
+        module, kEnd, b.getFunctionType({i32, i64}, {}));
 
     SmallVector<Attribute> table;
     for (auto [index, kernel] : llvm::enumerate(kernels)) {

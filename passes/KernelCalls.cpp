@@ -52,3 +52,13 @@ Value asI64(OpBuilder &b, Location loc, Value index) {
 }
 
 } // namespace autoglm
+
+func::FuncOp autoglm::declareRuntimeFunction(ModuleOp module, StringRef name,
+                                             FunctionType type) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
+  fn.setPrivate();
+  return fn;
+}

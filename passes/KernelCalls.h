@@ -8,7 +8,9 @@
 #ifndef AUTOGLM_PASSES_KERNELCALLS_H
 #define AUTOGLM_PASSES_KERNELCALLS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace autoglm {
@@ -24,6 +26,12 @@ struct BufferPointer {
 };
 BufferPointer pointerTo(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value buffer);
+
+/// The private declaration of runtime function `name` (a kernel, a
+/// profiling hook) in `module`, made on first use.
+mlir::func::FuncOp declareRuntimeFunction(mlir::ModuleOp module,
+                                          llvm::StringRef name,
+                                          mlir::FunctionType type);
 
 /// `index` as an i64 kernel argument.
 mlir::Value asI64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/KernelCalls.h"
 #include "passes/ParallelContext.h"
 #include "passes/Passes.h"
 
@@ -265,17 +266,13 @@ private:
 
   /// `agl_parallel_for(n, grain, fn, ctx)` of runtime/include/autoglm/kernels.h.
   func::FuncOp declareParallelFor(FunctionType bodyType) {
-    if (auto existing = module.lookupSymbol<func::FuncOp>(kParallelFor))
-      return existing;
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    OpBuilder b(module.getContext());
     Type i64 = b.getI64Type();
-    auto fn = func::FuncOp::create(
-        b, module.getLoc(), kParallelFor,
+    return autoglm::declareRuntimeFunction(
+        module, kParallelFor,
         b.getFunctionType({i64, i64, bodyType,
                            LLVM::LLVMPointerType::get(b.getContext())},
                           {}));
-    fn.setPrivate();
-    return fn;
   }
 
   ModuleOp module;
