@@ -89,7 +89,7 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
     return {"loops", 1};
   std::string text;
   if (auto generic = dyn_cast<linalg::GenericOp>(kernel.op)) {
-    int64_t lanes = vectorLanesFor(generic);
+    int64_t lanes = vectorLanesAfterFolding(generic);
     unsigned reductions = generic.getNumReductionLoops();
     text = (lanes > 1 ? std::to_string(lanes) + "-lane vectors"
                       : std::string("scalar loops")) +
@@ -97,6 +97,10 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
     if (reductions)
       text += " (" + std::to_string(reductions) + " reduction loop" +
               (reductions > 1 ? "s" : "") + ")";
+  } else if (isa<linalg::FillOp, linalg::CopyOp, linalg::MapOp>(kernel.op)) {
+    // Vectorized as generics, which the op becomes first.
+    text = "elementwise loops over " + extents(linalgOp.getStaticLoopRanges()) +
+           ", vectorized like a loop nest";
   } else {
     text = "loops over " + extents(linalgOp.getStaticLoopRanges());
   }

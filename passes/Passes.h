@@ -27,6 +27,12 @@ namespace autoglm {
 /// widest of `widest`, widest/2, ..., 4 that it can take, or 1 (scalar).
 int64_t vectorLanesFor(mlir::linalg::GenericOp op, int64_t widest = 16);
 
+/// The same after the pass folds the loops of `op` into one where it does
+/// (an elementwise nest over whole contiguous buffers whose innermost
+/// extent takes no full vector).
+int64_t vectorLanesAfterFolding(mlir::linalg::GenericOp op,
+                                int64_t widest = 16);
+
 /// The loop of `op` that --autoglm-parallelize-loops splits across the
 /// thread pool (with its `min-work`), or nothing if `op` stays serial.
 std::optional<unsigned> loopSplitAcrossThreads(mlir::linalg::LinalgOp op,

@@ -14,6 +14,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -240,4 +241,15 @@ int64_t autoglm::vectorLanesFor(linalg::GenericOp op, int64_t widest) {
     if (vectorizable(op, lanes))
       return lanes;
   return 1;
+}
+
+int64_t autoglm::vectorLanesAfterFolding(linalg::GenericOp op, int64_t widest) {
+  int64_t lanes = vectorLanesFor(op, widest);
+  if (lanes >= widest || !collapsible(op))
+    return lanes;
+  int64_t elements = computeProduct(op.getStaticLoopRanges());
+  for (int64_t folded = widest; folded > lanes && folded >= 4; folded /= 2)
+    if (elements % folded == 0)
+      return folded;
+  return lanes;
 }
