@@ -7,7 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Matchers.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -17,11 +17,10 @@ using namespace autoglm;
 
 namespace {
 
-std::optional<int64_t> constantInt(Value value) {
-  APInt v;
-  if (matchPattern(value, m_ConstantInt(&v)))
-    return v.getSExtValue();
-  return std::nullopt;
+/// A kernel argument as printed: its value if constant, else "?".
+std::string sizeText(Value value) {
+  std::optional<int64_t> size = getConstantIntValue(value);
+  return size ? std::to_string(*size) : std::string("?");
 }
 
 std::string extents(ArrayRef<int64_t> sizes) {
@@ -50,10 +49,7 @@ struct Strategy {
 
 Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
   if (runtimeKernelCalled(kernel.op) == "conv2d") {
-    auto size = [&](unsigned i) {
-      auto value = constantInt(kernel.op->getOperand(i));
-      return value ? std::to_string(*value) : std::string("?");
-    };
+    auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
     std::string text = llvm::formatv(
         "implicit-GEMM convolution {0}x{1}x{2} -> {3}x{4}x{5}, kernel "
         "{6}x{7} stride {8}: windows packed from the input, filters packed "
@@ -65,10 +61,7 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
     return {text, machine.threads};
   }
   if (func::CallOp call = gemmCall(kernel.op)) {
-    auto size = [&](unsigned i) {
-      auto value = constantInt(call.getOperand(i));
-      return value ? std::to_string(*value) : std::string("?");
-    };
+    auto size = [&](unsigned i) { return sizeText(call.getOperand(i)); };
     std::string text = llvm::formatv(
         "GEMM m{0} n{1} k{2}{3}: {4} {5}x{6} micro-kernel, KC {7} NC {8} MC "
         "{9}, B {10}",
@@ -78,9 +71,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         runtimeKernelCalled(call) == "sgemm_packed" ? "packed at compile time"
                                                     : "packed at run time");
     if (auto loop = dyn_cast<scf::ForOp>(kernel.op)) {
-      auto trips = constantInt(loop.getUpperBound());
       text += ", one call per batch entry (" +
-              (trips ? std::to_string(*trips) : std::string("?")) + ")";
+              sizeText(loop.getUpperBound()) + ")";
     }
     return {text, machine.threads};
   }

@@ -9,20 +9,13 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Matchers.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 
 namespace {
 
 constexpr StringLiteral kKernelPrefix = "agl_kernel_";
-
-std::optional<int64_t> constantInt(Value value) {
-  APInt v;
-  if (matchPattern(value, m_ConstantInt(&v)))
-    return v.getSExtValue();
-  return std::nullopt;
-}
 
 StringRef runtimeKernel(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
@@ -63,7 +56,9 @@ KernelCost costOf(Operation *op) {
   if (runtimeKernel(op) == "conv2d") {
     // (batch, groups, in_channels, in_h, in_w, input, 3 strides,
     //  out_channels, kernel_h, kernel_w, ..., out, out_h, out_w, ...)
-    auto size = [&](unsigned i) { return constantInt(op->getOperand(i)); };
+    auto size = [&](unsigned i) {
+      return getConstantIntValue(op->getOperand(i));
+    };
     auto sizes = {size(0), size(1), size(2), size(3), size(4), size(9),
                   size(10), size(11), size(21), size(22)};
     if (llvm::all_of(sizes, [](auto s) { return s.has_value(); })) {
@@ -80,8 +75,9 @@ KernelCost costOf(Operation *op) {
   }
   if (StringRef kernel = runtimeKernel(op); kernel.starts_with("sgemm")) {
     // (batch, m, n, k, ...): f32 operands.
-    auto sizes = llvm::map_to_vector(op->getOperands().take_front(4),
-                                     constantInt);
+    auto sizes = llvm::map_to_vector(
+        op->getOperands().take_front(4),
+        [](Value size) { return getConstantIntValue(size); });
     if (llvm::all_of(sizes, [](auto s) { return s.has_value(); })) {
       double batch = *sizes[0], m = *sizes[1], n = *sizes[2], k = *sizes[3];
       cost.flops = 2 * batch * m * n * k;
@@ -101,9 +97,9 @@ KernelCost costOf(Operation *op) {
     return cost;
   }
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    auto lower = constantInt(loop.getLowerBound());
-    auto upper = constantInt(loop.getUpperBound());
-    auto step = constantInt(loop.getStep());
+    auto lower = getConstantIntValue(loop.getLowerBound());
+    auto upper = getConstantIntValue(loop.getUpperBound());
+    auto step = getConstantIntValue(loop.getStep());
     if (!lower || !upper || !step || *step <= 0)
       return cost;
     double trips = double((*upper - *lower + *step - 1) / *step);
