@@ -1,16 +1,13 @@
 #include "NpyFile.h"
+#include "AtomicFile.h"
 
 #include "NarrowTypes.h"
 #include "TensorFile.h"
 #include "autoglm/runtime.h"
 
 #include <cctype>
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 namespace autoglm::run {
 
@@ -295,33 +292,9 @@ std::string encodeNpy(const Tensor &tensor) {
 }
 
 void writeNpy(const std::string &path, const Tensor &tensor) {
-  namespace fs = std::filesystem;
-  const std::string contents = encodeNpy(tensor);
-  const fs::path target(path);
-  const fs::path partial =
-      target.parent_path() / ("." + target.filename().string() + ".partial-" +
-                              std::to_string(static_cast<long>(getpid())));
-  {
-    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-    if (!file)
-      throw TensorFileError("cannot write '" + path +
-                            "': " + std::strerror(errno));
-    file.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    file.close();
-    if (!file) {
-      std::error_code ignored;
-      fs::remove(partial, ignored);
-      throw TensorFileError("cannot write '" + path +
-                            "': " + std::strerror(errno));
-    }
-  }
-  std::error_code error;
-  fs::rename(partial, target, error);
-  if (error) {
-    std::error_code ignored;
-    fs::remove(partial, ignored);
-    throw TensorFileError("cannot write '" + path + "': " + error.message());
-  }
+  const std::string error = writeFileAtomically(path, encodeNpy(tensor));
+  if (!error.empty())
+    throw TensorFileError(error);
 }
 
 } // namespace autoglm::run

@@ -1,6 +1,7 @@
 // autoglm-run: runs a compiled model on tensors read from files, checks its
 // outputs against expected values, saves them and times the model.
 #include "Artifact.h"
+#include "AtomicFile.h"
 #include "Benchmark.h"
 #include "Bindings.h"
 #include "Compare.h"
@@ -15,11 +16,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -258,21 +257,10 @@ void writeProfile(const Options &options, const agl_model_desc &model,
   const agl_profile_event *events = nullptr;
   uint64_t dropped = 0;
   size_t count = instance.profileEvents(&events, &dropped);
-  const std::string partial = options.profilePath + ".partial";
-  {
-    std::ofstream file(partial, std::ios::binary);
-    file << chromeTrace(model, events, count);
-    if (!file.flush()) {
-      std::remove(partial.c_str());
-      throw std::runtime_error("cannot write profile '" +
-                               options.profilePath + "'");
-    }
-  }
-  if (std::rename(partial.c_str(), options.profilePath.c_str()) != 0) {
-    std::remove(partial.c_str());
-    throw std::runtime_error("cannot write profile '" + options.profilePath +
-                             "': " + std::strerror(errno));
-  }
+  const std::string error = writeFileAtomically(
+      options.profilePath, chromeTrace(model, events, count));
+  if (!error.empty())
+    throw std::runtime_error("profile: " + error);
   double peak = options.peakGflops > 0 ? options.peakGflops
                                        : measurePeakGflops();
   text << "profile: " << count << " kernel calls";
