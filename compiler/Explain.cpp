@@ -3,6 +3,7 @@
 #include "compiler/Explain.h"
 #include "passes/Passes.h"
 #include "passes/PlannedKernels.h"
+#include "passes/Tuning.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -42,6 +43,21 @@ func::CallOp gemmCall(Operation *op) {
   return found;
 }
 
+/// The cache blocking a GEMM or convolution call runs with: the tuned
+/// values where its tuning sets them, the runtime's cost model's else.
+std::string blockingText(Operation *call, const MachineModel &machine) {
+  GemmBlocking tuned = blockingOfCall(call);
+  auto knob = [](const char *name, int64_t tunedValue, int modelValue) {
+    return llvm::formatv("{0} {1}{2}", name,
+                         tunedValue ? tunedValue : modelValue,
+                         tunedValue ? " (tuned)" : "")
+        .str();
+  };
+  return knob("KC", tuned.kc, machine.kc) + " " +
+         knob("NC", tuned.nc, machine.nc) + " " +
+         knob("MC", tuned.mc, machine.mc);
+}
+
 struct Strategy {
   std::string text;
   int threads = 1;
@@ -53,9 +69,10 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
     std::string text = llvm::formatv(
         "implicit-GEMM convolution {0}x{1}x{2} -> {3}x{4}x{5}, kernel "
         "{6}x{7} stride {8}: windows packed from the input, filters packed "
-        "at compile time, {9} {10}x{11} micro-kernel",
+        "at compile time, {9} {10}x{11} micro-kernel, {12}",
         size(2), size(3), size(4), size(9), size(21), size(22), size(10),
-        size(11), size(12), machine.gemmIsa, machine.mr, machine.nr);
+        size(11), size(12), machine.gemmIsa, machine.mr, machine.nr,
+        blockingText(kernel.op, machine));
     if (size(1) != "1")
       text += ", " + size(1) + " groups";
     return {text, machine.threads};
@@ -63,11 +80,10 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
   if (func::CallOp call = gemmCall(kernel.op)) {
     auto size = [&](unsigned i) { return sizeText(call.getOperand(i)); };
     std::string text = llvm::formatv(
-        "GEMM m{0} n{1} k{2}{3}: {4} {5}x{6} micro-kernel, KC {7} NC {8} MC "
-        "{9}, B {10}",
+        "GEMM m{0} n{1} k{2}{3}: {4} {5}x{6} micro-kernel, {7}, B {8}",
         size(1), size(2), size(3),
         size(0) == "1" ? "" : " batch " + size(0), machine.gemmIsa,
-        machine.mr, machine.nr, machine.kc, machine.nc, machine.mc,
+        machine.mr, machine.nr, blockingText(call, machine),
         runtimeKernelCalled(call) == "sgemm_packed" ? "packed at compile time"
                                                     : "packed at run time");
     if (auto loop = dyn_cast<scf::ForOp>(kernel.op)) {
@@ -81,7 +97,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
     return {"loops", 1};
   std::string text;
   if (auto generic = dyn_cast<linalg::GenericOp>(kernel.op)) {
-    int64_t lanes = vectorLanesAfterFolding(generic);
+    int64_t lanes =
+        vectorLanesAfterFolding(generic, loopVectorWidth(generic, 16));
     unsigned reductions = generic.getNumReductionLoops();
     text = (lanes > 1 ? std::to_string(lanes) + "-lane vectors"
                       : std::string("scalar loops")) +
@@ -92,7 +109,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
   } else if (isa<linalg::FillOp, linalg::CopyOp, linalg::MapOp>(kernel.op)) {
     // Vectorized as generics, which the op becomes first.
     text = "elementwise loops over " + extents(linalgOp.getStaticLoopRanges()) +
-           ", vectorized like a loop nest";
+           (loopVectorWidth(linalgOp, 16) > 1 ? ", vectorized like a loop nest"
+                                              : ", scalar (tuned)");
   } else {
     text = "loops over " + extents(linalgOp.getStaticLoopRanges());
   }
@@ -143,6 +161,12 @@ std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
                         estimateUs,
                         kernel.nodes.empty() ? "(no ONNX node)" : kernel.nodes);
     os << llvm::formatv("{0,3}  {1}\n", "", strategy.text);
+    if (!kernel.tuningKey.empty())
+      os << llvm::formatv("{0,3}  tuning key \"{1}\"{2}\n", "",
+                          kernel.tuningKey,
+                          tuningFor(module, kernel.tuningKey)
+                              ? ", set by the tuning file"
+                              : "");
   }
   os << llvm::formatv("{0} kernels, {1:f3} MFLOP, roofline estimate {2:f1} "
                       "us\n",

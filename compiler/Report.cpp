@@ -3,11 +3,14 @@
 #include "compiler/Report.h"
 #include "dialects/AutoGLMDialect.h"
 #include "dialects/ShapeUtils.h"
+#include "passes/PlannedKernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace autoglm;
@@ -79,6 +82,9 @@ void autoglm::measureArena(ModuleOp planned, ModelReport &report) {
             {record.getAs<IntegerAttr>("bytes").getInt(),
              record.getAs<StringAttr>("producer").str()});
   });
+  for (const PlannedKernel &kernel : collectPlannedKernels(planned))
+    report.kernels.push_back(
+        {kernel.name(), kernel.tuningKey, kernel.flops, kernel.bytes});
   llvm::stable_sort(report.largestBuffers,
                     [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
   if (report.largestBuffers.size() > 10)
@@ -100,6 +106,12 @@ std::string autoglm::formatReportText(const ModelReport &r) {
   for (const auto &b : r.largestBuffers)
     os << llvm::formatv("  {0,12} bytes  {1}\n", b.bytes,
                         b.producer.empty() ? "(unnamed)" : b.producer);
+  std::set<std::string> keys;
+  for (const auto &kernel : r.kernels)
+    if (!kernel.tuningKey.empty())
+      keys.insert(kernel.tuningKey);
+  os << llvm::formatv("kernels:           {0,12} ({1} tuning keys)\n",
+                      r.kernels.size(), keys.size());
   os << "FLOPs per op family:\n";
   for (const auto &[family, flops] : r.flopsByFamily)
     os << llvm::formatv("  {0,-26}{1,14}\n", family, flops);
@@ -113,13 +125,20 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
   llvm::json::Object flops;
   for (const auto &[family, count] : r.flopsByFamily)
     flops[family] = count;
+  llvm::json::Array kernels;
+  for (const auto &k : r.kernels)
+    kernels.push_back(llvm::json::Object{{"name", k.name},
+                                         {"tuning_key", k.tuningKey},
+                                         {"flops", k.flops},
+                                         {"bytes", k.bytes}});
   llvm::json::Value value(llvm::json::Object{
       {"weights_bytes", r.weightsBytes},
       {"arena_bytes", r.arenaBytes},
       {"arena_lower_bound_bytes", r.arenaLowerBound},
       {"arena_to_bound", ratio(r)},
       {"largest_buffers", std::move(buffers)},
-      {"flops", std::move(flops)}});
+      {"flops", std::move(flops)},
+      {"kernels", std::move(kernels)}});
   std::string text;
   llvm::raw_string_ostream os(text);
   os << value << "\n";

@@ -20,11 +20,19 @@ struct ModelReport {
   };
   std::vector<Buffer> largestBuffers;
   std::map<std::string, int64_t> flopsByFamily; // op family -> FLOPs
+  /// The plan's kernels in order: the names profiles use, the keys tuning
+  /// files use (see passes/PlannedKernels.h).
+  struct Kernel {
+    std::string name, tuningKey;
+    double flops, bytes;
+  };
+  std::vector<Kernel> kernels;
 };
 
 /// Weights and FLOPs per op family, from the graph as imported.
 void measureGraph(mlir::ModuleOp graph, ModelReport &report);
-/// Arena size, lower bound and largest buffers, from the planned module.
+/// Arena size, lower bound, largest buffers and kernels, from the planned
+/// module.
 void measureArena(mlir::ModuleOp planned, ModelReport &report);
 
 std::string formatReportText(const ModelReport &report);

@@ -13,6 +13,7 @@
 #include "dialects/FloatValues.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
+#include "passes/Tuning.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -128,11 +129,12 @@ func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
   Type i64 = b.getI64Type(), i32 = b.getI32Type(),
        ptr = LLVM::LLVMPointerType::get(b.getContext());
   // (batch, m, n, k, a, its batch/row/column strides, b[, its batch/row/
-  //  column strides], c, its batch/row strides, accumulate, activation)
+  //  column strides], c, its batch/row strides, accumulate, activation,
+  //  blocking)
   SmallVector<Type> args = {i64, i64, i64, i64, ptr, i64, i64, i64, ptr};
   if (!packed)
     args.append({i64, i64, i64});
-  args.append({ptr, i64, i64, i32, i32});
+  args.append({ptr, i64, i64, i32, i32, ptr});
   return autoglm::declareRuntimeFunction(module, name,
                                          b.getFunctionType(args, {}));
 }
@@ -303,13 +305,23 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   if (!packedRhs)
     args.append({i64(bBatch), i64(rhs.loopStrides[c.k]),
                  i64(rhs.loopStrides[c.n])});
-  args.append({cp, i64(cBatch), i64(out.loopStrides[c.m]), accumulateFlag,
-               activation});
   auto module = op->getParentOfType<ModuleOp>();
-  func::CallOp::create(b, loc,
-                       declare(module, packedRhs ? kSgemmPacked : kSgemm,
-                               /*packed=*/bool(packedRhs)),
-                       args);
+  auto staticExtent = [&](Value extent) {
+    return getConstantIntValue(extent).value_or(ShapedType::kDynamic);
+  };
+  autoglm::GemmBlocking blocking = autoglm::tunedBlocking(
+      op, autoglm::gemmTuningKey(staticExtent(batch), staticExtent(extents[c.m]),
+                                 staticExtent(extents[c.n]),
+                                 staticExtent(extents[c.k])));
+  args.append({cp, i64(cBatch), i64(out.loopStrides[c.m]), accumulateFlag,
+               activation,
+               autoglm::blockingArgument(b, loc, module, blocking)});
+  auto call = func::CallOp::create(
+      b, loc,
+      declare(module, packedRhs ? kSgemmPacked : kSgemm,
+              /*packed=*/bool(packedRhs)),
+      args);
+  autoglm::recordBlocking(call, blocking);
   op->erase();
 }
 

@@ -19,6 +19,7 @@
 #include "dialects/FloatValues.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
+#include "passes/Tuning.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
@@ -610,7 +611,8 @@ func::FuncOp declareConv(ModuleOp module) {
   // The order of agl_kernel_conv2d's parameters (kernels.h).
   SmallVector<Type> args = {i64, i64, i64, i64, i64, ptr, i64, i64, i64,
                             i64, i64, i64, i64, i64, i64, i64, i64, i64,
-                            ptr, ptr, ptr, i64, i64, i64, i64, i32, i32};
+                            ptr, ptr, ptr, i64, i64, i64, i64, i32, i32,
+                            ptr};
   return autoglm::declareRuntimeFunction(module, kConv,
                                          b.getFunctionType(args, {}));
 }
@@ -638,6 +640,13 @@ void eraseDeadViews(Value value) {
     if (!value)
       return;
   }
+}
+
+std::string tuningKey(const Convolution &conv) {
+  return autoglm::convTuningKey(
+      {conv.batch, conv.groups, conv.channels, conv.height, conv.width,
+       conv.filters, conv.kernelH, conv.kernelW, conv.strideH, conv.strideW,
+       conv.outH, conv.outW});
 }
 
 bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
@@ -698,9 +707,12 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
       arith::ConstantIntOp::create(b, loc,
                                    conv.relu ? AGL_ACT_RELU : AGL_ACT_NONE,
                                    32)};
-  func::CallOp::create(b, loc,
-                       declareConv(conv.product->getParentOfType<ModuleOp>()),
-                       args);
+  auto module = conv.product->getParentOfType<ModuleOp>();
+  autoglm::GemmBlocking blocking =
+      autoglm::tunedBlocking(module, tuningKey(conv));
+  args.push_back(autoglm::blockingArgument(b, loc, module, blocking));
+  auto call = func::CallOp::create(b, loc, declareConv(module), args);
+  autoglm::recordBlocking(call, blocking);
   Value weights = conv.product.getDpsInputs()[0];
   for (Operation *op : {conv.product.getOperation(),
                         conv.gather.getOperation(), conv.init,
@@ -725,8 +737,12 @@ struct ConvolutionsToKernelsPass
       return;
     FilterPacker packer(module);
     for (linalg::GenericOp product : products)
-      if (std::optional<Convolution> conv = matchConvolution(product))
-        replaceWithKernelCall(*conv, packer);
+      if (std::optional<Convolution> conv = matchConvolution(product)) {
+        // A tuning may keep the gather and product (a GEMM call later).
+        DictionaryAttr knobs = autoglm::tuningFor(module, tuningKey(*conv));
+        if (autoglm::stringKnob(knobs, "strategy") != "im2col")
+          replaceWithKernelCall(*conv, packer);
+      }
     // The filters now live packed; drop the originals nothing reads.
     for (auto global :
          llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))

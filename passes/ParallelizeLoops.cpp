@@ -20,6 +20,7 @@
 #include "passes/KernelCalls.h"
 #include "passes/ParallelContext.h"
 #include "passes/Passes.h"
+#include "passes/Tuning.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -134,6 +135,9 @@ public:
       else
         return;
     }
+    // The slices in the body have other shapes: they keep the op's key.
+    op->setAttr(kTuningKeyAttrName,
+                StringAttr::get(op->getContext(), loopTuningKey(op)));
     func::FuncOp body = createBody(op, *loop, cloned, passed);
     callBody(op, *loop, body, passed);
     op->erase();
@@ -305,6 +309,9 @@ std::optional<unsigned> autoglm::loopSplitAcrossThreads(linalg::LinalgOp op,
   std::optional<unsigned> loop = loopToSplit(op);
   if (!loop || !sliceable(op, *loop))
     return std::nullopt;
+  // A tuning decides for its loop nests; the threshold for the others.
+  if (std::optional<bool> parallel = loopParallelism(op))
+    return *parallel ? loop : std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::none_of(ranges, ShapedType::isDynamic) &&
       computeProduct(ranges) < minWork)

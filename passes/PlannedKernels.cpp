@@ -2,6 +2,7 @@
 
 #include "passes/PlannedKernels.h"
 #include "dialects/NodeNames.h"
+#include "passes/Tuning.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -140,6 +141,32 @@ std::string kernelKind(Operation *op) {
   return "";
 }
 
+/// The tuning key of a kernel: from a GEMM or convolution call's sizes (also
+/// inside a batch loop), from a linalg op's loops.
+std::string tuningKeyOf(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    std::string key;
+    loop.walk([&](func::CallOp call) {
+      if (!runtimeKernel(call).empty())
+        key = tuningKeyOf(call);
+    });
+    return key;
+  }
+  auto size = [&](unsigned i) {
+    return getConstantIntValue(op->getOperand(i)).value_or(ShapedType::kDynamic);
+  };
+  StringRef kernel = runtimeKernel(op);
+  if (kernel == "conv2d") // operands as costOf reads them
+    return autoglm::convTuningKey({size(0), size(1), size(2), size(3), size(4),
+                                   size(9), size(10), size(11), size(12),
+                                   size(13), size(21), size(22)});
+  if (kernel.starts_with("sgemm"))
+    return autoglm::gemmTuningKey(size(0), size(1), size(2), size(3));
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return autoglm::loopTuningKey(linalgOp);
+  return "";
+}
+
 } // namespace
 
 StringRef autoglm::runtimeKernelCalled(Operation *op) {
@@ -159,7 +186,7 @@ autoglm::collectPlannedKernels(ModuleOp module) {
           continue;
         KernelCost cost = costOf(&op);
         kernels.push_back({&op, kind, onnxNodeLabel(op.getLoc()), cost.flops,
-                           cost.bytes});
+                           cost.bytes, tuningKeyOf(&op)});
       }
   });
   return kernels;

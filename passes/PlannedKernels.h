@@ -28,6 +28,9 @@ struct PlannedKernel {
   double flops = 0;
   /// The sizes of its operands (a GEMM's three matrices).
   double bytes = 0;
+  /// The key a tuning file names it by (Tuning.h), "" for a kernel without
+  /// knobs (a copy).
+  std::string tuningKey;
 
   /// `kind`, then the nodes.
   std::string name() const { return nodes.empty() ? kind : kind + " " + nodes; }

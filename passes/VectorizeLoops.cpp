@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Tuning.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -193,30 +194,47 @@ struct VectorizeLoopsPass
       if (isa<linalg::FillOp, linalg::CopyOp, linalg::MapOp>(op))
         named.push_back(cast<linalg::LinalgOp>(op));
     });
+    // Each op keeps its tuning key through the rewrites that reshape it.
+    auto keep = [&](StringRef key, Operation *op) {
+      op->setAttr(autoglm::kTuningKeyAttrName, rewriter.getStringAttr(key));
+    };
     for (linalg::LinalgOp op : named) {
+      std::string key = autoglm::loopTuningKey(op);
       rewriter.setInsertionPoint(op);
-      (void)linalg::generalizeNamedOp(rewriter, op);
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (succeeded(generic))
+        keep(key, *generic);
     }
+    auto widest = [&](linalg::GenericOp op) {
+      return autoglm::loopVectorWidth(op, width);
+    };
 
     // An elementwise nest over whole contiguous buffers whose innermost
     // extent takes no full vector (a 114-wide padded feature map) runs as
     // one loop over all its elements instead.
     SmallVector<linalg::GenericOp> narrow;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (autoglm::vectorLanesFor(op, width) < width && collapsible(op))
+      if (widest(op) > 1 && autoglm::vectorLanesFor(op, widest(op)) < widest(op) &&
+          collapsible(op))
         narrow.push_back(op);
     });
     for (linalg::GenericOp op : narrow) {
+      std::string key = autoglm::loopTuningKey(op);
       rewriter.setInsertionPoint(op);
       ReassociationIndices all =
           llvm::to_vector(llvm::seq<int64_t>(0, op.getNumLoops()));
-      if (succeeded(linalg::collapseOpIterationDims(op, {all}, rewriter)))
+      FailureOr<linalg::CollapseResult> collapsed =
+          linalg::collapseOpIterationDims(op, {all}, rewriter);
+      if (succeeded(collapsed)) {
+        keep(key, collapsed->collapsedOp);
         rewriter.eraseOp(op);
+      }
     }
 
     SmallVector<std::pair<linalg::GenericOp, int64_t>> candidates;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (int64_t lanes = autoglm::vectorLanesFor(op, width); lanes > 1)
+      if (int64_t lanes = autoglm::vectorLanesFor(op, widest(op)); lanes > 1)
         candidates.emplace_back(op, lanes);
     });
     for (auto [op, lanes] : candidates) {

@@ -67,7 +67,8 @@ std::string describe(int64_t batch, int64_t m, int64_t n, int64_t k,
 
 // Runs one product and compares every element; returns the failures.
 int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
-              int accumulate, int act, int threads, std::mt19937 &rng) {
+              int accumulate, int act, int threads, std::mt19937 &rng,
+              const agl_gemm_blocking *blocking = nullptr) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   int64_t pad = l.padded ? 3 : 0;
   // A: logical m x k.
@@ -121,10 +122,11 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
               b[(size_t)(p * b_rs + (q * nr + j) * b_cs)];
     agl_kernel_sgemm_packed(batch, m, n, k, a.data(), a_bs, a_rs, a_cs,
                             packed.data(), c.data(), c_bs, c_rs, accumulate,
-                            act);
+                            act, blocking);
   } else {
     agl_kernel_sgemm(batch, m, n, k, a.data(), a_bs, a_rs, a_cs, b.data(),
-                     b_bs, b_rs, b_cs, c.data(), c_bs, c_rs, accumulate, act);
+                     b_bs, b_rs, b_cs, c.data(), c_bs, c_rs, accumulate, act,
+                     blocking);
   }
 
   int failures = 0;
@@ -252,22 +254,69 @@ TEST_F(KernelsTest, EveryActivationOnEveryLayout) {
   }
 }
 
+// Any blocking gives the product: small blocks (many partial kc sums, mc
+// and nc not multiples of the micro-tile), one field set, blocks too large
+// for the packing memory (reduced by the runtime), on both kernel tables.
+TEST_F(KernelsTest, AnyBlockingGivesTheProduct) {
+  const agl_gemm_blocking blockings[] = {
+      {7, 40, 3},         {1, 1, 1},   {64, 0, 0},        {0, 96, 0},
+      {0, 0, 30},         {0, 0, 0},   {100000, 0, 0},    {0, 100000, 100000},
+      {2000, 2000, 2000}, {384, 512, 1120}};
+  const Shape shapes[] = {{1, 50, 70, 130}, {2, 31, 100, 41}, {1, 130, 600, 90}};
+  std::mt19937 rng(77);
+  for (int isa : {1, 2}) {
+    agl_gemm_select(isa);
+    for (int threads : {1, 2}) {
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      for (const agl_gemm_blocking &blocking : blockings)
+        for (const Shape &s : shapes)
+          for (bool packed : {false, true}) {
+            Layout l{};
+            l.packed_b = packed;
+            EXPECT_EQ(checkGemm(s.batch, s.m, s.n, s.k, l, packed, AGL_ACT_NONE,
+                                threads, rng, &blocking),
+                      0)
+                << "blocking kc=" << blocking.kc << " nc=" << blocking.nc
+                << " mc=" << blocking.mc;
+          }
+    }
+  }
+  agl_gemm_select(0);
+}
+
+// The cost model's blocking fits the packing memory and, on a CPU with the
+// caches it was measured on (32 KiB L1d, 1 MiB L2), is the measured best.
+TEST_F(KernelsTest, CostModelBlockingFitsThePackingMemory) {
+  agl_sgemm_plan plan;
+  agl_kernel_sgemm_describe(&plan);
+  EXPECT_GT(plan.kc, 0);
+  EXPECT_EQ(plan.nc % plan.nr, 0);
+  EXPECT_EQ(plan.mc % plan.mr, 0);
+  EXPECT_LE(int64_t(plan.kc) * (plan.mc + plan.nc), AGL_GEMM_SCRATCH_FLOATS);
+  if (plan.l1d_bytes == 32 << 10 && plan.l2_bytes == 1 << 20 &&
+      std::string(plan.isa) == "avx512") {
+    EXPECT_EQ(plan.kc, 384);
+    EXPECT_EQ(plan.nc, 512);
+    EXPECT_EQ(plan.mc, 1120);
+  }
+}
+
 TEST_F(KernelsTest, ZeroDepthWritesActivationOfZeroOrC) {
   for (int isa : {0, 1}) {
     agl_gemm_select(isa);
     std::vector<float> c(6, -2.0f);
     agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
-                     6, 3, 0, AGL_ACT_NONE);
+                     6, 3, 0, AGL_ACT_NONE, nullptr);
     for (float x : c)
       EXPECT_EQ(x, 0.0f);
     std::fill(c.begin(), c.end(), -2.0f);
     agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
-                     6, 3, 1, AGL_ACT_RELU);
+                     6, 3, 1, AGL_ACT_RELU, nullptr);
     for (float x : c)
       EXPECT_EQ(x, 0.0f);
     std::fill(c.begin(), c.end(), 1.0f);
     agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
-                     6, 3, 1, AGL_ACT_SILU);
+                     6, 3, 1, AGL_ACT_SILU, nullptr);
     for (float x : c)
       EXPECT_NEAR(x, 1.0 / (1.0 + std::exp(-1.0)), 1e-6);
   }
@@ -296,7 +345,7 @@ TEST_F(KernelsTest, ZeroRowAndColumnStrides) {
         }
         // A: row stride 0; B: column stride 0.
         agl_kernel_sgemm(1, m, n, k, arow.data(), 0, 0, 1, bcol.data(), 0, 1,
-                         0, c.data(), 0, n, 0, AGL_ACT_NONE);
+                         0, c.data(), 0, n, 0, AGL_ACT_NONE, nullptr);
         for (float x : c)
           ASSERT_NEAR(x, dot, k * 1.2e-7 * scale + 1e-30)
               << "m=" << m << " isa=" << isa << " threads=" << threads;
@@ -306,9 +355,9 @@ TEST_F(KernelsTest, ZeroRowAndColumnStrides) {
 TEST_F(KernelsTest, EmptyProductsTouchNothing) {
   std::vector<float> c(4, 5.0f);
   float a[4] = {1, 2, 3, 4};
-  agl_kernel_sgemm(0, 2, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0);
-  agl_kernel_sgemm(1, 0, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0);
-  agl_kernel_sgemm(1, 2, 0, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0);
+  agl_kernel_sgemm(0, 2, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0, nullptr);
+  agl_kernel_sgemm(1, 0, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0, nullptr);
+  agl_kernel_sgemm(1, 2, 0, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0, nullptr);
   for (float x : c)
     EXPECT_EQ(x, 5.0f);
 }
@@ -359,7 +408,7 @@ void nestedRange(void *raw, int64_t begin, int64_t end) {
         &row);
     // A GEMM inside the region runs serially on this thread's memory.
     float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4];
-    agl_kernel_sgemm(1, 2, 2, 3, a, 0, 3, 1, b, 0, 2, 1, c, 0, 2, 0, 0);
+    agl_kernel_sgemm(1, 2, 2, 3, a, 0, 3, 1, b, 0, 2, 1, c, 0, 2, 0, 0, nullptr);
     if (c[0] != 4 || c[1] != 5 || c[2] != 10 || c[3] != 11)
       ++cov->calls; // flagged below
   }
@@ -446,7 +495,7 @@ std::vector<float> packConvWeights(const std::vector<float> &w,
 // inputs with padded rows and channels, outputs with padded channels (whose
 // gaps must stay untouched). Returns the number of mismatches.
 int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
-              std::mt19937 &rng) {
+              std::mt19937 &rng, const agl_gemm_blocking *blocking = nullptr) {
   const int64_t oh = (s.h + s.pt + s.pb - s.dh * (s.kh - 1) - 1) / s.sh + 1;
   const int64_t ow = (s.w + s.pl + s.pr - s.dw * (s.kw - 1) - 1) / s.sw + 1;
   const int64_t rowStride = s.w + 3, channelStride = s.h * rowStride + 5;
@@ -471,7 +520,7 @@ int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
                     channelStride, rowStride, s.cout, s.kh, s.kw, s.sh, s.sw,
                     s.dh, s.dw, s.pt, s.pl, packed.data(),
                     withBias ? bias.data() : nullptr, out.data(), oh, ow,
-                    outBatch, outChannel, accumulate, act);
+                    outBatch, outChannel, accumulate, act, blocking);
   int failures = 0;
   for (int64_t n = 0; n < s.batch; ++n)
     for (int64_t f = 0; f < filters; ++f) {
@@ -543,7 +592,10 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
         int accumulate = variant % 3 == 1;
         int act = variant % 5 == 2 ? AGL_ACT_RELU : AGL_ACT_NONE;
         ++variant;
-        failures += checkConv(s, withBias, accumulate, act, rng);
+        // Every fourth shape with small blocks of its own.
+        const agl_gemm_blocking small = {50, 64, 28};
+        failures += checkConv(s, withBias, accumulate, act, rng,
+                              variant % 4 == 0 ? &small : nullptr);
         ASSERT_EQ(failures, 0) << "isa=" << isa << " threads=" << threads
                                << " shape " << variant - 1;
       }

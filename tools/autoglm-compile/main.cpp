@@ -11,7 +11,9 @@
 #include "compiler/Explain.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Report.h"
+#include "compiler/TuningFile.h"
 #include "compiler/importer/Importer.h"
+#include "passes/Tuning.h"
 
 #include "MachineProbe.h"
 #include "TensorFile.h"
@@ -108,7 +110,7 @@ int main(int argc, char **argv) {
   CLI::App app{"autoglm-compile: compile an ONNX model to native code"};
   std::string modelPath, outputPath, emit, cpu = "native", name, dumpIRDir;
   std::vector<std::string> dims, binds;
-  std::string report, weights = "auto";
+  std::string report, weights = "auto", tuningPath;
   bool printIRAfterAll = false, noHeader = false, verifyMemoryPlan = false;
   bool noKernels = false, dumpAll = false, printLocations = false;
   bool printOpStats = false, timePasses = false, profile = false;
@@ -198,6 +200,10 @@ int main(int argc, char **argv) {
   app.add_flag("--serial-loops", serialLoops,
                "Run every loop nest on the calling thread (by default large "
                "ones are split across the runtime's thread pool)");
+  app.add_option("--tuning", tuningPath,
+                 "Tuning file (JSON, e.g. from autoglm-tune): per-kernel "
+                 "blocking, strategy, vector width and threads for the "
+                 "target CPU; the cost models choose the rest");
   app.add_flag("--no-header", noHeader,
                "Do not write the C header next to .o/.so outputs");
   try {
@@ -258,6 +264,18 @@ int main(int argc, char **argv) {
   context.getDiagEngine().registerHandler(
       [](mlir::Diagnostic &diag) { printDiagnostic(diag); });
 
+  mlir::DictionaryAttr tuning;
+  if (!tuningPath.empty()) {
+    std::string note;
+    auto read = readTuningFile(tuningPath, tuningTargetName(cpu), &context,
+                               note);
+    if (!read)
+      return error(llvm::toString(read.takeError()));
+    tuning = *read;
+    if (!note.empty())
+      llvm::errs() << "autoglm-compile: note: " << note << "\n";
+  }
+
   mlir::TimingScope importTiming = rootTiming.nest("import");
   auto model = OnnxModel::load(modelPath);
   if (!model)
@@ -266,6 +284,9 @@ int main(int argc, char **argv) {
   if (failed(module))
     return kExitError;
   importTiming.stop();
+
+  if (tuning)
+    (**module)->setAttr(kTuningAttrName, tuning);
 
   if (name.empty())
     name = llvm::sys::path::stem(outputPath).str();

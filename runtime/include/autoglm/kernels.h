@@ -23,14 +23,18 @@ extern "C" {
    and column stride k). m, n, k, batch may be 0 or 1.
    Strides are non-negative. C must not overlap A or B, and distinct (b,i,j)
    must address distinct elements of C. With k == 0, C = act(accumulate ? C : 0).
-   The activation is one of AGL_ACT_*; an unknown value is treated as none. */
+   The activation is one of AGL_ACT_*; an unknown value is treated as none.
+   `blocking` sets the cache blocking of this call (see agl_gemm_blocking);
+   null leaves it to the runtime's cost model. */
+typedef struct agl_gemm_blocking agl_gemm_blocking;
 void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                       const float *a, int64_t a_batch_stride,
                       int64_t a_row_stride, int64_t a_col_stride,
                       const float *b, int64_t b_batch_stride,
                       int64_t b_row_stride, int64_t b_col_stride, float *c,
                       int64_t c_batch_stride, int64_t c_row_stride,
-                      int32_t accumulate, int32_t activation);
+                      int32_t accumulate, int32_t activation,
+                      const agl_gemm_blocking *blocking);
 
 /* agl_kernel_sgemm with B packed ahead of time (compiled models pack their
    weights when they are compiled): for each block of AGL_SGEMM_PACKED_NR
@@ -42,15 +46,33 @@ void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
                              int64_t a_row_stride, int64_t a_col_stride,
                              const float *packed_b, float *c,
                              int64_t c_batch_stride, int64_t c_row_stride,
-                             int32_t accumulate, int32_t activation);
+                             int32_t accumulate, int32_t activation,
+                             const agl_gemm_blocking *blocking);
+
+/* The cache blocking of the packed products (agl_kernel_sgemm*,
+   agl_kernel_conv2d): per block, kc depths of mc rows of A and of nc
+   columns of B are packed, A's block for the L2/L3 and B's micro-panels
+   for the L1, and the micro-kernel sweeps them. 0 in a field takes the
+   runtime's value, which a cost model derives from this CPU's cache sizes.
+   Each thread packs into AGL_GEMM_SCRATCH_FLOATS floats allocated with the
+   pool: kc * (mc + nc), with mc and nc rounded up to whole micro-panels,
+   must fit, else the runtime reduces mc, then nc, then kc until it does.
+   Results do not depend on mc and nc; kc changes the order in which
+   partial sums are added, so results may differ in the last bits. */
+struct agl_gemm_blocking {
+  int32_t kc, nc, mc;
+};
+#define AGL_GEMM_SCRATCH_FLOATS 626688
 
 /* How agl_kernel_sgemm runs on this CPU, for reports (autoglm-compile
    --explain): the micro-kernel's instruction set and tile (mr x nr floats
-   of accumulators), and the cache blocking of the packed path (kc depths,
-   nc columns of B, mc rows of A per packed block). */
+   of accumulators), and the cache blocking the cost model picks (kc depths,
+   nc columns of B, mc rows of A per packed block) from the cache sizes
+   (bytes; 0 where the system does not tell). */
 typedef struct agl_sgemm_plan {
   const char *isa; /* "avx512" or "portable" */
   int32_t mr, nr, kc, nc, mc;
+  int64_t l1d_bytes, l2_bytes, l3_bytes;
 } agl_sgemm_plan;
 void agl_kernel_sgemm_describe(agl_sgemm_plan *out);
 
@@ -77,7 +99,9 @@ void agl_kernel_sgemm_describe(agl_sgemm_plan *out);
    AGL_CONV_PACKED_MR left, if any), each panel holding, for every depth
    d = (c*kernel_h + ki)*kernel_w + kj in order, its filters' weights; the
    groups follow one another. That is as many floats as the weights.
-   The activation is one of AGL_ACT_*; an unknown value is treated as none. */
+   The activation is one of AGL_ACT_*; an unknown value is treated as none.
+   `blocking` is as for agl_kernel_sgemm, with the filters as A and the
+   windows as B (null: the cost model). */
 #define AGL_CONV_PACKED_MR 14
 void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        int64_t in_h, int64_t in_w, const float *input,
@@ -89,7 +113,8 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        const float *packed_weights, const float *bias,
                        float *out, int64_t out_h, int64_t out_w,
                        int64_t out_batch_stride, int64_t out_channel_stride,
-                       int32_t accumulate, int32_t activation);
+                       int32_t accumulate, int32_t activation,
+                       const agl_gemm_blocking *blocking);
 
 /* Activations fused into agl_kernel_sgemm's output. */
 enum {

@@ -115,7 +115,8 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        const float *packed_weights, const float *bias,
                        float *out, int64_t out_h, int64_t out_w,
                        int64_t out_batch_stride, int64_t out_channel_stride,
-                       int32_t accumulate, int32_t activation) {
+                       int32_t accumulate, int32_t activation,
+                       const agl_gemm_blocking *blocking) {
   const int64_t depth = in_channels * kernel_h * kernel_w;
   conv_geometry geometry = {
       .group_stride = in_channels * in_channel_stride,
@@ -156,6 +157,7 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
         .row_bias_bs = out_channels,
         .accumulate = accumulate != 0,
         .act = activation,
+        .blocking = blocking,
     };
     agl_gemm(&g);
   }

@@ -37,32 +37,31 @@ AGL_HIDDEN float *agl_pool_scratch(void);
 
 /* ---- packed GEMM ------------------------------------------------------------ */
 
-/* Largest micro-tile of any kernel table, and the cache blocking (in
- * elements) of the packed path, measured best on Zen 4 (32 KiB L1d, 1 MiB
- * L2 per core, shared L3) with the AVX-512 micro-kernel (MR x NR = 14 x 32
- * floats of accumulators):
- *  - KC = 384: one packed A micro-panel (MR x KC floats, 21 KiB) stays in the
- *    L1d while the kernel sweeps the packed B block; C tiles are read and
- *    written once per 384 depths.
- *  - NC = 512: the packed B block (KC x NC floats, 768 KiB) stays in the
- *    1 MiB L2 across all the A micro-panels of an MC block.
- *  - MC = 80 micro-panels (1120 rows), split into equal blocks: the packed
- *    A block (MC x KC, 1.7 MiB) lives in L3 and is packed once per (MC, KC)
- *    block; B is repacked once per MC block of C (once up to 1120 rows).
- * 256 x 512 and 512 x 384 (KC x NC) were within a few per cent. */
+/* Largest micro-tile of any kernel table. */
 enum {
   AGL_GEMM_MAX_MR = 14,
   AGL_GEMM_MAX_NR = 32,
-  AGL_GEMM_KC = 384,
-  AGL_GEMM_NC = 512,
-  AGL_GEMM_MC_PANELS = 80,
 };
 
-/* Packed A block (MC rounded to the largest MR) + packed B block. */
-#define AGL_SCRATCH_A_FLOATS                                                   \
-  ((size_t)AGL_GEMM_MC_PANELS * AGL_GEMM_MAX_MR * AGL_GEMM_KC)
-#define AGL_SCRATCH_B_FLOATS ((size_t)AGL_GEMM_KC * AGL_GEMM_NC)
-#define AGL_SCRATCH_FLOATS (AGL_SCRATCH_A_FLOATS + AGL_SCRATCH_B_FLOATS)
+/* Each pool thread's packing memory (public, for tuning). 626688 floats
+ * hold the blocking measured best on Zen 4 with the AVX-512 micro-kernel:
+ * kc 384 x (mc 1120 + nc 512). */
+#define AGL_SCRATCH_FLOATS ((size_t)AGL_GEMM_SCRATCH_FLOATS)
+
+/* The blocking of one product, in elements: mc and nc whole micro-panels. */
+typedef struct agl_block_sizes {
+  int64_t kc, nc, mc;
+} agl_block_sizes;
+
+struct agl_gemm_isa;
+/* The cache blocking for `isa` (blocking.c): the cost model's, with the
+ * fields that `request` sets (when not null) taken from it, all fitted into
+ * the packing memory. */
+AGL_HIDDEN agl_block_sizes agl_gemm_block_sizes(
+    const struct agl_gemm_isa *isa, const agl_gemm_blocking *request);
+
+/* The cache sizes the cost model reads (bytes, 0 where unknown). */
+AGL_HIDDEN void agl_cache_sizes(int64_t *l1d, int64_t *l2, int64_t *l3);
 
 /* A strided matrix view: element (r, c) is at data[r * rs + c * cs]. */
 typedef struct agl_view {
@@ -165,8 +164,11 @@ typedef struct agl_gemm_args {
   const float *row_bias;
   int64_t row_bias_bs;
   int accumulate, act;
+  /* The requested cache blocking, or null for the cost model's. */
+  const agl_gemm_blocking *blocking;
   /* Filled in by the driver. */
   const agl_gemm_isa *isa;
+  agl_block_sizes block;
   /* Task grid of the packed path: per batch entry, mt x nt tiles of
    * m_step x n_step; of the small path, nt column chunks. */
   int64_t mt, nt, m_step, n_step;

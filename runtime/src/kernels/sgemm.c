@@ -50,9 +50,11 @@ void agl_kernel_sgemm_describe(agl_sgemm_plan *out) {
   out->isa = isa->name;
   out->mr = isa->mr;
   out->nr = isa->nr;
-  out->kc = AGL_GEMM_KC;
-  out->nc = AGL_GEMM_NC;
-  out->mc = AGL_GEMM_MC_PANELS * isa->mr;
+  agl_block_sizes sizes = agl_gemm_block_sizes(isa, NULL);
+  out->kc = (int32_t)sizes.kc;
+  out->nc = (int32_t)sizes.nc;
+  out->mc = (int32_t)sizes.mc;
+  agl_cache_sizes(&out->l1d_bytes, &out->l2_bytes, &out->l3_bytes);
 }
 
 typedef agl_gemm_args gemm_args;
@@ -73,20 +75,22 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
   const agl_gemm_isa *isa = g->isa;
   const int mr = isa->mr, nr = isa->nr;
-  /* Equal MC blocks (in whole micro-panels), as few as fit the scratch. */
+  const int64_t KC = g->block.kc, NC = g->block.nc;
+  /* Equal MC blocks (in whole micro-panels), as few as the blocking allows. */
   const int64_t panels = (i1 - i0 + mr - 1) / mr;
-  const int64_t blocks =
-      (panels + AGL_GEMM_MC_PANELS - 1) / AGL_GEMM_MC_PANELS;
+  const int64_t mc_panels = g->block.mc / mr;
+  const int64_t blocks = (panels + mc_panels - 1) / mc_panels;
   const int64_t mc_max = (panels + blocks - 1) / blocks * mr;
-  float *ap = scratch;
-  float *bp = scratch + AGL_SCRATCH_A_FLOATS;
+  /* B's block first: kc x nc, a multiple of 32 floats, keeps A's aligned. */
+  float *bp = scratch;
+  float *ap = scratch + KC * NC;
   const float *a = g->a ? g->a + batch * g->a_bs : NULL;
   /* Rows of A contiguous along k are read in place rather than packed when
    * packing would cost much next to the work (few columns per A panel),
    * unless their stride is a multiple of 4 KiB, where the 14 rows would
    * fall into the same L1 sets. */
   const int direct = !g->packed_a && isa->direct_a && g->a_cs == 1 &&
-                     g->a_rs > 0 && j1 - j0 <= AGL_GEMM_NC &&
+                     g->a_rs > 0 && j1 - j0 <= NC &&
                      g->a_rs % 1024 != 0;
   /* A packed ahead of time in this table's panel height: read in place. */
   const int pmr = AGL_CONV_PACKED_MR;
@@ -100,8 +104,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
 
   for (int64_t ic = i0; ic < i1; ic += mc_max) {
     int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
-    for (int64_t pc = 0; pc < g->k; pc += AGL_GEMM_KC) {
-      int64_t kc = g->k - pc < AGL_GEMM_KC ? g->k - pc : AGL_GEMM_KC;
+    for (int64_t pc = 0; pc < g->k; pc += KC) {
+      int64_t kc = g->k - pc < KC ? g->k - pc : KC;
       int load_c = pc > 0 || g->accumulate;
       int act = pc + kc == g->k ? g->act : AGL_ACT_NONE;
       agl_view av = {a ? a + ic * g->a_rs + pc * g->a_cs : NULL, g->a_rs,
@@ -127,8 +131,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       } else if (!packed_a && !direct) {
         isa->pack_a(av, mc, kc, mr, ap);
       }
-      for (int64_t jc = j0; jc < j1; jc += AGL_GEMM_NC) {
-        int64_t nc = j1 - jc < AGL_GEMM_NC ? j1 - jc : AGL_GEMM_NC;
+      for (int64_t jc = j0; jc < j1; jc += NC) {
+        int64_t nc = j1 - jc < NC ? j1 - jc : NC;
         /* Micro-panel q of B starts at bpanels + q * bstep. */
         const float *bpanels = bp;
         int64_t bstep = kc * nr;
@@ -214,8 +218,7 @@ static void plan_packed(gemm_args *g, int threads) {
         int64_t used_nt = ceil_div(np, ceil_div(np, nt));
         int64_t tasks = g->batch * used_mt * used_nt;
         int64_t per_thread = ceil_div(tasks, threads);
-        double mc_blocks =
-            (double)ceil_div(tm, (int64_t)AGL_GEMM_MC_PANELS * mr);
+        double mc_blocks = (double)ceil_div(tm, g->block.mc);
         double cost =
             (double)tm * tn * g->k +
             32.0 * ((double)tm * g->k + (double)g->k * tn * mc_blocks) +
@@ -400,6 +403,7 @@ void agl_gemm(gemm_args *g) {
   if (g->act < AGL_ACT_NONE || g->act > AGL_ACT_SILU)
     g->act = AGL_ACT_NONE;
   const agl_gemm_isa *isa = g->isa = agl_gemm_current();
+  g->block = agl_gemm_block_sizes(isa, g->blocking);
   if (g->k <= 0) {
     for (int64_t bt = 0; bt < g->batch; ++bt)
       for (int64_t i = 0; i < g->m; ++i) {
@@ -433,14 +437,16 @@ void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                       const float *b, int64_t b_batch_stride,
                       int64_t b_row_stride, int64_t b_col_stride, float *c,
                       int64_t c_batch_stride, int64_t c_row_stride,
-                      int32_t accumulate, int32_t activation) {
+                      int32_t accumulate, int32_t activation,
+                      const agl_gemm_blocking *blocking) {
   gemm_args g = {.batch = batch, .m = m, .n = n, .k = k,
                  .a = a, .a_bs = a_batch_stride, .a_rs = a_row_stride,
                  .a_cs = a_col_stride,
                  .b = b, .b_bs = b_batch_stride, .b_rs = b_row_stride,
                  .b_cs = b_col_stride,
                  .c = c, .c_bs = c_batch_stride, .c_rs = c_row_stride,
-                 .accumulate = accumulate != 0, .act = activation};
+                 .accumulate = accumulate != 0, .act = activation,
+                 .blocking = blocking};
   agl_gemm(&g);
 }
 
@@ -449,11 +455,13 @@ void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
                              int64_t a_row_stride, int64_t a_col_stride,
                              const float *packed_b, float *c,
                              int64_t c_batch_stride, int64_t c_row_stride,
-                             int32_t accumulate, int32_t activation) {
+                             int32_t accumulate, int32_t activation,
+                             const agl_gemm_blocking *blocking) {
   gemm_args g = {.batch = batch, .m = m, .n = n, .k = k,
                  .a = a, .a_bs = a_batch_stride, .a_rs = a_row_stride,
                  .a_cs = a_col_stride, .packed_b = packed_b,
                  .c = c, .c_bs = c_batch_stride, .c_rs = c_row_stride,
-                 .accumulate = accumulate != 0, .act = activation};
+                 .accumulate = accumulate != 0, .act = activation,
+                 .blocking = blocking};
   agl_gemm(&g);
 }

@@ -13,9 +13,8 @@
 #include <immintrin.h>
 
 enum { MR = 14, NR = 32 };
-_Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR &&
-                   AGL_GEMM_NC % NR == 0,
-               "the packing memory holds this micro-tile's blocks");
+_Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR,
+               "the largest micro-tile bounds this one");
 /* How many depths ahead packing prefetches a row-contiguous source. */
 enum { PREFETCH_ROWS = 6 };
 

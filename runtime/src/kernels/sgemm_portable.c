@@ -6,9 +6,8 @@
 #include <math.h>
 
 enum { MR = 4, NR = 16 };
-_Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR &&
-                   AGL_GEMM_NC % NR == 0,
-               "the packing memory holds this micro-tile's blocks");
+_Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR,
+               "the largest micro-tile bounds this one");
 
 float agl_activate_scalar(float x, int act) {
   switch (act) {

@@ -23,11 +23,11 @@
 // CHECK: %[[IN:.*]] = llvm.inttoptr
 // CHECK: %[[WP:.*]] = llvm.inttoptr
 // CHECK: %[[OUT:.*]] = llvm.inttoptr
-// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C3]], %[[C3]], %[[IN]], %[[C9]], %[[C9]], %[[C3]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[WP]], %[[BIAS]], %[[OUT]], %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[I0]], %[[I0]])
+// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C3]], %[[C3]], %[[IN]], %[[C9]], %[[C9]], %[[C3]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[WP]], %[[BIAS]], %[[OUT]], %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[I0]], %[[I0]], %{{.*}})
 // CHECK-NOT: linalg.
 // CHECK: memref.global "private" constant @filter_conv_packed : memref<8xf32> = dense<[1.000000e+00, 5.000000e+00, 2.000000e+00, 6.000000e+00, 3.000000e+00, 7.000000e+00, 4.000000e+00, 8.000000e+00]>
 // CHECK-NOT: @filter :
-// CHECK: func.func private @agl_kernel_conv2d(i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32)
+// CHECK: func.func private @agl_kernel_conv2d(i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32, !llvm.ptr)
 #bias = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 0, 0)>
 #id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
 #gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
@@ -96,7 +96,7 @@ func.func @padded_strided_bias(%x: memref<1x1x3x3xf32>, %arena: memref<512xi8>, 
 // CHECK: linalg.copy
 // CHECK: memref.store
 // CHECK-NOT: linalg.generic
-// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C5]], %[[C5]], %{{.*}}, %[[C25]], %[[C25]], %[[C5]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C0]], %[[C0]], %{{.*}}, %[[NULL]], %{{.*}}, %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[ACC]], %[[NOACT]])
+// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C5]], %[[C5]], %{{.*}}, %[[C25]], %[[C25]], %[[C5]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C0]], %[[C0]], %{{.*}}, %[[NULL]], %{{.*}}, %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[ACC]], %[[NOACT]], %{{.*}})
 // CHECK-NOT: linalg.generic
 #gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
 #id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
@@ -176,7 +176,7 @@ func.func @runtime_filter(%x: memref<1x1x1x3x3xf32>, %f3: memref<1x2x4xf32>, %ar
 // CHECK-DAG: %[[NOACC:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
 // CHECK: %[[Z:.*]] = llvm.inttoptr
-// CHECK: call @agl_kernel_conv2d({{.*}}, %[[Z]], %{{.*}}, %{{.*}}, %[[C8]], %[[C4]], %[[NOACC]], %[[RELU]])
+// CHECK: call @agl_kernel_conv2d({{.*}}, %[[Z]], %{{.*}}, %{{.*}}, %[[C8]], %[[C4]], %[[NOACC]], %[[RELU]], %{{.*}})
 // CHECK-NOT: linalg.
 #gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
 #id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>

@@ -68,7 +68,7 @@
 // LLVM-NOT: llvm.call
 // LLVM: llvm.store
 // LLVM: llvm.return{{$}}
-// LLVM: llvm.func @agl_kernel_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, i32)
+// LLVM: llvm.func @agl_kernel_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr)
 // LLVM-NOT: llvm.func
 func.func @main(%x: tensor<2x8xf32> {autoglm.name = "x"}, %w: tensor<8x4xf32>)
     -> (tensor<2x4xf32> {autoglm.name = "y"}) {
