@@ -138,7 +138,8 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
       {"arena_to_bound", ratio(r)},
       {"largest_buffers", std::move(buffers)},
       {"flops", std::move(flops)},
-      {"kernels", std::move(kernels)}});
+      {"kernels", std::move(kernels)},
+      {"tuning_target", r.tuningTarget}});
   std::string text;
   llvm::raw_string_ostream os(text);
   os << value << "\n";

@@ -27,6 +27,8 @@ struct ModelReport {
     double flops, bytes;
   };
   std::vector<Kernel> kernels;
+  /// The target CPU as tuning files name it (compiler/TuningFile.h).
+  std::string tuningTarget;
 };
 
 /// Weights and FLOPs per op family, from the graph as imported.

@@ -309,6 +309,7 @@ int main(int argc, char **argv) {
   pipelineOptions.parallelLoops = !serialLoops;
   ModelReport modelReport;
   measureGraph(**module, modelReport);
+  modelReport.tuningTarget = tuningTargetName(cpu);
   constexpr int64_t kEmbedLimit = int64_t(1) << 30;
   pipelineOptions.externalWeights =
       weights == "file" ||
