@@ -24,8 +24,9 @@ std::string readText(const std::string &path) {
 
 /// The last lines of a tool's error output, for a failure report.
 std::string lastWords(const std::string &path) {
+  const std::string text = readText(path);
   llvm::SmallVector<llvm::StringRef> lines;
-  llvm::StringRef(readText(path)).trim().split(lines, '\n');
+  llvm::StringRef(text).trim().split(lines, '\n');
   std::string words;
   for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size();
        ++i)

@@ -11,7 +11,7 @@
 // value are found; those are reported and skipped. The winners are then
 // re-timed against the cost model's plan, alternating builds, and only
 // gains that hold are written to the tuning file (merged into an existing
-// one, other targets kept).
+// one: other targets and other kernels are kept).
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,20 +103,24 @@ public:
     std::string line = llvm::formatv("[{0}] {1,4:f0}/{2:f0} s  {3} {4}/{5}",
                                      bar, elapsed(), budget, phase, done,
                                      total);
-    if (tty)
+    if (tty) {
       llvm::errs() << "\r" << line << "\x1b[K";
-    else
+    } else if (elapsed() - lastLine >= 10) {
+      // Logs get a line every 10 s.
       llvm::errs() << line << "\n";
+      lastLine = elapsed();
+    }
   }
   void finish() {
     if (tty)
-      llvm::errs() << "\n";
+      llvm::errs() << "\r\x1b[K";
   }
 
 private:
   double budget;
   std::chrono::steady_clock::time_point start;
   bool tty;
+  double lastLine = 0;
 };
 
 /// A candidate change: key -> (knob, value).
@@ -376,8 +380,8 @@ int main(int argc, char **argv) {
   bool keepWork = false;
   app.add_option("model", model, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", output,
-                 "Tuning file to write (merged into an existing one: other "
-                 "targets are kept, this target's section is replaced)")
+                 "Tuning file to write; an existing one is updated: the "
+                 "kernels searched here are replaced, all else is kept")
       ->required();
   app.add_option("--input,-i", inputs,
                  "NAME=FILE: the model's inputs (.npy/.pb), as for autoglm-run");
@@ -478,12 +482,18 @@ int main(int argc, char **argv) {
   tuner.confirm(repeats, keyTimes, defaultMs, tunedMs);
   progress.finish();
 
-  // The tuning file: this target's section replaced, the others kept.
+  // The tuning file: in this target's section, the keys searched here
+  // replaced (or removed where the cost model won); everything else kept,
+  // so that one file can serve several models.
   json::Object targets = existingTargets(output);
   json::Object section;
-  for (const auto &[key, knobs] : tuner.result())
+  if (const json::Object *old = targets.getObject(tuner.targetName()))
+    section = *old;
+  for (const auto &[key, knobs] : tuner.result()) {
+    section.erase(key);
     if (!knobs.empty())
       section[key] = json::Object(knobs);
+  }
   targets[tuner.targetName()] = std::move(section);
   json::Value file = json::Object{{"format", "autoglm-tuning"},
                                   {"version", 1},
