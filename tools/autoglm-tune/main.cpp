@@ -219,7 +219,15 @@ public:
   /// Re-times the tuned plan against the cost model's, alternating; drops
   /// the keys whose gain does not hold (faster in every pair, by half the
   /// margin in the median). Returns the per-key times.
-  void confirm(int repeats, std::map<std::string, std::pair<double, double>> &keyTimes,
+  /// A re-timed key: its kernels' time with the cost model's choices and
+  /// with its knobs, which are dropped when the gain does not hold.
+  struct Confirmed {
+    double defaultMs, tunedMs;
+    json::Object knobs;
+    bool held;
+  };
+
+  void confirm(int repeats, std::map<std::string, Confirmed> &keyTimes,
                double &defaultMs, double &tunedMs) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       std::map<std::string, std::vector<double>> before, after;
@@ -247,15 +255,16 @@ public:
       };
       defaultMs = median(wholeBefore);
       tunedMs = median(wholeAfter);
-      keyTimes.clear();
+      // Keys dropped in an earlier attempt keep their entry.
       bool dropped = false;
       for (auto &[key, knobs] : settings) {
         if (knobs.empty())
           continue;
         double old = median(before[key]), now = median(after[key]);
-        keyTimes[key] = {old, now};
-        if (slower[key] > 0 || !(now < old * (1 - margin / 2))) {
-          knobs.clear(); // the gain did not hold up
+        bool held = slower[key] == 0 && now < old * (1 - margin / 2);
+        keyTimes[key] = {old, now, knobs, held};
+        if (!held) {
+          knobs.clear();
           dropped = true;
         }
       }
@@ -477,7 +486,7 @@ int main(int argc, char **argv) {
     if (!tuner.searchPass(changed))
       break;
   }
-  std::map<std::string, std::pair<double, double>> keyTimes;
+  std::map<std::string, Tuner::Confirmed> keyTimes;
   double defaultMs = 0, tunedMs = 0;
   tuner.confirm(repeats, keyTimes, defaultMs, tunedMs);
   progress.finish();
@@ -514,12 +523,16 @@ int main(int argc, char **argv) {
   llvm::outs() << llvm::formatv("{0,-44} {1,-28} {2,10} {3,10} {4,7}\n",
                                 "kernel key", "knobs", "default ms",
                                 "tuned ms", "gain");
-  for (const auto &[key, times] : keyTimes)
+  bool kept = false;
+  for (const auto &[key, times] : keyTimes) {
     llvm::outs() << llvm::formatv(
-        "{0,-44} {1,-28} {2,10:f3} {3,10:f3} {4,6:f1}%\n", key,
-        describe(tuner.result().at(key)), times.first, times.second,
-        times.first > 0 ? 100 * (times.first / times.second - 1) : 0.0);
-  if (keyTimes.empty())
+        "{0,-44} {1,-28} {2,10:f3} {3,10:f3} {4,6:f1}%{5}\n", key,
+        describe(times.knobs), times.defaultMs, times.tunedMs,
+        times.tunedMs > 0 ? 100 * (times.defaultMs / times.tunedMs - 1) : 0.0,
+        times.held ? "" : "  dropped: not faster in every re-timing");
+    kept |= times.held;
+  }
+  if (!kept)
     llvm::outs() << "no knob beat the cost model by more than the margin ("
                  << llvm::formatv("{0:f0}", margin * 100)
                  << "%): the tuning file has no entries for this target\n";
