@@ -20,12 +20,16 @@ Knob mc() { return {"mc", integers({112, 224, 448})}; }
 
 } // namespace
 
-std::vector<Knob> knobsToSearch(const std::string &key) {
+std::vector<Knob> knobsToSearch(const std::string &key,
+                                const llvm::json::Object &settled) {
   llvm::StringRef kind = llvm::StringRef(key).split(' ').first;
   if (kind == "sgemm")
     return {kc(), nc(), mc()};
-  if (kind == "conv2d")
+  if (kind == "conv2d") {
+    if (settled.getString("strategy") == "im2col")
+      return {{"strategy", {"implicit-gemm"}}};
     return {{"strategy", {"im2col"}}, kc(), nc(), mc()};
+  }
   if (kind == "loop" || kind == "fill" || kind == "copy" || kind == "map" ||
       kind == "transpose" || kind == "broadcast" || kind == "reduce")
     return {{"vector_width", integers({8, 4, 1})},

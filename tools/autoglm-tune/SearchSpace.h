@@ -23,9 +23,12 @@ struct Knob {
   std::vector<llvm::json::Value> values;
 };
 
-/// The knobs to search for a tuning key, in search order; empty for a key
-/// of a kind without knobs.
-std::vector<Knob> knobsToSearch(const std::string &key);
+/// The knobs to search for a tuning key, in search order, given the knobs
+/// settled so far (a convolution run as im2col has no blocking of its own:
+/// its product is a GEMM with a key of its own); empty for a key of a kind
+/// without knobs.
+std::vector<Knob> knobsToSearch(const std::string &key,
+                                const llvm::json::Object &settled = {});
 
 } // namespace autoglm::tune
 

@@ -149,22 +149,31 @@ public:
                                    "/reference/" +
                                    autoglm::run::fileNameFor(name) + ".npy");
     baseline = base;
-    for (const PlanKernel &kernel : base.kernels) {
-      if (kernel.key.empty() || knobsToSearch(kernel.key).empty())
+    discoverKeys(base);
+    return true;
+  }
+
+  /// The keys to search: those of the cost model's plan (the kernels a
+  /// strategy brings in, such as an im2col GEMM, keep the cost model's
+  /// choices, and count in their convolution's time). Kernels too small to
+  /// time reliably, or to matter, keep the cost model's choices too.
+  void discoverKeys(const TrialResult &trial) {
+    std::map<std::string, std::set<std::string>> found;
+    for (const PlanKernel &kernel : trial.kernels) {
+      if (kernel.key.empty() || knobsToSearch(kernel.key).empty() ||
+          nodesOfKey.count(kernel.key))
         continue;
       size_t space = kernel.name.find(' ');
-      nodesOfKey[kernel.key].insert(
+      found[kernel.key].insert(
           space == std::string::npos ? "" : kernel.name.substr(space + 1));
     }
-    // Kernels too small to time reliably, or to matter, keep the cost
-    // model's choices.
-    for (const auto &[key, nodes] : nodesOfKey) {
-      if (keyTime(base, key, nodes) >= minShare * base.latencyMs)
+    for (auto &[key, nodes] : found) {
+      if (keyTime(trial, key, nodes) >= minShare * trial.latencyMs)
         settings[key];
       else
         ++untunedKeys;
+      nodesOfKey[key] = std::move(nodes);
     }
-    return true;
   }
 
   /// One pass of coordinate descent over every key's knobs; false when the
@@ -172,12 +181,12 @@ public:
   bool searchPass(bool &changed) {
     size_t rounds = 0;
     for (const auto &[key, knobs] : settings)
-      rounds = std::max(rounds, knobsToSearch(key).size());
+      rounds = std::max(rounds, knobsToSearch(key, knobs).size());
     for (size_t round = 0; round < rounds; ++round) {
       // Variant v gives each key the v-th value of its round-th knob.
       std::vector<std::vector<Candidate>> variants;
       for (const auto &[key, knobs] : settings) {
-        std::vector<Knob> space = knobsToSearch(key);
+        std::vector<Knob> space = knobsToSearch(key, knobs);
         if (round >= space.size())
           continue;
         int v = 0;
@@ -208,7 +217,12 @@ public:
       for (auto &[key, win] : best) {
         double now = keyTime(current, key, nodesOfKey[key]);
         if (now > 0 && win.first < now * (1 - margin)) {
-          settings[key][win.second.knob] = win.second.value;
+          json::Object &knobs = settings[key];
+          knobs[win.second.knob] = win.second.value;
+          // Knobs of the strategy left behind no longer apply.
+          if (knobsToSearch(key, knobs).size() == 1)
+            for (const char *blocking : {"kc", "nc", "mc"})
+              knobs.erase(blocking);
           changed = true;
         }
       }
@@ -217,8 +231,8 @@ public:
   }
 
   /// Re-times the tuned plan against the cost model's, alternating; drops
-  /// the keys whose gain does not hold (faster in every pair, by half the
-  /// margin in the median). Returns the per-key times.
+  /// the keys whose gain does not hold (faster in most pairs, and by half
+  /// the margin in the median). Returns the per-key times.
   /// A re-timed key: its kernels' time with the cost model's choices and
   /// with its knobs, which are dropped when the gain does not hold.
   struct Confirmed {
@@ -261,7 +275,7 @@ public:
         if (knobs.empty())
           continue;
         double old = median(before[key]), now = median(after[key]);
-        bool held = slower[key] == 0 && now < old * (1 - margin / 2);
+        bool held = 2 * slower[key] < repeats && now < old * (1 - margin / 2);
         keyTimes[key] = {old, now, knobs, held};
         if (!held) {
           knobs.clear();
@@ -529,7 +543,7 @@ int main(int argc, char **argv) {
         "{0,-44} {1,-28} {2,10:f3} {3,10:f3} {4,6:f1}%{5}\n", key,
         describe(times.knobs), times.defaultMs, times.tunedMs,
         times.tunedMs > 0 ? 100 * (times.defaultMs / times.tunedMs - 1) : 0.0,
-        times.held ? "" : "  dropped: not faster in every re-timing");
+        times.held ? "" : "  dropped: the gain did not hold when re-timed");
     kept |= times.held;
   }
   if (!kept)
