@@ -144,6 +144,13 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     that nothing reads what the removed gather would have written.
     Products whose filter is not a constant, or whose operands have other
     layouts, are left for `autoglm-contractions-to-kernels`.
+
+    Tuning (the module attribute `autoglm.tuning`, see docs/tuning.md): a
+    convolution whose key (`conv2d n.. g.. c.. HxW f.. kKHxKW sSHxSW
+    oOHxOW`) has `strategy = "im2col"` is left as gather and product; its
+    `kc`/`nc`/`mc` become the call's blocking argument (a constant
+    `agl_gemm_blocking`, null without them), recorded on the call as
+    `autoglm.blocking`.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
@@ -170,6 +177,12 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     inner loop (panels of `AGL_SGEMM_PACKED_NR` columns, each `k` rows
     deep, zero-padded) and the call is `agl_kernel_sgemm_packed`; weights
     nothing else reads are dropped, so the model carries one copy.
+
+    The last argument is the call's cache blocking: a pointer to a constant
+    `agl_gemm_blocking` when the module attribute `autoglm.tuning` gives the
+    product's key (`sgemm bB mM nN kK`) `kc`, `nc` or `mc` knobs (recorded
+    on the call as `autoglm.blocking`), else null (the runtime's cost
+    model).
   }];
   let options = [
     Option<"packWeights", "pack-weights", "bool", "true",
@@ -202,6 +215,11 @@ def ParallelizeLoops : Pass<"autoglm-parallelize-loops", "mlir::ModuleOp"> {
     serial op and results do not depend on the thread count. With symbolic
     extents the threshold applies at run time: the grain holds `min-work`
     iterations, and a smaller op runs as one chunk on the calling thread.
+
+    Where the module attribute `autoglm.tuning` gives an op's key (`loop`
+    or the named op, its loop ranges and iterator kinds, e.g. `loop 128x768
+    ppp`) a `parallel` knob, that decides instead of the threshold. An op
+    moved into a body keeps its key in `autoglm.tuning_key`.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", "32768",
@@ -233,6 +251,10 @@ def VectorizeLoops : Pass<"autoglm-vectorize-loops", "mlir::ModuleOp"> {
     innermost extent takes no full `width` vector, over whole contiguous
     buffers all indexed in loop order, has its loops folded into one
     (upstream `collapseOpIterationDims`) before the width is chosen.
+
+    A `vector_width` knob for the op's key in the module attribute
+    `autoglm.tuning` replaces `width` for it (1: scalar loops); ops keep
+    their key (`autoglm.tuning_key`) through generalization and folding.
   }];
   let options = [
     Option<"width", "width", "int64_t", "16",
