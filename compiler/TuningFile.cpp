@@ -73,8 +73,8 @@ llvm::Error checkTuningEntry(StringRef key, const llvm::json::Value &knobs,
                                  where, key));
   const llvm::json::Object *object = knobs.getAsObject();
   if (!object)
-    return failure(llvm::formatv("{0}: \"{1}\": expected an object of knobs",
-                                 where, key));
+    return failure(
+        llvm::formatv("{0}: \"{1}\": expected an object of knobs", where, key));
   for (const auto &[name, value] : *object) {
     const KnobSpec *spec = llvm::find_if(
         specs, [&](const KnobSpec &s) { return s.name == name.str(); });
@@ -86,10 +86,10 @@ llvm::Error checkTuningEntry(StringRef key, const llvm::json::Value &knobs,
                                    "(this kind takes {3})",
                                    where, key, name.str(), known));
     }
-    if (llvm::Error error = checkKnob(
-            *spec, value,
-            llvm::formatv("{0}: \"{1}\": knob \"{2}\"", where, key,
-                          name.str())))
+    if (llvm::Error error =
+            checkKnob(*spec, value,
+                      llvm::formatv("{0}: \"{1}\": knob \"{2}\"", where, key,
+                                    name.str())))
       return error;
   }
   return llvm::Error::success();
@@ -115,11 +115,12 @@ llvm::Expected<DictionaryAttr> readTuningFile(StringRef path, StringRef target,
   if (root->getInteger("version") != 1)
     return failure(llvm::formatv("tuning file '{0}': version {1} is not "
                                  "supported (expected 1)",
-                                 path, root->getInteger("version").value_or(0)));
+                                 path,
+                                 root->getInteger("version").value_or(0)));
   const llvm::json::Object *targets = root->getObject("targets");
   if (!targets)
-    return failure(llvm::formatv("tuning file '{0}': no \"targets\" object",
-                                 path));
+    return failure(
+        llvm::formatv("tuning file '{0}': no \"targets\" object", path));
   Builder b(context);
   // Check every section, not only the one used: a file is right or wrong.
   for (const auto &[name, section] : *targets) {
@@ -148,8 +149,7 @@ llvm::Expected<DictionaryAttr> readTuningFile(StringRef path, StringRef target,
     SmallVector<NamedAttribute> values;
     for (const auto &[name, value] : *knobs.getAsObject())
       values.push_back(b.getNamedAttr(name.str(), knobAttribute(b, value)));
-    kernels.push_back(
-        b.getNamedAttr(key.str(), b.getDictionaryAttr(values)));
+    kernels.push_back(b.getNamedAttr(key.str(), b.getDictionaryAttr(values)));
   }
   return b.getDictionaryAttr(kernels);
 }

@@ -26,13 +26,15 @@ namespace autoglm {
 /// The knobs `file` gives `target`, as the module attribute the passes read
 /// (kTuningAttrName); an empty dictionary when the file has no section for
 /// the target, with `note` saying so.
-llvm::Expected<mlir::DictionaryAttr>
-readTuningFile(llvm::StringRef path, llvm::StringRef target,
-               mlir::MLIRContext *context, std::string &note);
+llvm::Expected<mlir::DictionaryAttr> readTuningFile(llvm::StringRef path,
+                                                    llvm::StringRef target,
+                                                    mlir::MLIRContext *context,
+                                                    std::string &note);
 
 /// Checks one kernel's knobs (a JSON object) against its key's kind;
 /// `where` prefixes the error. Shared with autoglm-tune.
-llvm::Error checkTuningEntry(llvm::StringRef key, const llvm::json::Value &knobs,
+llvm::Error checkTuningEntry(llvm::StringRef key,
+                             const llvm::json::Value &knobs,
                              llvm::StringRef where);
 
 /// The name of the CPU a compilation targets, as tuning files key it:

@@ -309,10 +309,10 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   auto staticExtent = [&](Value extent) {
     return getConstantIntValue(extent).value_or(ShapedType::kDynamic);
   };
-  autoglm::GemmBlocking blocking = autoglm::tunedBlocking(
-      op, autoglm::gemmTuningKey(staticExtent(batch), staticExtent(extents[c.m]),
-                                 staticExtent(extents[c.n]),
-                                 staticExtent(extents[c.k])));
+  std::string key = autoglm::gemmTuningKey(
+      staticExtent(batch), staticExtent(extents[c.m]),
+      staticExtent(extents[c.n]), staticExtent(extents[c.k]));
+  autoglm::GemmBlocking blocking = autoglm::tunedBlocking(op, key);
   args.append({cp, i64(cBatch), i64(out.loopStrides[c.m]), accumulateFlag,
                activation,
                autoglm::blockingArgument(b, loc, module, blocking)});

@@ -153,7 +153,8 @@ std::string tuningKeyOf(Operation *op) {
     return key;
   }
   auto size = [&](unsigned i) {
-    return getConstantIntValue(op->getOperand(i)).value_or(ShapedType::kDynamic);
+    return getConstantIntValue(op->getOperand(i))
+        .value_or(ShapedType::kDynamic);
   };
   StringRef kernel = runtimeKernel(op);
   if (kernel == "conv2d") // operands as costOf reads them

@@ -41,12 +41,12 @@ std::string loopTuningKey(linalg::LinalgOp op) {
     return stamped.str();
   // Named ops (a fill, a copy) keep their name: they vectorize as loops
   // too, but are other work than a generic of the same shape.
-  std::string key =
-      isa<linalg::GenericOp>(op) ? "loop " : op->getName().stripDialect().str() + " ";
+  std::string key = isa<linalg::GenericOp>(op)
+                        ? "loop "
+                        : op->getName().stripDialect().str() + " ";
   llvm::raw_string_ostream os(key);
   llvm::interleave(
-      op.getStaticLoopRanges(), os,
-      [&](int64_t range) { os << extent(range); },
+      op.getStaticLoopRanges(), os, [&](int64_t range) { os << extent(range); },
       "x");
   os << ' ';
   for (utils::IteratorType type : op.getIteratorTypesArray())
@@ -55,8 +55,8 @@ std::string loopTuningKey(linalg::LinalgOp op) {
 }
 
 DictionaryAttr tuningFor(Operation *op, StringRef key) {
-  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
-                                  : op->getParentOfType<ModuleOp>();
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   while (module && !module->hasAttr(kTuningAttrName))
     module = module->getParentOfType<ModuleOp>();
   if (!module)
@@ -115,8 +115,8 @@ Value blockingArgument(OpBuilder &b, Location loc, ModuleOp module,
         RankedTensorType::get({3}, b.getI32Type()),
         ArrayRef<int32_t>{int32_t(blocking.kc), int32_t(blocking.nc),
                           int32_t(blocking.mc)});
-    memref::GlobalOp::create(top, loc, name, top.getStringAttr("private"),
-                             type, values, /*constant=*/true,
+    memref::GlobalOp::create(top, loc, name, top.getStringAttr("private"), type,
+                             values, /*constant=*/true,
                              /*alignment=*/nullptr);
   }
   Value global = memref::GetGlobalOp::create(b, loc, type, name);
@@ -125,10 +125,10 @@ Value blockingArgument(OpBuilder &b, Location loc, ModuleOp module,
 
 void recordBlocking(Operation *call, const GemmBlocking &blocking) {
   if (!blocking.isDefault())
-    call->setAttr(kBlockingAttrName,
-                  DenseI64ArrayAttr::get(call->getContext(),
-                                         {blocking.kc, blocking.nc,
-                                          blocking.mc}));
+    call->setAttr(
+        kBlockingAttrName,
+        DenseI64ArrayAttr::get(call->getContext(),
+                               {blocking.kc, blocking.nc, blocking.mc}));
 }
 
 GemmBlocking blockingOfCall(Operation *call) {
@@ -162,9 +162,8 @@ constexpr KnobSpec kLoopKnobs[] = {
 };
 constexpr StringLiteral kStrategies[] = {"implicit-gemm", "im2col"};
 /// A generic, and the named linalg ops that reach the loop passes.
-constexpr StringLiteral kLoopKinds[] = {"loop",      "fill",   "copy",
-                                        "map",       "reduce", "transpose",
-                                        "broadcast"};
+constexpr StringLiteral kLoopKinds[] = {
+    "loop", "fill", "copy", "map", "reduce", "transpose", "broadcast"};
 } // namespace
 
 ArrayRef<KnobSpec> knobsOfKind(StringRef key) {

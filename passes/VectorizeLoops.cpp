@@ -215,7 +215,8 @@ struct VectorizeLoopsPass
     // one loop over all its elements instead.
     SmallVector<linalg::GenericOp> narrow;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (widest(op) > 1 && autoglm::vectorLanesFor(op, widest(op)) < widest(op) &&
+      int64_t lanes = widest(op);
+      if (lanes > 1 && autoglm::vectorLanesFor(op, lanes) < lanes &&
           collapsible(op))
         narrow.push_back(op);
     });

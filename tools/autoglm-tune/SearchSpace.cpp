@@ -32,8 +32,7 @@ std::vector<Knob> knobsToSearch(const std::string &key,
   }
   if (kind == "loop" || kind == "fill" || kind == "copy" || kind == "map" ||
       kind == "transpose" || kind == "broadcast" || kind == "reduce")
-    return {{"vector_width", integers({8, 4, 1})},
-            {"parallel", {true, false}}};
+    return {{"vector_width", integers({8, 4, 1})}, {"parallel", {true, false}}};
   return {};
 }
 

@@ -3,8 +3,8 @@
 #include "Trial.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -40,13 +40,13 @@ std::string execute(const std::vector<std::string> &args,
                     const std::string &out, const std::string &err,
                     unsigned timeoutSeconds, int &exitCode) {
   llvm::SmallVector<llvm::StringRef> argv(args.begin(), args.end());
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out),
-                                                llvm::StringRef(err)};
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(out), llvm::StringRef(err)};
   std::string message;
   bool failedToStart = false;
-  exitCode = llvm::sys::ExecuteAndWait(args[0], argv, std::nullopt, redirects,
-                                       timeoutSeconds, 0, &message,
-                                       &failedToStart);
+  exitCode =
+      llvm::sys::ExecuteAndWait(args[0], argv, std::nullopt, redirects,
+                                timeoutSeconds, 0, &message, &failedToStart);
   if (failedToStart)
     return "cannot start " + args[0] + ": " + message;
   if (exitCode == -2)
@@ -124,16 +124,16 @@ TrialResult runTrial(const TrialSetup &setup, const llvm::json::Value &tuning,
   }
 
   // Compile.
-  std::vector<std::string> compile = {setup.compiler, setup.model, "-o",
-                                      path(".so"), "--profile", "--no-header",
-                                      "--report=json", "--tuning",
-                                      path(".tuning.json")};
+  std::vector<std::string> compile = {
+      setup.compiler,  setup.model, "-o",
+      path(".so"),     "--profile", "--no-header",
+      "--report=json", "--tuning",  path(".tuning.json")};
   compile.insert(compile.end(), setup.compileArgs.begin(),
                  setup.compileArgs.end());
   int exitCode = 0;
-  std::string problem = execute(compile, path(".report.json"),
-                                path(".compile.log"), setup.timeoutSeconds,
-                                exitCode);
+  std::string problem =
+      execute(compile, path(".report.json"), path(".compile.log"),
+              setup.timeoutSeconds, exitCode);
   if (problem.empty() && exitCode != 0)
     problem = "autoglm-compile failed: " + lastWords(path(".compile.log"));
   if (!problem.empty()) {
@@ -157,10 +157,15 @@ TrialResult runTrial(const TrialSetup &setup, const llvm::json::Value &tuning,
   result.target = reportObject->getString("tuning_target").value_or("").str();
 
   // Run, checked against the first trial's outputs.
-  std::vector<std::string> run = {setup.runner, path(".so"), "--json",
-                                  "--bench", std::to_string(setup.runs),
-                                  "--warmup", std::to_string(setup.warmup),
-                                  "--profile", path(".trace.json")};
+  std::vector<std::string> run = {setup.runner,
+                                  path(".so"),
+                                  "--json",
+                                  "--bench",
+                                  std::to_string(setup.runs),
+                                  "--warmup",
+                                  std::to_string(setup.warmup),
+                                  "--profile",
+                                  path(".trace.json")};
   if (setup.threads > 0)
     run.insert(run.end(), {"--threads", std::to_string(setup.threads)});
   for (const std::string &input : setup.inputs)
@@ -170,8 +175,8 @@ TrialResult runTrial(const TrialSetup &setup, const llvm::json::Value &tuning,
   } else {
     for (const std::string &expected : setup.expectations)
       run.insert(run.end(), {"--expect", expected});
-    run.insert(run.end(), {"--rtol", number(setup.rtol), "--atol",
-                           number(setup.atol)});
+    run.insert(run.end(),
+               {"--rtol", number(setup.rtol), "--atol", number(setup.atol)});
   }
   problem = execute(run, path(".run.json"), path(".run.log"),
                     setup.timeoutSeconds, exitCode);

@@ -100,9 +100,9 @@ public:
     double fraction = std::min(1.0, elapsed() / budget);
     int filled = int(fraction * 30);
     std::string bar = std::string(filled, '#') + std::string(30 - filled, '.');
-    std::string line = llvm::formatv("[{0}] {1,4:f0}/{2:f0} s  {3} {4}/{5}",
-                                     bar, elapsed(), budget, phase, done,
-                                     total);
+    std::string line =
+        llvm::formatv("[{0}] {1,4:f0}/{2:f0} s  {3} {4}/{5}", bar, elapsed(),
+                      budget, phase, done, total);
     if (tty) {
       llvm::errs() << "\r" << line << "\x1b[K";
     } else if (elapsed() - lastLine >= 10) {
@@ -139,14 +139,13 @@ public:
   bool start(std::string &error) {
     TrialResult base = trial({}, "baseline");
     if (!base.ok) {
-      error = "the model does not compile and run without tuning: " +
-              base.failure;
+      error =
+          "the model does not compile and run without tuning: " + base.failure;
       return false;
     }
     target = base.target;
     for (const std::string &name : base.outputNames)
-      setup.expectations.push_back(name + "=" + setup.workDir +
-                                   "/reference/" +
+      setup.expectations.push_back(name + "=" + setup.workDir + "/reference/" +
                                    autoglm::run::fileNameFor(name) + ".npy");
     baseline = base;
     discoverKeys(base);
@@ -297,7 +296,8 @@ public:
 private:
   TrialResult trial(const Settings &knobs, const std::string &tag) {
     ++tagCounter;
-    return runTrial(setup, tuningFile(target.empty() ? "native" : target, knobs),
+    return runTrial(setup,
+                    tuningFile(target.empty() ? "native" : target, knobs),
                     llvm::formatv("{0:d3}-{1}", tagCounter, tag).str());
   }
 
@@ -406,8 +406,9 @@ int main(int argc, char **argv) {
                  "Tuning file to write; an existing one is updated: the "
                  "kernels searched here are replaced, all else is kept")
       ->required();
-  app.add_option("--input,-i", inputs,
-                 "NAME=FILE: the model's inputs (.npy/.pb), as for autoglm-run");
+  app.add_option(
+      "--input,-i", inputs,
+      "NAME=FILE: the model's inputs (.npy/.pb), as for autoglm-run");
   app.add_option("--budget", budgetText,
                  "Time for the search, e.g. 300s or 5min (the final "
                  "re-timing comes on top)");
@@ -430,8 +431,9 @@ int main(int argc, char **argv) {
                  "Most passes of the search over all knobs (it stops earlier "
                  "when a pass changes nothing)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--rtol", rtol, "Relative tolerance against the untuned "
-                                 "build's outputs");
+  app.add_option("--rtol", rtol,
+                 "Relative tolerance against the untuned "
+                 "build's outputs");
   app.add_option("--atol", atol, "Absolute tolerance, likewise");
   app.add_option("--compile-arg", compileArgs,
                  "An extra autoglm-compile argument for every variant "
@@ -463,8 +465,8 @@ int main(int argc, char **argv) {
     return fail("cannot read model '" + model + "': no such file");
 
   TrialSetup setup;
-  setup.compiler = compiler.empty() ? sibling(argv[0], "autoglm-compile")
-                                    : compiler;
+  setup.compiler =
+      compiler.empty() ? sibling(argv[0], "autoglm-compile") : compiler;
   setup.runner = runner.empty() ? sibling(argv[0], "autoglm-run") : runner;
   setup.model = model;
   setup.inputs = inputs;
@@ -532,11 +534,11 @@ int main(int argc, char **argv) {
       "the time kept as they are), {3} variants in {4:f0} s ({5} pass{6}), "
       "target {7}\n",
       tuner.result().size(), tuner.untunedCount(), minShare * 100,
-      tuner.trialCount(), progress.elapsed(), passes,
-      passes == 1 ? "" : "es", tuner.targetName());
+      tuner.trialCount(), progress.elapsed(), passes, passes == 1 ? "" : "es",
+      tuner.targetName());
   llvm::outs() << llvm::formatv("{0,-44} {1,-28} {2,10} {3,10} {4,7}\n",
-                                "kernel key", "knobs", "default ms",
-                                "tuned ms", "gain");
+                                "kernel key", "knobs", "default ms", "tuned ms",
+                                "gain");
   bool kept = false;
   for (const auto &[key, times] : keyTimes) {
     llvm::outs() << llvm::formatv(
@@ -553,8 +555,7 @@ int main(int argc, char **argv) {
   llvm::outs() << llvm::formatv(
       "model median: {0:f3} ms with the cost model, {1:f3} ms tuned ({2:f1}% "
       "faster)\n",
-      defaultMs, tunedMs,
-      tunedMs > 0 ? 100 * (defaultMs / tunedMs - 1) : 0.0);
+      defaultMs, tunedMs, tunedMs > 0 ? 100 * (defaultMs / tunedMs - 1) : 0.0);
   for (const std::string &failure : tuner.failures())
     llvm::outs() << "skipped (failed): " << failure << "\n";
   llvm::outs() << "wrote " << output << "\n";
