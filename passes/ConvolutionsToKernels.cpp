@@ -557,7 +557,7 @@ std::optional<Convolution> matchConvolution(linalg::GenericOp product) {
 }
 
 /// Packs filters [g, f, depth] into the kernel's layout: per group, panels
-/// of AGL_CONV_PACKED_MR filters (the last one narrower), each depth's
+/// of AGL_CONV_PACKED_NR filters (the last one narrower), each depth's
 /// weights of a panel together. As many floats as the filters.
 class FilterPacker {
 public:
@@ -573,12 +573,12 @@ public:
       values = autoglm::floatValues(global.getInitialValueAttr());
     if (!values || (int64_t)values->size() != groups * filters * depth)
       return nullptr;
-    constexpr int64_t mr = AGL_CONV_PACKED_MR;
+    constexpr int64_t nr = AGL_CONV_PACKED_NR;
     SmallVector<float> data(groups * filters * depth);
     for (int64_t g = 0; g < groups; ++g)
       for (int64_t f = 0; f < filters; ++f) {
-        int64_t first = f / mr * mr;
-        int64_t width = std::min(mr, filters - first);
+        int64_t first = f / nr * nr;
+        int64_t width = std::min(nr, filters - first);
         for (int64_t d = 0; d < depth; ++d)
           data[(g * filters + first) * depth + d * width + (f - first)] =
               (*values)[(g * filters + f) * depth + d];

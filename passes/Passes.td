@@ -128,7 +128,7 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     filter, and replaces the pair by one call of `agl_kernel_conv2d`, which
     packs the windows straight from the input: the gathered copy is no longer
     written or read. The filter is packed at compile time into the kernel's
-    layout (panels of `AGL_CONV_PACKED_MR` filters, no padding). Walking
+    layout (panels of `AGL_CONV_PACKED_NR` filters, no padding). Walking
     back from the product over the ops that touch memory, the call also
     takes over
     - the padding: when the gather reads a zero-filled buffer into which the

@@ -427,14 +427,16 @@ struct ConvShape {
       pr;
 };
 
-// Packs weights [groups, cout, cin, kh, kw] in agl_kernel_conv2d's layout.
+// Packs weights [groups, cout, cin, kh, kw] in agl_kernel_conv2d's layout:
+// per group, panels of AGL_CONV_PACKED_NR filters, depth by depth, the last
+// panel only as wide as the filters left.
 std::vector<float> packConvWeights(const std::vector<float> &w,
                                    const ConvShape &s) {
-  const int64_t mr = AGL_CONV_PACKED_MR, depth = s.cin * s.kh * s.kw;
+  const int64_t nr = AGL_CONV_PACKED_NR, depth = s.cin * s.kh * s.kw;
   std::vector<float> packed(w.size());
   for (int64_t g = 0; g < s.groups; ++g)
     for (int64_t f = 0; f < s.cout; ++f) {
-      int64_t first = f / mr * mr, width = std::min(mr, s.cout - first);
+      int64_t first = f / nr * nr, width = std::min(nr, s.cout - first);
       for (int64_t d = 0; d < depth; ++d)
         packed[(g * s.cout + first) * depth + d * width + (f - first)] =
             w[(g * s.cout + f) * depth + d];
@@ -529,6 +531,16 @@ const ConvShape kConvShapes[] = {
     {1, 1, 3, 20, 75, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   // rows over panels
     {1, 1, 2, 5, 70, 14, 3, 5, 1, 1, 1, 2, 1, 3, 1, 3},
     {1, 1, 4, 9, 33, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},     // 1x1, unpadded
+    // Filters as the micro-kernel's columns: full and partial 32-filter
+    // panels, partial 14-position panels, panels within one output row.
+    {1, 1, 6, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},     // 49 = 3x14 + 7
+    {1, 1, 5, 28, 28, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   // 32 + 8 filters
+    {2, 2, 3, 14, 14, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},   // groups of 33
+    {1, 1, 90, 6, 6, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // depth 810
+    {1, 1, 3, 30, 30, 16, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1},   // stride 3
+    {1, 1, 2, 4, 40, 9, 1, 17, 1, 1, 1, 1, 0, 8, 0, 8},    // kernel 17 wide
+    {1, 1, 3, 21, 21, 8, 3, 3, 1, 2, 2, 1, 2, 1, 2, 1},    // mixed strides
+    {1, 1, 0, 5, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},      // no channels
 };
 
 TEST_F(KernelsTest, Conv2dMatchesReference) {
@@ -537,7 +549,8 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
     for (int threads : {1, 2, 3}) {
       agl_gemm_select(isa);
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
-      int variant = 0, failures = 0;
+      // Each thread count gives each shape another bias/accumulate/ReLU mix.
+      int variant = threads, failures = 0;
       for (const ConvShape &s : kConvShapes) {
         bool withBias = variant % 2 == 0;
         int accumulate = variant % 3 == 1;
@@ -545,7 +558,7 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
         ++variant;
         failures += checkConv(s, withBias, accumulate, act, rng);
         ASSERT_EQ(failures, 0) << "isa=" << isa << " threads=" << threads
-                               << " shape " << variant - 1;
+                               << " shape " << variant - 1 - threads;
       }
     }
 }

@@ -72,13 +72,14 @@ void agl_kernel_sgemm_describe(agl_sgemm_plan *out);
    then nothing is written, except that with in_channels 0 the sum is 0.
    The output must not overlap the input, weights or bias.
    The weights are packed ahead of time (compiled models pack them when they
-   are compiled): per group, the out_channels filters in panels of
-   AGL_CONV_PACKED_MR (the last panel holds the out_channels %
-   AGL_CONV_PACKED_MR left, if any), each panel holding, for every depth
-   d = (c*kernel_h + ki)*kernel_w + kj in order, its filters' weights; the
-   groups follow one another. That is as many floats as the weights.
+   are compiled), per group as agl_kernel_sgemm_packed's B with B[d, f] =
+   W[g, f, d] for the depths d = (c*kernel_h + ki)*kernel_w + kj: for each
+   panel of AGL_CONV_PACKED_NR filters, for every depth in order, the
+   panel's weights; the last panel holds only the out_channels %
+   AGL_CONV_PACKED_NR filters left, if any (no zero columns). The groups
+   follow one another. That is as many floats as the weights.
    The activation is one of AGL_ACT_*; an unknown value is treated as none. */
-#define AGL_CONV_PACKED_MR 14
+#define AGL_CONV_PACKED_NR AGL_SGEMM_PACKED_NR
 void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        int64_t in_h, int64_t in_w, const float *input,
                        int64_t in_batch_stride, int64_t in_channel_stride,
