@@ -563,4 +563,91 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
     }
 }
 
+// ---- agl_kernel_maxpool2d ----------------------------------------------------
+
+struct PoolShape {
+  int64_t batch, channels, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+};
+
+// Compares agl_kernel_maxpool2d with a naive loop on random data with a few
+// NaNs: inputs with padded rows and channels, outputs with padded rows
+// (whose gaps must stay untouched). Returns the number of mismatches.
+int checkMaxPool(const PoolShape &s, std::mt19937 &rng) {
+  const int64_t oh = (s.h + s.pt + s.pb - s.dh * (s.kh - 1) - 1) / s.sh + 1;
+  const int64_t ow = (s.w + s.pl + s.pr - s.dw * (s.kw - 1) - 1) / s.sw + 1;
+  const int64_t inRow = s.w + 3, inChannel = s.h * inRow + 5,
+                inBatch = s.channels * inChannel + 7;
+  const int64_t outRow = ow + 2, outChannel = oh * outRow + 1,
+                outBatch = s.channels * outChannel + 3;
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> in(s.batch * inBatch), out(s.batch * outBatch);
+  for (float &v : in)
+    v = rng() % 97 == 0 ? NAN : dist(rng);
+  for (float &v : out)
+    v = dist(rng);
+  const std::vector<float> before = out;
+  agl_kernel_maxpool2d(s.batch, s.channels, s.h, s.w, in.data(), inBatch,
+                       inChannel, inRow, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw,
+                       s.pt, s.pl, out.data(), oh, ow, outBatch, outChannel,
+                       outRow);
+  int failures = 0;
+  for (int64_t at = 0; at < (int64_t)out.size(); ++at) {
+    int64_t n = at / outBatch, c = at % outBatch / outChannel;
+    int64_t oy = at % outBatch % outChannel / outRow,
+            ox = at % outBatch % outChannel % outRow;
+    if (c >= s.channels || oy >= oh || ox >= ow) {
+      if (out[at] != before[at] && ++failures <= 3)
+        ADD_FAILURE() << "wrote into the gap at " << at;
+      continue;
+    }
+    float expect = -INFINITY;
+    for (int64_t ki = 0; ki < s.kh; ++ki)
+      for (int64_t kj = 0; kj < s.kw; ++kj) {
+        int64_t iy = oy * s.sh + ki * s.dh - s.pt;
+        int64_t ix = ox * s.sw + kj * s.dw - s.pl;
+        if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+          continue;
+        float x = in[n * inBatch + c * inChannel + iy * inRow + ix];
+        expect = std::isnan(x) || std::isnan(expect) ? NAN
+                                                     : std::max(expect, x);
+      }
+    bool same = std::isnan(expect) ? std::isnan(out[at]) : out[at] == expect;
+    if (!same && ++failures <= 3)
+      ADD_FAILURE() << "maxpool n=" << n << " c=" << c << " y=" << oy
+                    << " x=" << ox << ": " << out[at] << " vs " << expect;
+  }
+  return failures;
+}
+
+// The ResNet stem's 3x3/2 pool, stride 1, stride 3 (no vector form),
+// dilations, uneven and large pads (windows wholly in the padding give
+// -inf), rows wider than the 16 lanes, a 1x1 window, a batch.
+const PoolShape kPoolShapes[] = {
+    // batch channels h w kh kw sh sw dh dw pt pl pb pr
+    {1, 5, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {2, 3, 9, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 2, 13, 40, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0},
+    {1, 3, 11, 23, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1},
+    {1, 2, 15, 37, 3, 2, 1, 2, 2, 3, 2, 1, 0, 2},
+    {1, 1, 5, 6, 2, 3, 1, 1, 1, 1, 0, 2, 1, 3},
+    {1, 2, 4, 4, 2, 2, 2, 2, 1, 1, 3, 3, 3, 3},
+    {1, 1, 3, 70, 1, 5, 1, 1, 1, 1, 0, 2, 0, 2},
+    {1, 4, 7, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+};
+
+TEST_F(KernelsTest, MaxPool2dMatchesReference) {
+  std::mt19937 rng(91);
+  for (int isa : {0, 1})
+    for (int threads : {1, 3}) {
+      agl_gemm_select(isa);
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      int index = 0;
+      for (const PoolShape &s : kPoolShapes) {
+        ASSERT_EQ(checkMaxPool(s, rng), 0)
+            << "isa=" << isa << " threads=" << threads << " shape " << index;
+        ++index;
+      }
+    }
+}
+
 } // namespace

@@ -92,6 +92,29 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        int64_t out_batch_stride, int64_t out_channel_stride,
                        int32_t accumulate, int32_t activation);
 
+/* Max pooling of NCHW images:
+     out[n, c, oy, ox] = max_{ki, kj} in[n, c, oy*stride_h + ki*dilation_h
+                                            - pad_top,
+                                         ox*stride_w + kj*dilation_w
+                                            - pad_left]
+   over the window positions inside the image (positions in the padding
+   count as -inf; a window wholly in the padding gives -inf). NaN
+   propagates. Strides of the tensors are in elements; the input's and the
+   output's columns are contiguous. Convolution strides and dilations are
+   at least 1, pads at least 0. The output must not overlap the input.
+   Planes (image, channel) are split over the pool's threads. */
+void agl_kernel_maxpool2d(int64_t batch, int64_t channels, int64_t in_h,
+                          int64_t in_w, const float *input,
+                          int64_t in_batch_stride, int64_t in_channel_stride,
+                          int64_t in_row_stride, int64_t kernel_h,
+                          int64_t kernel_w, int64_t stride_h,
+                          int64_t stride_w, int64_t dilation_h,
+                          int64_t dilation_w, int64_t pad_top,
+                          int64_t pad_left, float *out, int64_t out_h,
+                          int64_t out_w, int64_t out_batch_stride,
+                          int64_t out_channel_stride,
+                          int64_t out_row_stride);
+
 /* Activations fused into agl_kernel_sgemm's output. */
 enum {
   AGL_ACT_NONE = 0,

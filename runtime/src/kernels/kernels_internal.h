@@ -149,6 +149,34 @@ AGL_HIDDEN void agl_pack_windows_avx512(const agl_conv_geometry *g,
                                         int mr, float *dst);
 #endif
 
+/* ---- max pooling (pool.c) ----------------------------------------------- */
+
+/* The arguments of agl_kernel_maxpool2d, and how it computes a row. */
+typedef struct agl_pool_geometry agl_pool_geometry;
+/* Output row oy of one plane (image, channel) of the input. */
+typedef void (*agl_pool_row_fn)(const agl_pool_geometry *g,
+                                const float *plane, int64_t oy, float *out);
+struct agl_pool_geometry {
+  const float *input;
+  int64_t in_batch_stride, in_channel_stride, in_row_stride;
+  int64_t channels, in_h, in_w, kernel_h, kernel_w;
+  int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+  float *out;
+  int64_t out_h, out_w, out_batch_stride, out_channel_stride, out_row_stride;
+  agl_pool_row_fn pool_row;
+};
+
+AGL_HIDDEN void agl_maxpool_row_portable(const agl_pool_geometry *g,
+                                         const float *plane, int64_t oy,
+                                         float *out);
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* Vectors of 16 outputs for column strides 1 and 2, else the portable
+ * row. */
+AGL_HIDDEN void agl_maxpool_row_avx512(const agl_pool_geometry *g,
+                                       const float *plane, int64_t oy,
+                                       float *out);
+#endif
+
 /* One product for the packed-GEMM driver (sgemm.c). */
 typedef struct agl_gemm_args {
   int64_t batch, m, n, k;
