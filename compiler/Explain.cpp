@@ -77,6 +77,18 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
       text += ", " + size(1) + " groups";
     return {text, machine.threads};
   }
+  if (runtimeKernelCalled(kernel.op) == "maxpool2d") {
+    auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
+    std::string text = llvm::formatv(
+        "max-pooling kernel {0}x{1}x{2} -> {3}x{4}, window {5}x{6} stride "
+        "{7}: windows clipped to the image (no padded copy), rows of "
+        "16-lane vectors",
+        size(1), size(2), size(3), size(17), size(18), size(8), size(9),
+        size(10));
+    if (machine.threads > 1)
+      text += ", planes split across the pool";
+    return {text, machine.threads};
+  }
   if (func::CallOp call = gemmCall(kernel.op)) {
     auto size = [&](unsigned i) { return sizeText(call.getOperand(i)); };
     std::string text = llvm::formatv(

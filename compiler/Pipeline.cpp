@@ -73,6 +73,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       // kernel avoids the im2col copy. It needs the filters packed.
       if (!options.externalWeights)
         pm.addPass(createConvolutionsToKernels());
+      pm.addPass(createPoolingToKernels());
       ContractionsToKernelsOptions kernels;
       kernels.packWeights = !options.externalWeights;
       pm.addPass(createContractionsToKernels(kernels));

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/FloatValues.h"
+#include "passes/BufferFacts.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 #include "passes/Tuning.h"
@@ -37,6 +38,13 @@ namespace autoglm {
 } // namespace autoglm
 
 using namespace mlir;
+using autoglm::deadAfter;
+using autoglm::disjoint;
+using autoglm::isDim;
+using autoglm::isZeroFill;
+using autoglm::linearCoefficients;
+using autoglm::previousEffect;
+using autoglm::staticStrides;
 
 namespace {
 
@@ -63,73 +71,6 @@ struct Convolution {
   // instead, ReLU applied, and the output itself is never written.
   linalg::GenericOp relu;
 };
-
-/// Static strides of a buffer, or nothing.
-std::optional<SmallVector<int64_t>> staticStrides(Value buffer) {
-  auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!type || !type.hasStaticShape())
-    return std::nullopt;
-  auto [strides, offset] = type.getStridesAndOffset();
-  if (llvm::any_of(strides, ShapedType::isDynamic))
-    return std::nullopt;
-  return SmallVector<int64_t>(strides);
-}
-
-/// The coefficients of a linear expression without constant term in
-/// `dims` dimensions, or nothing.
-std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr expr,
-                                                       unsigned dims) {
-  MLIRContext *ctx = expr.getContext();
-  auto valueWithOne = [&](int64_t one) -> std::optional<int64_t> {
-    SmallVector<AffineExpr> values;
-    for (unsigned i = 0; i < dims; ++i)
-      values.push_back(getAffineConstantExpr(i == one ? 1 : 0, ctx));
-    auto value = dyn_cast<AffineConstantExpr>(
-        simplifyAffineExpr(expr.replaceDims(values), dims, 0));
-    if (!value)
-      return std::nullopt;
-    return value.getValue();
-  };
-  if (valueWithOne(-1) != 0)
-    return std::nullopt;
-  SmallVector<int64_t> coefficients;
-  AffineExpr rebuilt = getAffineConstantExpr(0, ctx);
-  for (unsigned i = 0; i < dims; ++i) {
-    std::optional<int64_t> c = valueWithOne(i);
-    if (!c)
-      return std::nullopt;
-    coefficients.push_back(*c);
-    rebuilt = rebuilt + getAffineDimExpr(i, ctx) * *c;
-  }
-  if (simplifyAffineExpr(rebuilt - expr, dims, 0) !=
-      getAffineConstantExpr(0, ctx))
-    return std::nullopt;
-  return coefficients;
-}
-
-bool isDim(AffineExpr e, unsigned dim) {
-  auto d = dyn_cast<AffineDimExpr>(e);
-  return d && d.getPosition() == dim;
-}
-
-/// A linalg op that only writes zeros into `buffer` (a fill, or a map or
-/// generic without inputs that yields a zero constant).
-bool isZeroFill(Operation *op, Value buffer) {
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return fill.getOutputs()[0] == buffer &&
-           matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || linalgOp.getNumDpsInputs() != 0 ||
-      linalgOp.getNumDpsInits() != 1 ||
-      linalgOp.getDpsInits()[0] != buffer ||
-      op->getNumRegions() != 1 || op->getRegion(0).empty())
-    return false;
-  Block &body = op->getRegion(0).front();
-  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  return yield && body.getOperations().size() == 1 &&
-         yield.getValues().size() == 1 &&
-         matchPattern(yield.getValues()[0], m_AnyZeroFloat());
-}
 
 /// A generic whose body yields its only input unchanged.
 bool isCopyBody(linalg::GenericOp op) {
@@ -345,102 +286,6 @@ bool matchInit(Operation *op, Convolution &conv) {
   return true;
 }
 
-/// The memory a buffer lies in: the function argument it views (the arena,
-/// an input or an output) and, within the arena, its byte range.
-struct MemoryRange {
-  Value base;
-  int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
-};
-
-std::optional<MemoryRange> memoryRange(Value buffer) {
-  while (true) {
-    if (isa<BlockArgument>(buffer))
-      return MemoryRange{buffer};
-    Operation *op = buffer.getDefiningOp();
-    if (auto view = dyn_cast<memref::ViewOp>(op)) {
-      std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
-      auto type = view.getType();
-      if (!shift || !type.hasStaticShape() ||
-          !isa<BlockArgument>(view.getSource()))
-        return std::nullopt;
-      return MemoryRange{view.getSource(), *shift,
-                         *shift + type.getNumElements() *
-                                      type.getElementTypeBitWidth() / 8};
-    }
-    if (isa<memref::GetGlobalOp>(op))
-      return MemoryRange{buffer}; // constant: never written
-    if (!isa<ViewLikeOpInterface>(op) || op->getNumOperands() < 1)
-      return std::nullopt;
-    buffer = op->getOperand(0);
-  }
-}
-
-/// Whether two buffers provably share no byte.
-bool disjoint(Value a, Value b) {
-  std::optional<MemoryRange> ra = memoryRange(a), rb = memoryRange(b);
-  if (!ra || !rb)
-    return false;
-  if (ra->base != rb->base)
-    return true;
-  return ra->end <= rb->begin || rb->end <= ra->begin;
-}
-
-/// The ops that read or write `buffer` (through views of it), besides the
-/// views themselves.
-void collectAccesses(Value buffer, SmallVectorImpl<Operation *> &accesses) {
-  for (Operation *user : buffer.getUsers()) {
-    if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
-        isMemoryEffectFree(user))
-      collectAccesses(user->getResult(0), accesses);
-    else
-      accesses.push_back(user);
-  }
-}
-
-/// Whether what `buffer` holds after `point` is never read: the next op
-/// after `point` that touches it (if any) overwrites all of it first.
-bool deadAfter(Value buffer, Operation *point) {
-  SmallVector<Operation *> accesses;
-  collectAccesses(buffer, accesses);
-  Operation *next = nullptr;
-  for (Operation *op : accesses) {
-    if (op->getBlock() != point->getBlock())
-      return false;
-    if (point->isBeforeInBlock(op) && (!next || op->isBeforeInBlock(next)))
-      next = op;
-  }
-  if (!next || isZeroFill(next, buffer))
-    return true;
-  // A linalg op that writes all of it (a reshape of it at most) without
-  // reading what it held.
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
-  if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
-      llvm::is_contained(linalgOp.getDpsInputs(), buffer))
-    return false;
-  OpOperand *init = linalgOp.getDpsInitOperand(0);
-  Value written = init->get();
-  while (written != buffer) {
-    Operation *def = written.getDefiningOp();
-    if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
-      return false;
-    written = def->getOperand(0);
-  }
-  for (Value input : linalgOp.getDpsInputs())
-    if (!disjoint(input, buffer))
-      return false;
-  return linalgOp.getNumParallelLoops() == linalgOp.getNumLoops() &&
-         linalgOp.getMatchingIndexingMap(init).isPermutation() &&
-         !linalgOp.payloadUsesValueFromOperand(init);
-}
-
-/// The previous op in the block that touches memory, or null.
-Operation *previousEffect(Operation *op) {
-  for (op = op->getPrevNode(); op; op = op->getPrevNode())
-    if (!isMemoryEffectFree(op))
-      return op;
-  return nullptr;
-}
-
 /// Whether the ops that define `value` after `point` touch no memory, so
 /// that they can move before it.
 bool canHoistBefore(Value value, Operation *point) {
@@ -558,7 +403,7 @@ std::optional<Convolution> matchConvolution(linalg::GenericOp product) {
 }
 
 /// Packs filters [g, f, depth] into the kernel's layout: per group, panels
-/// of AGL_CONV_PACKED_MR filters (the last one narrower), each depth's
+/// of AGL_CONV_PACKED_NR filters (the last one narrower), each depth's
 /// weights of a panel together. As many floats as the filters.
 class FilterPacker {
 public:
@@ -574,12 +419,12 @@ public:
       values = autoglm::floatValues(global.getInitialValueAttr());
     if (!values || (int64_t)values->size() != groups * filters * depth)
       return nullptr;
-    constexpr int64_t mr = AGL_CONV_PACKED_MR;
+    constexpr int64_t nr = AGL_CONV_PACKED_NR;
     SmallVector<float> data(groups * filters * depth);
     for (int64_t g = 0; g < groups; ++g)
       for (int64_t f = 0; f < filters; ++f) {
-        int64_t first = f / mr * mr;
-        int64_t width = std::min(mr, filters - first);
+        int64_t first = f / nr * nr;
+        int64_t width = std::min(nr, filters - first);
         for (int64_t d = 0; d < depth; ++d)
           data[(g * filters + first) * depth + d * width + (f - first)] =
               (*values)[(g * filters + f) * depth + d];

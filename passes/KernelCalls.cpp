@@ -10,6 +10,41 @@ using namespace mlir;
 
 namespace autoglm {
 
+std::optional<SmallVector<int64_t>> linearCoefficients(AffineExpr expr,
+                                                       unsigned dims) {
+  MLIRContext *ctx = expr.getContext();
+  auto valueWithOne = [&](int64_t one) -> std::optional<int64_t> {
+    SmallVector<AffineExpr> values;
+    for (unsigned i = 0; i < dims; ++i)
+      values.push_back(getAffineConstantExpr(i == one ? 1 : 0, ctx));
+    auto value = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(expr.replaceDims(values), dims, 0));
+    if (!value)
+      return std::nullopt;
+    return value.getValue();
+  };
+  if (valueWithOne(-1) != 0)
+    return std::nullopt;
+  SmallVector<int64_t> coefficients;
+  AffineExpr rebuilt = getAffineConstantExpr(0, ctx);
+  for (unsigned i = 0; i < dims; ++i) {
+    std::optional<int64_t> c = valueWithOne(i);
+    if (!c)
+      return std::nullopt;
+    coefficients.push_back(*c);
+    rebuilt = rebuilt + getAffineDimExpr(i, ctx) * *c;
+  }
+  if (simplifyAffineExpr(rebuilt - expr, dims, 0) !=
+      getAffineConstantExpr(0, ctx))
+    return std::nullopt;
+  return coefficients;
+}
+
+bool isDim(AffineExpr e, unsigned dim) {
+  auto d = dyn_cast<AffineDimExpr>(e);
+  return d && d.getPosition() == dim;
+}
+
 bool isMultiplyAccumulate(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   if (body.getOperations().size() != 3)

@@ -13,6 +13,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+
 namespace autoglm {
 
 /// The body is `out + in0 * in1` (either operand order) on f32.
@@ -32,6 +34,14 @@ BufferPointer pointerTo(mlir::OpBuilder &b, mlir::Location loc,
 mlir::func::FuncOp declareRuntimeFunction(mlir::ModuleOp module,
                                           llvm::StringRef name,
                                           mlir::FunctionType type);
+
+/// The coefficients of a linear expression without constant term in
+/// `dims` dimensions, or nothing.
+std::optional<llvm::SmallVector<int64_t>>
+linearCoefficients(mlir::AffineExpr expr, unsigned dims);
+
+/// Whether `e` is dimension `dim`.
+bool isDim(mlir::AffineExpr e, unsigned dim);
 
 /// `index` as an i64 kernel argument.
 mlir::Value asI64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);

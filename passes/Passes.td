@@ -119,6 +119,26 @@ def InstrumentKernels : Pass<"autoglm-instrument-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect"];
 }
 
+def PoolingToKernels : Pass<"autoglm-pooling-to-kernels", "mlir::ModuleOp"> {
+  let summary = "Run f32 max pooling with the runtime's pooling kernel";
+  let description = [{
+    Finds the window loops that the lowering writes for an f32 MaxPool
+    (`out[n, c, oy, ox] = maximumf(out, in[n, c, oy * sh + ki * dh, ox * sw +
+    kj * dw])` over loops (n, c, ki, kj, oy, ox)) after a -inf fill of the
+    output, and replaces the loop and the fill by one call of
+    `agl_kernel_maxpool2d`, which clips each window to the image and
+    vectorizes along output rows (the loop's strided reads stay scalar).
+    Walking back from the loop over the ops that touch memory, the call
+    also takes over the padding: when the loop reads a -inf-filled buffer
+    into which the input was copied, the kernel reads the input itself, and
+    the fill and copy go (unless the padded buffer is read again later).
+    Runs after arena planning; only removes buffer uses.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::ModuleOp"> {
   let summary = "Run f32 convolutions with the runtime's convolution kernel";
   let description = [{
@@ -128,7 +148,7 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     filter, and replaces the pair by one call of `agl_kernel_conv2d`, which
     packs the windows straight from the input: the gathered copy is no longer
     written or read. The filter is packed at compile time into the kernel's
-    layout (panels of `AGL_CONV_PACKED_MR` filters, no padding). Walking
+    layout (panels of `AGL_CONV_PACKED_NR` filters, no padding). Walking
     back from the product over the ops that touch memory, the call also
     takes over
     - the padding: when the gather reads a zero-filled buffer into which the

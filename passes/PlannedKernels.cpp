@@ -74,6 +74,22 @@ KernelCost costOf(Operation *op) {
     }
     return cost;
   }
+  if (runtimeKernel(op) == "maxpool2d") {
+    // (batch, channels, in_h, in_w, input, 3 strides, kernel_h, kernel_w,
+    //  ..., out, out_h, out_w, ...): one max per window tap.
+    auto size = [&](unsigned i) {
+      return getConstantIntValue(op->getOperand(i));
+    };
+    auto sizes = {size(0), size(1), size(2), size(3), size(8), size(9),
+                  size(17), size(18)};
+    if (llvm::all_of(sizes, [](auto s) { return s.has_value(); })) {
+      double planes = double(*size(0)) * *size(1),
+             outputs = planes * *size(17) * *size(18);
+      cost.flops = outputs * *size(8) * *size(9);
+      cost.bytes = 4 * (planes * *size(2) * *size(3) + outputs);
+    }
+    return cost;
+  }
   if (StringRef kernel = runtimeKernel(op); kernel.starts_with("sgemm")) {
     // (batch, m, n, k, ...): f32 operands.
     auto sizes = llvm::map_to_vector(

@@ -152,8 +152,8 @@ constexpr KnobSpec kConvKnobs[] = {
     {"strategy", KnobType::Strategy,
      "implicit-gemm (the convolution kernel) or im2col (gather + GEMM)"},
     {"kc", KnobType::Positive, "depths per packed block (L1)"},
-    {"nc", KnobType::Positive, "output positions per packed block (L2)"},
-    {"mc", KnobType::Positive, "filters per packed block (L3)"},
+    {"nc", KnobType::Positive, "filters per packed block (L2)"},
+    {"mc", KnobType::Positive, "output positions per packed block (L3)"},
 };
 constexpr KnobSpec kLoopKnobs[] = {
     {"vector_width", KnobType::Positive,

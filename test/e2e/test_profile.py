@@ -162,6 +162,10 @@ class ProfileTest(E2ETestCase):
                         self.assertRegex(how, r"^implicit-GEMM convolution "
                                               r"\d+x\d+x\d+ -> \d+x\d+x\d+")
                         self.assertIn("/Conv", nodes)
+                    elif kind == "maxpool2d":
+                        self.assertRegex(how, r"^max-pooling kernel "
+                                              r"\d+x\d+x\d+ -> \d+x\d+")
+                        self.assertIn("/MaxPool", nodes)
                     elif kind == "loop":
                         self.assertRegex(how, r"(\d+-lane vectors|scalar loops) over")
                     # Loop nests on the pool say along which loop.

@@ -476,14 +476,16 @@ struct ConvShape {
       pr;
 };
 
-// Packs weights [groups, cout, cin, kh, kw] in agl_kernel_conv2d's layout.
+// Packs weights [groups, cout, cin, kh, kw] in agl_kernel_conv2d's layout:
+// per group, panels of AGL_CONV_PACKED_NR filters, depth by depth, the last
+// panel only as wide as the filters left.
 std::vector<float> packConvWeights(const std::vector<float> &w,
                                    const ConvShape &s) {
-  const int64_t mr = AGL_CONV_PACKED_MR, depth = s.cin * s.kh * s.kw;
+  const int64_t nr = AGL_CONV_PACKED_NR, depth = s.cin * s.kh * s.kw;
   std::vector<float> packed(w.size());
   for (int64_t g = 0; g < s.groups; ++g)
     for (int64_t f = 0; f < s.cout; ++f) {
-      int64_t first = f / mr * mr, width = std::min(mr, s.cout - first);
+      int64_t first = f / nr * nr, width = std::min(nr, s.cout - first);
       for (int64_t d = 0; d < depth; ++d)
         packed[(g * s.cout + first) * depth + d * width + (f - first)] =
             w[(g * s.cout + f) * depth + d];
@@ -578,6 +580,16 @@ const ConvShape kConvShapes[] = {
     {1, 1, 3, 20, 75, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   // rows over panels
     {1, 1, 2, 5, 70, 14, 3, 5, 1, 1, 1, 2, 1, 3, 1, 3},
     {1, 1, 4, 9, 33, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},     // 1x1, unpadded
+    // Filters as the micro-kernel's columns: full and partial 32-filter
+    // panels, partial 14-position panels, panels within one output row.
+    {1, 1, 6, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},     // 49 = 3x14 + 7
+    {1, 1, 5, 28, 28, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   // 32 + 8 filters
+    {2, 2, 3, 14, 14, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},   // groups of 33
+    {1, 1, 90, 6, 6, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // depth 810
+    {1, 1, 3, 30, 30, 16, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1},   // stride 3
+    {1, 1, 2, 4, 40, 9, 1, 17, 1, 1, 1, 1, 0, 8, 0, 8},    // kernel 17 wide
+    {1, 1, 3, 21, 21, 8, 3, 3, 1, 2, 2, 1, 2, 1, 2, 1},    // mixed strides
+    {1, 1, 0, 5, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},      // no channels
 };
 
 TEST_F(KernelsTest, Conv2dMatchesReference) {
@@ -586,7 +598,8 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
     for (int threads : {1, 2, 3}) {
       agl_gemm_select(isa);
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
-      int variant = 0, failures = 0;
+      // Each thread count gives each shape another bias/accumulate/ReLU mix.
+      int variant = threads, failures = 0;
       for (const ConvShape &s : kConvShapes) {
         bool withBias = variant % 2 == 0;
         int accumulate = variant % 3 == 1;
@@ -597,7 +610,94 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
         failures += checkConv(s, withBias, accumulate, act, rng,
                               variant % 4 == 0 ? &small : nullptr);
         ASSERT_EQ(failures, 0) << "isa=" << isa << " threads=" << threads
-                               << " shape " << variant - 1;
+                               << " shape " << variant - 1 - threads;
+      }
+    }
+}
+
+// ---- agl_kernel_maxpool2d ----------------------------------------------------
+
+struct PoolShape {
+  int64_t batch, channels, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+};
+
+// Compares agl_kernel_maxpool2d with a naive loop on random data with a few
+// NaNs: inputs with padded rows and channels, outputs with padded rows
+// (whose gaps must stay untouched). Returns the number of mismatches.
+int checkMaxPool(const PoolShape &s, std::mt19937 &rng) {
+  const int64_t oh = (s.h + s.pt + s.pb - s.dh * (s.kh - 1) - 1) / s.sh + 1;
+  const int64_t ow = (s.w + s.pl + s.pr - s.dw * (s.kw - 1) - 1) / s.sw + 1;
+  const int64_t inRow = s.w + 3, inChannel = s.h * inRow + 5,
+                inBatch = s.channels * inChannel + 7;
+  const int64_t outRow = ow + 2, outChannel = oh * outRow + 1,
+                outBatch = s.channels * outChannel + 3;
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> in(s.batch * inBatch), out(s.batch * outBatch);
+  for (float &v : in)
+    v = rng() % 97 == 0 ? NAN : dist(rng);
+  for (float &v : out)
+    v = dist(rng);
+  const std::vector<float> before = out;
+  agl_kernel_maxpool2d(s.batch, s.channels, s.h, s.w, in.data(), inBatch,
+                       inChannel, inRow, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw,
+                       s.pt, s.pl, out.data(), oh, ow, outBatch, outChannel,
+                       outRow);
+  int failures = 0;
+  for (int64_t at = 0; at < (int64_t)out.size(); ++at) {
+    int64_t n = at / outBatch, c = at % outBatch / outChannel;
+    int64_t oy = at % outBatch % outChannel / outRow,
+            ox = at % outBatch % outChannel % outRow;
+    if (c >= s.channels || oy >= oh || ox >= ow) {
+      if (out[at] != before[at] && ++failures <= 3)
+        ADD_FAILURE() << "wrote into the gap at " << at;
+      continue;
+    }
+    float expect = -INFINITY;
+    for (int64_t ki = 0; ki < s.kh; ++ki)
+      for (int64_t kj = 0; kj < s.kw; ++kj) {
+        int64_t iy = oy * s.sh + ki * s.dh - s.pt;
+        int64_t ix = ox * s.sw + kj * s.dw - s.pl;
+        if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+          continue;
+        float x = in[n * inBatch + c * inChannel + iy * inRow + ix];
+        expect = std::isnan(x) || std::isnan(expect) ? NAN
+                                                     : std::max(expect, x);
+      }
+    bool same = std::isnan(expect) ? std::isnan(out[at]) : out[at] == expect;
+    if (!same && ++failures <= 3)
+      ADD_FAILURE() << "maxpool n=" << n << " c=" << c << " y=" << oy
+                    << " x=" << ox << ": " << out[at] << " vs " << expect;
+  }
+  return failures;
+}
+
+// The ResNet stem's 3x3/2 pool, stride 1, stride 3 (no vector form),
+// dilations, uneven and large pads (windows wholly in the padding give
+// -inf), rows wider than the 16 lanes, a 1x1 window, a batch.
+const PoolShape kPoolShapes[] = {
+    // batch channels h w kh kw sh sw dh dw pt pl pb pr
+    {1, 5, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {2, 3, 9, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 2, 13, 40, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0},
+    {1, 3, 11, 23, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1},
+    {1, 2, 15, 37, 3, 2, 1, 2, 2, 3, 2, 1, 0, 2},
+    {1, 1, 5, 6, 2, 3, 1, 1, 1, 1, 0, 2, 1, 3},
+    {1, 2, 4, 4, 2, 2, 2, 2, 1, 1, 3, 3, 3, 3},
+    {1, 1, 3, 70, 1, 5, 1, 1, 1, 1, 0, 2, 0, 2},
+    {1, 4, 7, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+};
+
+TEST_F(KernelsTest, MaxPool2dMatchesReference) {
+  std::mt19937 rng(91);
+  for (int isa : {0, 1})
+    for (int threads : {1, 3}) {
+      agl_gemm_select(isa);
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      int index = 0;
+      for (const PoolShape &s : kPoolShapes) {
+        ASSERT_EQ(checkMaxPool(s, rng), 0)
+            << "isa=" << isa << " threads=" << threads << " shape " << index;
+        ++index;
       }
     }
 }

@@ -53,8 +53,8 @@ int __wrap_posix_memalign(void **out, size_t alignment, size_t bytes) {
 }
 
 /* What a compiled model's run does: products on every path (packed, small
- * m, small n, transposed operands, batched, activations), convolutions and
- * a parallel loop. */
+ * m, small n, transposed operands, batched, activations), convolutions, max
+ * pooling and a parallel loop. */
 static float gemm_a[300 * 70], gemm_b[70 * 260], gemm_c[300 * 260];
 
 static void touch(void *ctx, int64_t begin, int64_t end) {
@@ -82,6 +82,9 @@ static void kernel_run(void) {
   agl_kernel_conv2d(1, 1, 7, 50, 60, gemm_a, 21000, 3000, 60, 20, 3, 3, 2, 2,
                     1, 1, 1, 1, gemm_b, NULL, gemm_c, 25, 30, 15000, 750, 1,
                     AGL_ACT_NONE, NULL);
+  /* Max pooling 3 x 3 / 2 of 7 x 50 x 60 images, padded. */
+  agl_kernel_maxpool2d(1, 7, 50, 60, gemm_a, 21000, 3000, 60, 3, 3, 2, 2, 1,
+                       1, 1, 1, gemm_c, 25, 30, 5250, 750, 30);
   agl_parallel_for(1000, 10, touch, gemm_c);
 }
 

@@ -94,15 +94,17 @@ void agl_kernel_sgemm_describe(agl_sgemm_plan *out);
    then nothing is written, except that with in_channels 0 the sum is 0.
    The output must not overlap the input, weights or bias.
    The weights are packed ahead of time (compiled models pack them when they
-   are compiled): per group, the out_channels filters in panels of
-   AGL_CONV_PACKED_MR (the last panel holds the out_channels %
-   AGL_CONV_PACKED_MR left, if any), each panel holding, for every depth
-   d = (c*kernel_h + ki)*kernel_w + kj in order, its filters' weights; the
-   groups follow one another. That is as many floats as the weights.
+   are compiled), per group as agl_kernel_sgemm_packed's B with B[d, f] =
+   W[g, f, d] for the depths d = (c*kernel_h + ki)*kernel_w + kj: for each
+   panel of AGL_CONV_PACKED_NR filters, for every depth in order, the
+   panel's weights; the last panel holds only the out_channels %
+   AGL_CONV_PACKED_NR filters left, if any (no zero columns). The groups
+   follow one another. That is as many floats as the weights.
    The activation is one of AGL_ACT_*; an unknown value is treated as none.
-   `blocking` is as for agl_kernel_sgemm, with the filters as A and the
-   windows as B (null: the cost model). */
-#define AGL_CONV_PACKED_MR 14
+   `blocking` is as for agl_kernel_sgemm, with the windows as A (mc output
+   positions per block) and the filters as B (nc filters per block); null:
+   the cost model. */
+#define AGL_CONV_PACKED_NR AGL_SGEMM_PACKED_NR
 void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        int64_t in_h, int64_t in_w, const float *input,
                        int64_t in_batch_stride, int64_t in_channel_stride,
@@ -115,6 +117,29 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        int64_t out_batch_stride, int64_t out_channel_stride,
                        int32_t accumulate, int32_t activation,
                        const agl_gemm_blocking *blocking);
+
+/* Max pooling of NCHW images:
+     out[n, c, oy, ox] = max_{ki, kj} in[n, c, oy*stride_h + ki*dilation_h
+                                            - pad_top,
+                                         ox*stride_w + kj*dilation_w
+                                            - pad_left]
+   over the window positions inside the image (positions in the padding
+   count as -inf; a window wholly in the padding gives -inf). NaN
+   propagates. Strides of the tensors are in elements; the input's and the
+   output's columns are contiguous. Convolution strides and dilations are
+   at least 1, pads at least 0. The output must not overlap the input.
+   Planes (image, channel) are split over the pool's threads. */
+void agl_kernel_maxpool2d(int64_t batch, int64_t channels, int64_t in_h,
+                          int64_t in_w, const float *input,
+                          int64_t in_batch_stride, int64_t in_channel_stride,
+                          int64_t in_row_stride, int64_t kernel_h,
+                          int64_t kernel_w, int64_t stride_h,
+                          int64_t stride_w, int64_t dilation_h,
+                          int64_t dilation_w, int64_t pad_top,
+                          int64_t pad_left, float *out, int64_t out_h,
+                          int64_t out_w, int64_t out_batch_stride,
+                          int64_t out_channel_stride,
+                          int64_t out_row_stride);
 
 /* Activations fused into agl_kernel_sgemm's output. */
 enum {

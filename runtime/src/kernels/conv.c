@@ -1,11 +1,15 @@
 /* agl_kernel_conv2d: a convolution as an implicit GEMM on the packed-GEMM
  * driver (sgemm.c). Per image and group,
- *   out[f, position] = sum_depth W[f, depth] * window[depth, position]
- * with the weights as A, packed ahead of time in the micro-kernel's panels,
- * and the windows as B: instead of an im2col copy that the driver would pack
- * again, the driver asks for each block of B's panels and pack_windows
- * writes it straight from the input, zeros where a window reaches into the
- * padding. Bias and activation are the micro-kernel's epilogue. */
+ *   out[position, f] = sum_depth window[position, depth] * W[depth, f]
+ * with the windows as A and the weights as B, packed ahead of time in the
+ * micro-kernel's 32-wide panels: the micro-kernel's wide dimension runs
+ * over filters, whose counts are multiples of 32 in most networks, and its
+ * 14 rows over output positions, where 14 divides the common map widths
+ * (56, 28, 14, 7 pairs); positions x filters tiles are transposed into
+ * NCHW as they are stored. Instead of an im2col copy, the driver asks for
+ * each block of A's panels and pack_windows writes it straight from the
+ * input, zeros where a window reaches into the padding. Bias and activation
+ * are the micro-kernel's epilogue. */
 #include "kernels_internal.h"
 
 #include <string.h>
@@ -48,16 +52,16 @@ static void window_run(float *dst, int64_t count, const float *row,
     dst[t] = 0.0f;
 }
 
-/* agl_pack_b_block_fn for the windows of one image: B's row `depth` is
- * (channel, ki, kj), its column an output position (oy, ox). One depth at a
+/* agl_pack_a_block_fn for the windows of one image: A's row is an output
+ * position (oy, ox), its column `depth` (channel, ki, kj). One depth at a
  * time, output row by output row, so the input is read along its rows. */
-static void pack_windows(const void *ctx, int64_t group, int64_t pc,
-                         int64_t kc, int64_t jc, int64_t nc, int nr,
+static void pack_windows(const void *ctx, int64_t group, int64_t ic,
+                         int64_t mc, int64_t pc, int64_t kc, int mr,
                          float *dst) {
   const conv_geometry *cg = ctx;
 #if defined(AGL_HAVE_AVX512_KERNELS)
-  if (cg->vector_pack && nr == 32) {
-    agl_pack_windows_avx512(cg, group, pc, kc, jc, nc, dst);
+  if (cg->vector_pack && mr <= 32) {
+    agl_pack_windows_avx512(cg, group, ic, mc, pc, kc, mr, dst);
     return;
   }
 #endif
@@ -65,24 +69,24 @@ static void pack_windows(const void *ctx, int64_t group, int64_t pc,
   const int64_t taps = cg->kernel_h * cg->kernel_w;
   int64_t channel = pc / taps, ki = pc % taps / cg->kernel_w,
           kj = pc % cg->kernel_w;
-  const int64_t panel_floats = kc * nr;
+  const int64_t panel_floats = kc * mr;
   for (int64_t p = 0; p < kc; ++p) {
     const float *plane = input + channel * cg->channel_stride;
     const int64_t dy = ki * cg->dilation_h - cg->pad_top;
     const int64_t x_off = kj * cg->dilation_w - cg->pad_left;
-    int64_t oy = jc / cg->out_w, ox = jc % cg->out_w;
-    for (int64_t t = 0; t < nc;) {
+    int64_t oy = ic / cg->out_w, ox = ic % cg->out_w;
+    for (int64_t t = 0; t < mc;) {
       /* One output row's run, split where it crosses a panel. */
       int64_t run = cg->out_w - ox;
-      int64_t lane = t % nr;
-      if (run > nc - t)
-        run = nc - t;
-      if (run > nr - lane)
-        run = nr - lane;
+      int64_t lane = t % mr;
+      if (run > mc - t)
+        run = mc - t;
+      if (run > mr - lane)
+        run = mr - lane;
       int64_t iy = oy * cg->stride_h + dy;
       const float *row =
           iy >= 0 && iy < cg->in_h ? plane + iy * cg->row_stride : NULL;
-      window_run(dst + t / nr * panel_floats + p * nr + lane, run, row,
+      window_run(dst + t / mr * panel_floats + p * mr + lane, run, row,
                  ox * cg->stride_w + x_off, cg->stride_w, cg->in_w);
       t += run;
       ox += run;
@@ -91,10 +95,10 @@ static void pack_windows(const void *ctx, int64_t group, int64_t pc,
         ++oy;
       }
     }
-    /* Columns past nc in the last panel. */
-    if (nc % nr)
-      memset(dst + nc / nr * panel_floats + p * nr + nc % nr, 0,
-             (size_t)(nr - nc % nr) * sizeof(float));
+    /* Rows past mc in the last panel. */
+    if (mc % mr)
+      memset(dst + mc / mr * panel_floats + p * mr + mc % mr, 0,
+             (size_t)(mr - mc % mr) * sizeof(float));
     if (++kj == cg->kernel_w) {
       kj = 0;
       if (++ki == cg->kernel_h) {
@@ -143,18 +147,20 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
     geometry.input = input + n * in_batch_stride;
     agl_gemm_args g = {
         .batch = groups,
-        .m = out_channels,
-        .n = out_h * out_w,
+        .m = out_h * out_w,
+        .n = out_channels,
         .k = depth,
-        .packed_a = packed_weights,
-        .a_bs = out_channels * depth,
-        .pack_b_block = pack_windows,
-        .pack_b_ctx = &geometry,
+        .pack_a_block = pack_windows,
+        .pack_a_ctx = &geometry,
+        .packed_b = packed_weights,
+        .packed_b_exact = 1,
+        .b_bs = out_channels * depth,
         .c = out + n * out_batch_stride,
         .c_bs = out_channels * out_channel_stride,
         .c_rs = out_channel_stride,
-        .row_bias = bias,
-        .row_bias_bs = out_channels,
+        .c_transposed = 1,
+        .bias = bias,
+        .bias_bs = out_channels,
         .accumulate = accumulate != 0,
         .act = activation,
         .blocking = blocking,

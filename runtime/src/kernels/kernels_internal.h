@@ -75,7 +75,9 @@ typedef struct agl_view {
  * load_c) (+ bias[i] on row i when bias is not null), then activation
  * `act`. A is packed (kc steps of MR floats) when lda is 0; otherwise its mr
  * rows are read in place, lda apart, each contiguous along k (only for
- * tables with direct_a). */
+ * tables with direct_a). The transposed form (kernel_t) takes packed A only
+ * and writes C's element (i, j) to c[j * ldc + i], adding bias[j] to column
+ * j: a convolution's tile of positions x filters into NCHW. */
 typedef void (*agl_microkernel_fn)(int64_t kc, const float *ap, int64_t lda,
                                    const float *bp, float *c, int64_t ldc,
                                    int mr, int nr, int load_c,
@@ -97,6 +99,7 @@ typedef struct agl_gemm_isa {
   int mr, nr;
   int direct_a; /* the kernel can read A's rows in place */
   agl_microkernel_fn kernel;
+  agl_microkernel_fn kernel_t; /* C transposed, A packed */
   agl_pack_fn pack_a; /* A rows -> panels of mr */
   agl_pack_fn pack_b; /* B columns -> panels of nr */
   agl_small_fn small; /* null: no small-m path */
@@ -114,55 +117,90 @@ AGL_HIDDEN void agl_small_avx512(int64_t m, int64_t j0, int64_t j1, int64_t k,
 #define AGL_HAVE_AVX512_KERNELS 1
 #endif
 
-/* Packs B's block of depths [pc, pc + kc) x columns [jc, jc + nc) of batch
- * entry `batch` into micro-panels of nr columns (zero past nc), for B that
- * is not in memory as a matrix (a convolution's windows). */
-typedef void (*agl_pack_b_block_fn)(const void *ctx, int64_t batch,
-                                    int64_t pc, int64_t kc, int64_t jc,
-                                    int64_t nc, int nr, float *dst);
+/* Packs A's block of rows [ic, ic + mc) x depths [pc, pc + kc) of batch
+ * entry `batch` into micro-panels of mr rows (zero past mc), for A that is
+ * not in memory as a matrix (a convolution's windows). */
+typedef void (*agl_pack_a_block_fn)(const void *ctx, int64_t batch,
+                                    int64_t ic, int64_t mc, int64_t pc,
+                                    int64_t kc, int mr, float *dst);
 
 /* ---- convolution (conv.c) ------------------------------------------------- */
 
-/* The windows of one image, seen as B of an implicit GEMM: row
- * (c * kernel_h + ki) * kernel_w + kj, column oy * out_w + ox. */
+/* The windows of one image, seen as A of an implicit GEMM: row
+ * oy * out_w + ox (an output position), column (depth)
+ * (c * kernel_h + ki) * kernel_w + kj. */
 typedef struct agl_conv_geometry {
   const float *input; /* this image */
   int64_t group_stride, channel_stride, row_stride;
   int64_t in_h, in_w, kernel_h, kernel_w;
   int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
   int64_t out_w;
-  int vector_pack; /* 32-column panels go to agl_pack_windows_avx512 */
+  int vector_pack; /* agl_pack_windows_avx512 packs the panels */
 } agl_conv_geometry;
 
 #if defined(AGL_HAVE_AVX512_KERNELS)
-/* Packs B's block [pc, pc + kc) x [jc, jc + nc) of group `group` into
- * panels of 32 columns with vector loads; only for stride_w 1 or 2. */
+/* Packs A's block [ic, ic + mc) x [pc, pc + kc) of group `group` into
+ * panels of mr (at most 32) positions with vector loads; only for stride_w
+ * 1 or 2. */
 AGL_HIDDEN void agl_pack_windows_avx512(const agl_conv_geometry *g,
-                                        int64_t group, int64_t pc,
-                                        int64_t kc, int64_t jc, int64_t nc,
-                                        float *dst);
+                                        int64_t group, int64_t ic,
+                                        int64_t mc, int64_t pc, int64_t kc,
+                                        int mr, float *dst);
+#endif
+
+/* ---- max pooling (pool.c) ----------------------------------------------- */
+
+/* The arguments of agl_kernel_maxpool2d, and how it computes a row. */
+typedef struct agl_pool_geometry agl_pool_geometry;
+/* Output row oy of one plane (image, channel) of the input. */
+typedef void (*agl_pool_row_fn)(const agl_pool_geometry *g,
+                                const float *plane, int64_t oy, float *out);
+struct agl_pool_geometry {
+  const float *input;
+  int64_t in_batch_stride, in_channel_stride, in_row_stride;
+  int64_t channels, in_h, in_w, kernel_h, kernel_w;
+  int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+  float *out;
+  int64_t out_h, out_w, out_batch_stride, out_channel_stride, out_row_stride;
+  agl_pool_row_fn pool_row;
+};
+
+AGL_HIDDEN void agl_maxpool_row_portable(const agl_pool_geometry *g,
+                                         const float *plane, int64_t oy,
+                                         float *out);
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* Vectors of 16 outputs for column strides 1 and 2, else the portable
+ * row. */
+AGL_HIDDEN void agl_maxpool_row_avx512(const agl_pool_geometry *g,
+                                       const float *plane, int64_t oy,
+                                       float *out);
 #endif
 
 /* One product for the packed-GEMM driver (sgemm.c). */
 typedef struct agl_gemm_args {
   int64_t batch, m, n, k;
-  /* A as a strided matrix, or (packed_a) packed ahead of time in panels of
-   * AGL_CONV_PACKED_MR rows over all k depths, batch entries a_bs apart. */
+  /* A as a strided matrix, or packed block by block by pack_a_block
+   * (given pack_a_ctx). */
   const float *a;
   int64_t a_bs, a_rs, a_cs;
-  const float *packed_a;
-  /* B as a strided matrix, or packed ahead of time (agl_kernel_sgemm_packed),
-   * or packed block by block by pack_b_block (given pack_b_ctx). */
+  agl_pack_a_block_fn pack_a_block;
+  const void *pack_a_ctx;
+  /* B as a strided matrix, or packed ahead of time in the layout of
+   * agl_kernel_sgemm_packed (batch entries b_bs apart; 0: all share it),
+   * with packed_b_exact the last panel only as wide as the columns left. */
   const float *b;
   int64_t b_bs, b_rs, b_cs;
   const float *packed_b;
-  agl_pack_b_block_fn pack_b_block;
-  const void *pack_b_ctx;
+  int packed_b_exact;
+  /* C's element (i, j) is at c[i * c_rs + j], or with c_transposed at
+   * c[j * c_rs + i] (only with pack_a_block). */
   float *c;
   int64_t c_bs, c_rs;
-  /* Added to every element of row i (batch entries row_bias_bs apart), or null. */
-  const float *row_bias;
-  int64_t row_bias_bs;
+  int c_transposed;
+  /* Added to every element of row i, or with c_transposed of column j
+   * (batch entries bias_bs apart), or null. */
+  const float *bias;
+  int64_t bias_bs;
   int accumulate, act;
   /* The requested cache blocking, or null for the cost model's. */
   const agl_gemm_blocking *blocking;

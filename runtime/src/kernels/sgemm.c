@@ -61,14 +61,17 @@ typedef agl_gemm_args gemm_args;
 
 /* ---- packed path -------------------------------------------------------- */
 
-/* Where element (i, p) of an m x k A packed ahead of time lies: panels of
- * AGL_CONV_PACKED_MR rows, each depth's rows together, the last panel only
- * as wide as the rows left. */
-static inline int64_t packed_a_index(int64_t m, int64_t k, int64_t i,
-                                     int64_t p) {
-  const int64_t pmr = AGL_CONV_PACKED_MR;
-  int64_t first = i / pmr * pmr, width = m - first < pmr ? m - first : pmr;
-  return first * k + p * width + (i - first);
+/* The ahead-of-time panel of B that holds column `col`, from depth pc on:
+ * element (col + t, pc + p) is at data[t + p * cs], cs being the panel's
+ * width (32, or with packed_b_exact, the columns left for the last one). */
+static agl_view packed_panel(const gemm_args *g, const float *packed_b,
+                             int64_t col, int64_t pc) {
+  const int64_t pnr = AGL_SGEMM_PACKED_NR;
+  int64_t panel = col / pnr, width = pnr;
+  if (g->packed_b_exact && panel == g->n / pnr)
+    width = g->n % pnr;
+  return (agl_view){packed_b + panel * pnr * g->k + pc * width + col % pnr, 1,
+                    width};
 }
 
 static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
@@ -89,17 +92,13 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
    * packing would cost much next to the work (few columns per A panel),
    * unless their stride is a multiple of 4 KiB, where the 14 rows would
    * fall into the same L1 sets. */
-  const int direct = !g->packed_a && isa->direct_a && g->a_cs == 1 &&
-                     g->a_rs > 0 && j1 - j0 <= NC &&
-                     g->a_rs % 1024 != 0;
-  /* A packed ahead of time in this table's panel height: read in place. */
-  const int pmr = AGL_CONV_PACKED_MR;
-  const float *packed_a =
-      g->packed_a ? g->packed_a + batch * g->a_bs : NULL;
-  const int a_in_place = packed_a && mr == pmr;
-  const float *bias = g->row_bias ? g->row_bias + batch * g->row_bias_bs
-                                  : NULL;
+  const int direct = a && isa->direct_a && g->a_cs == 1 && g->a_rs > 0 &&
+                     j1 - j0 <= NC && g->a_rs % 1024 != 0;
+  const float *bias = g->bias ? g->bias + batch * g->bias_bs : NULL;
   const float *b = g->b ? g->b + batch * g->b_bs : NULL;
+  const float *packed_b = g->packed_b ? g->packed_b + batch * g->b_bs : NULL;
+  const agl_microkernel_fn kernel = g->c_transposed ? isa->kernel_t
+                                                    : isa->kernel;
   float *c = g->c + batch * g->c_bs;
 
   for (int64_t ic = i0; ic < i1; ic += mc_max) {
@@ -110,52 +109,39 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       int act = pc + kc == g->k ? g->act : AGL_ACT_NONE;
       agl_view av = {a ? a + ic * g->a_rs + pc * g->a_cs : NULL, g->a_rs,
                      g->a_cs};
-      if (packed_a && !a_in_place) {
-        /* Another panel height: repack from the ahead-of-time panels. */
-        for (int64_t q = 0; q < mc; q += mr)
-          for (int64_t p = 0; p < kc; ++p)
-            for (int r = 0; r < mr; ++r) {
-              int64_t row = ic + q + r;
-              ap[q * kc + p * mr + r] =
-                  q + r < mc
-                      ? packed_a[packed_a_index(g->m, g->k, row, pc + p)]
-                      : 0.0f;
-            }
-      } else if (a_in_place && mc % pmr) {
-        /* The last, narrower panel: spread to the kernel's depth step (its
-         * padding rows are never read). */
-        int64_t first = ic + mc / pmr * pmr, width = mc % pmr;
-        for (int64_t p = 0; p < kc; ++p)
-          for (int64_t i = 0; i < width; ++i)
-            ap[p * pmr + i] = packed_a[first * g->k + (pc + p) * width + i];
-      } else if (!packed_a && !direct) {
+      if (g->pack_a_block)
+        g->pack_a_block(g->pack_a_ctx, batch, ic, mc, pc, kc, mr, ap);
+      else if (!direct)
         isa->pack_a(av, mc, kc, mr, ap);
-      }
       for (int64_t jc = j0; jc < j1; jc += NC) {
         int64_t nc = j1 - jc < NC ? j1 - jc : NC;
         /* Micro-panel q of B starts at bpanels + q * bstep. */
         const float *bpanels = bp;
         int64_t bstep = kc * nr;
-        if (g->packed_b && nr == AGL_SGEMM_PACKED_NR) {
+        /* The block's last micro-panel, when packed narrower: spread. */
+        const float *last_panel = NULL;
+        if (packed_b && nr == AGL_SGEMM_PACKED_NR) {
           /* Packed ahead of time in this very layout: read in place. */
-          bpanels = g->packed_b + jc / nr * g->k * nr + pc * nr;
+          bpanels = packed_b + jc / nr * g->k * nr + pc * nr;
           bstep = g->k * nr;
-        } else if (g->packed_b) {
+          if (g->packed_b_exact && g->n % nr && jc + nc == g->n) {
+            agl_view pv = packed_panel(g, packed_b, g->n / nr * nr, pc);
+            for (int64_t p = 0; p < kc; ++p)
+              for (int t = 0; t < nr; ++t)
+                bp[p * nr + t] = t < pv.cs ? pv.data[p * pv.cs + t] : 0.0f;
+            last_panel = bp;
+          }
+        } else if (packed_b) {
           /* Another panel width (which divides it): repack from the
            * ahead-of-time panels, a k x 32 row-major block each. */
-          const int64_t pnr = AGL_SGEMM_PACKED_NR;
           for (int64_t q = 0; q < nc;) {
-            int64_t col = jc + q, width = pnr - col % pnr;
+            agl_view pv = packed_panel(g, packed_b, jc + q, pc);
+            int64_t width = pv.cs - (jc + q) % AGL_SGEMM_PACKED_NR;
             if (width > nc - q)
               width = nc - q;
-            agl_view pv = {g->packed_b + col / pnr * g->k * pnr + pc * pnr +
-                               col % pnr,
-                           1, pnr};
             isa->pack_b(pv, width, kc, nr, bp + q * kc);
             q += width;
           }
-        } else if (g->pack_b_block) {
-          g->pack_b_block(g->pack_b_ctx, batch, pc, kc, jc, nc, nr, bp);
         } else {
           /* B's columns are the rows being packed. */
           agl_view bv = {b + pc * g->b_rs + jc * g->b_cs, g->b_cs, g->b_rs};
@@ -163,18 +149,24 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         }
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
-          const float *apanel;
-          if (a_in_place) /* the narrower last panel was spread into ap */
-            apanel = rows < pmr ? ap : packed_a + (ic + ir) * g->k + pc * pmr;
-          else
-            apanel = direct ? av.data + ir * g->a_rs : ap + ir * kc;
-          const float *row_bias = bias && pc == 0 ? bias + ic + ir : NULL;
-          float *crow = c + (ic + ir) * g->c_rs + jc;
+          const float *apanel = direct ? av.data + ir * g->a_rs : ap + ir * kc;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
-            isa->kernel(kc, apanel, direct ? g->a_rs : 0,
-                        bpanels + jr / nr * bstep, crow + jr, g->c_rs, rows,
-                        cols, load_c, row_bias, act);
+            /* Bias once, with the first depth block; C's tile (i, j). */
+            const float *tile_bias = NULL;
+            float *tile;
+            if (g->c_transposed) {
+              tile_bias = bias && pc == 0 ? bias + jc + jr : NULL;
+              tile = c + (jc + jr) * g->c_rs + ic + ir;
+            } else {
+              tile_bias = bias && pc == 0 ? bias + ic + ir : NULL;
+              tile = c + (ic + ir) * g->c_rs + jc + jr;
+            }
+            const float *bpanel = last_panel && jr + nr >= nc
+                                      ? last_panel
+                                      : bpanels + jr / nr * bstep;
+            kernel(kc, apanel, direct ? g->a_rs : 0, bpanel, tile, g->c_rs,
+                   rows, cols, load_c, tile_bias, act);
           }
         }
       }
@@ -287,7 +279,7 @@ static void small_tasks(void *raw, int64_t begin, int64_t end) {
 /* Whether the small path takes this problem, which it then orients so that
  * the few rows are its m. */
 static int plan_small(const gemm_args *g, small_args *s) {
-  if (!g->isa->small || g->k == 0 || g->packed_a || g->pack_b_block)
+  if (!g->isa->small || g->k == 0 || g->pack_a_block || g->c_transposed)
     return 0;
   s->g = *g;
   s->c_cs = 1;
@@ -322,41 +314,48 @@ static int plan_small(const gemm_args *g, small_args *s) {
 
 /* ---- entry ---------------------------------------------------------------- */
 
-/* A's element (i, p) of batch entry bt. */
+/* A's element (i, p) of batch entry bt, except from pack_a_block. */
 static float a_at(const gemm_args *g, int64_t bt, int64_t i, int64_t p) {
-  if (g->packed_a)
-    return g->packed_a[bt * g->a_bs + packed_a_index(g->m, g->k, i, p)];
   return g->a[bt * g->a_bs + i * g->a_rs + p * g->a_cs];
 }
 
-/* B's element (p, j) of batch entry bt, except from pack_b_block. */
+/* B's element (p, j) of batch entry bt. */
 static float b_at(const gemm_args *g, int64_t bt, int64_t p, int64_t j) {
-  if (g->packed_b) {
-    const int64_t pnr = AGL_SGEMM_PACKED_NR;
-    return g->packed_b[(j / pnr * g->k + p) * pnr + j % pnr];
-  }
+  if (g->packed_b)
+    return packed_panel(g, g->packed_b + bt * g->b_bs, j, p).data[0];
   return g->b[bt * g->b_bs + p * g->b_rs + j * g->b_cs];
 }
 
-/* Without pool memory (it could not be allocated): plain loops, over B's
- * columns packed a few depths at a time when pack_b_block makes them. */
+/* C's element (i, j) of batch entry bt. */
+static float *c_at(const gemm_args *g, int64_t bt, int64_t i, int64_t j) {
+  float *c = g->c + bt * g->c_bs;
+  return g->c_transposed ? c + j * g->c_rs + i : c + i * g->c_rs + j;
+}
+
+/* The bias of C's element (i, j) of batch entry bt. */
+static float bias_at(const gemm_args *g, int64_t bt, int64_t i, int64_t j) {
+  if (!g->bias)
+    return 0.0f;
+  return g->bias[bt * g->bias_bs + (g->c_transposed ? j : i)];
+}
+
+/* Without pool memory (it could not be allocated): plain loops, over A's
+ * rows packed a few depths at a time when pack_a_block makes them. */
 static void gemm_unpacked(const gemm_args *g) {
   enum { DEPTHS = 64 };
-  float column[DEPTHS];
+  float row[DEPTHS];
   for (int64_t bt = 0; bt < g->batch; ++bt)
-    for (int64_t j = 0; j < g->n; ++j)
-      for (int64_t i = 0; i < g->m; ++i) {
-        float *cij = g->c + bt * g->c_bs + i * g->c_rs + j;
-        float sum = g->accumulate ? *cij : 0.0f;
-        if (g->row_bias)
-          sum += g->row_bias[bt * g->row_bias_bs + i];
+    for (int64_t i = 0; i < g->m; ++i)
+      for (int64_t j = 0; j < g->n; ++j) {
+        float *cij = c_at(g, bt, i, j);
+        float sum = (g->accumulate ? *cij : 0.0f) + bias_at(g, bt, i, j);
         for (int64_t p0 = 0; p0 < g->k; p0 += DEPTHS) {
           int64_t kc = g->k - p0 < DEPTHS ? g->k - p0 : DEPTHS;
-          if (g->pack_b_block)
-            g->pack_b_block(g->pack_b_ctx, bt, p0, kc, j, 1, 1, column);
+          if (g->pack_a_block)
+            g->pack_a_block(g->pack_a_ctx, bt, i, 1, p0, kc, 1, row);
           for (int64_t p = 0; p < kc; ++p)
-            sum += a_at(g, bt, i, p0 + p) *
-                   (g->pack_b_block ? column[p] : b_at(g, bt, p0 + p, j));
+            sum += (g->pack_a_block ? row[p] : a_at(g, bt, i, p0 + p)) *
+                   b_at(g, bt, p0 + p, j);
         }
         *cij = agl_activate_scalar(sum, g->act);
       }
@@ -404,18 +403,28 @@ void agl_gemm(gemm_args *g) {
     g->act = AGL_ACT_NONE;
   const agl_gemm_isa *isa = g->isa = agl_gemm_current();
   g->block = agl_gemm_block_sizes(isa, g->blocking);
-  if (g->k <= 0) {
+  if (g->k <= 0 && !g->c_transposed) {
     for (int64_t bt = 0; bt < g->batch; ++bt)
       for (int64_t i = 0; i < g->m; ++i) {
         float *row = g->c + bt * g->c_bs + i * g->c_rs;
         if (!g->accumulate)
           memset(row, 0, (size_t)g->n * sizeof(float));
-        if (g->row_bias)
+        if (g->bias)
           for (int64_t j = 0; j < g->n; ++j)
-            row[j] += g->row_bias[bt * g->row_bias_bs + i];
+            row[j] += g->bias[bt * g->bias_bs + i];
         if (g->act != AGL_ACT_NONE)
           isa->activate(row, g->n, g->act);
       }
+    return;
+  }
+  if (g->k <= 0) {
+    for (int64_t bt = 0; bt < g->batch; ++bt)
+      for (int64_t i = 0; i < g->m; ++i)
+        for (int64_t j = 0; j < g->n; ++j) {
+          float *cij = c_at(g, bt, i, j);
+          float sum = (g->accumulate ? *cij : 0.0f) + bias_at(g, bt, i, j);
+          *cij = agl_activate_scalar(sum, g->act);
+        }
     return;
   }
   int threads = agl_pool_acquire();

@@ -24,99 +24,6 @@ static inline __mmask16 lanes(int count) {
                       : (__mmask16)((1u << count) - 1u);
 }
 
-/* The micro-kernel for R live rows (R == MR for all but the last panel of
- * a block, whose padding rows are then not computed). */
-static inline __attribute__((always_inline)) void
-kernel_rows(const int R, const int DIRECT, int64_t kc, const float *ap,
-            int64_t lda, const float *bp, float *c, int64_t ldc, int nr,
-            int load_c, const float *bias, int act) {
-  __m512 acc[MR][2];
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i) {
-    acc[i][0] = _mm512_setzero_ps();
-    acc[i][1] = _mm512_setzero_ps();
-  }
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i) {
-    _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-    _mm_prefetch((const char *)(c + i * ldc + 31), _MM_HINT_T0);
-  }
-#pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p) {
-    /* Unaligned loads: B panels packed ahead of time may sit anywhere. */
-    __m512 b0 = _mm512_loadu_ps(bp);
-    __m512 b1 = _mm512_loadu_ps(bp + 16);
-#pragma GCC unroll 14
-    for (int i = 0; i < R; ++i) {
-      __m512 a = _mm512_set1_ps(DIRECT ? ap[i * lda] : ap[i]);
-      acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
-    }
-    ap += DIRECT ? 1 : MR;
-    bp += NR;
-  }
-  __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i) {
-    float *row = c + i * ldc;
-    __m512 v0 = acc[i][0], v1 = acc[i][1];
-    if (load_c) {
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
-    }
-    if (bias) {
-      __m512 bi = _mm512_set1_ps(bias[i]);
-      v0 = _mm512_add_ps(v0, bi);
-      v1 = _mm512_add_ps(v1, bi);
-    }
-    if (act != AGL_ACT_NONE) {
-      v0 = agl_activate512(v0, act);
-      v1 = agl_activate512(v1, act);
-    }
-    _mm512_mask_storeu_ps(row, m0, v0);
-    _mm512_mask_storeu_ps(row + 16, m1, v1);
-  }
-}
-
-#define KERNEL_ROWS(R)                                                         \
-  static void kernel_##R(int64_t kc, const float *ap, int64_t lda,             \
-                         const float *bp, float *c, int64_t ldc, int nr,       \
-                         int load_c, const float *bias, int act) {             \
-    if (lda)                                                                   \
-      kernel_rows(R, 1, kc, ap, lda, bp, c, ldc, nr, load_c, bias, act);       \
-    else                                                                       \
-      kernel_rows(R, 0, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);         \
-  }
-KERNEL_ROWS(1)
-KERNEL_ROWS(2)
-KERNEL_ROWS(3)
-KERNEL_ROWS(4)
-KERNEL_ROWS(5)
-KERNEL_ROWS(6)
-KERNEL_ROWS(7)
-KERNEL_ROWS(8)
-KERNEL_ROWS(9)
-KERNEL_ROWS(10)
-KERNEL_ROWS(11)
-KERNEL_ROWS(12)
-KERNEL_ROWS(13)
-KERNEL_ROWS(14)
-
-typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *,
-                        float *, int64_t, int, int, const float *, int);
-static const rows_fn kernels_by_rows[MR + 1] = {
-    NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
-    kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
-    kernel_10, kernel_11, kernel_12, kernel_13, kernel_14,
-};
-_Static_assert(MR == 14, "one kernel per row count");
-
-static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
-                   float *c, int64_t ldc, int mr, int nr, int load_c,
-                   const float *bias, int act) {
-  kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, load_c, bias, act);
-}
-
 /* Transposes 16 rows of 16 floats in registers: out[j] = column j. */
 static inline void transpose16(__m512 r[16]) {
   __m512 t[16], u[16];
@@ -145,6 +52,168 @@ static inline void transpose16(__m512 r[16]) {
     r[c + 8] = _mm512_shuffle_f32x4(x1, y1, 0x88);
     r[c + 12] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
   }
+}
+
+/* Writes the accumulators of a tile of positions x filters into NCHW:
+ * column j of the tile (a filter) is R contiguous floats at c + j * ldc.
+ * Each 16 columns are transposed in registers first. */
+static inline __attribute__((always_inline)) void
+store_transposed(const int R, const int VECS, __m512 acc[MR][2], float *c,
+                 int64_t ldc, int nr, int load_c, const float *bias,
+                 int act) {
+  const __mmask16 m = lanes(R);
+  for (int h = 0; h < VECS; ++h) {
+    __m512 v[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i)
+      v[i] = i < R ? acc[i][h] : _mm512_setzero_ps();
+    transpose16(v);
+    int cols = nr - 16 * h < 16 ? nr - 16 * h : 16;
+    for (int j = 0; j < cols; ++j) {
+      float *column = c + (16 * h + j) * ldc;
+      __m512 x = v[j];
+      if (load_c)
+        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, column));
+      if (bias)
+        x = _mm512_add_ps(x, _mm512_set1_ps(bias[16 * h + j]));
+      if (act != AGL_ACT_NONE)
+        x = agl_activate512(x, act);
+      _mm512_mask_storeu_ps(column, m, x);
+    }
+  }
+}
+
+/* The micro-kernel for R live rows (R == MR for all but the last panel of
+ * a block, whose padding rows are then not computed) and VECS vectors of
+ * columns (1 when nr <= 16: the second one would only be discarded).
+ * TRANS: C transposed (kernel_t). */
+static inline __attribute__((always_inline)) void
+kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
+            int64_t kc, const float *ap, int64_t lda, const float *bp,
+            float *c, int64_t ldc, int nr, int load_c, const float *bias,
+            int act) {
+  __m512 acc[MR][2];
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    acc[i][0] = _mm512_setzero_ps();
+    acc[i][1] = _mm512_setzero_ps();
+  }
+  if (TRANS) {
+    for (int j = 0; j < nr; ++j) {
+      __builtin_prefetch(c + j * ldc, 1, 3);
+      __builtin_prefetch(c + j * ldc + R - 1, 1, 3);
+    }
+  } else {
+#pragma GCC unroll 14
+    for (int i = 0; i < R; ++i) {
+      _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+      _mm_prefetch((const char *)(c + i * ldc + 31), _MM_HINT_T0);
+    }
+  }
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; ++p) {
+    /* Unaligned loads: B panels packed ahead of time may sit anywhere. */
+    __m512 b0 = _mm512_loadu_ps(bp);
+    __m512 b1 = VECS > 1 ? _mm512_loadu_ps(bp + 16) : _mm512_setzero_ps();
+#pragma GCC unroll 14
+    for (int i = 0; i < R; ++i) {
+      __m512 a = _mm512_set1_ps(DIRECT ? ap[i * lda] : ap[i]);
+      acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
+      if (VECS > 1)
+        acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
+    }
+    ap += DIRECT ? 1 : MR;
+    bp += NR;
+  }
+  if (TRANS) {
+    store_transposed(R, VECS, acc, c, ldc, nr, load_c, bias, act);
+    return;
+  }
+  __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    float *row = c + i * ldc;
+    __m512 v0 = acc[i][0], v1 = acc[i][1];
+    if (load_c) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
+    }
+    if (bias) {
+      __m512 bi = _mm512_set1_ps(bias[i]);
+      v0 = _mm512_add_ps(v0, bi);
+      v1 = _mm512_add_ps(v1, bi);
+    }
+    if (act != AGL_ACT_NONE) {
+      v0 = agl_activate512(v0, act);
+      v1 = agl_activate512(v1, act);
+    }
+    _mm512_mask_storeu_ps(row, m0, v0);
+    _mm512_mask_storeu_ps(row + 16, m1, v1);
+  }
+}
+
+#define KERNEL_ROWS(R)                                                         \
+  static void kernel_##R(int64_t kc, const float *ap, int64_t lda,             \
+                         const float *bp, float *c, int64_t ldc, int nr,       \
+                         int load_c, const float *bias, int act) {             \
+    if (lda && nr > 16)                                                        \
+      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, c, ldc, nr, load_c, bias, act); \
+    else if (lda)                                                              \
+      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, c, ldc, nr, load_c, bias, act); \
+    else if (nr > 16)                                                          \
+      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);   \
+    else                                                                       \
+      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);   \
+  }                                                                            \
+  static void kernel_t_##R(int64_t kc, const float *ap, int64_t lda,           \
+                           const float *bp, float *c, int64_t ldc, int nr,     \
+                           int load_c, const float *bias, int act) {           \
+    (void)lda;                                                                 \
+    if (nr > 16)                                                               \
+      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);   \
+    else                                                                       \
+      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);   \
+  }
+KERNEL_ROWS(1)
+KERNEL_ROWS(2)
+KERNEL_ROWS(3)
+KERNEL_ROWS(4)
+KERNEL_ROWS(5)
+KERNEL_ROWS(6)
+KERNEL_ROWS(7)
+KERNEL_ROWS(8)
+KERNEL_ROWS(9)
+KERNEL_ROWS(10)
+KERNEL_ROWS(11)
+KERNEL_ROWS(12)
+KERNEL_ROWS(13)
+KERNEL_ROWS(14)
+
+typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *,
+                        float *, int64_t, int, int, const float *, int);
+static const rows_fn kernels_by_rows[MR + 1] = {
+    NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
+    kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
+    kernel_10, kernel_11, kernel_12, kernel_13, kernel_14,
+};
+static const rows_fn transposed_kernels_by_rows[MR + 1] = {
+    NULL,        kernel_t_1,  kernel_t_2,  kernel_t_3,  kernel_t_4,
+    kernel_t_5,  kernel_t_6,  kernel_t_7,  kernel_t_8,  kernel_t_9,
+    kernel_t_10, kernel_t_11, kernel_t_12, kernel_t_13, kernel_t_14,
+};
+_Static_assert(MR == 14, "one kernel per row count");
+
+static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
+                   float *c, int64_t ldc, int mr, int nr, int load_c,
+                   const float *bias, int act) {
+  kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, load_c, bias, act);
+}
+
+static void kernel_t(int64_t kc, const float *ap, int64_t lda,
+                     const float *bp, float *c, int64_t ldc, int mr, int nr,
+                     int load_c, const float *bias, int act) {
+  transposed_kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, load_c, bias,
+                                 act);
 }
 
 /* Depth-contiguous source (src.cs == 1): 16 x 16 blocks are transposed in
@@ -230,5 +299,6 @@ static void activate(float *x, int64_t n, int act) {
 }
 
 const agl_gemm_isa agl_gemm_avx512 = {
-    "avx512", MR, NR, 1, kernel, pack, pack, agl_small_avx512, activate,
+    "avx512", MR, NR, 1, kernel, kernel_t, pack, pack, agl_small_avx512,
+    activate,
 };

@@ -73,7 +73,29 @@ static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
   }
 }
 
+static void kernel_t(int64_t kc, const float *ap, int64_t lda,
+                     const float *bp, float *c, int64_t ldc, int mr, int nr,
+                     int load_c, const float *bias, int act) {
+  (void)lda;
+  float acc[MR][NR] = {{0}};
+  for (int64_t p = 0; p < kc; ++p) {
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NR; ++j)
+        acc[i][j] += ap[i] * bp[j];
+    ap += MR;
+    bp += NR;
+  }
+  for (int j = 0; j < nr; ++j) {
+    float *column = c + j * ldc;
+    for (int i = 0; i < mr; ++i)
+      column[i] = (load_c ? column[i] : 0.0f) + acc[i][j] +
+                  (bias ? bias[j] : 0.0f);
+    if (act != AGL_ACT_NONE)
+      activate(column, mr, act);
+  }
+}
+
 const agl_gemm_isa agl_gemm_portable = {
-    "portable", MR, NR, 0, kernel, agl_pack_strided, agl_pack_strided, NULL,
-    activate,
+    "portable", MR, NR, 0, kernel, kernel_t, agl_pack_strided,
+    agl_pack_strided, NULL, activate,
 };

@@ -2,7 +2,7 @@
 
 // The lowering's convolution after arena planning: a zero-padded copy of the
 // input, a bias broadcast into the output, the im2col gather and the product.
-// All of it becomes one call; the filter is packed in panels of 14 filters
+// All of it becomes one call; the filter is packed in panels of 32 filters
 // (here one panel of 2 filters: depth by depth, both filters' weights) and
 // the original dropped.
 // Arguments: batch, groups, channels, height, width; input and its batch,

@@ -1,0 +1,151 @@
+//===- BufferFacts.cpp - what the kernel-call passes know of buffers ------===//
+
+#include "passes/BufferFacts.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace {
+
+/// The memory a buffer lies in: the function argument it views (the arena,
+/// an input or an output) and, within the arena, its byte range.
+struct MemoryRange {
+  Value base;
+  int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
+};
+
+std::optional<MemoryRange> memoryRange(Value buffer) {
+  while (true) {
+    if (isa<BlockArgument>(buffer))
+      return MemoryRange{buffer};
+    Operation *op = buffer.getDefiningOp();
+    if (auto view = dyn_cast<memref::ViewOp>(op)) {
+      std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+      auto type = view.getType();
+      if (!shift || !type.hasStaticShape() ||
+          !isa<BlockArgument>(view.getSource()))
+        return std::nullopt;
+      return MemoryRange{view.getSource(), *shift,
+                         *shift + type.getNumElements() *
+                                      type.getElementTypeBitWidth() / 8};
+    }
+    if (isa<memref::GetGlobalOp>(op))
+      return MemoryRange{buffer}; // constant: never written
+    if (!isa<ViewLikeOpInterface>(op) || op->getNumOperands() < 1)
+      return std::nullopt;
+    buffer = op->getOperand(0);
+  }
+}
+
+/// The ops that read or write `buffer` (through views of it), besides the
+/// views themselves.
+void collectAccesses(Value buffer, SmallVectorImpl<Operation *> &accesses) {
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
+        isMemoryEffectFree(user))
+      collectAccesses(user->getResult(0), accesses);
+    else
+      accesses.push_back(user);
+  }
+}
+
+} // namespace
+
+namespace autoglm {
+
+std::optional<SmallVector<int64_t>> staticStrides(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  auto [strides, offset] = type.getStridesAndOffset();
+  if (llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  return SmallVector<int64_t>(strides);
+}
+
+/// A linalg op that only writes one constant into `buffer` (a fill, or a
+/// map or generic without inputs that yields a constant), for which
+/// `isValue` holds.
+bool isConstantFill(Operation *op, Value buffer,
+                    function_ref<bool(Value)> isValue) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs()[0] == buffer && isValue(fill.getInputs()[0]);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 0 ||
+      linalgOp.getNumDpsInits() != 1 ||
+      linalgOp.getDpsInits()[0] != buffer ||
+      op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return false;
+  Block &body = op->getRegion(0).front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  return yield && body.getOperations().size() == 1 &&
+         yield.getValues().size() == 1 &&
+         matchPattern(yield.getValues()[0], m_Constant()) &&
+         isValue(yield.getValues()[0]);
+}
+
+bool isZeroFill(Operation *op, Value buffer) {
+  return isConstantFill(op, buffer, [](Value v) {
+    return matchPattern(v, m_AnyZeroFloat());
+  });
+}
+
+bool disjoint(Value a, Value b) {
+  std::optional<MemoryRange> ra = memoryRange(a), rb = memoryRange(b);
+  if (!ra || !rb)
+    return false;
+  if (ra->base != rb->base)
+    return true;
+  return ra->end <= rb->begin || rb->end <= ra->begin;
+}
+
+bool deadAfter(Value buffer, Operation *point) {
+  SmallVector<Operation *> accesses;
+  collectAccesses(buffer, accesses);
+  Operation *next = nullptr;
+  for (Operation *op : accesses) {
+    if (op->getBlock() != point->getBlock())
+      return false;
+    if (point->isBeforeInBlock(op) && (!next || op->isBeforeInBlock(next)))
+      next = op;
+  }
+  if (!next || isConstantFill(next, buffer, [](Value) { return true; }))
+    return true;
+  // A linalg op that writes all of it (a reshape of it at most) without
+  // reading what it held.
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
+      llvm::is_contained(linalgOp.getDpsInputs(), buffer))
+    return false;
+  OpOperand *init = linalgOp.getDpsInitOperand(0);
+  Value written = init->get();
+  while (written != buffer) {
+    Operation *def = written.getDefiningOp();
+    if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      return false;
+    written = def->getOperand(0);
+  }
+  for (Value input : linalgOp.getDpsInputs())
+    if (!disjoint(input, buffer))
+      return false;
+  return linalgOp.getNumParallelLoops() == linalgOp.getNumLoops() &&
+         linalgOp.getMatchingIndexingMap(init).isPermutation() &&
+         !linalgOp.payloadUsesValueFromOperand(init);
+}
+
+Operation *previousEffect(Operation *op) {
+  for (op = op->getPrevNode(); op; op = op->getPrevNode())
+    if (!isMemoryEffectFree(op))
+      return op;
+  return nullptr;
+}
+
+} // namespace autoglm

@@ -1,0 +1,44 @@
+//===- BufferFacts.h - what the kernel-call passes know of buffers -*- C++ -*-===//
+//
+// The passes that replace linalg ops by runtime kernel calls run after the
+// arena is planned, so they may only remove buffer uses. What they check
+// before they do: static strides, which bytes two buffers occupy, whether a
+// buffer's contents are read again, and which op initialized it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTOGLM_PASSES_BUFFERFACTS_H
+#define AUTOGLM_PASSES_BUFFERFACTS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace autoglm {
+
+/// Static strides of a buffer, or nothing.
+std::optional<llvm::SmallVector<int64_t>> staticStrides(mlir::Value buffer);
+
+/// A linalg op that only writes one constant into `buffer` (a fill, or a
+/// map or generic without inputs that yields a constant), for which
+/// `isValue` holds.
+bool isConstantFill(mlir::Operation *op, mlir::Value buffer,
+                    llvm::function_ref<bool(mlir::Value)> isValue);
+/// The same for a zero constant.
+bool isZeroFill(mlir::Operation *op, mlir::Value buffer);
+
+/// Whether two buffers provably share no byte.
+bool disjoint(mlir::Value a, mlir::Value b);
+
+/// Whether what `buffer` holds after `point` is never read: the next op
+/// after `point` that touches it (if any) overwrites all of it first.
+bool deadAfter(mlir::Value buffer, mlir::Operation *point);
+
+/// The previous op in the block that touches memory, or null.
+mlir::Operation *previousEffect(mlir::Operation *op);
+
+} // namespace autoglm
+
+#endif // AUTOGLM_PASSES_BUFFERFACTS_H
