@@ -125,8 +125,11 @@ def RecognizeAttention : Pass<"autoglm-recognize-attention", "mlir::ModuleOp"> {
     it keeps every key, and else a constant 0 / -inf mask; it is not
     recognized when a row keeps no key. K and V heads repeated for
     grouped-query attention (Reshape to `[B, Hkv, 1, S, D]`, Expand, Reshape
-    to `[B, H, S, D]`) are read unrepeated. The new op's location fuses
-    those of every op it replaces.
+    to `[B, H, S, D]`) are read unrepeated. A
+    `Where(max(mask) == -inf, 0, probabilities)` after the softmax (the
+    ONNX Attention importer zeroes the rows its mask leaves with no key) is
+    taken in too: `autoglm.attention` gives such rows zeros. The new op's
+    location fuses those of every op it replaces.
   }];
 }
 

@@ -5,8 +5,9 @@
 //     -> Add a mask, or Where(constant boolean mask, scores, -1e9)
 //     -> Softmax over the keys -> MatMul with V
 // (the ONNX Attention importer spells it the same way, with the scale split
-// between Q and K, and grouped-query heads repeated by Reshape, Expand,
-// Reshape). Lowered op by op, it stores the Sq x Sk scores, twice; as
+// between Q and K, grouped-query heads repeated by Reshape, Expand, Reshape,
+// and a Where that zeroes the rows its mask leaves with no key, which
+// autoglm.attention does too). Lowered op by op, it stores the Sq x Sk scores, twice; as
 // autoglm.attention it runs as one streaming kernel.
 //
 // A Where with a constant condition leaves keys out by giving them a very
@@ -122,6 +123,21 @@ Value unrepeatHeads(Value value) {
   return split.getInput();
 }
 
+/// `test` is max(mask over its last axis) == -inf: returns the mask.
+Value maskOfEmptyRowTest(Value test) {
+  auto equal = test.getDefiningOp<EqualOp>();
+  if (!equal ||
+      scalarConstant(equal.getRhs()) != -std::numeric_limits<float>::infinity())
+    return nullptr;
+  auto rowMax = equal.getLhs().getDefiningOp<ReduceMaxOp>();
+  if (!rowMax || !rowMax.getKeepdims())
+    return nullptr;
+  int64_t rank = cast<ShapedType>(rowMax.getInput().getType()).getRank();
+  if (rowMax.getAxes() != ArrayRef<int64_t>{rank - 1})
+    return nullptr;
+  return rowMax.getInput();
+}
+
 /// What masks the scores: an additive mask and/or the causal flag.
 struct Masking {
   Value mask;
@@ -177,7 +193,16 @@ struct RecognizeScaledDotProduct : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatMulOp root,
                                 PatternRewriter &rewriter) const override {
-    auto softmax = root.getLhs().getDefiningOp<SoftmaxOp>();
+    // The ONNX Attention importer zeroes rows that its mask leaves with no
+    // key, as autoglm.attention does: Where(max(mask) == -inf, 0, probs).
+    Value probs = root.getLhs(), guardedMask;
+    if (auto guard = probs.getDefiningOp<WhereOp>()) {
+      guardedMask = maskOfEmptyRowTest(guard.getCondition());
+      if (!guardedMask || scalarConstant(guard.getX()) != 0.0f)
+        return rewriter.notifyMatchFailure(root, "Where that is no row guard");
+      probs = guard.getY();
+    }
+    auto softmax = probs.getDefiningOp<SoftmaxOp>();
     auto probsType = softmax ? staticF32(softmax, 4) : nullptr;
     if (!probsType || softmax.getAxis() != 3 || !staticF32(root, 4) ||
         !staticF32(root.getRhs(), 4))
@@ -204,6 +229,9 @@ struct RecognizeScaledDotProduct : OpRewritePattern<MatMulOp> {
       condition = where.getCondition();
       scores = where.getX();
     }
+
+    if (guardedMask && guardedMask != mask)
+      return rewriter.notifyMatchFailure(root, "row guard of another mask");
 
     double scale = 1.0;
     scores = stripScale(scores, scale);

@@ -109,6 +109,33 @@ func.func @additive_mask_gqa(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %
 
 // -----
 
+// The ONNX Attention importer's spelling: the scale split as sqrt(scale)
+// on Q and K, a constant bias added, and the rows the bias leaves with no
+// key zeroed after the softmax; all of it is one op.
+// CHECK-LABEL: func.func @importer_guard
+// CHECK: %[[B:.*]] = autoglm.constant dense<{{.*}}> : tensor<2x3xf32>
+// CHECK-NEXT: %[[A:.*]] = autoglm.attention %arg0, %arg1, %arg2, %[[B]] {scale = 2.500000e-01 : f32}
+// CHECK-NEXT: return %[[A]]
+func.func @importer_guard(%q: tensor<1x2x2x4xf32>, %k: tensor<1x2x3x4xf32>, %v: tensor<1x2x3x4xf32>) -> tensor<1x2x2x4xf32> {
+  %zero = autoglm.constant dense<0.0> : tensor<f32>
+  %ninf = autoglm.constant dense<0xFF800000> : tensor<f32>
+  %root = autoglm.constant dense<0.5> : tensor<f32>
+  %bias = autoglm.constant dense<[[0.0, 0xFF800000, 0.0], [0xFF800000, 0xFF800000, 0xFF800000]]> : tensor<2x3xf32>
+  %ks = autoglm.mul %k, %root : (tensor<1x2x3x4xf32>, tensor<f32>) -> tensor<1x2x3x4xf32>
+  %kT = autoglm.transpose %ks {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x4x3xf32>
+  %qs = autoglm.mul %q, %root : (tensor<1x2x2x4xf32>, tensor<f32>) -> tensor<1x2x2x4xf32>
+  %s = autoglm.matmul %qs, %kT : (tensor<1x2x2x4xf32>, tensor<1x2x4x3xf32>) -> tensor<1x2x2x3xf32>
+  %m = autoglm.add %s, %bias : (tensor<1x2x2x3xf32>, tensor<2x3xf32>) -> tensor<1x2x2x3xf32>
+  %p = autoglm.softmax %m {axis = 3 : i64} : tensor<1x2x2x3xf32>
+  %top = autoglm.reduce_max %bias {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  %empty = autoglm.equal %top, %ninf : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xi1>
+  %pz = autoglm.where %empty, %zero, %p : (tensor<2x1xi1>, tensor<f32>, tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  %y = autoglm.matmul %pz, %v : (tensor<1x2x2x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x2x4xf32>
+  return %y : tensor<1x2x2x4xf32>
+}
+
+// -----
+
 // Not recognized: a mask that leaves row 0 with no key (Where would give
 // it uniform weights), a fill that does not exclude, softmax over another
 // axis.
