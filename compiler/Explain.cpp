@@ -66,7 +66,7 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         getConstantIntValue(kernel.op->getOperands().back());
     std::string text = llvm::formatv(
         "fused attention {0} heads ({1} K/V), {2} queries x {3} keys, head "
-        "size {4}/{5}{6}: blocks of 32 queries stream over blocks of 64 "
+        "size {4}/{5}{6}: blocks of 64 queries stream over blocks of 64 "
         "keys (online softmax, scores never stored), {7}",
         size(1), size(2), size(3), size(4), size(5), size(6),
         causal && *causal ? ", causal" : "",

@@ -7,8 +7,10 @@
  *   acc  the rows' output accumulators (BQ x value_dim, rounded up to 16);
  *   m, l each row's running maximum and sum.
  * Scores and the product with V both work on 4 rows at a time, so every
- * vector of K or V loaded serves 4 rows. Rows whose keys run out (causal)
- * see -inf scores, which become zero probabilities.
+ * vector of K or V loaded serves 4 rows. A block of fewer than 4 rows (a
+ * decode step) takes its scores as dot products along the keys' rows,
+ * without the transpose. Rows whose keys run out (causal) see -inf scores,
+ * which become zero probabilities.
  * This file is compiled with AVX-512 enabled. */
 #include "kernels_internal.h"
 
@@ -41,18 +43,19 @@ static void transpose_keys(const float *keys, int64_t row_stride, int64_t n,
         kt[d * BK + c] = 0.0f;
 }
 
-/* s[r][0..BK) = scale * q_r . kt for rows r0 .. r0 + rows - 1 (rows <= 4). */
-static void scores4(const float *const *q, int rows, int64_t head_dim,
-                    const float *kt, float scale, float *s) {
+/* s[x][0..BK) = scale * q_x . kt for R query rows (R is 1 or 4). */
+static ALWAYS_INLINE void scores_rows(const int R, const float *const *q,
+                                      int64_t head_dim, const float *kt,
+                                      float scale, float *s) {
   __m512 acc[4][4];
-  for (int x = 0; x < 4; ++x)
+  for (int x = 0; x < R; ++x)
     for (int t = 0; t < 4; ++t)
       acc[x][t] = _mm512_setzero_ps();
   for (int64_t d = 0; d < head_dim; ++d) {
     const float *row = kt + d * BK;
     __m512 k0 = _mm512_load_ps(row), k1 = _mm512_load_ps(row + 16),
            k2 = _mm512_load_ps(row + 32), k3 = _mm512_load_ps(row + 48);
-    for (int x = 0; x < 4; ++x) {
+    for (int x = 0; x < R; ++x) {
       __m512 qd = _mm512_set1_ps(q[x][d]);
       acc[x][0] = _mm512_fmadd_ps(qd, k0, acc[x][0]);
       acc[x][1] = _mm512_fmadd_ps(qd, k1, acc[x][1]);
@@ -61,37 +64,56 @@ static void scores4(const float *const *q, int rows, int64_t head_dim,
     }
   }
   __m512 factor = _mm512_set1_ps(scale);
-  for (int x = 0; x < rows; ++x)
+  for (int x = 0; x < R; ++x)
     for (int t = 0; t < 4; ++t)
       _mm512_store_ps(s + x * BK + 16 * t, _mm512_mul_ps(acc[x][t], factor));
 }
 
-/* acc[r] += sum_c p[r][c] V[c] for rows r0 .. r0 + rows - 1 (rows <= 4),
- * over value columns in chunks of 64. */
-static void accumulate4(const float *p, int rows, const float *values,
-                        int64_t row_stride, int64_t n, int64_t value_dim,
-                        int64_t acc_stride, float *acc) {
+/* One query row's scores straight from the keys' rows (dot products along
+ * head_dim), for blocks of fewer than 4 rows: transposing the keys would
+ * cost more than it saves. Columns n..BK are left as they are. */
+static void scores_direct(const float *q, const float *keys,
+                          int64_t row_stride, int64_t n, int64_t head_dim,
+                          float scale, float *s) {
+  for (int64_t c = 0; c < n; ++c) {
+    const float *key = keys + c * row_stride;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t d = 0; d < head_dim; d += 16) {
+      __mmask16 mk = lanes(head_dim - d);
+      acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk, q + d),
+                            _mm512_maskz_loadu_ps(mk, key + d), acc);
+    }
+    s[c] = scale * _mm512_reduce_add_ps(acc);
+  }
+}
+
+/* acc[x] += sum_c p[x][c] V[c] for R rows (R is 1 or 4), over value
+ * columns in chunks of 64. */
+static ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
+                                          const float *values,
+                                          int64_t row_stride, int64_t n,
+                                          int64_t value_dim,
+                                          int64_t acc_stride, float *acc) {
   for (int64_t d0 = 0; d0 < value_dim; d0 += 64) {
     __mmask16 mk[4];
     for (int t = 0; t < 4; ++t)
       mk[t] = lanes(value_dim - d0 - 16 * t);
     __m512 sum[4][4];
-    for (int x = 0; x < 4; ++x)
+    for (int x = 0; x < R; ++x)
       for (int t = 0; t < 4; ++t)
-        sum[x][t] = x < rows ? _mm512_load_ps(acc + x * acc_stride + d0 + 16 * t)
-                             : _mm512_setzero_ps();
+        sum[x][t] = _mm512_load_ps(acc + x * acc_stride + d0 + 16 * t);
     for (int64_t c = 0; c < n; ++c) {
       const float *value = values + c * row_stride + d0;
       __m512 v[4];
       for (int t = 0; t < 4; ++t)
         v[t] = _mm512_maskz_loadu_ps(mk[t], value + 16 * t);
-      for (int x = 0; x < 4; ++x) {
-        __m512 px = _mm512_set1_ps(p[(x < rows ? x : 0) * BK + c]);
+      for (int x = 0; x < R; ++x) {
+        __m512 px = _mm512_set1_ps(p[x * BK + c]);
         for (int t = 0; t < 4; ++t)
           sum[x][t] = _mm512_fmadd_ps(px, v[t], sum[x][t]);
       }
     }
-    for (int x = 0; x < rows; ++x)
+    for (int x = 0; x < R; ++x)
       for (int t = 0; t < 4; ++t)
         _mm512_store_ps(acc + x * acc_stride + d0 + 16 * t, sum[x][t]);
   }
@@ -125,13 +147,18 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
 
   for (int64_t j0 = 0; j0 < visible; j0 += BK) {
     const int64_t n = visible - j0 < BK ? visible - j0 : BK;
-    transpose_keys(keys + j0 * a->k_rs, a->k_rs, n, a->head_dim, kt);
-    for (int64_t r = 0; r < rows; r += 4) {
-      const float *quad[4];
-      for (int x = 0; x < 4; ++x)
-        quad[x] = q[r + x < rows ? r + x : r];
-      scores4(quad, rows - r < 4 ? (int)(rows - r) : 4, a->head_dim, kt,
-              a->scale, s + r * BK);
+    const float *block_keys = keys + j0 * a->k_rs;
+    if (rows < 4) {
+      for (int64_t r = 0; r < rows; ++r)
+        scores_direct(q[r], block_keys, a->k_rs, n, a->head_dim, a->scale,
+                      s + r * BK);
+    } else {
+      transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
+      int64_t r = 0;
+      for (; r + 4 <= rows; r += 4)
+        scores_rows(4, q + r, a->head_dim, kt, a->scale, s + r * BK);
+      for (; r < rows; ++r)
+        scores_rows(1, q + r, a->head_dim, kt, a->scale, s + r * BK);
     }
     for (int64_t r = 0; r < rows; ++r) {
       float *row = s + r * BK;
@@ -190,10 +217,14 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
       l[r] = l[r] * alpha + _mm512_reduce_add_ps(total);
       m[r] = new_max;
     }
-    for (int64_t r = 0; r < rows; r += 4)
-      accumulate4(s + r * BK, rows - r < 4 ? (int)(rows - r) : 4,
-                  values + j0 * a->v_rs, a->v_rs, n, a->value_dim, acc_stride,
-                  acc + r * acc_stride);
+    const float *block_values = values + j0 * a->v_rs;
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4)
+      accumulate_rows(4, s + r * BK, block_values, a->v_rs, n, a->value_dim,
+                      acc_stride, acc + r * acc_stride);
+    for (; r < rows; ++r)
+      accumulate_rows(1, s + r * BK, block_values, a->v_rs, n, a->value_dim,
+                      acc_stride, acc + r * acc_stride);
   }
   for (int64_t r = 0; r < rows; ++r) {
     float *o = a->out + b * a->o_bs + h * a->o_hs + (i0 + r) * a->o_rs;

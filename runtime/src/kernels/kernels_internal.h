@@ -213,7 +213,7 @@ typedef struct agl_attention_args {
 /* Query rows and keys per block: a block of rows is one task; its scores
  * against one block of keys live in the scratch (AGL_ATTENTION_BQ x
  * AGL_ATTENTION_BK floats) next to the rows' output accumulators. */
-enum { AGL_ATTENTION_BQ = 32, AGL_ATTENTION_BK = 64 };
+enum { AGL_ATTENTION_BQ = 64, AGL_ATTENTION_BK = 64 };
 
 /* Computes query rows [i0, i1) (at most AGL_ATTENTION_BQ) of head (b, h).
  * The portable version needs no scratch; the AVX-512 one needs the pool
