@@ -175,7 +175,7 @@ def main():
                                        "glm_layer_s<SEQ>_h<HIDDEN>)")
     args = parser.parse_args()
     path = generate(args.out, args.seq, args.hidden, args.heads, args.ffn,
-                    args.name)
+                    name=args.name)
     print(f"wrote {path}")
 
 

@@ -89,6 +89,19 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
       text += ", planes split across the pool";
     return {text, machine.threads};
   }
+  if (runtimeKernelCalled(kernel.op) == "attention") {
+    auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
+    std::optional<int64_t> causal =
+        getConstantIntValue(kernel.op->getOperands().back());
+    std::string text = llvm::formatv(
+        "fused attention {0} heads ({1} K/V), {2} queries x {3} keys, head "
+        "size {4}/{5}{6}: blocks of 64 queries stream over blocks of 64 "
+        "keys (online softmax, scores never stored), {7}",
+        size(1), size(2), size(3), size(4), size(5), size(6),
+        causal && *causal ? ", causal" : "",
+        machine.gemmIsa);
+    return {text, machine.threads};
+  }
   if (func::CallOp call = gemmCall(kernel.op)) {
     auto size = [&](unsigned i) { return sizeText(call.getOperand(i)); };
     std::string text = llvm::formatv(

@@ -47,10 +47,14 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     pm.addPass(createRecognizeNorms());
+    if (options.fuseAttention)
+      pm.addPass(createRecognizeAttention());
     pm.addPass(createCSEPass());
     return;
-  case Stage::Linalg:
-    pm.addPass(createLowerToLinalg());
+  case Stage::Linalg: {
+    LowerToLinalgOptions lowering;
+    lowering.attentionKernel = options.runtimeKernels;
+    pm.addPass(createLowerToLinalg(lowering));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseElementwise());
     pm.addPass(createApproximateMath());
@@ -60,6 +64,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;
+  }
   case Stage::Memref: {
     pm.addPass(createBufferize());
     pm.addPass(createCanonicalizerPass());
@@ -77,6 +82,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       ContractionsToKernelsOptions kernels;
       kernels.packWeights = !options.externalWeights;
       pm.addPass(createContractionsToKernels(kernels));
+      pm.addPass(createAttentionToKernels());
     }
     if (options.externalWeights) {
       ExternalizeWeightsOptions external;

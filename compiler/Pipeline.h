@@ -48,6 +48,9 @@ struct PipelineOptions {
   /// Run f32 matrix multiplications with the runtime's GEMM kernel rather
   /// than generated loops.
   bool runtimeKernels = true;
+  /// Recognize attention written out in primitive ops as autoglm.attention
+  /// (with runtimeKernels, the runtime's streaming attention kernel).
+  bool fuseAttention = true;
   /// Time every kernel of the plan with the runtime's profiling hooks.
   bool profile = false;
   /// Split large loop nests across the runtime's thread pool (only with

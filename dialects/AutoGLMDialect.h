@@ -23,4 +23,14 @@ class SymbolicShapes
 #define GET_OP_CLASSES
 #include "dialects/AutoGLMOps.h.inc"
 
+namespace autoglm {
+/// The output shape [B, H, Sq, Dv] of attention on Q [B, H, Sq, D], K
+/// [B, Hkv, Sk, D], V [B, Hkv, Sk, Dv] and a mask (or null) broadcasting to
+/// [B, H, Sq, Sk]; failure (reported at `loc`, if any) when they disagree.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+attentionShape(std::optional<mlir::Location> loc, mlir::ShapedType query,
+               mlir::ShapedType key, mlir::ShapedType value,
+               mlir::ShapedType mask);
+} // namespace autoglm
+
 #endif // AUTOGLM_DIALECTS_AUTOGLMDIALECT_H

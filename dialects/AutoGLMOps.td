@@ -13,5 +13,6 @@ include "dialects/ops/LinearAlgebra.td"
 include "dialects/ops/Normalization.td"
 include "dialects/ops/ConvPool.td"
 include "dialects/ops/Shapes.td"
+include "dialects/ops/Attention.td"
 
 #endif // AUTOGLM_OPS_TD

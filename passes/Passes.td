@@ -13,11 +13,22 @@ def LowerToLinalg : Pass<"autoglm-lower-to-linalg", "mlir::ModuleOp"> {
     signless; the lowering picks signed or unsigned arithmetic from the
     original type. Entry-function arguments are marked non-writable, since
     inputs belong to the caller.
+
+    `autoglm.attention` is spelled again in the primitive ops it stands for
+    (MatMul with the transposed K, scale, mask, Softmax, MatMul), or, with
+    `attention-kernel`, becomes `autoglm.attention_buffers` on its
+    operands' buffers (`bufferization.to_buffer`) and a new output buffer
+    (`memref.alloc`, read back with `bufferization.to_tensor`), for the
+    runtime's kernel (head sizes up to 4096).
   }];
+  let options = [
+    Option<"attentionKernel", "attention-kernel", "bool", "false",
+           "Lower autoglm.attention for the runtime's attention kernel">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
-    "mlir::bufferization::BufferizationDialect"
+    "mlir::bufferization::BufferizationDialect", "mlir::memref::MemRefDialect"
   ];
 }
 
@@ -97,6 +108,44 @@ def RecognizeNorms : Pass<"autoglm-recognize-norms", "mlir::ModuleOp"> {
     The new op's location fuses those of every op it replaces. Ops the
     pattern reads that have other users stay for them.
   }];
+}
+
+def RecognizeAttention : Pass<"autoglm-recognize-attention", "mlir::ModuleOp"> {
+  let summary = "Recognize scaled dot-product attention written out in primitive ops";
+  let description = [{
+    On static f32 tensors, rewrites
+    `MatMul(Softmax(mask(scale * MatMul(Q, Transpose(K)))), V)` into
+    `autoglm.attention`. The transpose swaps the last two axes of a 4-D K;
+    the scale is a constant `Mul` or `Div` of the scores, or of Q and K
+    (any of them, multiplied together); the softmax runs over the keys (the
+    last axis). The mask is either an `Add` of an f32 tensor broadcasting to
+    the scores, or `Where(keep, scores, fill)` with a constant boolean `keep`
+    and a constant `fill` of -1e4 or below: such a Where becomes the causal
+    flag when `keep` is the causal pattern (`j <= i + Sk - Sq`), nothing when
+    it keeps every key, and else a constant 0 / -inf mask; it is not
+    recognized when a row keeps no key. K and V heads repeated for
+    grouped-query attention (Reshape to `[B, Hkv, 1, S, D]`, Expand, Reshape
+    to `[B, H, S, D]`) are read unrepeated. A
+    `Where(max(mask) == -inf, 0, probabilities)` after the softmax (the
+    ONNX Attention importer zeroes the rows its mask leaves with no key) is
+    taken in too: `autoglm.attention` gives such rows zeros. The new op's
+    location fuses those of every op it replaces.
+  }];
+}
+
+def AttentionToKernels : Pass<"autoglm-attention-to-kernels", "mlir::ModuleOp"> {
+  let summary = "Run autoglm.attention_buffers with the runtime's attention kernel";
+  let description = [{
+    Replaces every `autoglm.attention_buffers` by a call of
+    `agl_kernel_attention` on the addresses and strides of its buffers; the
+    mask's dimensions of extent 1 (and those it lacks) get stride 0, so that
+    the kernel broadcasts them. Runs after the arena is planned, so that the
+    buffers were live at the op itself.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect"
+  ];
 }
 
 def InstrumentKernels : Pass<"autoglm-instrument-kernels", "mlir::ModuleOp"> {

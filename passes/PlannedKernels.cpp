@@ -12,6 +12,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace {
@@ -87,6 +89,30 @@ KernelCost costOf(Operation *op) {
              outputs = planes * *size(17) * *size(18);
       cost.flops = outputs * *size(8) * *size(9);
       cost.bytes = 4 * (planes * *size(2) * *size(3) + outputs);
+    }
+    return cost;
+  }
+  if (runtimeKernel(op) == "attention") {
+    // (batch, heads, kv_heads, q_len, kv_len, head_dim, value_dim, ...,
+    //  causal): two products over the visible (query, key) pairs.
+    auto sizes = llvm::map_to_vector(
+        op->getOperands().take_front(7),
+        [](Value size) { return getConstantIntValue(size); });
+    std::optional<int64_t> causal =
+        getConstantIntValue(op->getOperands().back());
+    if (llvm::all_of(sizes, [](auto s) { return s.has_value(); }) && causal) {
+      double batch = *sizes[0], heads = *sizes[1], kvHeads = *sizes[2],
+             qLen = *sizes[3], kvLen = *sizes[4], d = *sizes[5],
+             dv = *sizes[6];
+      double pairs = qLen * kvLen;
+      if (*causal) {
+        pairs = 0;
+        for (int64_t i = 0; i < *sizes[3]; ++i)
+          pairs += std::clamp<double>(i + kvLen - qLen + 1, 0, kvLen);
+      }
+      cost.flops = 2 * batch * heads * pairs * (d + dv);
+      cost.bytes = 4 * batch *
+                   (heads * qLen * (d + dv) + kvHeads * kvLen * (d + dv));
     }
     return cost;
   }

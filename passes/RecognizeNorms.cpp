@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/AutoGLMDialect.h"
-#include "dialects/FloatValues.h"
 #include "dialects/InferenceUtils.h"
 #include "passes/Passes.h"
+#include "passes/RecognizePatterns.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -26,30 +26,12 @@ using namespace autoglm;
 
 namespace {
 
-/// The value of a constant holding one f32 value (any shape), or nothing.
-std::optional<float> scalar(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  auto values = floatValues(constant.getValue());
-  if (!values || values->empty() ||
-      llvm::any_of(*values, [&](float v) { return v != values->front(); }))
-    return std::nullopt;
-  return values->front();
-}
-
-/// Both operand orders of a commutative op: (lhs, rhs), (rhs, lhs).
-template <typename Op>
-SmallVector<std::pair<Value, Value>, 2> operandOrders(Op op) {
-  return {{op.getLhs(), op.getRhs()}, {op.getRhs(), op.getLhs()}};
-}
-
 /// `value` is x * x or x ^ 2.
 bool isSquareOf(Value value, Value x) {
   if (auto mul = value.getDefiningOp<MulOp>())
     return mul.getLhs() == x && mul.getRhs() == x;
   auto pow = value.getDefiningOp<PowOp>();
-  return pow && pow.getLhs() == x && scalar(pow.getRhs()) == 2.0f;
+  return pow && pow.getLhs() == x && scalarConstant(pow.getRhs()) == 2.0f;
 }
 
 /// The first axis of a mean over the trailing axes of x, kept as extent 1.
@@ -79,7 +61,7 @@ std::optional<MeanSquare> meanSquarePlusEpsilon(Value s, Value d) {
   for (auto [mean, eps] : operandOrders(add)) {
     Value squared;
     std::optional<int64_t> axis = trailingMeanOf(mean, &squared);
-    std::optional<float> epsilon = scalar(eps);
+    std::optional<float> epsilon = scalarConstant(eps);
     if (axis && epsilon && isSquareOf(squared, d))
       return MeanSquare{*axis, *epsilon};
   }
@@ -100,7 +82,7 @@ std::optional<std::pair<Value, Value>> dividedByRoot(Value value) {
     if (auto reciprocal = inverse.getDefiningOp<ReciprocalOp>())
       root = reciprocal.getInput();
     else if (auto div = inverse.getDefiningOp<DivOp>();
-             div && scalar(div.getLhs()) == 1.0f)
+             div && scalarConstant(div.getLhs()) == 1.0f)
       root = div.getRhs();
     if (auto sqrt = root ? root.getDefiningOp<SqrtOp>() : SqrtOp())
       return std::pair{d, sqrt.getInput()};
@@ -120,27 +102,6 @@ bool perNormalizedElement(Value scale, Value x, int64_t axis) {
 
 bool isF32(Value value) {
   return cast<ShapedType>(value.getType()).getElementType().isF32();
-}
-
-/// The locations of `root` and the ops above it up to (not including) the
-/// ops that define `inputs`: every ONNX node the recognized op replaces.
-Location locationOfPattern(PatternRewriter &rewriter, Operation *root,
-                           ArrayRef<Value> inputs) {
-  SmallVector<Location> locs;
-  SmallVector<Operation *> work = {root};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    if (!seen.insert(op).second || isa<ConstantOp>(op))
-      continue;
-    locs.push_back(op->getLoc());
-    for (Value operand : op->getOperands())
-      if (!llvm::is_contained(inputs, operand))
-        if (Operation *producer = operand.getDefiningOp())
-          work.push_back(producer);
-  }
-  std::reverse(locs.begin(), locs.end()); // producers first
-  return rewriter.getFusedLoc(locs);
 }
 
 /// x / sqrt(mean(x^2) + eps) * scale  ->  rms_norm(x, scale).

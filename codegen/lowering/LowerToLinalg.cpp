@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace autoglm {
@@ -18,6 +19,8 @@ using namespace autoglm;
 namespace {
 
 struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
+  using LowerToLinalgBase::LowerToLinalgBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -30,6 +33,7 @@ struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
     populateConvPoolLowering(converter, patterns);
     populateDataMovementLowering(converter, patterns);
     populateQuantizationLowering(converter, patterns);
+    populateAttentionLowering(converter, patterns, attentionKernel);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
@@ -38,6 +42,10 @@ struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
     target.addIllegalDialect<AutoGLMDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect>();
+    if (attentionKernel) {
+      target.addLegalOp<AttentionBuffersOp, bufferization::ToBufferOp,
+                        bufferization::ToTensorOp, memref::AllocOp>();
+    }
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
       return converter.isSignatureLegal(f.getFunctionType());
     });

@@ -115,6 +115,10 @@ void populateDataMovementLowering(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateQuantizationLowering(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+/// `kernel`: autoglm.attention becomes autoglm.attention_buffers (for the
+/// runtime's kernel); otherwise the primitive ops it stands for.
+void populateAttentionLowering(const mlir::TypeConverter &converter,
+                               mlir::RewritePatternSet &patterns, bool kernel);
 
 } // namespace autoglm
 

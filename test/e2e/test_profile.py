@@ -89,8 +89,10 @@ class ProfileTest(E2ETestCase):
         with open(trace_path) as f:
             events = json.load(f)["traceEvents"]
         rows = re.findall(r"^ *[\d.]+ +[\d.]+% +21 +([\d.]+) +([\d.]+) +"
-                          r"([\d.]+)%  (sgemm\S* .*)$", result.stdout, re.M)
-        self.assertEqual(len(rows), 7, result.stdout)  # the layer's GEMMs
+                          r"([\d.]+)%  ((?:sgemm\S*|attention) .*)$",
+                          result.stdout, re.M)
+        # The layer's five GEMMs and its fused attention.
+        self.assertEqual(len(rows), 6, result.stdout)
         for median_text, rate_text, share_text, name in rows:
             calls = sorted(e["dur"] for e in events if e["name"] == name)
             self.assertEqual(len(calls), 21, name)
@@ -166,10 +168,16 @@ class ProfileTest(E2ETestCase):
                         self.assertRegex(how, r"^max-pooling kernel "
                                               r"\d+x\d+x\d+ -> \d+x\d+")
                         self.assertIn("/MaxPool", nodes)
+                    elif kind == "attention":
+                        self.assertEqual(int(used), threads)
+                        self.assertGreater(float(mflop), 0)
+                        self.assertRegex(how, r"^fused attention \d+ heads")
+                        self.assertIn("/Softmax", nodes)
                     elif kind == "loop":
                         self.assertRegex(how, r"(\d+-lane vectors|scalar loops) over")
                     # Loop nests on the pool say along which loop.
-                    if kind not in ("sgemm", "sgemm_packed", "conv2d"):
+                    if kind not in ("sgemm", "sgemm_packed", "conv2d",
+                                    "attention"):
                         self.assertEqual(int(used) > 1, "split across the pool" in how,
                                          how)
                 self.assertRegex(result.stdout,

@@ -54,7 +54,8 @@ int __wrap_posix_memalign(void **out, size_t alignment, size_t bytes) {
 
 /* What a compiled model's run does: products on every path (packed, small
  * m, small n, transposed operands, batched, activations), convolutions, max
- * pooling and a parallel loop. */
+ * pooling, attention (prefill with a mask, grouped-query decode) and a
+ * parallel loop. */
 static float gemm_a[300 * 70], gemm_b[70 * 260], gemm_c[300 * 260];
 
 static void touch(void *ctx, int64_t begin, int64_t end) {
@@ -85,6 +86,14 @@ static void kernel_run(void) {
   /* Max pooling 3 x 3 / 2 of 7 x 50 x 60 images, padded. */
   agl_kernel_maxpool2d(1, 7, 50, 60, gemm_a, 21000, 3000, 60, 3, 3, 2, 2, 1,
                        1, 1, 1, gemm_c, 25, 30, 5250, 750, 30);
+  /* Attention: 4 heads of size 20 over 60 positions, causal, masked; then
+   * one query of 4 heads against 2 K/V heads of 300 positions. */
+  agl_kernel_attention(1, 4, 4, 60, 60, 20, 20, gemm_a, 0, 1200, 20, gemm_a,
+                       0, 1200, 20, gemm_b, 0, 1200, 20, gemm_b, 0, 0, 60, 1,
+                       gemm_c, 0, 1200, 20, 0.25f, 1);
+  agl_kernel_attention(1, 4, 2, 1, 300, 20, 20, gemm_a, 0, 20, 20, gemm_b, 0,
+                       6000, 20, gemm_a, 0, 6000, 20, NULL, 0, 0, 0, 0, gemm_c,
+                       0, 20, 20, 0.25f, 0);
   agl_parallel_for(1000, 10, touch, gemm_c);
 }
 

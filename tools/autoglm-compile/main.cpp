@@ -113,6 +113,7 @@ int main(int argc, char **argv) {
   std::string report, weights = "auto", tuningPath;
   bool printIRAfterAll = false, noHeader = false, verifyMemoryPlan = false;
   bool noKernels = false, dumpAll = false, printLocations = false;
+  bool noFusedAttention = false;
   bool printOpStats = false, timePasses = false, profile = false;
   bool explain = false;
   double peakGflops = 0, bandwidthGBs = 0;
@@ -184,6 +185,10 @@ int main(int argc, char **argv) {
                "Run matrix multiplications as generated loops instead of "
                "the runtime's GEMM kernel (the object then needs no runtime "
                "symbols)");
+  app.add_flag("--no-fused-attention", noFusedAttention,
+               "Keep attention written out in primitive ops (MatMul, "
+               "Softmax, ...) rather than recognizing it as one fused "
+               "attention op");
   app.add_flag("--profile", profile,
                "Time every kernel when the model runs with a profile "
                "(autoglm-run --profile)");
@@ -298,6 +303,7 @@ int main(int argc, char **argv) {
   pipelineOptions.dumpIRDir = dumpIRDir;
   pipelineOptions.verifyMemoryPlan = verifyMemoryPlan;
   pipelineOptions.runtimeKernels = !noKernels;
+  pipelineOptions.fuseAttention = !noFusedAttention;
   pipelineOptions.profile = profile;
   pipelineOptions.dumpAll = dumpAll;
   pipelineOptions.printLocations = printLocations;

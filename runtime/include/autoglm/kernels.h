@@ -141,6 +141,41 @@ void agl_kernel_maxpool2d(int64_t batch, int64_t channels, int64_t in_h,
                           int64_t out_channel_stride,
                           int64_t out_row_stride);
 
+/* Scaled dot-product attention, flash-attention style: for each query row
+   the scores against blocks of keys are computed, kept as a running maximum
+   and sum (online softmax) and folded into the output at once, so the
+   q_len x kv_len score matrix is never stored.
+     out[b,h,i,:] = sum_j p[b,h,i,j] * V[b,h',j,:],
+     p[b,h,i,:] = softmax_j(scale * dot(Q[b,h,i,:], K[b,h',j,:])
+                            + (mask ? mask[b,h,i,j] : 0))
+   for b < batch, h < heads, i < q_len, j < kv_len, where h' = h / (heads /
+   kv_heads) (grouped-query attention: heads is a multiple of kv_heads, each
+   K/V head serving that many consecutive query heads). With `causal`
+   nonzero, key j is left out of row i when j > i + kv_len - q_len (the
+   queries are the last q_len positions, as in a decode step against a KV
+   cache). A row with no key left (every score -inf) is all zeros.
+   Strides are in elements, non-negative; the last dimension of Q, K, V and
+   out is contiguous (stride 1). The mask has a stride for each of its four
+   dimensions, 0 where it broadcasts. head_dim and value_dim are at most
+   AGL_ATTENTION_MAX_HEAD_DIM; any size may be 0. out must not overlap the
+   inputs. Runs on the pool, parallel over (batch, head, block of queries);
+   allocates nothing. */
+#define AGL_ATTENTION_MAX_HEAD_DIM 4096
+void agl_kernel_attention(int64_t batch, int64_t heads, int64_t kv_heads,
+                          int64_t q_len, int64_t kv_len, int64_t head_dim,
+                          int64_t value_dim, const float *q,
+                          int64_t q_batch_stride, int64_t q_head_stride,
+                          int64_t q_row_stride, const float *k,
+                          int64_t k_batch_stride, int64_t k_head_stride,
+                          int64_t k_row_stride, const float *v,
+                          int64_t v_batch_stride, int64_t v_head_stride,
+                          int64_t v_row_stride, const float *mask,
+                          int64_t mask_batch_stride, int64_t mask_head_stride,
+                          int64_t mask_row_stride, int64_t mask_col_stride,
+                          float *out, int64_t out_batch_stride,
+                          int64_t out_head_stride, int64_t out_row_stride,
+                          float scale, int32_t causal);
+
 /* Activations fused into agl_kernel_sgemm's output. */
 enum {
   AGL_ACT_NONE = 0,

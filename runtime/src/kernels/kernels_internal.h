@@ -231,4 +231,40 @@ AGL_HIDDEN void agl_pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
 /* Scalar activation, shared by the portable path and edge cases. */
 AGL_HIDDEN float agl_activate_scalar(float x, int act);
 
+/* ---- attention (attention.c) ---------------------------------------------- */
+
+/* agl_kernel_attention's arguments; `group` query heads share a K/V head. */
+typedef struct agl_attention_args {
+  int64_t batch, heads, group, q_len, kv_len, head_dim, value_dim;
+  const float *q;
+  int64_t q_bs, q_hs, q_rs;
+  const float *k;
+  int64_t k_bs, k_hs, k_rs;
+  const float *v;
+  int64_t v_bs, v_hs, v_rs;
+  const float *mask; /* or null */
+  int64_t m_bs, m_hs, m_rs, m_cs;
+  float *out;
+  int64_t o_bs, o_hs, o_rs;
+  float scale;
+  int causal;
+} agl_attention_args;
+
+/* Query rows and keys per block: a block of rows is one task; its scores
+ * against one block of keys live in the scratch (AGL_ATTENTION_BQ x
+ * AGL_ATTENTION_BK floats) next to the rows' output accumulators. */
+enum { AGL_ATTENTION_BQ = 64, AGL_ATTENTION_BK = 64 };
+
+/* Computes query rows [i0, i1) (at most AGL_ATTENTION_BQ) of head (b, h).
+ * The portable version needs no scratch; the AVX-512 one needs the pool
+ * thread's scratch. */
+AGL_HIDDEN void agl_attention_rows_portable(const agl_attention_args *a,
+                                            int64_t b, int64_t h, int64_t i0,
+                                            int64_t i1, float *scratch);
+#if defined(AGL_HAVE_AVX512_KERNELS)
+AGL_HIDDEN void agl_attention_rows_avx512(const agl_attention_args *a,
+                                          int64_t b, int64_t h, int64_t i0,
+                                          int64_t i1, float *scratch);
+#endif
+
 #endif /* AUTOGLM_KERNELS_INTERNAL_H */

@@ -1,0 +1,89 @@
+/* agl_kernel_attention: argument handling and the split over the pool. One
+ * task is a block of AGL_ATTENTION_BQ query rows of one (batch, head); the
+ * per-ISA row functions stream over the keys (attention_portable.c,
+ * attention_avx512.c). The AVX-512 rows run when the GEMM does (the same
+ * CPU check and the same switch for tests, agl_gemm_select). */
+#include "kernels_internal.h"
+
+_Static_assert((size_t)AGL_ATTENTION_MAX_HEAD_DIM * AGL_ATTENTION_BK +
+                       (size_t)AGL_ATTENTION_BQ *
+                           (AGL_ATTENTION_BK + AGL_ATTENTION_MAX_HEAD_DIM + 2) <=
+                   AGL_SCRATCH_FLOATS,
+               "attention blocks must fit a pool thread's scratch");
+
+typedef void (*rows_fn)(const agl_attention_args *a, int64_t b, int64_t h,
+                        int64_t i0, int64_t i1, float *scratch);
+
+typedef struct task_grid {
+  const agl_attention_args *args;
+  rows_fn rows;
+  int64_t query_blocks;
+} task_grid;
+
+static void run_tasks(void *ctx, int64_t begin, int64_t end) {
+  const task_grid *grid = ctx;
+  const agl_attention_args *a = grid->args;
+  float *scratch = agl_pool_scratch();
+  /* Without the pool's scratch only the portable rows can run. */
+  rows_fn rows = scratch ? grid->rows : agl_attention_rows_portable;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t block = t % grid->query_blocks, bh = t / grid->query_blocks;
+    int64_t i0 = block * AGL_ATTENTION_BQ;
+    int64_t i1 = i0 + AGL_ATTENTION_BQ < a->q_len ? i0 + AGL_ATTENTION_BQ
+                                                  : a->q_len;
+    rows(a, bh / a->heads, bh % a->heads, i0, i1, scratch);
+  }
+}
+
+void agl_kernel_attention(int64_t batch, int64_t heads, int64_t kv_heads,
+                          int64_t q_len, int64_t kv_len, int64_t head_dim,
+                          int64_t value_dim, const float *q,
+                          int64_t q_batch_stride, int64_t q_head_stride,
+                          int64_t q_row_stride, const float *k,
+                          int64_t k_batch_stride, int64_t k_head_stride,
+                          int64_t k_row_stride, const float *v,
+                          int64_t v_batch_stride, int64_t v_head_stride,
+                          int64_t v_row_stride, const float *mask,
+                          int64_t mask_batch_stride, int64_t mask_head_stride,
+                          int64_t mask_row_stride, int64_t mask_col_stride,
+                          float *out, int64_t out_batch_stride,
+                          int64_t out_head_stride, int64_t out_row_stride,
+                          float scale, int32_t causal) {
+  if (batch <= 0 || heads <= 0 || q_len <= 0 || value_dim <= 0)
+    return;
+  agl_attention_args a = {
+      .batch = batch, .heads = heads,
+      .group = kv_heads > 0 && heads % kv_heads == 0 ? heads / kv_heads : 1,
+      .q_len = q_len, .kv_len = kv_len > 0 ? kv_len : 0,
+      .head_dim = head_dim > 0 ? head_dim : 0, .value_dim = value_dim,
+      .q = q, .q_bs = q_batch_stride, .q_hs = q_head_stride,
+      .q_rs = q_row_stride,
+      .k = k, .k_bs = k_batch_stride, .k_hs = k_head_stride,
+      .k_rs = k_row_stride,
+      .v = v, .v_bs = v_batch_stride, .v_hs = v_head_stride,
+      .v_rs = v_row_stride,
+      .mask = mask, .m_bs = mask_batch_stride, .m_hs = mask_head_stride,
+      .m_rs = mask_row_stride, .m_cs = mask_col_stride,
+      .out = out, .o_bs = out_batch_stride, .o_hs = out_head_stride,
+      .o_rs = out_row_stride,
+      .scale = scale, .causal = causal != 0};
+  task_grid grid = {.args = &a, .rows = agl_attention_rows_portable,
+                    .query_blocks = (q_len + AGL_ATTENTION_BQ - 1) /
+                                    AGL_ATTENTION_BQ};
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  if (agl_gemm_current() == &agl_gemm_avx512 &&
+      a.head_dim <= AGL_ATTENTION_MAX_HEAD_DIM &&
+      a.value_dim <= AGL_ATTENTION_MAX_HEAD_DIM)
+    grid.rows = agl_attention_rows_avx512;
+#endif
+  int64_t tasks = batch * heads * grid.query_blocks;
+  int threads = agl_pool_acquire();
+  if (threads <= 0) {
+    /* Nested in a parallel region (serially, on this thread's scratch), or
+     * no pool could be made (the portable rows, which need no scratch). */
+    run_tasks(&grid, 0, tasks);
+    return;
+  }
+  agl_pool_run(tasks, tasks, run_tasks, &grid);
+  agl_pool_release();
+}

@@ -1,0 +1,237 @@
+/* Attention rows for AVX-512: a block of up to AGL_ATTENTION_BQ query rows
+ * of one head against blocks of AGL_ATTENTION_BK keys, all in the pool
+ * thread's scratch:
+ *   kt   the key block transposed (head_dim x BK), so that one query row's
+ *        64 scores are 4 vectors of fused multiply-adds over head_dim;
+ *   s    the block's scores, then its probabilities (BQ x BK);
+ *   acc  the rows' output accumulators (BQ x value_dim, rounded up to 16);
+ *   m, l each row's running maximum and sum.
+ * Scores and the product with V both work on 4 rows at a time, so every
+ * vector of K or V loaded serves 4 rows. A block of fewer than 4 rows (a
+ * decode step) takes its scores as dot products along the keys' rows,
+ * without the transpose. Rows whose keys run out (causal) see -inf scores,
+ * which become zero probabilities.
+ * This file is compiled with AVX-512 enabled. */
+#include "kernels_internal.h"
+
+#include "avx512_math.h"
+
+#include <immintrin.h>
+#include <math.h>
+
+#define BQ AGL_ATTENTION_BQ
+#define BK AGL_ATTENTION_BK
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE __mmask16 lanes(int64_t count) {
+  return count >= 16 ? (__mmask16)0xFFFF
+         : count <= 0 ? (__mmask16)0
+                      : (__mmask16)((1u << count) - 1u);
+}
+
+/* kt[d][c] = K[j0 + c][d] for c < n, zero for n <= c < BK. */
+static void transpose_keys(const float *keys, int64_t row_stride, int64_t n,
+                           int64_t head_dim, float *kt) {
+  for (int64_t c = 0; c < n; ++c) {
+    const float *key = keys + c * row_stride;
+    for (int64_t d = 0; d < head_dim; ++d)
+      kt[d * BK + c] = key[d];
+  }
+  if (n < BK)
+    for (int64_t d = 0; d < head_dim; ++d)
+      for (int64_t c = n; c < BK; ++c)
+        kt[d * BK + c] = 0.0f;
+}
+
+/* s[x][0..BK) = scale * q_x . kt for R query rows (R is 1 or 4). */
+static ALWAYS_INLINE void scores_rows(const int R, const float *const *q,
+                                      int64_t head_dim, const float *kt,
+                                      float scale, float *s) {
+  __m512 acc[4][4];
+  for (int x = 0; x < R; ++x)
+    for (int t = 0; t < 4; ++t)
+      acc[x][t] = _mm512_setzero_ps();
+  for (int64_t d = 0; d < head_dim; ++d) {
+    const float *row = kt + d * BK;
+    __m512 k0 = _mm512_load_ps(row), k1 = _mm512_load_ps(row + 16),
+           k2 = _mm512_load_ps(row + 32), k3 = _mm512_load_ps(row + 48);
+    for (int x = 0; x < R; ++x) {
+      __m512 qd = _mm512_set1_ps(q[x][d]);
+      acc[x][0] = _mm512_fmadd_ps(qd, k0, acc[x][0]);
+      acc[x][1] = _mm512_fmadd_ps(qd, k1, acc[x][1]);
+      acc[x][2] = _mm512_fmadd_ps(qd, k2, acc[x][2]);
+      acc[x][3] = _mm512_fmadd_ps(qd, k3, acc[x][3]);
+    }
+  }
+  __m512 factor = _mm512_set1_ps(scale);
+  for (int x = 0; x < R; ++x)
+    for (int t = 0; t < 4; ++t)
+      _mm512_store_ps(s + x * BK + 16 * t, _mm512_mul_ps(acc[x][t], factor));
+}
+
+/* One query row's scores straight from the keys' rows (dot products along
+ * head_dim), for blocks of fewer than 4 rows: transposing the keys would
+ * cost more than it saves. Columns n..BK are left as they are. */
+static void scores_direct(const float *q, const float *keys,
+                          int64_t row_stride, int64_t n, int64_t head_dim,
+                          float scale, float *s) {
+  for (int64_t c = 0; c < n; ++c) {
+    const float *key = keys + c * row_stride;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t d = 0; d < head_dim; d += 16) {
+      __mmask16 mk = lanes(head_dim - d);
+      acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk, q + d),
+                            _mm512_maskz_loadu_ps(mk, key + d), acc);
+    }
+    s[c] = scale * _mm512_reduce_add_ps(acc);
+  }
+}
+
+/* acc[x] += sum_c p[x][c] V[c] for R rows (R is 1 or 4), over value
+ * columns in chunks of 64. */
+static ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
+                                          const float *values,
+                                          int64_t row_stride, int64_t n,
+                                          int64_t value_dim,
+                                          int64_t acc_stride, float *acc) {
+  for (int64_t d0 = 0; d0 < value_dim; d0 += 64) {
+    __mmask16 mk[4];
+    for (int t = 0; t < 4; ++t)
+      mk[t] = lanes(value_dim - d0 - 16 * t);
+    __m512 sum[4][4];
+    for (int x = 0; x < R; ++x)
+      for (int t = 0; t < 4; ++t)
+        sum[x][t] = _mm512_load_ps(acc + x * acc_stride + d0 + 16 * t);
+    for (int64_t c = 0; c < n; ++c) {
+      const float *value = values + c * row_stride + d0;
+      __m512 v[4];
+      for (int t = 0; t < 4; ++t)
+        v[t] = _mm512_maskz_loadu_ps(mk[t], value + 16 * t);
+      for (int x = 0; x < R; ++x) {
+        __m512 px = _mm512_set1_ps(p[x * BK + c]);
+        for (int t = 0; t < 4; ++t)
+          sum[x][t] = _mm512_fmadd_ps(px, v[t], sum[x][t]);
+      }
+    }
+    for (int x = 0; x < R; ++x)
+      for (int t = 0; t < 4; ++t)
+        _mm512_store_ps(acc + x * acc_stride + d0 + 16 * t, sum[x][t]);
+  }
+}
+
+void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
+                               int64_t h, int64_t i0, int64_t i1,
+                               float *scratch) {
+  const int64_t rows = i1 - i0, kv_head = h / a->group;
+  const int64_t acc_stride = (a->value_dim + 63) / 64 * 64;
+  float *kt = scratch;
+  float *s = kt + (a->head_dim > 0 ? a->head_dim : 1) * BK;
+  float *acc = s + BQ * BK;
+  float *m = acc + BQ * acc_stride;
+  float *l = m + BQ;
+  const float *keys = a->k + b * a->k_bs + kv_head * a->k_hs;
+  const float *values = a->v + b * a->v_bs + kv_head * a->v_hs;
+  const int64_t offset = a->kv_len - a->q_len; /* position of query 0 */
+  const float *q[BQ];
+  for (int64_t r = 0; r < rows; ++r) {
+    q[r] = a->q + b * a->q_bs + h * a->q_hs + (i0 + r) * a->q_rs;
+    m[r] = -INFINITY;
+    l[r] = 0.0f;
+    for (int64_t d = 0; d < acc_stride; d += 16)
+      _mm512_store_ps(acc + r * acc_stride + d, _mm512_setzero_ps());
+  }
+  /* Keys past the last row's causal limit are never visible. */
+  int64_t visible = a->kv_len;
+  if (a->causal && i1 - 1 + offset + 1 < visible)
+    visible = i1 + offset > 0 ? i1 + offset : 0;
+
+  for (int64_t j0 = 0; j0 < visible; j0 += BK) {
+    const int64_t n = visible - j0 < BK ? visible - j0 : BK;
+    const float *block_keys = keys + j0 * a->k_rs;
+    if (rows < 4) {
+      for (int64_t r = 0; r < rows; ++r)
+        scores_direct(q[r], block_keys, a->k_rs, n, a->head_dim, a->scale,
+                      s + r * BK);
+    } else {
+      transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
+      int64_t r = 0;
+      for (; r + 4 <= rows; r += 4)
+        scores_rows(4, q + r, a->head_dim, kt, a->scale, s + r * BK);
+      for (; r < rows; ++r)
+        scores_rows(1, q + r, a->head_dim, kt, a->scale, s + r * BK);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      float *row = s + r * BK;
+      const int64_t i = i0 + r;
+      if (a->mask) {
+        const float *mask = a->mask + b * a->m_bs + h * a->m_hs +
+                            i * a->m_rs + j0 * a->m_cs;
+        if (a->m_cs == 1) {
+          for (int t = 0; t < 4; ++t) {
+            __mmask16 mk = lanes(n - 16 * t);
+            __m512 x = _mm512_load_ps(row + 16 * t);
+            _mm512_store_ps(row + 16 * t,
+                            _mm512_add_ps(x, _mm512_maskz_loadu_ps(
+                                                 mk, mask + 16 * t)));
+          }
+        } else {
+          for (int64_t c = 0; c < n; ++c)
+            row[c] += mask[c * a->m_cs];
+        }
+      }
+      /* Keys past the block, and past this row's causal limit: -inf. */
+      int64_t limit = n;
+      if (a->causal && i + offset + 1 - j0 < limit)
+        limit = i + offset + 1 - j0 > 0 ? i + offset + 1 - j0 : 0;
+      __m512 v[4];
+      __m512 block_max = _mm512_set1_ps(-INFINITY);
+      for (int t = 0; t < 4; ++t) {
+        v[t] = _mm512_mask_blend_ps(lanes(limit - 16 * t),
+                                    _mm512_set1_ps(-INFINITY),
+                                    _mm512_load_ps(row + 16 * t));
+        block_max = _mm512_max_ps(block_max, v[t]);
+      }
+      float top = _mm512_reduce_max_ps(block_max);
+      if (top == -INFINITY) {
+        for (int t = 0; t < 4; ++t)
+          _mm512_store_ps(row + 16 * t, _mm512_setzero_ps());
+        continue;
+      }
+      float new_max = m[r] > top ? m[r] : top;
+      float alpha = expf(m[r] - new_max);
+      if (alpha != 1.0f) {
+        __m512 scale = _mm512_set1_ps(alpha);
+        float *o = acc + r * acc_stride;
+        for (int64_t d = 0; d < acc_stride; d += 16)
+          _mm512_store_ps(o + d, _mm512_mul_ps(_mm512_load_ps(o + d), scale));
+      }
+      __m512 shift = _mm512_set1_ps(new_max), total = _mm512_setzero_ps();
+      for (int t = 0; t < 4; ++t) {
+        __mmask16 finite = _mm512_cmp_ps_mask(v[t], _mm512_set1_ps(-INFINITY),
+                                              _CMP_NEQ_OQ);
+        __m512 p = _mm512_maskz_mov_ps(
+            finite, agl_exp512(_mm512_sub_ps(v[t], shift)));
+        total = _mm512_add_ps(total, p);
+        _mm512_store_ps(row + 16 * t, p);
+      }
+      l[r] = l[r] * alpha + _mm512_reduce_add_ps(total);
+      m[r] = new_max;
+    }
+    const float *block_values = values + j0 * a->v_rs;
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4)
+      accumulate_rows(4, s + r * BK, block_values, a->v_rs, n, a->value_dim,
+                      acc_stride, acc + r * acc_stride);
+    for (; r < rows; ++r)
+      accumulate_rows(1, s + r * BK, block_values, a->v_rs, n, a->value_dim,
+                      acc_stride, acc + r * acc_stride);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    float *o = a->out + b * a->o_bs + h * a->o_hs + (i0 + r) * a->o_rs;
+    const float *sum = acc + r * acc_stride;
+    __m512 inverse = _mm512_set1_ps(l[r] > 0.0f ? 1.0f / l[r] : 0.0f);
+    for (int64_t d = 0; d < a->value_dim; d += 16)
+      _mm512_mask_storeu_ps(o + d, lanes(a->value_dim - d),
+                            _mm512_mul_ps(_mm512_load_ps(sum + d), inverse));
+  }
+}

@@ -1,0 +1,48 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-attention-to-kernels --canonicalize --cse | FileCheck %s
+
+// Arguments: batch, heads, kv heads, q_len, kv_len, head_dim, value_dim;
+// Q, K, V each with batch/head/row strides; the mask with batch/head/row/
+// column strides (0 where it broadcasts: here [Sq, Sk] on [B, H, Sq, Sk]);
+// out with batch/head/row strides; scale; causal.
+// CHECK-LABEL: func.func @masked
+// CHECK-NOT: autoglm.attention_buffers
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[C24:.*]] = arith.constant 24 : i64
+// CHECK-DAG: %[[C40:.*]] = arith.constant 40 : i64
+// CHECK-DAG: %[[C48:.*]] = arith.constant 48 : i64
+// CHECK-DAG: %[[C80:.*]] = arith.constant 80 : i64
+// CHECK-DAG: %[[C96:.*]] = arith.constant 96 : i64
+// CHECK-DAG: %[[C160:.*]] = arith.constant 160 : i64
+// CHECK-DAG: %[[C192:.*]] = arith.constant 192 : i64
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-DAG: %[[CAUSAL:.*]] = arith.constant 1 : i32
+// CHECK: %[[Q:.*]] = llvm.inttoptr
+// CHECK: %[[K:.*]] = llvm.inttoptr
+// CHECK: %[[V:.*]] = llvm.inttoptr
+// CHECK: %[[M:.*]] = llvm.inttoptr
+// CHECK: %[[O:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_attention(%[[C1]], %[[C4]], %[[C2]], %[[C3]], %[[C5]], %[[C8]], %[[C16]], %[[Q]], %[[C96]], %[[C24]], %[[C8]], %[[K]], %[[C80]], %[[C40]], %[[C8]], %[[V]], %[[C160]], %[[C80]], %[[C16]], %[[M]], %[[C0]], %[[C0]], %[[C5]], %[[C1]], %[[O]], %[[C192]], %[[C48]], %[[C16]], %[[SCALE]], %[[CAUSAL]])
+// CHECK: func.func private @agl_kernel_attention(i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, f32, i32)
+func.func @masked(%q: memref<1x4x3x8xf32>, %k: memref<1x2x5x8xf32>, %v: memref<1x2x5x16xf32>, %mask: memref<3x5xf32>, %out: memref<1x4x3x16xf32>) {
+  autoglm.attention_buffers %q, %k, %v, %mask into %out {scale = 0.25 : f32, causal = true} : memref<1x4x3x8xf32>, memref<1x2x5x8xf32>, memref<1x2x5x16xf32>, memref<3x5xf32>, memref<1x4x3x16xf32>
+  return
+}
+
+// -----
+
+// No mask: a null pointer and zero strides; causal 0.
+// CHECK-LABEL: func.func @unmasked
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @agl_kernel_attention({{.*}}, %[[NULL]], %[[C0:.*]], %[[C0]], %[[C0]], %[[C0]], {{.*}}, %{{.*}}, %[[C0_I32:.*]]) :
+func.func @unmasked(%q: memref<1x1x1x4xf32>, %k: memref<1x1x7x4xf32>, %v: memref<1x1x7x4xf32>, %out: memref<1x1x1x4xf32>) {
+  autoglm.attention_buffers %q, %k, %v into %out {scale = 0.5 : f32} : memref<1x1x1x4xf32>, memref<1x1x7x4xf32>, memref<1x1x7x4xf32>, memref<1x1x1x4xf32>
+  return
+}
+
