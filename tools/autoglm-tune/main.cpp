@@ -549,13 +549,18 @@ int main(int argc, char **argv) {
     kept |= times.held;
   }
   if (!kept)
-    llvm::outs() << "no knob beat the cost model by more than the margin ("
-                 << llvm::formatv("{0:f0}", margin * 100)
-                 << "%): the tuning file has no entries for this target\n";
-  llvm::outs() << llvm::formatv(
-      "model median: {0:f3} ms with the cost model, {1:f3} ms tuned ({2:f1}% "
-      "faster)\n",
-      defaultMs, tunedMs, tunedMs > 0 ? 100 * (defaultMs / tunedMs - 1) : 0.0);
+    llvm::outs() << llvm::formatv(
+        "no knob beat the cost model's choices by more than the margin "
+        "({0:f0}%) and held when re-timed: the tuning file gets no entries "
+        "for this model's kernels\n"
+        "model median: {1:f3} ms with the cost model's choices\n",
+        margin * 100, defaultMs);
+  else
+    llvm::outs() << llvm::formatv(
+        "model median: {0:f3} ms with the cost model's choices, {1:f3} ms "
+        "tuned ({2:f1}% faster)\n",
+        defaultMs, tunedMs,
+        tunedMs > 0 ? 100 * (defaultMs / tunedMs - 1) : 0.0);
   for (const std::string &failure : tuner.failures())
     llvm::outs() << "skipped (failed): " << failure << "\n";
   llvm::outs() << "wrote " << output << "\n";
