@@ -571,6 +571,8 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
 
 struct ConvolutionsToKernelsPass
     : autoglm::impl::ConvolutionsToKernelsBase<ConvolutionsToKernelsPass> {
+  using ConvolutionsToKernelsBase::ConvolutionsToKernelsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::GenericOp> products;
@@ -583,10 +585,19 @@ struct ConvolutionsToKernelsPass
     FilterPacker packer(module);
     for (linalg::GenericOp product : products)
       if (std::optional<Convolution> conv = matchConvolution(product)) {
-        // A tuning may keep the gather and product (a GEMM call later).
+        // Gather and product stay for a GEMM call later when the tuning
+        // says so, or, without one, when the filters are too few.
         DictionaryAttr knobs = autoglm::tuningFor(module, tuningKey(*conv));
-        if (autoglm::stringKnob(knobs, "strategy") != "im2col")
+        std::optional<StringRef> strategy =
+            autoglm::stringKnob(knobs, "strategy");
+        bool kernel = strategy ? *strategy == "implicit-gemm"
+                               : conv->filters >= minFilters;
+        if (kernel)
           replaceWithKernelCall(*conv, packer);
+        else // reports and tuners find the convolution by its gather
+          conv->gather->setAttr(
+              autoglm::kTuningKeyAttrName,
+              StringAttr::get(module.getContext(), tuningKey(*conv)));
       }
     // The filters now live packed; drop the originals nothing reads.
     for (auto global :

@@ -220,7 +220,20 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     `kc`/`nc`/`mc` become the call's blocking argument (a constant
     `agl_gemm_blocking`, null without them), recorded on the call as
     `autoglm.blocking`.
+
+    Cost model: a convolution with fewer than `min-filters` filters per group
+    stays as gather and product: the kernel puts the filters on its
+    micro-kernel's 32 columns, which would go partly unused, while the GEMM
+    call puts them on its rows (for the small convolutions of
+    models/resnet_cnn.onnx, 16 filters on 16x16 maps, that is about 15%
+    faster per convolution). A tuning's `strategy` decides instead, either
+    way. A convolution left as gather and product keeps its key on the
+    gather (`autoglm.tuning_key`), where reports and tuners find it.
   }];
+  let options = [
+    Option<"minFilters", "min-filters", "int64_t", "32",
+           "Filters per group below which a convolution keeps im2col">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
     "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect"

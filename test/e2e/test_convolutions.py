@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Convolutions with constant filters, which compiled models run on the
-runtime's convolution kernel: padding on every side, strides, dilations,
-groups, 1-D, with and without bias, followed by a ReLU or not, against
-direct loops in numpy (float64); and the same models compiled with
---no-kernels, which must call no runtime symbol."""
+runtime's convolution kernel (forced by a tuning file where the cost model
+keeps im2col and the GEMM for fewer than 32 filters): padding on every
+side, strides, dilations, groups, 1-D, with and without bias, followed by a
+ReLU or not, against direct loops in numpy (float64); the cost model's
+choice; and the same models compiled with --no-kernels, which must call no
+runtime symbol."""
 
+import json
 import os
 import subprocess
 import sys
@@ -16,7 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    E2ETestCase, describe, run_model)
+    E2ETestCase, compile_model, describe, run_model)
 
 # name -> (input shape, filters, kernel, strides, pads, dilations, group,
 #          bias, relu)
@@ -119,23 +122,52 @@ class ConvolutionKernelTest(E2ETestCase):
         self.assertIn(" OK", result.stdout, describe(result))
         return artifact
 
+    def symbols(self, artifact):
+        return subprocess.run(["nm", "-D", "--undefined-only", artifact],
+                              capture_output=True, text=True).stdout
+
+    def force_kernel(self, name):
+        """A tuning file that puts the case's convolution on the kernel:
+        with fewer than 32 filters the cost model would keep im2col."""
+        result = compile_model(self.models[name],
+                               self.cache.path("keys", name + ".so"),
+                               "--report=json")
+        self.assertEqual(result.returncode, 0, describe(result))
+        report = json.loads(result.stdout)
+        keys = [k["tuning_key"] for k in report["kernels"]
+                if k["tuning_key"].startswith("conv2d")]
+        path = self.cache.path("tuning", name + ".json")
+        with open(path, "w") as f:
+            json.dump({"format": "autoglm-tuning", "version": 1,
+                       "targets": {report["tuning_target"]: {
+                           key: {"strategy": "implicit-gemm"}
+                           for key in keys}}}, f)
+        return path
+
     def test_kernel_matches_reference(self):
         for name in CASES:
             with self.subTest(case=name):
+                artifact = self.check(name, "--tuning",
+                                      self.force_kernel(name))
+                self.assertIn("agl_kernel_conv2d", self.symbols(artifact))
+
+    def test_cost_model_keeps_im2col_for_few_filters(self):
+        for name, spec in CASES.items():
+            with self.subTest(case=name):
                 artifact = self.check(name)
-                symbols = subprocess.run(["nm", "-D", "--undefined-only",
-                                          artifact], capture_output=True,
-                                         text=True).stdout
-                self.assertIn("agl_kernel_conv2d", symbols)
+                filters_per_group = spec[1] // spec[6]
+                if filters_per_group >= 32:
+                    self.assertIn("agl_kernel_conv2d", self.symbols(artifact))
+                else:
+                    self.assertNotIn("agl_kernel_conv2d",
+                                     self.symbols(artifact))
+                    self.assertIn("agl_kernel_sgemm", self.symbols(artifact))
 
     def test_no_kernels_matches_reference(self):
         for name in CASES:
             with self.subTest(case=name):
                 artifact = self.check(name, "--no-kernels")
-                symbols = subprocess.run(["nm", "-D", "--undefined-only",
-                                          artifact], capture_output=True,
-                                         text=True).stdout
-                self.assertNotIn("agl_", symbols)
+                self.assertNotIn("agl_", self.symbols(artifact))
 
 
 if __name__ == "__main__":

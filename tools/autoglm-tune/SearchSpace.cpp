@@ -28,7 +28,8 @@ std::vector<Knob> knobsToSearch(const std::string &key,
   if (kind == "conv2d") {
     if (settled.getString("strategy") == "im2col")
       return {{"strategy", {"implicit-gemm"}}};
-    return {{"strategy", {"im2col"}}, kc(), nc(), mc()};
+    // Both strategies: the cost model takes either, by the filter count.
+    return {{"strategy", {"im2col", "implicit-gemm"}}, kc(), nc(), mc()};
   }
   if (kind == "loop" || kind == "fill" || kind == "copy" || kind == "map" ||
       kind == "transpose" || kind == "broadcast" || kind == "reduce")

@@ -1,4 +1,9 @@
-// RUN: autoglm-opt %s --split-input-file --autoglm-convolutions-to-kernels --canonicalize --cse | FileCheck %s
+// RUN: autoglm-opt %s --split-input-file --autoglm-convolutions-to-kernels=min-filters=1 --canonicalize --cse | FileCheck %s
+// RUN: autoglm-opt %s --split-input-file --autoglm-convolutions-to-kernels | FileCheck %s --check-prefix=FEW
+
+// With the default threshold of 32 filters per group, these convolutions
+// (2 to 8 filters) keep their gather and product for the GEMM call.
+// FEW-NOT: agl_kernel_conv2d
 
 // The lowering's convolution after arena planning: a zero-padded copy of the
 // input, a bias broadcast into the output, the im2col gather and the product.
