@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -274,7 +275,10 @@ public:
         if (knobs.empty())
           continue;
         double old = median(before[key]), now = median(after[key]);
-        bool held = 2 * slower[key] < repeats && now < old * (1 - margin / 2);
+        // Both builds must have the key's kernels: another key's strategy
+        // may take them away, which is no gain of this key's knobs.
+        bool held = now > 0 && 2 * slower[key] < repeats &&
+                    now < old * (1 - margin / 2);
         keyTimes[key] = {old, now, knobs, held};
         if (!held) {
           knobs.clear();
@@ -316,6 +320,9 @@ private:
     if (result.ok) {
       for (const Candidate &c : variant) {
         double ms = keyTime(result, c.key, nodesOfKey[c.key]);
+        // Kernels gone (another key's strategy took them) are no result.
+        if (ms <= 0)
+          continue;
         auto it = best.find(c.key);
         if (it == best.end() || ms < it->second.first)
           best.insert_or_assign(c.key, std::make_pair(ms, c));
@@ -558,9 +565,10 @@ int main(int argc, char **argv) {
   else
     llvm::outs() << llvm::formatv(
         "model median: {0:f3} ms with the cost model's choices, {1:f3} ms "
-        "tuned ({2:f1}% faster)\n",
+        "tuned ({2:f1}% {3})\n",
         defaultMs, tunedMs,
-        tunedMs > 0 ? 100 * (defaultMs / tunedMs - 1) : 0.0);
+        tunedMs > 0 ? 100 * std::abs(defaultMs / tunedMs - 1) : 0.0,
+        tunedMs <= defaultMs ? "faster" : "slower");
   for (const std::string &failure : tuner.failures())
     llvm::outs() << "skipped (failed): " << failure << "\n";
   llvm::outs() << "wrote " << output << "\n";
