@@ -97,13 +97,13 @@ public:
   }
   double left() const { return budget - elapsed(); }
 
-  void update(const std::string &phase, int done, int total) {
+  void update(const std::string &status) {
     double fraction = std::min(1.0, elapsed() / budget);
     int filled = int(fraction * 30);
     std::string bar = std::string(filled, '#') + std::string(30 - filled, '.');
     std::string line =
-        llvm::formatv("[{0}] {1,4:f0}/{2:f0} s  {3} {4}/{5}", bar, elapsed(),
-                      budget, phase, done, total);
+        llvm::formatv("[{0}] {1,4:f0}/{2:f0} s  {3}", bar, elapsed(), budget,
+                      status);
     if (tty) {
       llvm::errs() << "\r" << line << "\x1b[K";
     } else if (elapsed() - lastLine >= 10) {
@@ -148,7 +148,6 @@ public:
     for (const std::string &name : base.outputNames)
       setup.expectations.push_back(name + "=" + setup.workDir + "/reference/" +
                                    autoglm::run::fileNameFor(name) + ".npy");
-    baseline = base;
     discoverKeys(base);
     return true;
   }
@@ -211,7 +210,9 @@ public:
       for (auto &variant : variants) {
         if (progress.left() <= 0)
           return false;
-        progress.update("searching, variants tried:", ++trials, trials);
+        progress.update(llvm::formatv("searching: {0} variants tried, {1} "
+                                      "kernel keys",
+                                      ++trials, settings.size()));
         evaluate(variant, best);
       }
       for (auto &[key, win] : best) {
@@ -230,9 +231,6 @@ public:
     return true;
   }
 
-  /// Re-times the tuned plan against the cost model's, alternating; drops
-  /// the keys whose gain does not hold (faster in most pairs, and by half
-  /// the margin in the median). Returns the per-key times.
   /// A re-timed key: its kernels' time with the cost model's choices and
   /// with its knobs, which are dropped when the gain does not hold.
   struct Confirmed {
@@ -241,6 +239,10 @@ public:
     bool held;
   };
 
+  /// Re-times the tuned plan against the cost model's, alternating; drops
+  /// the keys whose gain does not hold (faster in most pairs, and by half
+  /// the margin in the median). Fills the per-key and whole-model times.
+
   void confirm(int repeats, std::map<std::string, Confirmed> &keyTimes,
                double &defaultMs, double &tunedMs) {
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -248,7 +250,8 @@ public:
       std::map<std::string, int> slower;
       std::vector<double> wholeBefore, wholeAfter;
       for (int r = 0; r < repeats; ++r) {
-        progress.update("re-timing", r + 1, repeats);
+        progress.update(
+            llvm::formatv("re-timing the winners: {0}/{1}", r + 1, repeats));
         TrialResult a = trial({}, "confirm-default");
         TrialResult b = trial(settings, "confirm-tuned");
         if (!a.ok || !b.ok)
@@ -293,7 +296,6 @@ public:
   const Settings &result() const { return settings; }
   const std::string &targetName() const { return target; }
   const std::vector<std::string> &failures() const { return failureReports; }
-  const TrialResult &baselineTrial() const { return baseline; }
   int trialCount() const { return trials; }
   int untunedCount() const { return untunedKeys; }
 
@@ -346,7 +348,6 @@ private:
   double margin, minShare;
   int untunedKeys = 0;
   std::string target;
-  TrialResult baseline;
   Settings settings;
   std::map<std::string, std::set<std::string>> nodesOfKey;
   std::set<std::string> failed;
@@ -496,7 +497,7 @@ int main(int argc, char **argv) {
   Progress progress(budget);
   Tuner tuner(setup, progress, margin, minShare);
   std::string error;
-  progress.update("baseline", 0, 1);
+  progress.update("compiling and timing the baseline");
   if (!tuner.start(error)) {
     progress.finish();
     return fail(error + " (files in " + workDir + ")");
