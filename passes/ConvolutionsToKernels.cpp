@@ -96,12 +96,8 @@ bool isConvolutionProduct(linalg::GenericOp op) {
                                    IteratorType::reduction,
                                    IteratorType::parallel})
     return false;
-  MLIRContext *ctx = op.getContext();
   auto map = [&](ArrayRef<unsigned> dims) {
-    SmallVector<AffineExpr> exprs;
-    for (unsigned d : dims)
-      exprs.push_back(getAffineDimExpr(d, ctx));
-    return AffineMap::get(5, 0, exprs, ctx);
+    return AffineMap::getMultiDimMapWithTargets(5, dims, op.getContext());
   };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   return maps[0] == map({1, 2, 3}) && maps[1] == map({0, 1, 3, 4}) &&

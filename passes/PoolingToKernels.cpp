@@ -97,12 +97,8 @@ bool matchWindowLoop(linalg::GenericOp op, MaxPool &pool) {
       !windowType || windowType.getRank() != 2 ||
       !windowType.hasStaticShape())
     return false;
-  MLIRContext *ctx = op.getContext();
   auto dims = [&](ArrayRef<unsigned> list) {
-    SmallVector<AffineExpr> exprs;
-    for (unsigned d : list)
-      exprs.push_back(getAffineDimExpr(d, ctx));
-    return AffineMap::get(6, 0, exprs, ctx);
+    return AffineMap::getMultiDimMapWithTargets(6, list, op.getContext());
   };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap inMap = maps[0];
