@@ -52,11 +52,13 @@ void agl_pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
   }
 }
 
-static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
-                   float *c, int64_t ldc, int mr, int nr, int load_c,
-                   const float *bias, int act) {
-  (void)lda; /* always packed: direct_a is 0 */
-  float acc[MR][NR] = {{0}};
+/* acc = the MR x NR product of a packed A micro-panel and a packed B
+ * micro-panel over kc depths. */
+static void multiply_tile(int64_t kc, const float *ap, const float *bp,
+                          float acc[MR][NR]) {
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j)
+      acc[i][j] = 0.0f;
   for (int64_t p = 0; p < kc; ++p) {
     for (int i = 0; i < MR; ++i)
       for (int j = 0; j < NR; ++j)
@@ -64,6 +66,14 @@ static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
     ap += MR;
     bp += NR;
   }
+}
+
+static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
+                   float *c, int64_t ldc, int mr, int nr, int load_c,
+                   const float *bias, int act) {
+  (void)lda; /* always packed: direct_a is 0 */
+  float acc[MR][NR];
+  multiply_tile(kc, ap, bp, acc);
   for (int i = 0; i < mr; ++i) {
     float *row = c + i * ldc;
     for (int j = 0; j < nr; ++j)
@@ -77,14 +87,8 @@ static void kernel_t(int64_t kc, const float *ap, int64_t lda,
                      const float *bp, float *c, int64_t ldc, int mr, int nr,
                      int load_c, const float *bias, int act) {
   (void)lda;
-  float acc[MR][NR] = {{0}};
-  for (int64_t p = 0; p < kc; ++p) {
-    for (int i = 0; i < MR; ++i)
-      for (int j = 0; j < NR; ++j)
-        acc[i][j] += ap[i] * bp[j];
-    ap += MR;
-    bp += NR;
-  }
+  float acc[MR][NR];
+  multiply_tile(kc, ap, bp, acc);
   for (int j = 0; j < nr; ++j) {
     float *column = c + j * ldc;
     for (int i = 0; i < mr; ++i)
