@@ -36,19 +36,21 @@ llvm::Error checkKnob(const KnobSpec &spec, const llvm::json::Value &value,
       return failure(where + ": expected \"implicit-gemm\" or \"im2col\"");
     return llvm::Error::success();
   }
-  case KnobType::Positive: {
+  case KnobType::Lanes: {
     std::optional<int64_t> number = value.getAsInteger();
-    if (spec.name == "vector_width") {
-      if (!number || !llvm::is_contained({1, 4, 8, 16}, *number))
-        return failure(where + ": expected 1, 4, 8 or 16 lanes");
-      return llvm::Error::success();
-    }
+    if (!number || !llvm::is_contained({1, 4, 8, 16}, *number))
+      return failure(where + ": expected 1, 4, 8 or 16 lanes");
+    return llvm::Error::success();
+  }
+  case KnobType::Block: {
+    std::optional<int64_t> number = value.getAsInteger();
     if (!number || *number < 1 || *number > kMaxBlock)
       return failure(where + llvm::formatv(": expected an integer from 1 to "
                                            "{0}",
                                            kMaxBlock));
     return llvm::Error::success();
   }
+
   }
   llvm_unreachable("knob type");
 }

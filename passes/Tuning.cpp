@@ -144,19 +144,19 @@ GemmBlocking blockingOfCall(Operation *call) {
 
 namespace {
 constexpr KnobSpec kGemmKnobs[] = {
-    {"kc", KnobType::Positive, "depths per packed block (L1)"},
-    {"nc", KnobType::Positive, "columns of B per packed block (L2)"},
-    {"mc", KnobType::Positive, "rows of A per packed block (L3)"},
+    {"kc", KnobType::Block, "depths per packed block (L1)"},
+    {"nc", KnobType::Block, "columns of B per packed block (L2)"},
+    {"mc", KnobType::Block, "rows of A per packed block (L3)"},
 };
 constexpr KnobSpec kConvKnobs[] = {
     {"strategy", KnobType::Strategy,
      "implicit-gemm (the convolution kernel) or im2col (gather + GEMM)"},
-    {"kc", KnobType::Positive, "depths per packed block (L1)"},
-    {"nc", KnobType::Positive, "filters per packed block (L2)"},
-    {"mc", KnobType::Positive, "output positions per packed block (L3)"},
+    {"kc", KnobType::Block, "depths per packed block (L1)"},
+    {"nc", KnobType::Block, "filters per packed block (L2)"},
+    {"mc", KnobType::Block, "output positions per packed block (L3)"},
 };
 constexpr KnobSpec kLoopKnobs[] = {
-    {"vector_width", KnobType::Positive,
+    {"vector_width", KnobType::Lanes,
      "f32 lanes per vector (a power of two up to 16; 1: scalar)"},
     {"parallel", KnobType::Bool, "split across the thread pool"},
 };

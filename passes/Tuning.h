@@ -79,7 +79,12 @@ GemmBlocking blockingOfCall(mlir::Operation *call);
 
 /// The knobs a kind of kernel takes, for checking tuning files and for the
 /// tuner's search.
-enum class KnobType { Positive, Bool, Strategy };
+enum class KnobType {
+  Block,    // a cache block size: 1 to AGL_GEMM_SCRATCH_FLOATS elements
+  Lanes,    // f32 lanes per vector: 1 (scalar), 4, 8 or 16
+  Bool,     // true or false
+  Strategy, // one of convolutionStrategies()
+};
 struct KnobSpec {
   llvm::StringLiteral name;
   KnobType type;

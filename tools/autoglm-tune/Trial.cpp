@@ -91,13 +91,6 @@ std::string mismatches(const std::string &runJson) {
   return text.empty() ? "outputs differ from the untuned build's" : text;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty())
-    return 0;
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 /// The ONNX nodes part of a kernel's name ("sgemm_packed mlp/fc1/MatMul").
 std::string nodeLabel(const std::string &name) {
@@ -106,6 +99,14 @@ std::string nodeLabel(const std::string &name) {
 }
 
 } // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
 
 TrialResult runTrial(const TrialSetup &setup, const llvm::json::Value &tuning,
                      const std::string &tag) {

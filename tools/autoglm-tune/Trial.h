@@ -54,6 +54,10 @@ struct TrialResult {
   std::vector<std::string> outputNames;
 };
 
+/// The median of `values` (the mean of the middle two for an even count);
+/// 0 for none.
+double median(std::vector<double> values);
+
 /// Runs one trial with `tuning` (a tuning file's JSON) under `tag` (file
 /// names in the work folder).
 TrialResult runTrial(const TrialSetup &setup, const llvm::json::Value &tuning,

@@ -264,12 +264,6 @@ public:
           slower[key] += after[key].back() >= before[key].back();
         }
       }
-      auto median = [](std::vector<double> v) {
-        if (v.empty())
-          return 0.0;
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-      };
       defaultMs = median(wholeBefore);
       tunedMs = median(wholeAfter);
       // Keys dropped in an earlier attempt keep their entry.
