@@ -51,6 +51,9 @@ struct PipelineOptions {
   /// Recognize attention written out in primitive ops as autoglm.attention
   /// (with runtimeKernels, the runtime's streaming attention kernel).
   bool fuseAttention = true;
+  /// Keep past keys and values as a cache of this many positions, updated
+  /// in place (0: the model's inputs and outputs as exported).
+  int64_t maxSeqLen = 0;
   /// Time every kernel of the plan with the runtime's profiling hooks.
   bool profile = false;
   /// Split large loop nests across the runtime's thread pool (only with

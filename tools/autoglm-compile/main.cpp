@@ -120,6 +120,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> printIRBefore, printIRAfter;
   bool serialLoops = false;
   unsigned optLevel = 3;
+  int64_t maxSeqLen = 0;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", outputPath,
                  "Output file; its suffix (.o .so .mlir .ll .s) picks the "
@@ -137,6 +138,13 @@ int main(int argc, char **argv) {
   app.add_option("--dim", dims,
                  "A symbolic input dimension: NAME=N pins it, NAME=MIN..MAX "
                  "keeps it symbolic within the range (repeatable)");
+  app.add_option("--max-seq-len", maxSeqLen,
+                 "Keep the past keys and values of a decoder exported with "
+                 "a KV cache (past inputs, present outputs) inside the "
+                 "model, in a cache of this many positions updated in "
+                 "place; the past inputs and present outputs leave the "
+                 "signature")
+      ->check(CLI::PositiveNumber);
   app.add_option("--bind", binds,
                  "Fix a graph input to the tensor in FILE (.npy or .pb): "
                  "NAME=FILE; the input becomes a constant")
@@ -305,6 +313,7 @@ int main(int argc, char **argv) {
   pipelineOptions.runtimeKernels = !noKernels;
   pipelineOptions.fuseAttention = !noFusedAttention;
   pipelineOptions.profile = profile;
+  pipelineOptions.maxSeqLen = maxSeqLen;
   pipelineOptions.dumpAll = dumpAll;
   pipelineOptions.printLocations = printLocations;
   pipelineOptions.printOpStats = printOpStats;
@@ -321,8 +330,15 @@ int main(int argc, char **argv) {
       weights == "file" ||
       (weights == "auto" && modelReport.weightsBytes > kEmbedLimit);
   pipelineOptions.afterStage = [&](Stage stage, mlir::ModuleOp planned) {
+    // A KV cache changes the signature: the past inputs and present
+    // outputs become state.
+    if (stage == Stage::Autoglm && maxSeqLen > 0)
+      signature =
+          readSignature(planned.lookupSymbol<mlir::func::FuncOp>("main"), name);
     if (stage != Stage::Memref)
       return;
+    setStateOffsets(signature,
+                    planned.lookupSymbol<mlir::func::FuncOp>("main"));
     measureArena(planned, modelReport);
     signature.arenaSize = modelReport.arenaBytes;
     if (explain) {
