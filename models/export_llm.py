@@ -98,8 +98,8 @@ def gpt2_config(**overrides):
 
 # name: (architecture, config factory, seed, --dim ranges of the tests)
 MODELS = {
-    "glm_tiny": ("glm", glm_config, 1001, dict(batch=[1, 1], seq=[1, 32], past=[0, 96])),
-    "gpt2_tiny": ("gpt2", gpt2_config, 2002, dict(batch=[1, 1], seq=[1, 32], past=[0, 96])),
+    "glm_tiny": ("glm", glm_config, 1001, dict(batch=[1, 1], seq=[1, 32], past=[0, 96], total=[1, 128])),
+    "gpt2_tiny": ("gpt2", gpt2_config, 2002, dict(batch=[1, 1], seq=[1, 32], past=[0, 96], total=[1, 128])),
 }
 
 # The benchmark-size GLM: generated on demand (--bench), not committed.
@@ -108,7 +108,7 @@ BENCH_MODELS = {
         vocab_size=32768, hidden_size=1024, intermediate_size=2816,
         num_hidden_layers=6, num_attention_heads=16, num_key_value_heads=4,
         head_dim=64, max_position_embeddings=2048, tie_word_embeddings=False),
-        3003, dict(batch=[1, 1], seq=[1, 128], past=[0, 1023])),
+        3003, dict(batch=[1, 1], seq=[1, 128], past=[0, 1023], total=[1, 1151])),
 }
 
 

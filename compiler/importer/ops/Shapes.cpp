@@ -383,9 +383,6 @@ std::optional<LogicalResult> importSymbolicSlice(NodeImporter &n) {
   if (ends->size() != starts->size() || axes.size() != starts->size() ||
       steps.size() != starts->size())
     return n.emitError() << "starts, ends, axes and steps differ in length";
-  if (llvm::any_of(steps, [](int64_t step) { return step != 1; }))
-    return n.unsupported("a slice with a step other than 1 of a tensor with "
-                         "symbolic extents or with bounds known at run time");
   SmallVector<int64_t> staticStarts(rank, 0), staticEnds(type.getShape()),
       staticSteps(rank, 1), dynamicAxes;
   SmallVector<std::pair<Value, Value>> bounds(rank);
@@ -393,6 +390,25 @@ std::optional<LogicalResult> importSymbolicSlice(NodeImporter &n) {
     auto axis = n.normalizeAxis(axes[i], rank);
     if (failed(axis))
       return failure();
+    if (steps[i] != 1) {
+      // A strided static axis with constant bounds (x[..., 0::2] of a
+      // tensor whose other axes are symbolic): bounds as in the static path.
+      auto cs = getConstantIntValue((*starts)[i]);
+      auto ce = getConstantIntValue((*ends)[i]);
+      if (steps[i] < 0 || type.isDynamicDim(*axis) || !cs || !ce)
+        return n.unsupported("a slice with a step other than 1 on a symbolic "
+                             "axis, with bounds known at run time or with a "
+                             "negative step on a tensor with symbolic extents");
+      int64_t dim = type.getDimSize(*axis), step = steps[i];
+      int64_t start = std::clamp<int64_t>(*cs < 0 ? *cs + dim : *cs, 0, dim);
+      int64_t end = std::clamp<int64_t>(*ce < 0 ? *ce + dim : *ce, 0, dim);
+      if (sliceExtent(start, end, step) == 0)
+        start = 0, end = 0, step = 1;
+      staticStarts[*axis] = start;
+      staticEnds[*axis] = end;
+      staticSteps[*axis] = step;
+      continue;
+    }
     OpFoldResult extent = extentOf(b, loc, input, *axis);
     // A bound the symbol ranges fix to one value (min(batch, 1) with batch
     // >= 1) is that constant, which keeps the extent static.
