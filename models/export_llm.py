@@ -213,14 +213,15 @@ def example_inputs(config, batch, seq, past):
     return (ids, mask, pos, *kv)
 
 
-def export(model, path):
+def export(model, path, external_data=False):
     """torch.onnx.export with the dynamo exporter (torch.export, then
     onnxscript's optimizer): one flat graph of standard ops with no
     functions and no If nodes; shapes are read by Shape(start, end) and
     combined by Add/Sub, the mask is built by Range, LessOrEqual and Where,
     the rotary tables by Cos/Sin of the positions. The TorchScript exporter
     (dynamo=False) fails on transformers 5's cache code and writes twice as
-    many shape nodes where it runs."""
+    many shape nodes where it runs. `external_data` writes the weights
+    to a side file (needed above 2 GB)."""
     import torch
     config = model.config
     layers = config.num_hidden_layers
@@ -242,8 +243,8 @@ def export(model, path):
         torch.onnx.export(wrapper, args, path, input_names=inputs,
                           output_names=outputs, dynamic_shapes=dynamic_shapes,
                           opset_version=OPSET, dynamo=True, optimize=True,
-                          external_data=False, verbose=False)
-    m = onnx.load(path)
+                          external_data=external_data, verbose=False)
+    m = onnx.load(path, load_external_data=False)
     # Name the mask's length (torch.export calls it s<N>) and the presents'
     # (an expression such as "past + seq") by one symbol each.
     mask_dim = m.graph.input[1].type.tensor_type.shape.dim[1]
@@ -253,8 +254,12 @@ def export(model, path):
     del m.metadata_props[:]
     m.producer_name = "autoglm-export-llm"
     m.producer_version = ""
-    onnx.checker.check_model(m, full_check=True)
-    onnx.save_model(m, path)
+    if external_data:
+        onnx.checker.check_model(path, full_check=True)
+        onnx.save_model(m, path)  # the tensors keep pointing at the side file
+    else:
+        onnx.checker.check_model(m, full_check=True)
+        onnx.save_model(m, path)
     return m
 
 
@@ -382,9 +387,17 @@ def main():
     import torch
     torch.set_num_threads(1)
     if args.bench:
+        # Reused while this script is unchanged (as bench/workloads.py does).
         os.makedirs(args.work_dir, exist_ok=True)
+        with open(os.path.abspath(__file__), "rb") as f:
+            key = hashlib.sha256(f.read()).hexdigest()
         for name, spec in BENCH_MODELS.items():
-            path = write_model(name, spec, args.work_dir)
+            stamp = os.path.join(args.work_dir, name, "source.sha256")
+            path = os.path.join(args.work_dir, f"{name}.onnx")
+            if not (os.path.isfile(stamp) and open(stamp).read() == key):
+                path = write_model(name, spec, args.work_dir)
+                with open(stamp, "w") as f:
+                    f.write(key)
             print(f"{name}: {path}")
         return
     for name, spec in MODELS.items():
