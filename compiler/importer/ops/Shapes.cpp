@@ -656,6 +656,11 @@ LogicalResult importConstantOfShape(NodeImporter &n) {
 /// model from filling memory.
 constexpr int64_t kMaxRangeElements = 1 << 24;
 
+/// Range inputs must be constants, but for a limit computed from extents.
+constexpr const char *kRangeNeedsConstants =
+    "Range with inputs that are not compile-time scalar constants (its "
+    "length depends on them) is not supported";
+
 /// Range of constant bounds, as a constant (its length depends on the
 /// values). Computed in double/int64 like the ONNX reference, then
 /// converted to the element type.
@@ -672,9 +677,7 @@ LogicalResult importRange(NodeImporter &n) {
     return importSymbolicRange(n, bounds[0], bounds[2]);
   for (int i = 0; i < 3; ++i) {
     if (!bounds[i] || bounds[i].getNumElements() != 1)
-      return n.needsConstant(i, "Range with inputs that are not compile-time "
-                                "scalar constants or (the limit) computed "
-                                "from input extents is not supported");
+      return n.needsConstant(i, kRangeNeedsConstants);
   }
   Type element = bounds[0].getElementType();
   if (bounds[1].getElementType() != element ||
@@ -735,10 +738,7 @@ LogicalResult importSymbolicRange(NodeImporter &n, DenseElementsAttr startAttr,
   Location loc = n.loc();
   auto limit = shapeElements(b, loc, n.input(1));
   if (!limit || limit->size() != 1)
-    return n.needsConstant(1, "Range whose limit is neither a compile-time "
-                              "constant nor computed from input extents (its "
-                              "length depends on tensor data) is not "
-                              "supported");
+    return n.needsConstant(1, kRangeNeedsConstants);
   int64_t start = (*startAttr.getValues<APInt>().begin()).getSExtValue();
   int64_t delta = (*deltaAttr.getValues<APInt>().begin()).getSExtValue();
   if (delta == 0)
