@@ -246,9 +246,9 @@ int main(int argc, char **argv) {
     bool range = value.contains("..");
     if (key.empty() || low.getAsInteger(10, min) ||
         (range ? high.getAsInteger(10, max) : (max = min, false)) || min < 0 ||
-        (range && (min < 1 || max < min)))
+        (range && max < min))
       return error("--dim expects NAME=N (N >= 0) or NAME=MIN..MAX "
-                   "(1 <= MIN <= MAX), got '" + d + "'");
+                   "(0 <= MIN <= MAX), got '" + d + "'");
     importOptions.dims[key] = {min, max};
   }
 
