@@ -69,6 +69,27 @@ public:
         return extent(matmul.getLhs(), lhs.getRank() - 2, depth + 1);
       return std::nullopt;
     }
+    if (auto concat = dyn_cast<ConcatOp>(op)) {
+      if (concat.getAxis() == dim || concat.getAxis() + type.getRank() == dim)
+        return std::nullopt;
+      return extent(concat.getInputs()[0], dim, depth + 1);
+    }
+    // A symbolic axis that a slice does not bound is taken whole.
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      auto bounded = slice.getDynamicAxes();
+      if (bounded && llvm::is_contained(*bounded, dim))
+        return std::nullopt;
+      return extent(slice.getInput(), dim, depth + 1);
+    }
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      int64_t axis = gather.getAxis();
+      int64_t indexRank =
+          cast<RankedTensorType>(gather.getIndices().getType()).getRank();
+      if (dim >= axis && dim < axis + indexRank)
+        return extent(gather.getIndices(), dim - axis, depth + 1);
+      return extent(gather.getData(), dim < axis ? dim : dim - indexRank + 1,
+                    depth + 1);
+    }
     // Elementwise ops (broadcasting ones too): an operand of the same rank
     // whose extent is symbolic there has the result's extent.
     if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||

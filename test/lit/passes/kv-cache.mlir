@@ -106,3 +106,25 @@ func.func @prompt_too_long(%new: tensor<1x40x4xf32> {autoglm.name = "new"},
   %all = autoglm.concat %past, %new {axis = 1 : i64} : (tensor<1x?x4xf32>, tensor<1x40x4xf32>) -> tensor<1x?x4xf32>
   return %all : tensor<1x?x4xf32>
 }
+
+// -----
+
+// Rotary embeddings split the head dimension, transform a part and join
+// the parts again; the appended extent still traces to the ids' `seq`
+// through the concatenation on another axis, the unbounded slices and the
+// embedding gather.
+// CHECK-LABEL: func.func @rotary_parts
+// CHECK-SAME: autoglm.kv_cache = {caches = ["past"], capacity = 32 : i64, step_symbol = 0 : i64}
+func.func @rotary_parts(%ids: tensor<1x?xi64> {autoglm.dim_symbols = array<i32: -1, 0>, autoglm.name = "input_ids"},
+                        %past: tensor<1x?x8xf32> {autoglm.dim_symbols = array<i32: -1, 1, -1>, autoglm.name = "past"})
+    -> (tensor<1x?x8xf32> {autoglm.name = "present"})
+    attributes {autoglm.symbols = [{max = 16 : i64, min = 1 : i64, name = "seq"}, {max = 31 : i64, min = 0 : i64, name = "past"}]} {
+  %table = autoglm.constant dense<1.0> : tensor<64x8xf32>
+  %x = autoglm.gather %table, %ids {axis = 0 : i64} : (tensor<64x8xf32>, tensor<1x?xi64>) -> tensor<1x?x8xf32>
+  %rot = autoglm.slice %x {ends = array<i64: 1, -9223372036854775808, 4>, starts = array<i64: 0, 0, 0>, steps = array<i64: 1, 1, 1>} : (tensor<1x?x8xf32>) -> tensor<1x?x4xf32>
+  %pass = autoglm.slice %x {ends = array<i64: 1, -9223372036854775808, 8>, starts = array<i64: 0, 0, 4>, steps = array<i64: 1, 1, 1>} : (tensor<1x?x8xf32>) -> tensor<1x?x4xf32>
+  %neg = autoglm.neg %rot : tensor<1x?x4xf32>
+  %k = autoglm.concat %neg, %pass {axis = 2 : i64} : (tensor<1x?x4xf32>, tensor<1x?x4xf32>) -> tensor<1x?x8xf32>
+  %all = autoglm.concat %past, %k {axis = 1 : i64} : (tensor<1x?x8xf32>, tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  return %all : tensor<1x?x8xf32>
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Generation with the KV cache inside the model: models/glm_tiny.onnx and
+models/gpt2_tiny.onnx compiled with --max-seq-len run their prompt through
+autoglm-run with onnxruntime's prefill logits, and autoglm-generate
+continues it greedily with onnxruntime's tokens (NAME/generate.json, written
+by models/export_llm.py from an onnxruntime KV-cache loop). Top-p sampling
+is reproducible from its seed; a model without a cache, a prompt longer than
+the `seq` range, a generation longer than the cache and malformed ids are
+clean errors."""
+
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_common import (  # noqa: E402
+    MODELS_DIR, TOOLS_DIR, E2ETestCase, describe, run, run_model)
+
+GENERATE = os.path.join(TOOLS_DIR, "autoglm-generate")
+MODELS = ["glm_tiny", "gpt2_tiny"]
+CAPACITY = 96
+# As test_llm_models.py: logits of order 1 summed over the vocabulary.
+RTOL, ATOL = 1e-4, 1e-4
+
+
+class GenerateTest(E2ETestCase):
+
+    def artifact(self, model):
+        return self.compiled(
+            os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+            "--dim", "batch=1", "--dim", "seq=1..32", "--dim",
+            f"past=0..{CAPACITY}", "--dim", f"total=1..{CAPACITY}",
+            "--max-seq-len", str(CAPACITY))
+
+    def reference(self, model):
+        with open(os.path.join(MODELS_DIR, model, "generate.json")) as f:
+            return json.load(f)
+
+    def generate(self, artifact, *options):
+        return run([GENERATE, artifact, *options])
+
+    def test_prefill_logits_match_onnxruntime(self):
+        for model in MODELS:
+            with self.subTest(model=model):
+                folder = os.path.join(MODELS_DIR, model, "prefill")
+                # The cache is state now: only the first three inputs remain.
+                args = []
+                for i, name in enumerate(["input_ids", "attention_mask",
+                                          "position_ids"]):
+                    args += ["-i", f"{name}={folder}/input_{i}.npy"]
+                result = run_model(self.artifact(model), *args, "-e",
+                                   f"logits={folder}/output_0.npy", "--rtol",
+                                   str(RTOL), "--atol", str(ATOL))
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertIn("OK", result.stdout, describe(result))
+
+    def test_greedy_tokens_equal_onnxruntime(self):
+        for model in MODELS:
+            with self.subTest(model=model):
+                ref = self.reference(model)
+                result = self.generate(
+                    self.artifact(model), "--prompt-ids",
+                    ",".join(map(str, ref["prompt"])), "--max-new-tokens",
+                    str(len(ref["generated"])), "--json")
+                self.assertEqual(result.returncode, 0, describe(result))
+                report = json.loads(result.stdout)
+                self.assertEqual(report["tokens"], ref["generated"])
+                self.assertEqual(report["decode_steps"],
+                                 len(ref["generated"]) - 1)
+                self.assertGreater(report["decode_tokens_per_s"], 0)
+
+    def test_top_p_is_reproducible_from_the_seed(self):
+        artifact = self.artifact("glm_tiny")
+        runs = [self.generate(artifact, "--prompt-ids", "1,2,3",
+                              "--max-new-tokens", "12", "--sampling", "top-p",
+                              "--top-p", "0.9", "--temperature", "1.5",
+                              "--seed", "5", "--json") for _ in range(2)]
+        for result in runs:
+            self.assertEqual(result.returncode, 0, describe(result))
+        first, second = (json.loads(r.stdout)["tokens"] for r in runs)
+        self.assertEqual(first, second)
+        self.assertEqual(len(first), 12)
+
+    def test_errors_are_clean(self):
+        artifact = self.artifact("glm_tiny")
+        without_cache = self.compiled(
+            os.path.join(MODELS_DIR, "mlp.onnx"), ".so")
+        cases = [
+            ([without_cache, "--prompt-ids", "1"], "keeps no KV cache"),
+            ([artifact, "--prompt-ids", ",".join(["1"] * 33)],
+             "at most 32 tokens"),
+            ([artifact, "--prompt-ids", "1,2", "--max-new-tokens", "200"],
+             f"keeps {CAPACITY} positions"),
+            ([artifact, "--prompt-ids", "1,x"], "'x' is not a token id"),
+            ([artifact, "--prompt-ids", "999999"], "outside the vocabulary"),
+        ]
+        for args, message in cases:
+            with self.subTest(message=message):
+                result = self.generate(*args)
+                self.assertEqual(result.returncode, 2, describe(result))
+                self.assertIn("autoglm-generate: error:", result.stderr)
+                self.assertIn(message, result.stderr, describe(result))
+                self.assertEqual(result.stdout, "")
+
+
+if __name__ == "__main__":
+    unittest.main()
