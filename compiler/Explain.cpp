@@ -1,6 +1,7 @@
 //===- Explain.cpp - what the compiled plan runs, kernel by kernel --------===//
 
 #include "compiler/Explain.h"
+#include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 #include "passes/PlannedKernels.h"
 #include "passes/Tuning.h"
@@ -111,6 +112,9 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         machine.mr, machine.nr, blockingText(call, machine),
         runtimeKernelCalled(call) == "sgemm_packed" ? "packed at compile time"
                                                     : "packed at run time");
+    if (auto epilogue = call->getAttrOfType<StringAttr>(kEpilogueAttrName))
+      text += ", epilogue " + epilogue.getValue().str() +
+              " on each tile in registers";
     if (auto loop = dyn_cast<scf::ForOp>(kernel.op)) {
       text += ", one call per batch entry (" +
               sizeText(loop.getUpperBound()) + ")";

@@ -148,4 +148,57 @@ Operation *previousEffect(Operation *op) {
   return nullptr;
 }
 
+Operation *nextEffect(Operation *op) {
+  for (op = op->getNextNode(); op; op = op->getNextNode())
+    if (!isMemoryEffectFree(op))
+      return op;
+  return nullptr;
+}
+
+bool canHoistBefore(Value value, Operation *point) {
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getBlock() != point->getBlock() ||
+      op->isBeforeInBlock(point))
+    return true;
+  if (op == point || !isMemoryEffectFree(op) || op->getNumRegions())
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return canHoistBefore(operand, point);
+  });
+}
+
+void hoistBefore(Value value, Operation *point) {
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getBlock() != point->getBlock() ||
+      op->isBeforeInBlock(point))
+    return;
+  for (Value operand : op->getOperands())
+    hoistBefore(operand, point);
+  op->moveBefore(point);
+}
+
+bool zeroAt(Value buffer, Operation *point, Operation *&init) {
+  for (Operation *op = previousEffect(point); op; op = previousEffect(op)) {
+    if (isZeroFill(op, buffer)) {
+      init = op;
+      return true;
+    }
+    if (auto copy = dyn_cast<linalg::CopyOp>(op);
+        copy && copy.getOutputs()[0] == buffer) {
+      Operation *sourceInit = nullptr;
+      if (!disjoint(copy.getInputs()[0], buffer) ||
+          !zeroAt(copy.getInputs()[0], copy, sourceInit))
+        return false;
+      init = op;
+      return true;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !llvm::all_of(linalgOp.getDpsInits(), [&](Value init) {
+          return disjoint(init, buffer);
+        }))
+      return false;
+  }
+  return false;
+}
+
 } // namespace autoglm

@@ -39,6 +39,24 @@ bool deadAfter(mlir::Value buffer, mlir::Operation *point);
 /// The previous op in the block that touches memory, or null.
 mlir::Operation *previousEffect(mlir::Operation *op);
 
+/// The next op in the block that touches memory, or null.
+mlir::Operation *nextEffect(mlir::Operation *op);
+
+/// Whether the ops that define `value` after `point` touch no memory, so
+/// that they can move before it.
+bool canHoistBefore(mlir::Value value, mlir::Operation *point);
+
+/// Moves the side-effect-free ops that define `value` after `point` (a
+/// view of a buffer a kernel call at `point` now writes) to before it.
+void hoistBefore(mlir::Value value, mlir::Operation *point);
+
+/// Whether `buffer` holds zeros at `point`: the last op before it that
+/// may write it is a zero fill of it, or a copy into it of a buffer that
+/// holds zeros there; every op in between is a linalg op that writes other
+/// bytes. Sets `init` to that fill or copy.
+bool zeroAt(mlir::Value buffer, mlir::Operation *point,
+            mlir::Operation *&init);
+
 } // namespace autoglm
 
 #endif // AUTOGLM_PASSES_BUFFERFACTS_H

@@ -38,8 +38,10 @@ namespace autoglm {
 } // namespace autoglm
 
 using namespace mlir;
+using autoglm::canHoistBefore;
 using autoglm::deadAfter;
 using autoglm::disjoint;
+using autoglm::hoistBefore;
 using autoglm::isDim;
 using autoglm::isZeroFill;
 using autoglm::linearCoefficients;
@@ -282,20 +284,6 @@ bool matchInit(Operation *op, Convolution &conv) {
   return true;
 }
 
-/// Whether the ops that define `value` after `point` touch no memory, so
-/// that they can move before it.
-bool canHoistBefore(Value value, Operation *point) {
-  Operation *op = value.getDefiningOp();
-  if (!op || op->getBlock() != point->getBlock() ||
-      op->isBeforeInBlock(point))
-    return true;
-  if (op == point || !isMemoryEffectFree(op) || op->getNumRegions())
-    return false;
-  return llvm::all_of(op->getOperands(), [&](Value operand) {
-    return canHoistBefore(operand, point);
-  });
-}
-
 /// The next op after the product that touches memory, if it is a ReLU
 /// (`maximumf(x, 0)`, elementwise, identity maps) of the whole output into
 /// a contiguous buffer of the same size that the kernel may write while it
@@ -456,18 +444,6 @@ func::FuncOp declareConv(ModuleOp module) {
                             ptr};
   return autoglm::declareRuntimeFunction(module, kConv,
                                          b.getFunctionType(args, {}));
-}
-
-/// Moves the side-effect-free ops that define `value` after `point` (the
-/// view of the ReLU's result) to before it.
-void hoistBefore(Value value, Operation *point) {
-  Operation *op = value.getDefiningOp();
-  if (!op || op->getBlock() != point->getBlock() ||
-      op->isBeforeInBlock(point))
-    return;
-  for (Value operand : op->getOperands())
-    hoistBefore(operand, point);
-  op->moveBefore(point);
 }
 
 /// Erases `value`'s defining view ops that nothing uses any more.

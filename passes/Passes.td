@@ -47,6 +47,30 @@ def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def MarkActivations : Pass<"autoglm-mark-activations", "mlir::ModuleOp"> {
+  let summary = "Record which activation an elementwise loop computes";
+  let description = [{
+    Finds, in every elementwise `linalg.generic`, a value that is ReLU,
+    GELU (erf or tanh form) or SiLU of one other value, in whichever way
+    the exporter spelled it, and marks its defining op with
+    `autoglm.activation` (`"relu"`, `"gelu_erf"`, `"gelu_tanh"`, `"silu"`).
+    The candidates are the yielded value and the two sides of a sum it
+    ends with (an activation followed by a residual add). A value `y`
+    computed from a single value `x` (and constants) is evaluated, in
+    double, at sample points from -9 to 9 and compared with each
+    activation (relative error 1e-5); the nearest such `x` is taken.
+
+    It runs before `autoglm-approximate-math`, which turns `erf`, `tanh`
+    and `exp` into polynomials that no structural match would recognize;
+    the marked op (the product or quotient that ends the activation) is
+    not rewritten, and the mark survives bufferization.
+    `autoglm-contractions-to-kernels` reads it to run the activation in
+    the GEMM's epilogue, checking again that `y` is computed from `x`
+    alone. The mark changes nothing else: unfused, the loop computes what
+    it did.
+  }];
+}
+
 def ApproximateMath : Pass<"autoglm-approximate-math", "mlir::ModuleOp"> {
   let summary = "Polynomial f32 exp, tanh and erf, which vectorize";
   let description = [{

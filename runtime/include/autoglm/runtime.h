@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-#define AGL_ABI_VERSION 5u
+#define AGL_ABI_VERSION 6u
 
 typedef enum agl_status {
   AGL_OK = 0,
