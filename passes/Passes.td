@@ -271,12 +271,33 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     `C[b.., m, n] += A[.., m, k] * B[.., k, n]` (any operand strides, batch
     loops broadcast or not, output rows contiguous) becomes a call of
     `agl_kernel_sgemm`, the runtime's packed, register-tiled and threaded
-    GEMM, on the operands' addresses and strides. A zero fill of the output
-    right before it is folded into the call (`accumulate = 0`); otherwise
-    the call accumulates into what the output holds (a bias or residual the
-    lowering copied there). Batch loops beyond the innermost become `scf.for`
-    loops around the call. Contractions of other element types, or with a
-    strided output row, keep their loops.
+    GEMM, on the operands' addresses and strides. When the output holds
+    zeros before the product (a zero fill of it, or a copy into it of a
+    zero-filled buffer, with only ops on other bytes in between) the call
+    does not read it (`accumulate = 0`), and that fill or copy goes if it
+    is the op right before; otherwise the call accumulates into what the
+    output holds (a bias the lowering copied there). Batch loops beyond the
+    innermost become `scf.for` loops around the call. Contractions of other
+    element types, or with a strided output row, keep their loops.
+
+    **Epilogues.** When the next op that touches memory is an elementwise
+    `linalg.generic` that reads the product (identity map) and computes
+    `act(alpha * product + bias) + residual`, each part optional, the call
+    computes it instead (the kernel applies it to each tile in registers)
+    and writes the generic's output buffer; the generic goes, and the call
+    carries `autoglm.epilogue` ("bias+gelu_erf") and both ops' locations.
+    `alpha` is a constant (a multiplication or division by it), `bias` a
+    buffer read along the column loop only (`[n]`, `[1, n]`, unit stride),
+    `act` the op marked by `autoglm-mark-activations` (checked to depend on
+    the pre-activation value alone), `residual` a buffer of the output's
+    shape with contiguous rows. A residual that is the output itself, with
+    no activation, makes the call accumulate into it.
+    Since the arena is planned, the pass checks the buffers: the output
+    must not share bytes with the bias or residual, nor, when it is not the
+    product's buffer, with the product's operands; the product's buffer
+    must then not be read after the generic (it is no longer written), nor
+    accumulated into; the views of the output, bias and residual move
+    before the call. Otherwise the generic stays a loop nest.
 
     With `pack-weights`, a B that is a constant shared by every batch entry
     (a weight) with a multiple of `AGL_SGEMM_PACKED_NR` columns is packed at compile time into the layout of the kernel's
