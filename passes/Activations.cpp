@@ -232,6 +232,16 @@ std::optional<int> markedActivation(Value y, Value x) {
   return std::nullopt;
 }
 
+std::optional<int> activationOf(Value y, Value x) {
+  if (std::optional<int> marked = markedActivation(y, x))
+    return marked;
+  auto max = y.getDefiningOp<arith::MaximumFOp>();
+  if (max && ((max.getLhs() == x && matchPattern(max.getRhs(), m_AnyZeroFloat())) ||
+              (max.getRhs() == x && matchPattern(max.getLhs(), m_AnyZeroFloat()))))
+    return AGL_ACT_RELU;
+  return std::nullopt;
+}
+
 std::optional<int> evaluateActivation(Value y, Value x) {
   if (y == x || !computedFromOnly(y, x))
     return std::nullopt;

@@ -40,6 +40,11 @@ bool computedFromOnly(mlir::Value y, mlir::Value x);
 /// op, provided that y is computed from x alone; nothing otherwise.
 std::optional<int> markedActivation(mlir::Value y, mlir::Value x);
 
+/// The AGL_ACT_* that `y` is of `x`: the marked one, or, unmarked, a ReLU
+/// written as maximumf(x, 0) (which no later pass rewrites); nothing
+/// otherwise. What the kernel-call passes take into an epilogue.
+std::optional<int> activationOf(mlir::Value y, mlir::Value x);
+
 /// The AGL_ACT_* that `y` computes of `x`, by evaluation (see above), if y
 /// is computed from x alone; nothing otherwise.
 std::optional<int> evaluateActivation(mlir::Value y, mlir::Value x);

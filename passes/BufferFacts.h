@@ -33,8 +33,11 @@ bool isZeroFill(mlir::Operation *op, mlir::Value buffer);
 bool disjoint(mlir::Value a, mlir::Value b);
 
 /// Whether what `buffer` holds after `point` is never read: the next op
-/// after `point` that touches it (if any) overwrites all of it first.
-bool deadAfter(mlir::Value buffer, mlir::Operation *point);
+/// after `point` that touches it (if any) overwrites all of it first, as
+/// linalg ops show, or is one of `overwriters` (kernel calls known to write
+/// all of it without reading it).
+bool deadAfter(mlir::Value buffer, mlir::Operation *point,
+               llvm::ArrayRef<mlir::Operation *> overwriters = {});
 
 /// The previous op in the block that touches memory, or null.
 mlir::Operation *previousEffect(mlir::Operation *op);

@@ -385,32 +385,27 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
     }
   }
   // The activation's input is the nearest value it is computed from alone
-  // that has the form of the pre-activation.
-  Value x = y;
-  if (Operation *def = y.getDefiningOp();
-      def && def->hasAttr(autoglm::kActivationAttrName)) {
-    SmallVector<Value> work = {y};
-    llvm::DenseSet<Value> seen;
-    x = Value();
-    for (size_t i = 0; i < work.size() && !x; ++i) {
-      Value v = work[i];
-      Epilogue trial = e;
-      if (v != y && matchPreActivation(next, v, productArg, trial) &&
-          autoglm::markedActivation(y, v)) {
-        x = v;
-        e = trial;
-        e.activation = *autoglm::markedActivation(y, v);
-      } else if (Operation *d = v.getDefiningOp(); d && d->getBlock() == body) {
-        for (Value operand : d->getOperands())
-          if (seen.insert(operand).second)
-            work.push_back(operand);
-      }
+  // that has the form of the pre-activation; without one, y is that value.
+  Value x;
+  SmallVector<Value> work = {y};
+  llvm::DenseSet<Value> seen;
+  for (size_t i = 0; i < work.size() && !x; ++i) {
+    Value v = work[i];
+    Epilogue trial = e;
+    std::optional<int> act;
+    if (v != y && (act = autoglm::activationOf(y, v)) &&
+        matchPreActivation(next, v, productArg, trial)) {
+      x = v;
+      e = trial;
+      e.activation = *act;
+    } else if (Operation *d = v.getDefiningOp(); d && d->getBlock() == body) {
+      for (Value operand : d->getOperands())
+        if (seen.insert(operand).second)
+          work.push_back(operand);
     }
-    if (!x)
-      return std::nullopt;
-  } else if (!matchPreActivation(next, x, productArg, e)) {
-    return std::nullopt;
   }
+  if (!x && !matchPreActivation(next, y, productArg, e))
+    return std::nullopt;
   // Every input has its role.
   for (Value input : next.getDpsInputs())
     if (input != product && input != e.bias && input != e.residual)
@@ -443,16 +438,27 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
   return e;
 }
 
+/// A zero fill that a product's output was found to hold, further back
+/// than the op before it, and the call that no longer reads it (null when
+/// the call writes another buffer).
+struct ZeroSource {
+  Operation *fill;
+  Operation *call;
+};
+
 void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
-                           WeightPacker *packer) {
+                           WeightPacker *packer,
+                           SmallVectorImpl<ZeroSource> &zeroSources) {
   // An output that holds zeros is not read: the fill or copy of zeros right
   // before the product goes.
   bool accumulate = true;
   Operation *init = nullptr;
   if (autoglm::zeroAt(op.getDpsInits()[0], op, init)) {
     accumulate = false;
-    if (init == autoglm::previousEffect(op))
+    if (init == autoglm::previousEffect(op)) {
       init->erase();
+      init = nullptr;
+    }
   }
   std::optional<Epilogue> epilogue = matchEpilogue(op, c, accumulate);
   Value output = op.getDpsInits()[0];
@@ -564,6 +570,9 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
               /*packed=*/bool(packedRhs)),
       args);
   autoglm::recordBlocking(call, blocking);
+  if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
+    zeroSources.push_back(
+        {init, output == op.getDpsInits()[0] ? call.getOperation() : nullptr});
   if (epilogue) {
     call->setAttr(autoglm::kEpilogueAttrName,
                   b.getStringAttr(epilogue->describe()));
@@ -590,8 +599,26 @@ struct ContractionsToKernelsPass
       packer.emplace(module);
     // Last first: looking back for the zeros an output holds passes over
     // the earlier products while they are still linalg ops.
+    SmallVector<ZeroSource> zeroSources;
     for (auto &[op, loops] : llvm::reverse(contractions))
-      replaceWithKernelCall(op, loops, packer ? &*packer : nullptr);
+      replaceWithKernelCall(op, loops, packer ? &*packer : nullptr,
+                            zeroSources);
+    // Zero fills that only the products read (before they were calls)
+    // are dead now. Earlier fills first: one may feed a later one's copy.
+    SmallVector<Operation *> overwriters;
+    for (const ZeroSource &source : zeroSources)
+      if (source.call)
+        overwriters.push_back(source.call);
+    llvm::SmallPtrSet<Operation *, 8> erased;
+    for (const ZeroSource &source : llvm::reverse(zeroSources)) {
+      Operation *fill = source.fill;
+      Value buffer = cast<linalg::LinalgOp>(fill).getDpsInits()[0];
+      if (!erased.contains(fill) &&
+          autoglm::deadAfter(buffer, fill, overwriters)) {
+        erased.insert(fill);
+        fill->erase();
+      }
+    }
     if (packer)
       packer->eraseUnused();
   }

@@ -147,7 +147,8 @@ func.func @residual_in_place(%a: memref<32x64xf32>, %b: memref<64x16xf32>, %res:
 //  - a product read again after the loop (here by the second loop), whose
 //    buffer the kernel would no longer write;
 //  - a bias per row rather than per column;
-//  - an activation that autoglm-mark-activations did not mark;
+//  - an activation that autoglm-mark-activations did not mark (a SiLU;
+//    only a ReLU, maximumf(x, 0), needs no mark);
 //  - a marked op that does not depend on one value alone.
 // CHECK-LABEL: func.func @not_fused
 // CHECK: call @agl_kernel_sgemm(
@@ -213,8 +214,12 @@ func.func @not_fused(%a: memref<32x64xf32>, %b: memref<64x16xf32>, %res: memref<
   }
   linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%t, %rowbias : memref<32x16xf32>, memref<32xf32>) outs(%out : memref<32x16xf32>) {
   ^bb0(%v: f32, %bb: f32, %w: f32):
+    %one = arith.constant 1.0 : f32
     %s = arith.addf %v, %bb : f32
-    %y = arith.maximumf %s, %zero : f32
+    %n = arith.negf %s : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %y = arith.divf %s, %d : f32
     linalg.yield %y : f32
   }
   linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%t, %res : memref<32x16xf32>, memref<32x16xf32>) outs(%o : memref<32x16xf32>) {
