@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -161,10 +162,15 @@ std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
                       "threads, {2:f1} GB/s read bandwidth\n",
                       machine.peakGflopsPerThread, machine.threads,
                       machine.bandwidthGBs);
-  os << llvm::formatv("{0,3}  {1,-13} {2,7} {3,10} {4,10} {5,8} {6,-9} "
+  // The kernel column fits the longest name (a GEMM with its epilogue).
+  size_t kindWidth = 13;
+  for (const PlannedKernel &kernel : kernels)
+    kindWidth = std::max(kindWidth, kernel.kind.size());
+  os << llvm::formatv("{0,3}  {1} {2,7} {3,10} {4,10} {5,8} {6,-9} "
                       "{7,9}  {8}\n",
-                      "#", "kernel", "threads", "MFLOP", "KiB", "FLOP/B",
-                      "bound", "est. us", "nodes / how it runs");
+                      "#", llvm::left_justify("kernel", kindWidth), "threads",
+                      "MFLOP", "KiB", "FLOP/B", "bound", "est. us",
+                      "nodes / how it runs");
   double totalUs = 0, totalFlops = 0;
   for (auto [index, kernel] : llvm::enumerate(kernels)) {
     Strategy strategy = strategyOf(kernel, machine);
@@ -182,9 +188,10 @@ std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
     std::string intensity =
         kernel.bytes > 0 ? llvm::formatv("{0:f2}", kernel.flops / kernel.bytes)
                          : std::string("-");
-    os << llvm::formatv("{0,3}  {1,-13} {2,7} {3,10:f3} {4,10:f1} {5,8} "
+    os << llvm::formatv("{0,3}  {1} {2,7} {3,10:f3} {4,10:f1} {5,8} "
                         "{6,-9} {7,9:f2}  {8}\n",
-                        index, kernel.kind, strategy.threads,
+                        index, llvm::left_justify(kernel.kind, kindWidth),
+                        strategy.threads,
                         kernel.flops * 1e-6, kernel.bytes / 1024, intensity,
                         computeUs >= memoryUs ? "compute" : "memory",
                         estimateUs,
