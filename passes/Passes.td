@@ -230,8 +230,9 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
       is read again later);
     - the initial output: a zero fill or a per-filter bias broadcast into the
       output becomes `accumulate = 0` and the kernel's bias;
-    and, forward, a ReLU (`maximumf(x, 0)`) that reads the whole output
-    next: the kernel writes the ReLU's buffer with the ReLU applied.
+    and, forward, an activation that reads the whole output next (a ReLU,
+    `maximumf(x, 0)`, or a GELU or SiLU that `autoglm-mark-activations`
+    marked): the kernel writes the activation's buffer with it applied.
     The pass runs on planned buffers and only removes uses of them: it
     requires that the input, bias and written output share no bytes and
     that nothing reads what the removed gather would have written.
