@@ -161,6 +161,7 @@ struct MarkActivationsPass
         return;
       // Where an epilogue's activation sits: the yielded value, or a side
       // of the sum it ends with (a residual added after the activation).
+      // The first match only: a loop carries at most one mark.
       for (Value yielded : op.getBody()->getTerminator()->getOperands()) {
         SmallVector<Value, 3> candidates = {yielded};
         if (auto add = yielded.getDefiningOp<arith::AddFOp>())
@@ -175,7 +176,10 @@ struct MarkActivationsPass
               def->setAttr(autoglm::kActivationAttrName,
                            StringAttr::get(op.getContext(),
                                            autoglm::activationName(*act)));
-              break;
+              if (Operation *input = x.getDefiningOp())
+                input->setAttr(autoglm::kActivationInputAttrName,
+                               UnitAttr::get(op.getContext()));
+              return; // one mark per loop
             }
         }
       }
@@ -224,6 +228,17 @@ std::optional<int> markedActivation(Value y, Value x) {
   auto name = def ? def->getAttrOfType<StringAttr>(kActivationAttrName)
                   : StringAttr();
   if (!name || y == x || !computedFromOnly(y, x))
+    return std::nullopt;
+  // The input the mark was made for.
+  Operation *input = x.getDefiningOp();
+  if (input && !input->hasAttr(kActivationInputAttrName))
+    return std::nullopt;
+  // The only mark of the block: the input mark is this one's.
+  Block *block = def->getBlock();
+  int marks = 0;
+  for (Operation &op : *block)
+    marks += op.hasAttr(kActivationAttrName);
+  if (marks != 1)
     return std::nullopt;
   for (int act : {AGL_ACT_RELU, AGL_ACT_GELU_ERF, AGL_ACT_GELU_TANH,
                   AGL_ACT_SILU})

@@ -10,8 +10,9 @@
 // fused elementwise loops, by what they compute: the ops that compute a
 // value y from one value x alone are evaluated at sample points and
 // compared with each activation; a match is recorded on y's defining op
-// (`autoglm.activation`). The kernel-call passes read the mark, and check
-// again that y depends on x alone.
+// (`autoglm.activation`) and, where x is not a block argument, on x's
+// (`autoglm.activation_input`). The kernel-call passes read the marks, and
+// check again that y depends on x alone.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AUTOGLM_PASSES_ACTIVATIONS_H
@@ -27,6 +28,9 @@ namespace autoglm {
 /// The attribute that marks an op whose result is an activation of one
 /// value: its name (activationName).
 constexpr llvm::StringLiteral kActivationAttrName = "autoglm.activation";
+/// The attribute that marks the op computing that activation's input.
+constexpr llvm::StringLiteral kActivationInputAttrName =
+    "autoglm.activation_input";
 
 /// "relu", "gelu_erf", "gelu_tanh", "silu" for AGL_ACT_*; "" for none.
 llvm::StringRef activationName(int activation);
@@ -37,7 +41,11 @@ llvm::StringRef activationName(int activation);
 bool computedFromOnly(mlir::Value y, mlir::Value x);
 
 /// The AGL_ACT_* that `y` is of `x` according to the mark on y's defining
-/// op, provided that y is computed from x alone; nothing otherwise.
+/// op, provided that it is the only mark of its block, that x is the input
+/// the mark was made for (x's defining op is marked as the input, or x is a
+/// block argument) and that y is computed from x alone; nothing otherwise.
+/// (y computed from x alone and from the marked input alone, with both
+/// marked, makes them the same value: a block has one marked input.)
 std::optional<int> markedActivation(mlir::Value y, mlir::Value x);
 
 /// The AGL_ACT_* that `y` is of `x`: the marked one, or, unmarked, a ReLU

@@ -1,7 +1,8 @@
 // RUN: autoglm-opt %s --split-input-file --autoglm-contractions-to-kernels --canonicalize --cse | FileCheck %s
 
 // The elementwise loop that reads a product next goes into the GEMM call
-// when it computes act(alpha * product + bias[col]) + residual. Arguments
+// when it computes act(alpha * product + bias[col]) + residual, the
+// activation as autoglm-mark-activations marks it (with its input). Arguments
 // after the output's strides: accumulate, alpha, bias, activation (2: GELU,
 // erf form), residual, its batch and row strides; then the blocking.
 // CHECK-LABEL: func.func @bias_gelu
@@ -36,7 +37,7 @@ func.func @bias_gelu(%a: memref<32x64xf32>, %b: memref<64x16xf32>, %bias: memref
     %r2 = arith.constant 1.41421354 : f32
     %one = arith.constant 1.0 : f32
     %half = arith.constant 0.5 : f32
-    %x = arith.addf %v, %bb : f32
+    %x = arith.addf %v, %bb {autoglm.activation_input} : f32
     %d = arith.divf %x, %r2 : f32
     %e = math.erf %d : f32
     %p = arith.addf %e, %one : f32
@@ -88,7 +89,7 @@ func.func @scale_bias_relu_residual(%a: memref<32x64xf32>, %b: memref<64x16xf32>
     %eighth = arith.constant 0.125 : f32
     %z = arith.constant 0.0 : f32
     %s = arith.mulf %v, %eighth : f32
-    %x = arith.addf %s, %bb : f32
+    %x = arith.addf %s, %bb {autoglm.activation_input} : f32
     %y = arith.maximumf %x, %z {autoglm.activation = "relu"} : f32
     %w = arith.addf %r, %y : f32
     linalg.yield %w : f32

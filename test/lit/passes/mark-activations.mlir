@@ -1,9 +1,9 @@
 // RUN: autoglm-opt %s --split-input-file --autoglm-mark-activations | FileCheck %s
 
 // GELU as exporters write it (x * 0.5 * (1 + erf(x / sqrt 2))) after a bias
-// add: the op that ends it is marked; the bias add is its input.
+// add: the op that ends it is marked, and the bias add as its input.
 // CHECK-LABEL: func.func @gelu_erf
-// CHECK: %[[X:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.addf %{{.*}}, %{{.*}} {autoglm.activation_input} : f32
 // CHECK-NOT: autoglm.activation
 // CHECK: arith.mulf %{{.*}}, %{{.*}} {autoglm.activation = "gelu_erf"} : f32
 // CHECK-NEXT: linalg.yield
@@ -30,7 +30,8 @@ func.func @gelu_erf(%t: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
 // -----
 
 // GELU's tanh form, SiLU spelled with a reciprocal, and a ReLU followed by
-// a residual add (a side of the final sum is marked).
+// a residual add (a side of the final sum is marked). Their inputs are
+// block arguments: nothing else is marked.
 // CHECK-LABEL: func.func @others
 // CHECK: arith.mulf %{{.*}}, %{{.*}} {autoglm.activation = "gelu_tanh"} : f32
 // CHECK: arith.mulf %{{.*}}, %{{.*}} {autoglm.activation = "silu"} : f32
