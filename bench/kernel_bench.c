@@ -120,7 +120,7 @@ static void run_shape(const shape *s, int threads, int reps, double peak) {
   int warm = 0;
   while (warm < 3 || now() - t0 < 0.2) {
     agl_kernel_sgemm(s->batch, s->m, s->n, s->k, a, s->m * s->k, s->k, 1, b,
-                     s->k * s->n, b_rs, b_cs, c, s->m * s->n, s->n, 0, 0, NULL);
+                     s->k * s->n, b_rs, b_cs, c, s->m * s->n, s->n, 0, 1.0f, NULL, 0, NULL, 0, 0, NULL);
     ++warm;
   }
   double per_call = (now() - t0) / warm;
@@ -133,7 +133,7 @@ static void run_shape(const shape *s, int threads, int reps, double peak) {
   for (int r = 0; r < runs; ++r) {
     double start = now();
     agl_kernel_sgemm(s->batch, s->m, s->n, s->k, a, s->m * s->k, s->k, 1, b,
-                     s->k * s->n, b_rs, b_cs, c, s->m * s->n, s->n, 0, 0, NULL);
+                     s->k * s->n, b_rs, b_cs, c, s->m * s->n, s->n, 0, 1.0f, NULL, 0, NULL, 0, 0, NULL);
     times[r] = now() - start;
   }
   qsort(times, (size_t)runs, sizeof *times, compare_doubles);

@@ -1,6 +1,7 @@
 //===- Explain.cpp - what the compiled plan runs, kernel by kernel --------===//
 
 #include "compiler/Explain.h"
+#include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 #include "passes/PlannedKernels.h"
 #include "passes/Tuning.h"
@@ -9,6 +10,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -111,6 +113,9 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         machine.mr, machine.nr, blockingText(call, machine),
         runtimeKernelCalled(call) == "sgemm_packed" ? "packed at compile time"
                                                     : "packed at run time");
+    if (auto epilogue = call->getAttrOfType<StringAttr>(kEpilogueAttrName))
+      text += ", epilogue " + epilogue.getValue().str() +
+              " on each tile in registers";
     if (auto loop = dyn_cast<scf::ForOp>(kernel.op)) {
       text += ", one call per batch entry (" +
               sizeText(loop.getUpperBound()) + ")";
@@ -157,10 +162,15 @@ std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
                       "threads, {2:f1} GB/s read bandwidth\n",
                       machine.peakGflopsPerThread, machine.threads,
                       machine.bandwidthGBs);
-  os << llvm::formatv("{0,3}  {1,-13} {2,7} {3,10} {4,10} {5,8} {6,-9} "
+  // The kernel column fits the longest name (a GEMM with its epilogue).
+  size_t kindWidth = 13;
+  for (const PlannedKernel &kernel : kernels)
+    kindWidth = std::max(kindWidth, kernel.kind.size());
+  os << llvm::formatv("{0,3}  {1} {2,7} {3,10} {4,10} {5,8} {6,-9} "
                       "{7,9}  {8}\n",
-                      "#", "kernel", "threads", "MFLOP", "KiB", "FLOP/B",
-                      "bound", "est. us", "nodes / how it runs");
+                      "#", llvm::left_justify("kernel", kindWidth), "threads",
+                      "MFLOP", "KiB", "FLOP/B", "bound", "est. us",
+                      "nodes / how it runs");
   double totalUs = 0, totalFlops = 0;
   for (auto [index, kernel] : llvm::enumerate(kernels)) {
     Strategy strategy = strategyOf(kernel, machine);
@@ -178,9 +188,10 @@ std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
     std::string intensity =
         kernel.bytes > 0 ? llvm::formatv("{0:f2}", kernel.flops / kernel.bytes)
                          : std::string("-");
-    os << llvm::formatv("{0,3}  {1,-13} {2,7} {3,10:f3} {4,10:f1} {5,8} "
+    os << llvm::formatv("{0,3}  {1} {2,7} {3,10:f3} {4,10:f1} {5,8} "
                         "{6,-9} {7,9:f2}  {8}\n",
-                        index, kernel.kind, strategy.threads,
+                        index, llvm::left_justify(kernel.kind, kindWidth),
+                        strategy.threads,
                         kernel.flops * 1e-6, kernel.bytes / 1024, intensity,
                         computeUs >= memoryUs ? "compute" : "memory",
                         estimateUs,

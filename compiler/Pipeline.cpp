@@ -59,6 +59,10 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addPass(createLowerToLinalg(lowering));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseElementwise());
+    // While erf, tanh and exp are still themselves: the GEMM's epilogue
+    // takes the activations that follow a product (memref stage).
+    if (options.runtimeKernels)
+      pm.addPass(createMarkActivations());
     pm.addPass(createApproximateMath());
     // Symbolic extents: every tensor.dim becomes arithmetic on the inputs'
     // extents, which bufferization and the arena planner can follow.

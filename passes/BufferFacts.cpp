@@ -45,13 +45,28 @@ std::optional<MemoryRange> memoryRange(Value buffer) {
   }
 }
 
-/// The ops that read or write `buffer` (through views of it), besides the
-/// views themselves.
+/// The ops that touch memory through what `op` computes (an address taken
+/// from a buffer, passed on to a kernel call).
+void collectEffectfulUsers(Operation *op,
+                           SmallVectorImpl<Operation *> &accesses) {
+  for (Value result : op->getResults())
+    for (Operation *user : result.getUsers()) {
+      if (isMemoryEffectFree(user))
+        collectEffectfulUsers(user, accesses);
+      else
+        accesses.push_back(user);
+    }
+}
+
+/// The ops that read or write `buffer` (through views of it, or through
+/// its address: a kernel call), besides the views themselves.
 void collectAccesses(Value buffer, SmallVectorImpl<Operation *> &accesses) {
   for (Operation *user : buffer.getUsers()) {
     if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
         isMemoryEffectFree(user))
       collectAccesses(user->getResult(0), accesses);
+    else if (isMemoryEffectFree(user) && user->getNumRegions() == 0)
+      collectEffectfulUsers(user, accesses);
     else
       accesses.push_back(user);
   }
@@ -107,7 +122,8 @@ bool disjoint(Value a, Value b) {
   return ra->end <= rb->begin || rb->end <= ra->begin;
 }
 
-bool deadAfter(Value buffer, Operation *point) {
+bool deadAfter(Value buffer, Operation *point,
+               ArrayRef<Operation *> overwriters) {
   SmallVector<Operation *> accesses;
   collectAccesses(buffer, accesses);
   Operation *next = nullptr;
@@ -117,7 +133,8 @@ bool deadAfter(Value buffer, Operation *point) {
     if (point->isBeforeInBlock(op) && (!next || op->isBeforeInBlock(next)))
       next = op;
   }
-  if (!next || isConstantFill(next, buffer, [](Value) { return true; }))
+  if (!next || isConstantFill(next, buffer, [](Value) { return true; }) ||
+      llvm::is_contained(overwriters, next))
     return true;
   // A linalg op that writes all of it (a reshape of it at most) without
   // reading what it held.
@@ -146,6 +163,59 @@ Operation *previousEffect(Operation *op) {
     if (!isMemoryEffectFree(op))
       return op;
   return nullptr;
+}
+
+Operation *nextEffect(Operation *op) {
+  for (op = op->getNextNode(); op; op = op->getNextNode())
+    if (!isMemoryEffectFree(op))
+      return op;
+  return nullptr;
+}
+
+bool canHoistBefore(Value value, Operation *point) {
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getBlock() != point->getBlock() ||
+      op->isBeforeInBlock(point))
+    return true;
+  if (op == point || !isMemoryEffectFree(op) || op->getNumRegions())
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return canHoistBefore(operand, point);
+  });
+}
+
+void hoistBefore(Value value, Operation *point) {
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getBlock() != point->getBlock() ||
+      op->isBeforeInBlock(point))
+    return;
+  for (Value operand : op->getOperands())
+    hoistBefore(operand, point);
+  op->moveBefore(point);
+}
+
+bool zeroAt(Value buffer, Operation *point, Operation *&init) {
+  for (Operation *op = previousEffect(point); op; op = previousEffect(op)) {
+    if (isZeroFill(op, buffer)) {
+      init = op;
+      return true;
+    }
+    if (auto copy = dyn_cast<linalg::CopyOp>(op);
+        copy && copy.getOutputs()[0] == buffer) {
+      Operation *sourceInit = nullptr;
+      if (!disjoint(copy.getInputs()[0], buffer) ||
+          !zeroAt(copy.getInputs()[0], copy, sourceInit))
+        return false;
+      init = op;
+      return true;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !llvm::all_of(linalgOp.getDpsInits(), [&](Value init) {
+          return disjoint(init, buffer);
+        }))
+      return false;
+  }
+  return false;
 }
 
 } // namespace autoglm

@@ -33,11 +33,32 @@ bool isZeroFill(mlir::Operation *op, mlir::Value buffer);
 bool disjoint(mlir::Value a, mlir::Value b);
 
 /// Whether what `buffer` holds after `point` is never read: the next op
-/// after `point` that touches it (if any) overwrites all of it first.
-bool deadAfter(mlir::Value buffer, mlir::Operation *point);
+/// after `point` that touches it (if any) overwrites all of it first, as
+/// linalg ops show, or is one of `overwriters` (kernel calls known to write
+/// all of it without reading it).
+bool deadAfter(mlir::Value buffer, mlir::Operation *point,
+               llvm::ArrayRef<mlir::Operation *> overwriters = {});
 
 /// The previous op in the block that touches memory, or null.
 mlir::Operation *previousEffect(mlir::Operation *op);
+
+/// The next op in the block that touches memory, or null.
+mlir::Operation *nextEffect(mlir::Operation *op);
+
+/// Whether the ops that define `value` after `point` touch no memory, so
+/// that they can move before it.
+bool canHoistBefore(mlir::Value value, mlir::Operation *point);
+
+/// Moves the side-effect-free ops that define `value` after `point` (a
+/// view of a buffer a kernel call at `point` now writes) to before it.
+void hoistBefore(mlir::Value value, mlir::Operation *point);
+
+/// Whether `buffer` holds zeros at `point`: the last op before it that
+/// may write it is a zero fill of it, or a copy into it of a buffer that
+/// holds zeros there; every op in between is a linalg op that writes other
+/// bytes. Sets `init` to that fill or copy.
+bool zeroAt(mlir::Value buffer, mlir::Operation *point,
+            mlir::Operation *&init);
 
 } // namespace autoglm
 

@@ -8,9 +8,22 @@
 // inner loop reads, and the call is agl_kernel_sgemm_packed: the kernel
 // then never copies it at run time.
 //
+// The elementwise loop that reads the product next (its epilogue) goes into
+// the call when it computes act(alpha * product + bias[col]) + residual,
+// each part optional: the kernel applies it to each tile of the output
+// while the tile is in registers, and writes the loop's result buffer
+// instead of the product's. The activation is the one that
+// autoglm-mark-activations recorded (Activations.h). Like the convolution
+// pass, this runs after the arena is planned and only removes buffer uses:
+// the call stays where the product was, so the buffers the epilogue reads
+// and writes must not share bytes with what the product reads, and the
+// product's own buffer must not be read afterwards (BufferFacts.h).
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/FloatValues.h"
+#include "passes/Activations.h"
+#include "passes/BufferFacts.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 #include "passes/Tuning.h"
@@ -21,6 +34,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "autoglm/kernels.h"
 
@@ -129,12 +143,13 @@ func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
   Type i64 = b.getI64Type(), i32 = b.getI32Type(),
        ptr = LLVM::LLVMPointerType::get(b.getContext());
   // (batch, m, n, k, a, its batch/row/column strides, b[, its batch/row/
-  //  column strides], c, its batch/row strides, accumulate, activation,
-  //  blocking)
+  //  column strides], c, its batch/row strides, accumulate, alpha, bias,
+  //  activation, residual, its batch/row strides, blocking)
   SmallVector<Type> args = {i64, i64, i64, i64, ptr, i64, i64, i64, ptr};
   if (!packed)
     args.append({i64, i64, i64});
-  args.append({ptr, i64, i64, i32, i32, ptr});
+  args.append({ptr, i64, i64, i32, b.getF32Type(), ptr, i32, ptr, i64, i64,
+               ptr});
   return autoglm::declareRuntimeFunction(module, name,
                                          b.getFunctionType(args, {}));
 }
@@ -225,24 +240,239 @@ private:
   llvm::StringMap<memref::GlobalOp> packed;
 };
 
-/// The zero fill that initializes the output right before the contraction,
-/// which the kernel makes redundant.
-linalg::FillOp zeroFillBefore(linalg::GenericOp op) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (!fill || fill.getOutputs()[0] != op.getDpsInits()[0])
+/// The elementwise loop after a contraction that the kernel's epilogue
+/// computes: output = act(alpha * product + bias[n]) + residual.
+struct Epilogue {
+  linalg::GenericOp op;
+  Value output;   // what the kernel writes: the product's shape
+  float alpha = 1.0f;
+  Value bias;     // indexed by the column loop only, or null
+  int activation = AGL_ACT_NONE;
+  Value residual; // the product's shape, or null
+  // The residual is the output itself (updated in place): the kernel
+  // accumulates into it instead.
+  bool accumulateResidual = false;
+
+  /// "bias+gelu_erf+residual" and the like, for reports.
+  std::string describe() const {
+    SmallVector<std::string> parts;
+    if (alpha != 1.0f)
+      parts.push_back("scale");
+    if (bias)
+      parts.push_back("bias");
+    if (activation != AGL_ACT_NONE)
+      parts.push_back(autoglm::activationName(activation).str());
+    if (residual || accumulateResidual)
+      parts.push_back("residual");
+    return llvm::join(parts, "+");
+  }
+};
+
+/// A value of the body that is the block argument of an input read with
+/// `map`'s kind; the operand.
+OpOperand *inputOf(linalg::GenericOp op, Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != op.getBody() ||
+      arg.getArgNumber() >= op.getNumDpsInputs())
     return nullptr;
-  return matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ? fill : nullptr;
+  return op.getDpsInputOperand(arg.getArgNumber());
 }
 
+/// Whether `operand` is read as a bias along the last loop: every index
+/// 0 but the last, which is that loop, with a unit stride.
+bool isColumnBias(linalg::GenericOp op, OpOperand *operand) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  auto type = cast<MemRefType>(operand->get().getType());
+  auto strides = autoglm::staticStrides(operand->get());
+  if (map.getNumResults() == 0 || !strides || strides->back() != 1 ||
+      !autoglm::isDim(map.getResults().back(), op.getNumLoops() - 1))
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults().drop_back())) {
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (!c || c.getValue() != 0 || type.getDimSize(i) != 1)
+      return false;
+  }
+  return true;
+}
+
+/// Whether a buffer of the product's shape is read or written with the
+/// identity map and contiguous rows.
+bool isWholeTile(linalg::GenericOp op, OpOperand *operand) {
+  auto type = cast<MemRefType>(operand->get().getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  return op.getMatchingIndexingMap(operand).isIdentity() &&
+         !strides.empty() && strides.back() == 1;
+}
+
+/// Matches `x = [product * c | product / c] [+ bias]`, recording the scale
+/// and the bias; `product` is the contraction's output's block argument.
+bool matchPreActivation(linalg::GenericOp op, Value x, Value product,
+                        Epilogue &e) {
+  if (auto add = x.getDefiningOp<arith::AddFOp>()) {
+    for (auto [lhs, rhs] : {std::pair(add.getLhs(), add.getRhs()),
+                            std::pair(add.getRhs(), add.getLhs())}) {
+      OpOperand *bias = inputOf(op, rhs);
+      if (bias && isColumnBias(op, bias)) {
+        e.bias = bias->get();
+        x = lhs;
+        break;
+      }
+    }
+  }
+  FloatAttr scale;
+  auto constantScale = [&](Value v) {
+    return matchPattern(v, m_Constant(&scale)) && scale.getType().isF32();
+  };
+  if (auto mul = x.getDefiningOp<arith::MulFOp>()) {
+    if (mul.getLhs() == product && constantScale(mul.getRhs()))
+      x = product;
+    else if (mul.getRhs() == product && constantScale(mul.getLhs()))
+      x = product;
+    if (x == product)
+      e.alpha = scale.getValueAsDouble();
+  } else if (auto div = x.getDefiningOp<arith::DivFOp>()) {
+    if (div.getLhs() == product && constantScale(div.getRhs()) &&
+        scale.getValueAsDouble() != 0) {
+      x = product;
+      e.alpha = float(1.0 / scale.getValueAsDouble());
+    }
+  }
+  return x == product;
+}
+
+/// The epilogue of contraction `op` (whose output holds zeros before it
+/// unless `accumulate`): the next op that touches memory, an elementwise
+/// generic that reads the product and computes one of the forms above.
+std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
+                                      const ContractionLoops &c,
+                                      bool accumulate) {
+  Value product = op.getDpsInits()[0];
+  auto next = dyn_cast_or_null<linalg::GenericOp>(autoglm::nextEffect(op));
+  if (!next || !next.hasPureBufferSemantics() ||
+      next.getNumDpsInits() != 1 ||
+      next.getNumParallelLoops() != next.getNumLoops() ||
+      next.getNumLoops() != int64_t(c.batch.size()) + 2 ||
+      next.payloadUsesValueFromOperand(next.getDpsInitOperand(0)) ||
+      !isWholeTile(next, next.getDpsInitOperand(0)))
+    return std::nullopt;
+  for (Value operand : next->getOperands())
+    if (!cast<MemRefType>(operand.getType()).getElementType().isF32())
+      return std::nullopt;
+  Epilogue e;
+  e.op = next;
+  e.output = next.getDpsInits()[0];
+  // The product's block argument.
+  Value productArg;
+  for (OpOperand *input : next.getDpsInputOperands())
+    if (input->get() == product && isWholeTile(next, input))
+      productArg = next.getMatchingBlockArgument(input);
+  if (!productArg)
+    return std::nullopt;
+
+  // yield [act(x) [+ residual]]
+  Block *body = next.getBody();
+  Value y = body->getTerminator()->getOperand(0);
+  if (auto add = y.getDefiningOp<arith::AddFOp>()) {
+    for (auto [lhs, rhs] : {std::pair(add.getLhs(), add.getRhs()),
+                            std::pair(add.getRhs(), add.getLhs())}) {
+      OpOperand *residual = inputOf(next, rhs);
+      if (residual && residual->get() != product &&
+          isWholeTile(next, residual)) {
+        e.residual = residual->get();
+        y = lhs;
+        break;
+      }
+    }
+  }
+  // The activation's input is the nearest value it is computed from alone
+  // that has the form of the pre-activation; without one, y is that value.
+  Value x;
+  SmallVector<Value> work = {y};
+  llvm::DenseSet<Value> seen;
+  for (size_t i = 0; i < work.size() && !x; ++i) {
+    Value v = work[i];
+    Epilogue trial = e;
+    std::optional<int> act;
+    if (v != y && (act = autoglm::activationOf(y, v)) &&
+        matchPreActivation(next, v, productArg, trial)) {
+      x = v;
+      e = trial;
+      e.activation = *act;
+    } else if (Operation *d = v.getDefiningOp(); d && d->getBlock() == body) {
+      for (Value operand : d->getOperands())
+        if (seen.insert(operand).second)
+          work.push_back(operand);
+    }
+  }
+  if (!x && !matchPreActivation(next, y, productArg, e))
+    return std::nullopt;
+  // Every input has its role.
+  for (Value input : next.getDpsInputs())
+    if (input != product && input != e.bias && input != e.residual)
+      return std::nullopt;
+
+  // The call at the product's place writes the output and reads the bias
+  // and residual there: their views move up, and nothing the product reads
+  // may share bytes with the output.
+  for (Value v : {e.output, e.bias, e.residual})
+    if (v && !autoglm::canHoistBefore(v, op))
+      return std::nullopt;
+  if (e.residual && e.residual == e.output && e.activation == AGL_ACT_NONE &&
+      !accumulate) {
+    // In place: output += alpha * product + bias.
+    e.residual = Value();
+    e.accumulateResidual = true;
+  }
+  for (Value v : {e.bias, e.residual})
+    if (v && !autoglm::disjoint(v, e.output))
+      return std::nullopt;
+  if (e.output != product) {
+    // The product's buffer is no longer written: nothing may read it later,
+    // and the kernel does not start from what it held.
+    if (accumulate || !autoglm::deadAfter(product, next))
+      return std::nullopt;
+    for (Value input : op.getDpsInputs())
+      if (!autoglm::disjoint(input, e.output))
+        return std::nullopt;
+  }
+  return e;
+}
+
+/// A zero fill that a product's output was found to hold, further back
+/// than the op before it, and the call that no longer reads it (null when
+/// the call writes another buffer).
+struct ZeroSource {
+  Operation *fill;
+  Operation *call;
+};
+
 void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
-                           WeightPacker *packer) {
+                           WeightPacker *packer,
+                           SmallVectorImpl<ZeroSource> &zeroSources) {
+  // An output that holds zeros is not read: the fill or copy of zeros right
+  // before the product goes.
   bool accumulate = true;
-  if (linalg::FillOp fill = zeroFillBefore(op)) {
-    fill->erase();
+  Operation *init = nullptr;
+  if (autoglm::zeroAt(op.getDpsInits()[0], op, init)) {
     accumulate = false;
+    if (init == autoglm::previousEffect(op)) {
+      init->erase();
+      init = nullptr;
+    }
+  }
+  std::optional<Epilogue> epilogue = matchEpilogue(op, c, accumulate);
+  Value output = op.getDpsInits()[0];
+  if (epilogue) {
+    for (Value v : {epilogue->output, epilogue->bias, epilogue->residual})
+      if (v)
+        autoglm::hoistBefore(v, op);
+    output = epilogue->output;
+    accumulate |= epilogue->accumulateResidual;
   }
   OpBuilder b(op);
-  Location loc = op.getLoc();
+  Location loc = epilogue ? FusedLoc::get(op.getContext(),
+                                          {op.getLoc(), epilogue->op.getLoc()})
+                          : op.getLoc();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   int64_t loops = op.getNumLoops();
   OperandView lhs = viewOf(b, loc, op.getDpsInputs()[0], maps[0], loops);
@@ -253,7 +483,10 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
     rhsBuffer = memref::GetGlobalOp::create(b, loc, packedRhs.getType(),
                                             packedRhs.getSymName());
   OperandView rhs = viewOf(b, loc, rhsBuffer, maps[1], loops);
-  OperandView out = viewOf(b, loc, op.getDpsInits()[0], maps[2], loops);
+  OperandView out = viewOf(b, loc, output, maps[2], loops);
+  std::optional<OperandView> residual;
+  if (epilogue && epilogue->residual)
+    residual = viewOf(b, loc, epilogue->residual, maps[2], loops);
   SmallVector<Value> extents;
   for (Range range : cast<linalg::LinalgOp>(op.getOperation())
                          .createLoopRanges(b, loc))
@@ -264,6 +497,9 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value a = lhs.pointer, bp = rhs.pointer, cp = out.pointer;
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  Value rp = residual ? residual->pointer
+                      : LLVM::ZeroOp::create(b, loc, ptrType).getResult();
   SmallVector<int64_t> batchLoops;
   for (int64_t loop : c.batch)
     if (getConstantIntValue(extents[loop]) != 1)
@@ -278,21 +514,32 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
     a = advance(b, loc, a, iv, lhs.loopStrides[loop]);
     bp = advance(b, loc, bp, iv, rhs.loopStrides[loop]);
     cp = advance(b, loc, cp, iv, out.loopStrides[loop]);
+    if (residual)
+      rp = advance(b, loc, rp, iv, residual->loopStrides[loop]);
   }
   auto i64 = [&](Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), index)
         .getResult();
   };
-  Value batch = one, aBatch = zero, bBatch = zero, cBatch = zero;
+  Value batch = one, aBatch = zero, bBatch = zero, cBatch = zero,
+        rBatch = zero;
   if (!batchLoops.empty()) {
     int64_t inner = batchLoops.back();
     batch = extents[inner];
     aBatch = lhs.loopStrides[inner];
     bBatch = rhs.loopStrides[inner];
     cBatch = out.loopStrides[inner];
+    if (residual)
+      rBatch = residual->loopStrides[inner];
   }
   Value accumulateFlag = arith::ConstantIntOp::create(b, loc, accumulate, 32);
-  Value activation = arith::ConstantIntOp::create(b, loc, 0, 32);
+  Value alpha = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(epilogue ? epilogue->alpha : 1.0f));
+  Value bias = epilogue && epilogue->bias
+                   ? autoglm::pointerTo(b, loc, epilogue->bias).pointer
+                   : LLVM::ZeroOp::create(b, loc, ptrType).getResult();
+  Value activation = arith::ConstantIntOp::create(
+      b, loc, epilogue ? epilogue->activation : AGL_ACT_NONE, 32);
   SmallVector<Value> args = {i64(batch),
                              i64(extents[c.m]),
                              i64(extents[c.n]),
@@ -314,7 +561,8 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
       staticExtent(extents[c.n]), staticExtent(extents[c.k]));
   autoglm::GemmBlocking blocking = autoglm::tunedBlocking(op, key);
   args.append({cp, i64(cBatch), i64(out.loopStrides[c.m]), accumulateFlag,
-               activation,
+               alpha, bias, activation, rp, i64(rBatch),
+               i64(residual ? residual->loopStrides[c.m] : zero),
                autoglm::blockingArgument(b, loc, module, blocking)});
   auto call = func::CallOp::create(
       b, loc,
@@ -322,6 +570,14 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
               /*packed=*/bool(packedRhs)),
       args);
   autoglm::recordBlocking(call, blocking);
+  if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
+    zeroSources.push_back(
+        {init, output == op.getDpsInits()[0] ? call.getOperation() : nullptr});
+  if (epilogue) {
+    call->setAttr(autoglm::kEpilogueAttrName,
+                  b.getStringAttr(epilogue->describe()));
+    epilogue->op->erase();
+  }
   op->erase();
 }
 
@@ -341,8 +597,28 @@ struct ContractionsToKernelsPass
     std::optional<WeightPacker> packer;
     if (packWeights)
       packer.emplace(module);
-    for (auto &[op, loops] : contractions)
-      replaceWithKernelCall(op, loops, packer ? &*packer : nullptr);
+    // Last first: looking back for the zeros an output holds passes over
+    // the earlier products while they are still linalg ops.
+    SmallVector<ZeroSource> zeroSources;
+    for (auto &[op, loops] : llvm::reverse(contractions))
+      replaceWithKernelCall(op, loops, packer ? &*packer : nullptr,
+                            zeroSources);
+    // Zero fills that only the products read (before they were calls)
+    // are dead now. Earlier fills first: one may feed a later one's copy.
+    SmallVector<Operation *> overwriters;
+    for (const ZeroSource &source : zeroSources)
+      if (source.call)
+        overwriters.push_back(source.call);
+    llvm::SmallPtrSet<Operation *, 8> erased;
+    for (const ZeroSource &source : llvm::reverse(zeroSources)) {
+      Operation *fill = source.fill;
+      Value buffer = cast<linalg::LinalgOp>(fill).getDpsInits()[0];
+      if (!erased.contains(fill) &&
+          autoglm::deadAfter(buffer, fill, overwriters)) {
+        erased.insert(fill);
+        fill->erase();
+      }
+    }
     if (packer)
       packer->eraseUnused();
   }

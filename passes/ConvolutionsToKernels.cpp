@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/FloatValues.h"
+#include "passes/Activations.h"
 #include "passes/BufferFacts.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
@@ -38,8 +39,10 @@ namespace autoglm {
 } // namespace autoglm
 
 using namespace mlir;
+using autoglm::canHoistBefore;
 using autoglm::deadAfter;
 using autoglm::disjoint;
+using autoglm::hoistBefore;
 using autoglm::isDim;
 using autoglm::isZeroFill;
 using autoglm::linearCoefficients;
@@ -67,9 +70,11 @@ struct Convolution {
   Value wholeOutput; // the buffer `output` reshapes
   Value bias;   // contiguous [g * f], or null
   bool accumulate = true;
-  // A ReLU that reads the output next: the kernel writes its result
-  // instead, ReLU applied, and the output itself is never written.
-  linalg::GenericOp relu;
+  // An activation (ReLU, GELU, SiLU) that reads the output next: the
+  // kernel writes its result instead, activation applied, and the output
+  // itself is never written.
+  linalg::GenericOp activation;
+  int act = AGL_ACT_NONE;
 };
 
 /// A generic whose body yields its only input unchanged.
@@ -282,68 +287,49 @@ bool matchInit(Operation *op, Convolution &conv) {
   return true;
 }
 
-/// Whether the ops that define `value` after `point` touch no memory, so
-/// that they can move before it.
-bool canHoistBefore(Value value, Operation *point) {
-  Operation *op = value.getDefiningOp();
-  if (!op || op->getBlock() != point->getBlock() ||
-      op->isBeforeInBlock(point))
-    return true;
-  if (op == point || !isMemoryEffectFree(op) || op->getNumRegions())
-    return false;
-  return llvm::all_of(op->getOperands(), [&](Value operand) {
-    return canHoistBefore(operand, point);
-  });
-}
-
-/// The next op after the product that touches memory, if it is a ReLU
-/// (`maximumf(x, 0)`, elementwise, identity maps) of the whole output into
-/// a contiguous buffer of the same size that the kernel may write while it
-/// reads its input and bias, and the output is read by nothing else.
-void matchRelu(Convolution &conv) {
+/// The next op after the product that touches memory, if it is an
+/// activation (Activations.h; elementwise, identity maps) of the whole
+/// output into a contiguous buffer of the same size that the kernel may
+/// write while it reads its input and bias, and the output is read by
+/// nothing else.
+void matchActivation(Convolution &conv) {
   if (conv.accumulate)
     return;
-  Operation *next = conv.product->getNextNode();
-  while (next && isMemoryEffectFree(next))
-    next = next->getNextNode();
-  auto relu = dyn_cast_or_null<linalg::GenericOp>(next);
-  if (!relu || relu.getNumDpsInputs() != 1 || relu.getNumDpsInits() != 1 ||
-      relu.getNumParallelLoops() != relu.getNumLoops() ||
-      !llvm::all_of(relu.getIndexingMapsArray(),
+  auto loop =
+      dyn_cast_or_null<linalg::GenericOp>(autoglm::nextEffect(conv.product));
+  if (!loop || loop.getNumDpsInputs() != 1 || loop.getNumDpsInits() != 1 ||
+      loop.getNumParallelLoops() != loop.getNumLoops() ||
+      !llvm::all_of(loop.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isIdentity(); }))
     return;
-  Block &body = relu.getRegion().front();
-  auto max = dyn_cast<arith::MaximumFOp>(&body.front());
-  if (!max || body.getOperations().size() != 2 ||
-      body.getTerminator()->getOperand(0) != max.getResult())
+  Block &body = loop.getRegion().front();
+  std::optional<int> act = autoglm::activationOf(
+      body.getTerminator()->getOperand(0), body.getArgument(0));
+  if (!act)
     return;
-  Value x = body.getArgument(0);
-  bool isRelu = (max.getLhs() == x &&
-                 matchPattern(max.getRhs(), m_AnyZeroFloat())) ||
-                (max.getRhs() == x &&
-                 matchPattern(max.getLhs(), m_AnyZeroFloat()));
   // It reads the output through reshapes only.
-  Value read = relu.getDpsInputs()[0];
+  Value read = loop.getDpsInputs()[0];
   while (read != conv.wholeOutput) {
     Operation *def = read.getDefiningOp();
     if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
       return;
     read = def->getOperand(0);
   }
-  Value result = relu.getDpsInits()[0];
+  Value result = loop.getDpsInits()[0];
   if (!canHoistBefore(result, conv.product))
     return;
   auto type = cast<MemRefType>(result.getType());
   auto outType = cast<MemRefType>(conv.wholeOutput.getType());
-  if (!isRelu || !type.getLayout().isIdentity() || !type.hasStaticShape() ||
+  if (!type.getLayout().isIdentity() || !type.hasStaticShape() ||
       type.getNumElements() != outType.getNumElements() ||
       type.getRank() < 3 || type.getDimSize(0) != conv.batch ||
       type.getDimSize(1) != conv.groups * conv.filters ||
-      !deadAfter(conv.wholeOutput, relu) ||
+      !deadAfter(conv.wholeOutput, loop) ||
       !disjoint(result, conv.input) ||
       (conv.bias && !disjoint(result, conv.bias)))
     return;
-  conv.relu = relu;
+  conv.activation = loop;
+  conv.act = *act;
 }
 
 /// Matches the product and, walking back from it over the ops that touch
@@ -394,7 +380,7 @@ std::optional<Convolution> matchConvolution(linalg::GenericOp product) {
   if (!disjoint(conv.input, conv.output) ||
       (conv.bias && !disjoint(conv.bias, conv.output)))
     return std::nullopt;
-  matchRelu(conv);
+  matchActivation(conv);
   return conv;
 }
 
@@ -458,18 +444,6 @@ func::FuncOp declareConv(ModuleOp module) {
                                          b.getFunctionType(args, {}));
 }
 
-/// Moves the side-effect-free ops that define `value` after `point` (the
-/// view of the ReLU's result) to before it.
-void hoistBefore(Value value, Operation *point) {
-  Operation *op = value.getDefiningOp();
-  if (!op || op->getBlock() != point->getBlock() ||
-      op->isBeforeInBlock(point))
-    return;
-  for (Value operand : op->getOperands())
-    hoistBefore(operand, point);
-  op->moveBefore(point);
-}
-
 /// Erases `value`'s defining view ops that nothing uses any more.
 void eraseDeadViews(Value value) {
   while (Operation *op = value.getDefiningOp()) {
@@ -502,12 +476,14 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
     return arith::ConstantIntOp::create(b, loc, v, 64);
   };
   SmallVector<int64_t> inStrides = *staticStrides(conv.input);
-  // The output's batch and channel strides; the ReLU's result is an
+  // The output's batch and channel strides; the activation's result is an
   // [n, C, spatial..] buffer, the output an [n, g, f, positions] view.
-  Value output = conv.relu ? conv.relu.getDpsInits()[0] : conv.output;
+  Value output =
+      conv.activation ? conv.activation.getDpsInits()[0] : conv.output;
   hoistBefore(output, conv.product);
   SmallVector<int64_t> outStrides = *staticStrides(output);
-  int64_t outChannelStride = conv.relu ? outStrides[1] : outStrides[2];
+  int64_t outChannelStride =
+      conv.activation ? outStrides[1] : outStrides[2];
   // Input strides of (batch, channel, row): with a group axis, the channel
   // axis is the third.
   int64_t channelAxis = conv.inputHasGroupAxis ? 2 : 1;
@@ -545,9 +521,7 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
       constant(outStrides[0]),
       constant(outChannelStride),
       arith::ConstantIntOp::create(b, loc, conv.accumulate, 32),
-      arith::ConstantIntOp::create(b, loc,
-                                   conv.relu ? AGL_ACT_RELU : AGL_ACT_NONE,
-                                   32)};
+      arith::ConstantIntOp::create(b, loc, conv.act, 32)};
   auto module = conv.product->getParentOfType<ModuleOp>();
   autoglm::GemmBlocking blocking =
       autoglm::tunedBlocking(module, tuningKey(conv));
@@ -558,7 +532,7 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
   for (Operation *op : {conv.product.getOperation(),
                         conv.gather.getOperation(), conv.init,
                         conv.padCopy, conv.padFill,
-                        conv.relu.getOperation()})
+                        conv.activation.getOperation()})
     if (op)
       op->erase();
   eraseDeadViews(weights);

@@ -17,6 +17,10 @@
 
 namespace autoglm {
 
+/// The attribute on a GEMM call that names the epilogue it computes
+/// ("bias+gelu_erf+residual"): reports and profiles show it.
+inline constexpr llvm::StringLiteral kEpilogueAttrName = "autoglm.epilogue";
+
 /// The body is `out + in0 * in1` (either operand order) on f32.
 bool isMultiplyAccumulate(mlir::linalg::GenericOp op);
 

@@ -80,6 +80,30 @@ def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def MarkActivations : Pass<"autoglm-mark-activations", "mlir::ModuleOp"> {
+  let summary = "Record which activation an elementwise loop computes";
+  let description = [{
+    Finds, in every elementwise `linalg.generic`, a value that is ReLU,
+    GELU (erf or tanh form) or SiLU of one other value, in whichever way
+    the exporter spelled it, and marks its defining op with
+    `autoglm.activation` (`"relu"`, `"gelu_erf"`, `"gelu_tanh"`, `"silu"`).
+    The candidates are the yielded value and the two sides of a sum it
+    ends with (an activation followed by a residual add). A value `y`
+    computed from a single value `x` (and constants) is evaluated, in
+    double, at sample points from -9 to 9 and compared with each
+    activation (relative error 1e-5); the nearest such `x` is taken.
+
+    It runs before `autoglm-approximate-math`, which turns `erf`, `tanh`
+    and `exp` into polynomials that no structural match would recognize;
+    the marked op (the product or quotient that ends the activation) is
+    not rewritten, and the mark survives bufferization.
+    `autoglm-contractions-to-kernels` reads it to run the activation in
+    the GEMM's epilogue, checking again that `y` is computed from `x`
+    alone. The mark changes nothing else: unfused, the loop computes what
+    it did.
+  }];
+}
+
 def ApproximateMath : Pass<"autoglm-approximate-math", "mlir::ModuleOp"> {
   let summary = "Polynomial f32 exp, tanh and erf, which vectorize";
   let description = [{
@@ -239,8 +263,9 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
       is read again later);
     - the initial output: a zero fill or a per-filter bias broadcast into the
       output becomes `accumulate = 0` and the kernel's bias;
-    and, forward, a ReLU (`maximumf(x, 0)`) that reads the whole output
-    next: the kernel writes the ReLU's buffer with the ReLU applied.
+    and, forward, an activation that reads the whole output next (a ReLU,
+    `maximumf(x, 0)`, or a GELU or SiLU that `autoglm-mark-activations`
+    marked): the kernel writes the activation's buffer with it applied.
     The pass runs on planned buffers and only removes uses of them: it
     requires that the input, bias and written output share no bytes and
     that nothing reads what the removed gather would have written.
@@ -280,12 +305,33 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     `C[b.., m, n] += A[.., m, k] * B[.., k, n]` (any operand strides, batch
     loops broadcast or not, output rows contiguous) becomes a call of
     `agl_kernel_sgemm`, the runtime's packed, register-tiled and threaded
-    GEMM, on the operands' addresses and strides. A zero fill of the output
-    right before it is folded into the call (`accumulate = 0`); otherwise
-    the call accumulates into what the output holds (a bias or residual the
-    lowering copied there). Batch loops beyond the innermost become `scf.for`
-    loops around the call. Contractions of other element types, or with a
-    strided output row, keep their loops.
+    GEMM, on the operands' addresses and strides. When the output holds
+    zeros before the product (a zero fill of it, or a copy into it of a
+    zero-filled buffer, with only ops on other bytes in between) the call
+    does not read it (`accumulate = 0`), and that fill or copy goes if it
+    is the op right before; otherwise the call accumulates into what the
+    output holds (a bias the lowering copied there). Batch loops beyond the
+    innermost become `scf.for` loops around the call. Contractions of other
+    element types, or with a strided output row, keep their loops.
+
+    **Epilogues.** When the next op that touches memory is an elementwise
+    `linalg.generic` that reads the product (identity map) and computes
+    `act(alpha * product + bias) + residual`, each part optional, the call
+    computes it instead (the kernel applies it to each tile in registers)
+    and writes the generic's output buffer; the generic goes, and the call
+    carries `autoglm.epilogue` ("bias+gelu_erf") and both ops' locations.
+    `alpha` is a constant (a multiplication or division by it), `bias` a
+    buffer read along the column loop only (`[n]`, `[1, n]`, unit stride),
+    `act` the op marked by `autoglm-mark-activations` (checked to depend on
+    the pre-activation value alone), `residual` a buffer of the output's
+    shape with contiguous rows. A residual that is the output itself, with
+    no activation, makes the call accumulate into it.
+    Since the arena is planned, the pass checks the buffers: the output
+    must not share bytes with the bias or residual, nor, when it is not the
+    product's buffer, with the product's operands; the product's buffer
+    must then not be read after the generic (it is no longer written), nor
+    accumulated into; the views of the output, bias and residual move
+    before the call. Otherwise the generic stays a loop nest.
 
     With `pack-weights`, a B that is a constant shared by every batch entry
     (a weight) with a multiple of `AGL_SGEMM_PACKED_NR` columns is packed at compile time into the layout of the kernel's

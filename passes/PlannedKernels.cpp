@@ -2,6 +2,7 @@
 
 #include "passes/PlannedKernels.h"
 #include "dialects/NodeNames.h"
+#include "passes/KernelCalls.h"
 #include "passes/Tuning.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -125,6 +126,12 @@ KernelCost costOf(Operation *op) {
       double batch = *sizes[0], m = *sizes[1], n = *sizes[2], k = *sizes[3];
       cost.flops = 2 * batch * m * n * k;
       cost.bytes = 4 * batch * (m * k + k * n + m * n);
+      // An epilogue's residual is one more matrix read (its bias, n
+      // floats, hardly counts).
+      if (auto epilogue =
+              op->getAttrOfType<StringAttr>(autoglm::kEpilogueAttrName);
+          epilogue && epilogue.getValue().contains("residual"))
+        cost.bytes += 4 * batch * m * n;
     }
     return cost;
   }
@@ -160,12 +167,22 @@ KernelCost costOf(Operation *op) {
   return cost;
 }
 
+/// The runtime kernel `op` calls, with the epilogue it computes after a
+/// '+' ("sgemm_packed+bias+gelu_erf"); "" if none.
+std::string kernelWithEpilogue(Operation *op) {
+  std::string kernel = runtimeKernel(op).str();
+  if (auto epilogue = op->getAttrOfType<StringAttr>(autoglm::kEpilogueAttrName);
+      epilogue && !kernel.empty())
+    kernel += "+" + epilogue.getValue().str();
+  return kernel;
+}
+
 /// What runs, for the kernel's name: the runtime kernel called (also from
-/// inside loops over a batch), "loop" for a generic, the op for the rest;
-/// "" for an op that is not a kernel.
+/// inside loops over a batch) with its epilogue, "loop" for a generic, the
+/// op for the rest; "" for an op that is not a kernel.
 std::string kernelKind(Operation *op) {
-  if (StringRef kernel = runtimeKernel(op); !kernel.empty())
-    return kernel.str();
+  if (std::string kernel = kernelWithEpilogue(op); !kernel.empty())
+    return kernel;
   if (isa<linalg::GenericOp>(op))
     return "loop";
   if (isa<linalg::LinalgOp>(op))
@@ -175,8 +192,8 @@ std::string kernelKind(Operation *op) {
   if (isa<scf::ForOp>(op)) {
     std::string inner = "loop";
     op->walk([&](func::CallOp call) {
-      if (StringRef kernel = runtimeKernel(call); !kernel.empty())
-        inner = kernel.str();
+      if (std::string kernel = kernelWithEpilogue(call); !kernel.empty())
+        inner = kernel;
     });
     return inner;
   }

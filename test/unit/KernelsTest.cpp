@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <thread>
@@ -65,10 +66,18 @@ std::string describe(int64_t batch, int64_t m, int64_t n, int64_t k,
          " act=" + std::to_string(act) + " threads=" + std::to_string(threads);
 }
 
+// The optional parts of the epilogue: C = act(C? + alpha * A B + bias[j])
+// + residual[b, i, j].
+struct Epilogue {
+  float alpha = 1.0f;
+  bool bias = false, residual = false;
+};
+
 // Runs one product and compares every element; returns the failures.
 int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
               int accumulate, int act, int threads, std::mt19937 &rng,
-              const agl_gemm_blocking *blocking = nullptr) {
+              const agl_gemm_blocking *blocking = nullptr,
+              const Epilogue &epilogue = Epilogue()) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   int64_t pad = l.padded ? 3 : 0;
   // A: logical m x k.
@@ -110,6 +119,15 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
   for (float &x : c)
     x = dist(rng);
   std::vector<float> c_in = c;
+  // The bias (n floats) and a residual of C's shape with its own strides.
+  int64_t r_rs = n + 2 * pad + 1, r_bs = r_rs * m + 5;
+  std::vector<float> bias((size_t)n), residual((size_t)(r_bs * batch + 1));
+  for (float &x : bias)
+    x = dist(rng);
+  for (float &x : residual)
+    x = dist(rng);
+  const float *bias_arg = epilogue.bias ? bias.data() : nullptr;
+  const float *residual_arg = epilogue.residual ? residual.data() : nullptr;
 
   if (l.packed_b) {
     // The layout kernels.h documents: per 32-column panel, k rows of 32.
@@ -122,10 +140,12 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
               b[(size_t)(p * b_rs + (q * nr + j) * b_cs)];
     agl_kernel_sgemm_packed(batch, m, n, k, a.data(), a_bs, a_rs, a_cs,
                             packed.data(), c.data(), c_bs, c_rs, accumulate,
-                            act, blocking);
+                            epilogue.alpha, bias_arg, act, residual_arg, r_bs,
+                            r_rs, blocking);
   } else {
     agl_kernel_sgemm(batch, m, n, k, a.data(), a_bs, a_rs, a_cs, b.data(),
-                     b_bs, b_rs, b_cs, c.data(), c_bs, c_rs, accumulate, act,
+                     b_bs, b_rs, b_cs, c.data(), c_bs, c_rs, accumulate,
+                     epilogue.alpha, bias_arg, act, residual_arg, r_bs, r_rs,
                      blocking);
   }
 
@@ -143,11 +163,22 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
         }
         size_t at = (size_t)(bt * c_bs + i * c_rs + j);
         written[at] = true;
+        sum *= epilogue.alpha;
+        scale *= std::fabs(epilogue.alpha);
         if (accumulate) {
           sum += c_in[at];
           scale += std::fabs(c_in[at]);
         }
+        if (epilogue.bias) {
+          sum += bias[(size_t)j];
+          scale += std::fabs(bias[(size_t)j]);
+        }
         double want = activate(sum, act);
+        if (epilogue.residual) {
+          double r = residual[(size_t)(bt * r_bs + i * r_rs + j)];
+          want += r;
+          scale += std::fabs(r);
+        }
         double tolerance = ((double)k * std::ldexp(1.0, -23) + 1e-6) * scale + 1e-30;
         double got = c[at];
         if (!(std::fabs(got - want) <= tolerance)) {
@@ -237,6 +268,86 @@ TEST_F(KernelsTest, SgemmMatchesReferencePortableKernels) {
   }
 }
 
+// Every part of the epilogue, alone and together, on shapes with edge tiles
+// (m, n not multiples of the micro-tile), partial depth blocks (the bias
+// goes in with the first, the activation and residual with the last), the
+// small-m path in both orientations, packed and strided B, 1 and 2 threads.
+TEST_F(KernelsTest, EpilogueMatchesReference) {
+  const Shape shapes[] = {{1, 29, 63, 37},  {2, 15, 33, 17}, {1, 3, 65, 129},
+                          {1, 70, 3, 300},  {3, 1, 45, 9},   {1, 43, 129, 769},
+                          {1, 1, 1, 1},     {2, 20, 30, 0}};
+  const agl_gemm_blocking small_blocks = {40, 64, 28};
+  std::mt19937 rng(4242);
+  for (int isa : {1, 2})
+    for (int threads : {1, 2}) {
+      agl_gemm_select(isa);
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      int variant = 0;
+      for (const Shape &s : shapes)
+        for (int parts = 1; parts < 8; ++parts)
+          for (int act = AGL_ACT_NONE; act <= AGL_ACT_SILU; ++act) {
+            Epilogue e;
+            e.bias = parts & 1;
+            e.residual = parts & 2;
+            e.alpha = parts & 4 ? 0.375f : 1.0f;
+            Layout l{};
+            l.b_transposed = variant % 3 == 1;
+            l.packed_b = variant % 3 == 2;
+            l.a_transposed = variant % 5 == 3;
+            l.padded = variant % 2 == 1;
+            int accumulate = variant % 7 == 4;
+            const agl_gemm_blocking *blocking =
+                variant % 4 == 0 ? &small_blocks : nullptr;
+            ++variant;
+            ASSERT_EQ(checkGemm(s.batch, s.m, s.n, s.k, l, accumulate, act,
+                                threads, rng, blocking, e),
+                      0)
+                << "isa=" << isa << " bias=" << e.bias
+                << " residual=" << e.residual << " alpha=" << e.alpha;
+          }
+    }
+}
+
+// The activations the epilogue computes, against double references over
+// [-12, 12]: within a few ulp of the result, or of the input where the
+// result is tiny next to it (the far tails of GELU and SiLU). What is left
+// comes from the float rounding of the exponent's argument (about |arg|
+// ulp): GELU's erf form computes it from x^2 / 2 exactly, the tanh form
+// from the rounded cubic, hence its larger bound.
+TEST_F(KernelsTest, EpilogueActivationsAreAccurate) {
+  const int64_t count = 24001;
+  std::vector<float> x((size_t)count), one(1, 1.0f), c((size_t)count);
+  for (int64_t i = 0; i < count; ++i)
+    x[(size_t)i] = -12.0f + 24.0f * (float)i / (float)(count - 1);
+  for (int isa : {1, 2}) {
+    agl_gemm_select(isa);
+    for (int act = AGL_ACT_RELU; act <= AGL_ACT_SILU; ++act) {
+      // C (count x 1) = act(x * 1): the packed path's column epilogue.
+      agl_kernel_sgemm(1, count, 1, 1, x.data(), 0, 1, 1, one.data(), 0, 1, 1,
+                       c.data(), 0, 1, 0, 1.0f, nullptr, act, nullptr, 0, 0,
+                       nullptr);
+      double worst = 0, worst_x = 0;
+      for (int64_t i = 0; i < count; ++i) {
+        double want = activate(x[(size_t)i], act);
+        double unit = std::ldexp(
+            1.0, std::ilogb(std::max(std::fabs(want),
+                                     std::fabs((double)x[(size_t)i]) * 1e-3 +
+                                         1e-30)) -
+                     23);
+        double error = std::fabs(c[(size_t)i] - want) / unit;
+        if (error > worst) {
+          worst = error;
+          worst_x = x[(size_t)i];
+        }
+      }
+      const double bound[] = {0, 0, 6, 12, 2}; // ulp, per AGL_ACT_*
+      EXPECT_LE(worst, bound[act]) << "act=" << act << " isa=" << isa;
+      std::printf("isa %d act %d: worst error %.2f ulp at x = %g\n", isa, act,
+                  worst, worst_x);
+    }
+  }
+}
+
 TEST_F(KernelsTest, EveryActivationOnEveryLayout) {
   std::mt19937 rng(99);
   for (int isa : {0, 1}) {
@@ -306,17 +417,17 @@ TEST_F(KernelsTest, ZeroDepthWritesActivationOfZeroOrC) {
     agl_gemm_select(isa);
     std::vector<float> c(6, -2.0f);
     agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
-                     6, 3, 0, AGL_ACT_NONE, nullptr);
+                     6, 3, 0, 1.0f, nullptr, AGL_ACT_NONE, nullptr, 0, 0, nullptr);
     for (float x : c)
       EXPECT_EQ(x, 0.0f);
     std::fill(c.begin(), c.end(), -2.0f);
     agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
-                     6, 3, 1, AGL_ACT_RELU, nullptr);
+                     6, 3, 1, 1.0f, nullptr, AGL_ACT_RELU, nullptr, 0, 0, nullptr);
     for (float x : c)
       EXPECT_EQ(x, 0.0f);
     std::fill(c.begin(), c.end(), 1.0f);
     agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
-                     6, 3, 1, AGL_ACT_SILU, nullptr);
+                     6, 3, 1, 1.0f, nullptr, AGL_ACT_SILU, nullptr, 0, 0, nullptr);
     for (float x : c)
       EXPECT_NEAR(x, 1.0 / (1.0 + std::exp(-1.0)), 1e-6);
   }
@@ -345,7 +456,7 @@ TEST_F(KernelsTest, ZeroRowAndColumnStrides) {
         }
         // A: row stride 0; B: column stride 0.
         agl_kernel_sgemm(1, m, n, k, arow.data(), 0, 0, 1, bcol.data(), 0, 1,
-                         0, c.data(), 0, n, 0, AGL_ACT_NONE, nullptr);
+                         0, c.data(), 0, n, 0, 1.0f, nullptr, AGL_ACT_NONE, nullptr, 0, 0, nullptr);
         for (float x : c)
           ASSERT_NEAR(x, dot, k * 1.2e-7 * scale + 1e-30)
               << "m=" << m << " isa=" << isa << " threads=" << threads;
@@ -355,9 +466,9 @@ TEST_F(KernelsTest, ZeroRowAndColumnStrides) {
 TEST_F(KernelsTest, EmptyProductsTouchNothing) {
   std::vector<float> c(4, 5.0f);
   float a[4] = {1, 2, 3, 4};
-  agl_kernel_sgemm(0, 2, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0, nullptr);
-  agl_kernel_sgemm(1, 0, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0, nullptr);
-  agl_kernel_sgemm(1, 2, 0, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 0, nullptr);
+  agl_kernel_sgemm(0, 2, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0, nullptr);
+  agl_kernel_sgemm(1, 0, 2, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0, nullptr);
+  agl_kernel_sgemm(1, 2, 0, 2, a, 4, 2, 1, a, 4, 2, 1, c.data(), 4, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0, nullptr);
   for (float x : c)
     EXPECT_EQ(x, 5.0f);
 }
@@ -408,7 +519,7 @@ void nestedRange(void *raw, int64_t begin, int64_t end) {
         &row);
     // A GEMM inside the region runs serially on this thread's memory.
     float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4];
-    agl_kernel_sgemm(1, 2, 2, 3, a, 0, 3, 1, b, 0, 2, 1, c, 0, 2, 0, 0, nullptr);
+    agl_kernel_sgemm(1, 2, 2, 3, a, 0, 3, 1, b, 0, 2, 1, c, 0, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0, nullptr);
     if (c[0] != 4 || c[1] != 5 || c[2] != 10 || c[3] != 11)
       ++cov->calls; // flagged below
   }

@@ -66,15 +66,15 @@ static void touch(void *ctx, int64_t begin, int64_t end) {
 
 static void kernel_run(void) {
   agl_kernel_sgemm(1, 300, 260, 70, gemm_a, 0, 70, 1, gemm_b, 0, 260, 1,
-                   gemm_c, 0, 260, 0, AGL_ACT_GELU_ERF, NULL);
+                   gemm_c, 0, 260, 0, 1.0f, NULL, AGL_ACT_GELU_ERF, NULL, 0, 0, NULL);
   agl_kernel_sgemm(1, 260, 300, 70, gemm_b, 0, 1, 260, gemm_a, 0, 1, 70,
-                   gemm_c, 0, 300, 1, AGL_ACT_NONE, NULL);
+                   gemm_c, 0, 300, 1, 1.0f, NULL, AGL_ACT_NONE, NULL, 0, 0, NULL);
   agl_kernel_sgemm(4, 1, 260, 70, gemm_a, 70, 70, 1, gemm_b, 0, 260, 1,
-                   gemm_c, 260, 260, 0, AGL_ACT_SILU, NULL);
+                   gemm_c, 260, 260, 0, 1.0f, NULL, AGL_ACT_SILU, NULL, 0, 0, NULL);
   agl_kernel_sgemm(1, 300, 2, 70, gemm_a, 0, 70, 1, gemm_b, 0, 1, 70, gemm_c,
-                   0, 2, 0, AGL_ACT_RELU, NULL);
+                   0, 2, 0, 1.0f, NULL, AGL_ACT_RELU, NULL, 0, 0, NULL);
   agl_kernel_sgemm(3, 20, 30, 0, gemm_a, 0, 0, 0, gemm_b, 0, 0, 0, gemm_c,
-                   600, 30, 1, AGL_ACT_GELU_TANH, NULL);
+                   600, 30, 1, 1.0f, NULL, AGL_ACT_GELU_TANH, NULL, 0, 0, NULL);
   /* Convolutions: 7 x 50 x 60 images, 20 filters of 3 x 3, padded, at
    * strides 1 and 2 (the weights are any floats here). */
   agl_kernel_conv2d(1, 1, 7, 50, 60, gemm_a, 21000, 3000, 60, 20, 3, 3, 1, 1,

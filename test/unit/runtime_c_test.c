@@ -74,12 +74,12 @@ int main(void) {
    * then ReLU of minus that. */
   const float ka[4] = {1, 2, 3, 4}, kbt[4] = {5, 7, 6, 8};
   float kc[4];
-  agl_kernel_sgemm(1, 2, 2, 2, ka, 0, 2, 1, kbt, 0, 1, 2, kc, 0, 2, 0,
-                   AGL_ACT_NONE, NULL);
+  agl_kernel_sgemm(1, 2, 2, 2, ka, 0, 2, 1, kbt, 0, 1, 2, kc, 0, 2, 0, 1.0f, NULL,
+                   AGL_ACT_NONE, NULL, 0, 0, NULL);
   CHECK(kc[0] == 19 && kc[1] == 22 && kc[2] == 43 && kc[3] == 50);
   const float minus_a[4] = {-1, -2, -3, -4};
-  agl_kernel_sgemm(1, 2, 2, 2, minus_a, 0, 2, 1, kbt, 0, 1, 2, kc, 0, 2, 0,
-                   AGL_ACT_RELU, NULL);
+  agl_kernel_sgemm(1, 2, 2, 2, minus_a, 0, 2, 1, kbt, 0, 1, 2, kc, 0, 2, 0, 1.0f, NULL,
+                   AGL_ACT_RELU, NULL, 0, 0, NULL);
   CHECK(kc[0] == 0 && kc[1] == 0 && kc[2] == 0 && kc[3] == 0);
   CHECK(agl_set_num_threads(2) == AGL_OK && agl_get_num_threads() == 2);
   return 0;

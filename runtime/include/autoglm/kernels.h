@@ -16,13 +16,20 @@
 extern "C" {
 #endif
 
-/* C[b,i,j] = act((accumulate ? C[b,i,j] : 0) + sum_p A[b,i,p] * B[b,p,j])
-   for b < batch, i < m, j < n, p < k. Strides are in elements and may be 0
-   (broadcast), except that C's column stride is 1. A and B may have any
-   row/column strides (transposed operands are common: B with row stride 1
-   and column stride k). m, n, k, batch may be 0 or 1.
-   Strides are non-negative. C must not overlap A or B, and distinct (b,i,j)
-   must address distinct elements of C. With k == 0, C = act(accumulate ? C : 0).
+/* C[b,i,j] = act((accumulate ? C[b,i,j] : 0)
+                + alpha * sum_p A[b,i,p] * B[b,p,j]
+                + (bias ? bias[j] : 0))
+             + (residual ? residual[b * residual_batch_stride
+                                    + i * residual_row_stride + j] : 0)
+   for b < batch, i < m, j < n, p < k: the product and its epilogue, which
+   the kernel applies to each tile of C while it is in registers. Strides
+   are in elements and may be 0 (broadcast), except that C's and the
+   residual's column strides are 1. A and B may have any row/column strides
+   (transposed operands are common: B with row stride 1 and column stride
+   k). m, n, k, batch may be 0 or 1. Strides are non-negative. C must not
+   overlap A, B, the bias or the residual, and distinct (b,i,j) must
+   address distinct elements of C. With k == 0 the sum is 0. The bias (n
+   floats, every batch entry and row) and the residual may be null.
    The activation is one of AGL_ACT_*; an unknown value is treated as none.
    `blocking` sets the cache blocking of this call (see agl_gemm_blocking);
    null leaves it to the runtime's cost model. */
@@ -33,7 +40,10 @@ void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                       const float *b, int64_t b_batch_stride,
                       int64_t b_row_stride, int64_t b_col_stride, float *c,
                       int64_t c_batch_stride, int64_t c_row_stride,
-                      int32_t accumulate, int32_t activation,
+                      int32_t accumulate, float alpha, const float *bias,
+                      int32_t activation, const float *residual,
+                      int64_t residual_batch_stride,
+                      int64_t residual_row_stride,
                       const agl_gemm_blocking *blocking);
 
 /* agl_kernel_sgemm with B packed ahead of time (compiled models pack their
@@ -46,7 +56,11 @@ void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
                              int64_t a_row_stride, int64_t a_col_stride,
                              const float *packed_b, float *c,
                              int64_t c_batch_stride, int64_t c_row_stride,
-                             int32_t accumulate, int32_t activation,
+                             int32_t accumulate, float alpha,
+                             const float *bias, int32_t activation,
+                             const float *residual,
+                             int64_t residual_batch_stride,
+                             int64_t residual_row_stride,
                              const agl_gemm_blocking *blocking);
 
 /* The cache blocking of the packed products (agl_kernel_sgemm*,
@@ -176,7 +190,8 @@ void agl_kernel_attention(int64_t batch, int64_t heads, int64_t kv_heads,
                           int64_t out_head_stride, int64_t out_row_stride,
                           float scale, int32_t causal);
 
-/* Activations fused into agl_kernel_sgemm's output. */
+/* Activations of the GEMM and convolution epilogues (agl_kernel_sgemm,
+   agl_kernel_conv2d), computed in float with errors of a few ulp. */
 enum {
   AGL_ACT_NONE = 0,
   AGL_ACT_RELU = 1,      /* max(x, 0); NaN stays NaN */

@@ -54,11 +54,24 @@ static inline __m512 agl_gelu_erf512(__m512 x) {
   p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.37409196f));
   p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.00002368f));
   p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.26551223f));
-  __m512 erfc = _mm512_mul_ps(t, agl_exp512(_mm512_fnmadd_ps(z, z, p)));
+  /* The exponent p - z^2 with z^2 = x^2 / 2 from x itself (not from the
+   * rounded z), as a sum hi + lo: exp(hi) (1 + lo). The rounding of z^2
+   * and of the sum would otherwise cost ~2 z^2 ulp in the tail. */
+  __m512 half = _mm512_set1_ps(0.5f);
+  __m512 x2 = _mm512_mul_ps(x, x);
+  __m512 x2_lo = _mm512_fmsub_ps(x, x, x2);
+  __m512 u = _mm512_mul_ps(x2, _mm512_set1_ps(-0.5f));
+  __m512 hi = _mm512_add_ps(p, u);
+  __m512 bb = _mm512_sub_ps(hi, p);
+  __m512 lo = _mm512_add_ps(_mm512_sub_ps(p, _mm512_sub_ps(hi, bb)),
+                            _mm512_sub_ps(u, bb));
+  lo = _mm512_fnmadd_ps(x2_lo, half, lo);
+  __m512 e = agl_exp512(hi);
+  __m512 erfc = _mm512_mul_ps(t, _mm512_fmadd_ps(e, lo, e));
   /* x >= 0: x (1 - erfc/2); x < 0: x erfc/2. */
-  __m512 half = _mm512_mul_ps(erfc, _mm512_set1_ps(0.5f));
+  __m512 h = _mm512_mul_ps(erfc, half);
   __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
-  __m512 factor = _mm512_mask_blend_ps(negative, _mm512_sub_ps(one, half), half);
+  __m512 factor = _mm512_mask_blend_ps(negative, _mm512_sub_ps(one, h), h);
   return _mm512_mul_ps(x, factor);
 }
 

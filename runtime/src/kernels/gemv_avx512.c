@@ -21,29 +21,41 @@ static ALWAYS_INLINE __mmask16 lanes(int64_t count) {
                       : (__mmask16)((1u << count) - 1u);
 }
 
-/* Writes acc (+ C) through the activation to C's row i, columns j..j+w-1. */
+/* Writes acc through the epilogue to C's row i, columns j..j+count-1 (at
+ * most 16), the first of them at c. */
 static ALWAYS_INLINE void store_row(__m512 acc, float *c, int64_t ccs,
-                                    int64_t count, int accumulate, int act) {
+                                    int64_t count, const agl_epilogue *e,
+                                    int64_t i, int64_t j) {
   if (count > 16)
     count = 16;
   __mmask16 m = lanes(count);
-  if (ccs == 1) {
-    if (accumulate)
+  const float *bias =
+      e->bias ? e->bias + i * e->bias_rs + j * e->bias_cs : NULL;
+  const float *res =
+      e->residual ? e->residual + i * e->res_rs + j * e->res_cs : NULL;
+  if (ccs == 1 && (!bias || e->bias_cs == 1) && (!res || e->res_cs == 1)) {
+    if (e->alpha != 1.0f)
+      acc = _mm512_mul_ps(acc, _mm512_set1_ps(e->alpha));
+    if (e->load_c)
       acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, c));
-    if (act != AGL_ACT_NONE)
-      acc = agl_activate512(acc, act);
+    if (bias)
+      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, bias));
+    if (e->act != AGL_ACT_NONE)
+      acc = agl_activate512(acc, e->act);
+    if (res)
+      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, res));
     _mm512_mask_storeu_ps(c, m, acc);
     return;
   }
   float tmp[16];
   _mm512_storeu_ps(tmp, acc);
-  if (accumulate)
-    for (int64_t t = 0; t < count; ++t)
-      tmp[t] += c[t * ccs];
-  if (act != AGL_ACT_NONE)
-    _mm512_storeu_ps(tmp, agl_activate512(_mm512_loadu_ps(tmp), act));
   for (int64_t t = 0; t < count; ++t)
-    c[t * ccs] = tmp[t];
+    tmp[t] = (e->load_c ? c[t * ccs] : 0.0f) + e->alpha * tmp[t] +
+             (bias ? bias[t * e->bias_cs] : 0.0f);
+  if (e->act != AGL_ACT_NONE)
+    _mm512_storeu_ps(tmp, agl_activate512(_mm512_loadu_ps(tmp), e->act));
+  for (int64_t t = 0; t < count; ++t)
+    c[t * ccs] = tmp[t] + (res ? res[t * e->res_cs] : 0.0f);
 }
 
 /* Rows of B (unit column stride): a block of W columns at a time, with the
@@ -54,7 +66,7 @@ enum { W = 1024 };
 static ALWAYS_INLINE void axpy_rows(const int M, int64_t j0, int64_t j1,
                                     int64_t k, agl_view a, agl_view b,
                                     float *c, int64_t crs, int64_t ccs,
-                                    int accumulate, int act) {
+                                    const agl_epilogue *e) {
   _Alignas(64) float acc[4][W];
   for (int64_t jb = j0; jb < j1; jb += W) {
     int64_t width = j1 - jb < W ? j1 - jb : W;
@@ -104,8 +116,8 @@ static ALWAYS_INLINE void axpy_rows(const int M, int64_t j0, int64_t j1,
     for (int i = 0; i < M; ++i)
       for (int64_t v = 0; v < vectors; ++v)
         store_row(_mm512_load_ps(acc[i] + 16 * v),
-                  c + i * crs + (jb + 16 * v) * ccs, ccs, width - 16 * v,
-                  accumulate, act);
+                  c + i * crs + (jb + 16 * v) * ccs, ccs, width - 16 * v, e,
+                  i, jb + 16 * v);
   }
 }
 
@@ -113,7 +125,7 @@ static ALWAYS_INLINE void axpy_rows(const int M, int64_t j0, int64_t j1,
 static ALWAYS_INLINE void dot_block(const int M, const int NJ, int64_t j,
                                     int64_t k, agl_view a, agl_view b,
                                     float *c, int64_t crs, int64_t ccs,
-                                    int accumulate, int act) {
+                                    const agl_epilogue *e) {
   __m512 acc[4][4];
   for (int i = 0; i < M; ++i)
     for (int q = 0; q < NJ; ++q)
@@ -146,38 +158,36 @@ static ALWAYS_INLINE void dot_block(const int M, const int NJ, int64_t j,
   for (int i = 0; i < M; ++i)
     for (int q = 0; q < NJ; ++q) {
       float *out = c + i * crs + (j + q) * ccs;
-      float sum = _mm512_reduce_add_ps(acc[i][q]);
-      if (accumulate)
-        sum += *out;
-      *out = act == AGL_ACT_NONE ? sum : agl_activate_scalar(sum, act);
+      *out = agl_epilogue_scalar(e, *out, _mm512_reduce_add_ps(acc[i][q]), i,
+                                 j + q);
     }
 }
 
 static ALWAYS_INLINE void dot_rows(const int M, int64_t j0, int64_t j1,
                                    int64_t k, agl_view a, agl_view b, float *c,
-                                   int64_t crs, int64_t ccs, int accumulate,
-                                   int act) {
+                                   int64_t crs, int64_t ccs,
+                                   const agl_epilogue *e) {
   int64_t j = j0;
   for (; j + 4 <= j1; j += 4)
-    dot_block(M, 4, j, k, a, b, c, crs, ccs, accumulate, act);
+    dot_block(M, 4, j, k, a, b, c, crs, ccs, e);
   switch (j1 - j) {
   case 3:
-    dot_block(M, 3, j, k, a, b, c, crs, ccs, accumulate, act);
+    dot_block(M, 3, j, k, a, b, c, crs, ccs, e);
     break;
   case 2:
-    dot_block(M, 2, j, k, a, b, c, crs, ccs, accumulate, act);
+    dot_block(M, 2, j, k, a, b, c, crs, ccs, e);
     break;
   case 1:
-    dot_block(M, 1, j, k, a, b, c, crs, ccs, accumulate, act);
+    dot_block(M, 1, j, k, a, b, c, crs, ccs, e);
     break;
   }
 }
 
 #define SMALL_VARIANT(NAME, BODY, M)                                           \
   static void NAME(int64_t j0, int64_t j1, int64_t k, agl_view a, agl_view b, \
-                   float *c, int64_t crs, int64_t ccs, int accumulate,         \
-                   int act) {                                                  \
-    BODY(M, j0, j1, k, a, b, c, crs, ccs, accumulate, act);                    \
+                   float *c, int64_t crs, int64_t ccs,                         \
+                   const agl_epilogue *e) {                                    \
+    BODY(M, j0, j1, k, a, b, c, crs, ccs, e);                                  \
   }
 SMALL_VARIANT(axpy1, axpy_rows, 1)
 SMALL_VARIANT(axpy2, axpy_rows, 2)
@@ -189,14 +199,14 @@ SMALL_VARIANT(dot3, dot_rows, 3)
 SMALL_VARIANT(dot4, dot_rows, 4)
 
 typedef void (*variant_fn)(int64_t, int64_t, int64_t, agl_view, agl_view,
-                           float *, int64_t, int64_t, int, int);
+                           float *, int64_t, int64_t, const agl_epilogue *);
 
 void agl_small_avx512(int64_t m, int64_t j0, int64_t j1, int64_t k,
                       agl_view a, agl_view b, float *c, int64_t crs,
-                      int64_t ccs, int accumulate, int act) {
+                      int64_t ccs, const agl_epilogue *e) {
   static const variant_fn axpy[4] = {axpy1, axpy2, axpy3, axpy4};
   static const variant_fn dot[4] = {dot1, dot2, dot3, dot4};
   /* Prefer streaming rows of B; columns when that is B's layout. */
   const variant_fn *table = b.cs == 1 ? axpy : dot;
-  table[m - 1](j0, j1, k, a, b, c, crs, ccs, accumulate, act);
+  table[m - 1](j0, j1, k, a, b, c, crs, ccs, e);
 }

@@ -69,30 +69,64 @@ typedef struct agl_view {
   int64_t rs, cs;
 } agl_view;
 
+/* What a product does with its element (i, j) before it stores it (the
+ * epilogue):
+ *   C[i,j] = act((load_c ? C[i,j] : 0) + alpha * acc[i,j]
+ *                + (bias ? bias[i * bias_rs + j * bias_cs] : 0))
+ *            + (residual ? residual[i * res_rs + j * res_cs] : 0)
+ * Tile coordinates: the pointers are advanced to the tile's element (0, 0). */
+typedef struct agl_epilogue {
+  int load_c, act;
+  float alpha;
+  const float *bias;
+  int64_t bias_rs, bias_cs;
+  const float *residual;
+  int64_t res_rs, res_cs;
+} agl_epilogue;
+
+/* Scalar activation, shared by the portable path and edge cases. */
+AGL_HIDDEN float agl_activate_scalar(float x, int act);
+
+/* The epilogue of one element, from its old value and its sum. */
+static inline float agl_epilogue_scalar(const agl_epilogue *e, float old,
+                                        float acc, int64_t i, int64_t j) {
+  float x = (e->load_c ? old : 0.0f) + e->alpha * acc;
+  if (e->bias)
+    x += e->bias[i * e->bias_rs + j * e->bias_cs];
+  if (e->act != AGL_ACT_NONE)
+    x = agl_activate_scalar(x, e->act);
+  if (e->residual)
+    x += e->residual[i * e->res_rs + j * e->res_cs];
+  return x;
+}
+
 /* The micro-kernel computes an MR x NR tile from an A micro-panel and a
  * packed B micro-panel (kc steps of NR floats), then writes its top-left
- * mr x nr corner to C (row stride ldc, column stride 1): C = acc (+ C when
- * load_c) (+ bias[i] on row i when bias is not null), then activation
- * `act`. A is packed (kc steps of MR floats) when lda is 0; otherwise its mr
- * rows are read in place, lda apart, each contiguous along k (only for
- * tables with direct_a). The transposed form (kernel_t) takes packed A only
- * and writes C's element (i, j) to c[j * ldc + i], adding bias[j] to column
- * j: a convolution's tile of positions x filters into NCHW. */
+ * mr x nr corner to C (row stride ldc, column stride 1) through the
+ * epilogue `e`, whose bias runs along the tile's columns (bias_rs 0,
+ * bias_cs 1) and whose residual has unit column stride. A is packed (kc
+ * steps of MR floats) when lda is 0; otherwise its mr rows are read in
+ * place, lda apart, each contiguous along k (only for tables with
+ * direct_a). The transposed form (kernel_t) takes packed A only, no
+ * residual, and writes C's element (i, j) to c[j * ldc + i]: a
+ * convolution's tile of positions x filters into NCHW, the bias per
+ * filter. */
 typedef void (*agl_microkernel_fn)(int64_t kc, const float *ap, int64_t lda,
                                    const float *bp, float *c, int64_t ldc,
-                                   int mr, int nr, int load_c,
-                                   const float *bias, int act);
+                                   int mr, int nr, const agl_epilogue *e);
 /* Packs rows [0, rows) x depth [0, kc) of `src` (rows of A, or columns of B
  * seen as rows) into micro-panels of `r` rows: panel q holds, for each depth
  * p, rows q*r .. q*r+r-1 (zero past `rows`). */
 typedef void (*agl_pack_fn)(agl_view src, int64_t rows, int64_t kc, int r,
                             float *dst);
 /* Small-m products without packing: C rows [0, m) x columns [j0, j1), with
- * m <= 4, for one batch entry; C's element (i, j) is at c[i*crs + j*ccs].
+ * m <= 4, for one batch entry; C's element (i, j) is at c[i*crs + j*ccs],
+ * stored through the epilogue `e` (in C's coordinates: its bias and
+ * residual at (0, 0) of this batch entry, any strides).
  * B has unit column stride, or unit row stride with A's column stride 1. */
 typedef void (*agl_small_fn)(int64_t m, int64_t j0, int64_t j1, int64_t k,
                             agl_view a, agl_view b, float *c, int64_t crs,
-                            int64_t ccs, int accumulate, int act);
+                            int64_t ccs, const agl_epilogue *e);
 
 typedef struct agl_gemm_isa {
   const char *name;
@@ -103,8 +137,6 @@ typedef struct agl_gemm_isa {
   agl_pack_fn pack_a; /* A rows -> panels of mr */
   agl_pack_fn pack_b; /* B columns -> panels of nr */
   agl_small_fn small; /* null: no small-m path */
-  /* Applies the activation to n contiguous floats in place. */
-  void (*activate)(float *x, int64_t n, int act);
 } agl_gemm_isa;
 
 AGL_HIDDEN extern const agl_gemm_isa agl_gemm_portable;
@@ -113,7 +145,7 @@ AGL_HIDDEN extern const agl_gemm_isa agl_gemm_portable;
 AGL_HIDDEN extern const agl_gemm_isa agl_gemm_avx512;
 AGL_HIDDEN void agl_small_avx512(int64_t m, int64_t j0, int64_t j1, int64_t k,
                                  agl_view a, agl_view b, float *c, int64_t crs,
-                                 int64_t ccs, int accumulate, int act);
+                                 int64_t ccs, const agl_epilogue *e);
 #define AGL_HAVE_AVX512_KERNELS 1
 #endif
 
@@ -197,10 +229,16 @@ typedef struct agl_gemm_args {
   float *c;
   int64_t c_bs, c_rs;
   int c_transposed;
-  /* Added to every element of row i, or with c_transposed of column j
-   * (batch entries bias_bs apart), or null. */
+  /* The epilogue: C = act((accumulate ? C : 0) + alpha * A B + bias[j])
+   * + residual[i, j]. The bias runs along B's columns j (batch entries
+   * bias_bs apart), the residual is C's shape, its element (i, j) at
+   * residual[i * res_rs + j] (batch entries res_bs apart; not with
+   * c_transposed); either may be null. */
+  float alpha;
   const float *bias;
   int64_t bias_bs;
+  const float *residual;
+  int64_t res_bs, res_rs;
   int accumulate, act;
   /* The requested cache blocking, or null for the cost model's. */
   const agl_gemm_blocking *blocking;
@@ -227,9 +265,6 @@ AGL_HIDDEN const agl_gemm_isa *agl_gemm_select(int which);
  * for. */
 AGL_HIDDEN void agl_pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
                                  float *dst);
-
-/* Scalar activation, shared by the portable path and edge cases. */
-AGL_HIDDEN float agl_activate_scalar(float x, int act);
 
 /* ---- attention (attention.c) ---------------------------------------------- */
 

@@ -95,6 +95,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
   const int direct = a && isa->direct_a && g->a_cs == 1 && g->a_rs > 0 &&
                      j1 - j0 <= NC && g->a_rs % 1024 != 0;
   const float *bias = g->bias ? g->bias + batch * g->bias_bs : NULL;
+  const float *residual =
+      g->residual ? g->residual + batch * g->res_bs : NULL;
   const float *b = g->b ? g->b + batch * g->b_bs : NULL;
   const float *packed_b = g->packed_b ? g->packed_b + batch * g->b_bs : NULL;
   const agl_microkernel_fn kernel = g->c_transposed ? isa->kernel_t
@@ -105,8 +107,15 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
     int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
     for (int64_t pc = 0; pc < g->k; pc += KC) {
       int64_t kc = g->k - pc < KC ? g->k - pc : KC;
-      int load_c = pc > 0 || g->accumulate;
-      int act = pc + kc == g->k ? g->act : AGL_ACT_NONE;
+      /* The bias goes in with the first depth block, the activation and
+       * the residual with the last. */
+      const int last = pc + kc == g->k;
+      agl_epilogue e = {.load_c = pc > 0 || g->accumulate,
+                        .act = last ? g->act : AGL_ACT_NONE,
+                        .alpha = g->alpha,
+                        .bias_cs = 1,
+                        .res_rs = g->res_rs,
+                        .res_cs = 1};
       agl_view av = {a ? a + ic * g->a_rs + pc * g->a_cs : NULL, g->a_rs,
                      g->a_cs};
       if (g->pack_a_block)
@@ -152,21 +161,19 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
           const float *apanel = direct ? av.data + ir * g->a_rs : ap + ir * kc;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
-            /* Bias once, with the first depth block; C's tile (i, j). */
-            const float *tile_bias = NULL;
-            float *tile;
-            if (g->c_transposed) {
-              tile_bias = bias && pc == 0 ? bias + jc + jr : NULL;
-              tile = c + (jc + jr) * g->c_rs + ic + ir;
-            } else {
-              tile_bias = bias && pc == 0 ? bias + ic + ir : NULL;
-              tile = c + (ic + ir) * g->c_rs + jc + jr;
-            }
+            /* C's tile (i, j), its bias and residual. */
+            float *tile = g->c_transposed
+                              ? c + (jc + jr) * g->c_rs + ic + ir
+                              : c + (ic + ir) * g->c_rs + jc + jr;
+            e.bias = bias && pc == 0 ? bias + jc + jr : NULL;
+            e.residual = residual && last
+                             ? residual + (ic + ir) * g->res_rs + jc + jr
+                             : NULL;
             const float *bpanel = last_panel && jr + nr >= nc
                                       ? last_panel
                                       : bpanels + jr / nr * bstep;
             kernel(kc, apanel, direct ? g->a_rs : 0, bpanel, tile, g->c_rs,
-                   rows, cols, load_c, tile_bias, act);
+                   rows, cols, &e);
           }
         }
       }
@@ -237,6 +244,8 @@ static void plan_packed(gemm_args *g, int threads) {
 typedef struct small_args {
   gemm_args g; /* in the small problem's orientation */
   int64_t c_cs;
+  /* The epilogue in that orientation, at batch entry 0. */
+  agl_epilogue e;
   int64_t chunk; /* columns per task */
 } small_args;
 
@@ -250,14 +259,23 @@ static void small_tasks(void *raw, int64_t begin, int64_t end) {
     int64_t j1 = j0 + s->chunk < g->n ? j0 + s->chunk : g->n;
     agl_view a = {g->a + batch * g->a_bs, g->a_rs, g->a_cs};
     float *c = g->c + batch * g->c_bs;
+    agl_epilogue e = s->e;
+    if (e.bias)
+      e.bias += batch * g->bias_bs;
+    if (e.residual)
+      e.residual += batch * g->res_bs;
     if (g->packed_b) {
       /* Each ahead-of-time panel is a k x 32 row-major block of B. */
       const int pnr = AGL_SGEMM_PACKED_NR;
       for (int64_t j = j0; j < j1; j += pnr) {
         agl_view b = {g->packed_b + j / pnr * g->k * pnr, pnr, 1};
         int64_t width = j1 - j < pnr ? j1 - j : pnr;
-        g->isa->small(g->m, 0, width, g->k, a, b, c + j, g->c_rs, 1,
-                      g->accumulate, g->act);
+        agl_epilogue ej = e;
+        if (ej.bias)
+          ej.bias += j * ej.bias_cs;
+        if (ej.residual)
+          ej.residual += j * ej.res_cs;
+        g->isa->small(g->m, 0, width, g->k, a, b, c + j, g->c_rs, 1, &ej);
       }
       continue;
     }
@@ -271,8 +289,7 @@ static void small_tasks(void *raw, int64_t begin, int64_t end) {
       a = (agl_view){rows, g->k, 1};
     }
     agl_view b = {g->b + batch * g->b_bs, g->b_rs, g->b_cs};
-    g->isa->small(g->m, j0, j1, g->k, a, b, c, g->c_rs, s->c_cs,
-                  g->accumulate, g->act);
+    g->isa->small(g->m, j0, j1, g->k, a, b, c, g->c_rs, s->c_cs, &e);
   }
 }
 
@@ -283,6 +300,15 @@ static int plan_small(const gemm_args *g, small_args *s) {
     return 0;
   s->g = *g;
   s->c_cs = 1;
+  s->e = (agl_epilogue){.load_c = g->accumulate,
+                        .act = g->act,
+                        .alpha = g->alpha,
+                        .bias = g->bias,
+                        .bias_rs = 0,
+                        .bias_cs = 1,
+                        .residual = g->residual,
+                        .res_rs = g->res_rs,
+                        .res_cs = 1};
   if (g->packed_b)
     return g->m <= 4; /* the panels are rows of B: only that orientation */
   if (g->m > 4) {
@@ -301,6 +327,10 @@ static int plan_small(const gemm_args *g, small_args *s) {
     s->g.b_cs = g->a_rs;
     s->g.c_rs = 1;
     s->c_cs = g->c_rs;
+    s->e.bias_rs = 1;
+    s->e.bias_cs = 0;
+    s->e.res_rs = 1;
+    s->e.res_cs = g->res_rs;
   }
   /* The small kernels read B along rows (unit column stride) or along
    * columns (unit row stride; A's rows are then copied into the packing
@@ -332,11 +362,17 @@ static float *c_at(const gemm_args *g, int64_t bt, int64_t i, int64_t j) {
   return g->c_transposed ? c + j * g->c_rs + i : c + i * g->c_rs + j;
 }
 
-/* The bias of C's element (i, j) of batch entry bt. */
-static float bias_at(const gemm_args *g, int64_t bt, int64_t i, int64_t j) {
-  if (!g->bias)
-    return 0.0f;
-  return g->bias[bt * g->bias_bs + (g->c_transposed ? j : i)];
+/* The epilogue of batch entry bt in C's coordinates (i, j). */
+static agl_epilogue epilogue_at(const gemm_args *g, int64_t bt) {
+  return (agl_epilogue){
+      .load_c = g->accumulate,
+      .act = g->act,
+      .alpha = g->alpha,
+      .bias = g->bias ? g->bias + bt * g->bias_bs : NULL,
+      .bias_cs = 1,
+      .residual = g->residual ? g->residual + bt * g->res_bs : NULL,
+      .res_rs = g->res_rs,
+      .res_cs = 1};
 }
 
 /* Without pool memory (it could not be allocated): plain loops, over A's
@@ -344,11 +380,12 @@ static float bias_at(const gemm_args *g, int64_t bt, int64_t i, int64_t j) {
 static void gemm_unpacked(const gemm_args *g) {
   enum { DEPTHS = 64 };
   float row[DEPTHS];
-  for (int64_t bt = 0; bt < g->batch; ++bt)
+  for (int64_t bt = 0; bt < g->batch; ++bt) {
+    agl_epilogue e = epilogue_at(g, bt);
     for (int64_t i = 0; i < g->m; ++i)
       for (int64_t j = 0; j < g->n; ++j) {
         float *cij = c_at(g, bt, i, j);
-        float sum = (g->accumulate ? *cij : 0.0f) + bias_at(g, bt, i, j);
+        float sum = 0.0f;
         for (int64_t p0 = 0; p0 < g->k; p0 += DEPTHS) {
           int64_t kc = g->k - p0 < DEPTHS ? g->k - p0 : DEPTHS;
           if (g->pack_a_block)
@@ -357,8 +394,9 @@ static void gemm_unpacked(const gemm_args *g) {
             sum += (g->pack_a_block ? row[p] : a_at(g, bt, i, p0 + p)) *
                    b_at(g, bt, p0 + p, j);
         }
-        *cij = agl_activate_scalar(sum, g->act);
+        *cij = agl_epilogue_scalar(&e, *cij, sum, i, j);
       }
+  }
 }
 
 static void gemm_run(gemm_args *g, int threads) {
@@ -403,28 +441,15 @@ void agl_gemm(gemm_args *g) {
     g->act = AGL_ACT_NONE;
   const agl_gemm_isa *isa = g->isa = agl_gemm_current();
   g->block = agl_gemm_block_sizes(isa, g->blocking);
-  if (g->k <= 0 && !g->c_transposed) {
-    for (int64_t bt = 0; bt < g->batch; ++bt)
-      for (int64_t i = 0; i < g->m; ++i) {
-        float *row = g->c + bt * g->c_bs + i * g->c_rs;
-        if (!g->accumulate)
-          memset(row, 0, (size_t)g->n * sizeof(float));
-        if (g->bias)
-          for (int64_t j = 0; j < g->n; ++j)
-            row[j] += g->bias[bt * g->bias_bs + i];
-        if (g->act != AGL_ACT_NONE)
-          isa->activate(row, g->n, g->act);
-      }
-    return;
-  }
   if (g->k <= 0) {
-    for (int64_t bt = 0; bt < g->batch; ++bt)
+    for (int64_t bt = 0; bt < g->batch; ++bt) {
+      agl_epilogue e = epilogue_at(g, bt);
       for (int64_t i = 0; i < g->m; ++i)
         for (int64_t j = 0; j < g->n; ++j) {
           float *cij = c_at(g, bt, i, j);
-          float sum = (g->accumulate ? *cij : 0.0f) + bias_at(g, bt, i, j);
-          *cij = agl_activate_scalar(sum, g->act);
+          *cij = agl_epilogue_scalar(&e, *cij, 0.0f, i, j);
         }
+    }
     return;
   }
   int threads = agl_pool_acquire();
@@ -446,7 +471,10 @@ void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                       const float *b, int64_t b_batch_stride,
                       int64_t b_row_stride, int64_t b_col_stride, float *c,
                       int64_t c_batch_stride, int64_t c_row_stride,
-                      int32_t accumulate, int32_t activation,
+                      int32_t accumulate, float alpha, const float *bias,
+                      int32_t activation, const float *residual,
+                      int64_t residual_batch_stride,
+                      int64_t residual_row_stride,
                       const agl_gemm_blocking *blocking) {
   gemm_args g = {.batch = batch, .m = m, .n = n, .k = k,
                  .a = a, .a_bs = a_batch_stride, .a_rs = a_row_stride,
@@ -454,6 +482,9 @@ void agl_kernel_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                  .b = b, .b_bs = b_batch_stride, .b_rs = b_row_stride,
                  .b_cs = b_col_stride,
                  .c = c, .c_bs = c_batch_stride, .c_rs = c_row_stride,
+                 .alpha = alpha, .bias = bias, .residual = residual,
+                 .res_bs = residual_batch_stride,
+                 .res_rs = residual_row_stride,
                  .accumulate = accumulate != 0, .act = activation,
                  .blocking = blocking};
   agl_gemm(&g);
@@ -464,12 +495,19 @@ void agl_kernel_sgemm_packed(int64_t batch, int64_t m, int64_t n, int64_t k,
                              int64_t a_row_stride, int64_t a_col_stride,
                              const float *packed_b, float *c,
                              int64_t c_batch_stride, int64_t c_row_stride,
-                             int32_t accumulate, int32_t activation,
+                             int32_t accumulate, float alpha,
+                             const float *bias, int32_t activation,
+                             const float *residual,
+                             int64_t residual_batch_stride,
+                             int64_t residual_row_stride,
                              const agl_gemm_blocking *blocking) {
   gemm_args g = {.batch = batch, .m = m, .n = n, .k = k,
                  .a = a, .a_bs = a_batch_stride, .a_rs = a_row_stride,
                  .a_cs = a_col_stride, .packed_b = packed_b,
                  .c = c, .c_bs = c_batch_stride, .c_rs = c_row_stride,
+                 .alpha = alpha, .bias = bias, .residual = residual,
+                 .res_bs = residual_batch_stride,
+                 .res_rs = residual_row_stride,
                  .accumulate = accumulate != 0, .act = activation,
                  .blocking = blocking};
   agl_gemm(&g);

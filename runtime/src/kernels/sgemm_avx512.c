@@ -59,9 +59,11 @@ static inline void transpose16(__m512 r[16]) {
  * Each 16 columns are transposed in registers first. */
 static inline __attribute__((always_inline)) void
 store_transposed(const int R, const int VECS, __m512 acc[MR][2], float *c,
-                 int64_t ldc, int nr, int load_c, const float *bias,
-                 int act) {
+                 int64_t ldc, int nr, const agl_epilogue *e) {
   const __mmask16 m = lanes(R);
+  const int load_c = e->load_c, act = e->act, scaled = e->alpha != 1.0f;
+  const float *bias = e->bias;
+  const __m512 alpha = _mm512_set1_ps(e->alpha);
   for (int h = 0; h < VECS; ++h) {
     __m512 v[16];
 #pragma GCC unroll 16
@@ -72,6 +74,8 @@ store_transposed(const int R, const int VECS, __m512 acc[MR][2], float *c,
     for (int j = 0; j < cols; ++j) {
       float *column = c + (16 * h + j) * ldc;
       __m512 x = v[j];
+      if (scaled)
+        x = _mm512_mul_ps(x, alpha);
       if (load_c)
         x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, column));
       if (bias)
@@ -90,8 +94,7 @@ store_transposed(const int R, const int VECS, __m512 acc[MR][2], float *c,
 static inline __attribute__((always_inline)) void
 kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
             int64_t kc, const float *ap, int64_t lda, const float *bp,
-            float *c, int64_t ldc, int nr, int load_c, const float *bias,
-            int act) {
+            float *c, int64_t ldc, int nr, const agl_epilogue *e) {
   __m512 acc[MR][2];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
@@ -126,26 +129,43 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
     bp += NR;
   }
   if (TRANS) {
-    store_transposed(R, VECS, acc, c, ldc, nr, load_c, bias, act);
+    store_transposed(R, VECS, acc, c, ldc, nr, e);
     return;
   }
   __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
+  const int load_c = e->load_c, act = e->act, scaled = e->alpha != 1.0f;
+  const float *residual = e->residual;
+  const __m512 alpha = _mm512_set1_ps(e->alpha);
+  /* The bias runs along the columns: one vector pair for every row. */
+  __m512 bias0 = _mm512_setzero_ps(), bias1 = _mm512_setzero_ps();
+  if (e->bias) {
+    bias0 = _mm512_maskz_loadu_ps(m0, e->bias);
+    bias1 = _mm512_maskz_loadu_ps(m1, e->bias + 16);
+  }
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
     float *row = c + i * ldc;
     __m512 v0 = acc[i][0], v1 = acc[i][1];
+    if (scaled) {
+      v0 = _mm512_mul_ps(v0, alpha);
+      v1 = _mm512_mul_ps(v1, alpha);
+    }
     if (load_c) {
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
       v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
     }
-    if (bias) {
-      __m512 bi = _mm512_set1_ps(bias[i]);
-      v0 = _mm512_add_ps(v0, bi);
-      v1 = _mm512_add_ps(v1, bi);
+    if (e->bias) {
+      v0 = _mm512_add_ps(v0, bias0);
+      v1 = _mm512_add_ps(v1, bias1);
     }
     if (act != AGL_ACT_NONE) {
       v0 = agl_activate512(v0, act);
       v1 = agl_activate512(v1, act);
+    }
+    if (residual) {
+      const float *r = residual + i * e->res_rs;
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, r));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, r + 16));
     }
     _mm512_mask_storeu_ps(row, m0, v0);
     _mm512_mask_storeu_ps(row + 16, m1, v1);
@@ -155,24 +175,24 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
 #define KERNEL_ROWS(R)                                                         \
   static void kernel_##R(int64_t kc, const float *ap, int64_t lda,             \
                          const float *bp, float *c, int64_t ldc, int nr,       \
-                         int load_c, const float *bias, int act) {             \
+                         const agl_epilogue *e) {                              \
     if (lda && nr > 16)                                                        \
-      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, c, ldc, nr, load_c, bias, act); \
+      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, c, ldc, nr, e);                 \
     else if (lda)                                                              \
-      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, c, ldc, nr, load_c, bias, act); \
+      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, c, ldc, nr, e);                 \
     else if (nr > 16)                                                          \
-      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);   \
+      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, c, ldc, nr, e);                   \
     else                                                                       \
-      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);   \
+      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, c, ldc, nr, e);                   \
   }                                                                            \
   static void kernel_t_##R(int64_t kc, const float *ap, int64_t lda,           \
                            const float *bp, float *c, int64_t ldc, int nr,     \
-                           int load_c, const float *bias, int act) {           \
+                           const agl_epilogue *e) {                            \
     (void)lda;                                                                 \
     if (nr > 16)                                                               \
-      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);   \
+      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, c, ldc, nr, e);                   \
     else                                                                       \
-      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, c, ldc, nr, load_c, bias, act);   \
+      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, c, ldc, nr, e);                   \
   }
 KERNEL_ROWS(1)
 KERNEL_ROWS(2)
@@ -190,7 +210,7 @@ KERNEL_ROWS(13)
 KERNEL_ROWS(14)
 
 typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *,
-                        float *, int64_t, int, int, const float *, int);
+                        float *, int64_t, int, const agl_epilogue *);
 static const rows_fn kernels_by_rows[MR + 1] = {
     NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
     kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
@@ -204,16 +224,15 @@ static const rows_fn transposed_kernels_by_rows[MR + 1] = {
 _Static_assert(MR == 14, "one kernel per row count");
 
 static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
-                   float *c, int64_t ldc, int mr, int nr, int load_c,
-                   const float *bias, int act) {
-  kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, load_c, bias, act);
+                   float *c, int64_t ldc, int mr, int nr,
+                   const agl_epilogue *e) {
+  kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, e);
 }
 
 static void kernel_t(int64_t kc, const float *ap, int64_t lda,
                      const float *bp, float *c, int64_t ldc, int mr, int nr,
-                     int load_c, const float *bias, int act) {
-  transposed_kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, load_c, bias,
-                                 act);
+                     const agl_epilogue *e) {
+  transposed_kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, e);
 }
 
 /* Depth-contiguous source (src.cs == 1): 16 x 16 blocks are transposed in
@@ -290,15 +309,6 @@ static void pack(agl_view src, int64_t rows, int64_t kc, int r, float *dst) {
     agl_pack_strided(src, rows, kc, r, dst);
 }
 
-static void activate(float *x, int64_t n, int act) {
-  for (int64_t i = 0; i < n; i += 16) {
-    __mmask16 m = lanes(n - i < 16 ? (int)(n - i) : 16);
-    _mm512_mask_storeu_ps(x + i, m,
-                          agl_activate512(_mm512_maskz_loadu_ps(m, x + i), act));
-  }
-}
-
 const agl_gemm_isa agl_gemm_avx512 = {
     "avx512", MR, NR, 1, kernel, kernel_t, pack, pack, agl_small_avx512,
-    activate,
 };

@@ -9,31 +9,45 @@ enum { MR = 4, NR = 16 };
 _Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR,
                "the largest micro-tile bounds this one");
 
+/* GELU (erf form) as avx512_math.h computes it: erfc by the Numerical
+ * Recipes fit, its exponent from x^2 / 2 exactly (a sum hi + lo). */
+static float gelu_erf(float x) {
+  float z = fabsf(x) * 0.70710678118654752f;
+  float t = 1.0f / (1.0f + 0.5f * z);
+  float p = 0.17087277f;
+  p = fmaf(p, t, -0.82215223f);
+  p = fmaf(p, t, 1.48851587f);
+  p = fmaf(p, t, -1.13520398f);
+  p = fmaf(p, t, 0.27886807f);
+  p = fmaf(p, t, -0.18628806f);
+  p = fmaf(p, t, 0.09678418f);
+  p = fmaf(p, t, 0.37409196f);
+  p = fmaf(p, t, 1.00002368f);
+  p = fmaf(p, t, -1.26551223f);
+  float x2 = x * x, x2_lo = fmaf(x, x, -x2);
+  float u = -0.5f * x2, hi = p + u, bb = hi - p;
+  float lo = (p - (hi - bb)) + (u - bb) - 0.5f * x2_lo;
+  float e = expf(hi);
+  float half = 0.5f * t * fmaf(e, lo, e);
+  return x * (x < 0.0f ? half : 1.0f - half);
+}
+
 float agl_activate_scalar(float x, int act) {
   switch (act) {
   case AGL_ACT_RELU:
     return x < 0.0f ? 0.0f : x; /* NaN stays NaN */
   case AGL_ACT_GELU_ERF:
-    return 0.5f * x * erfcf(-x * 0.70710678118654752f);
+    return gelu_erf(x);
   case AGL_ACT_GELU_TANH: {
+    /* 0.5 (1 + tanh(u)) = 1 / (1 + e^(-2u)): no cancellation for x < 0. */
     float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
-    return 0.5f * x * (1.0f + tanhf(u));
+    return x / (1.0f + expf(-2.0f * u));
   }
   case AGL_ACT_SILU:
     return x / (1.0f + expf(-x));
   default:
     return x;
   }
-}
-
-static void activate(float *x, int64_t n, int act) {
-  if (act == AGL_ACT_RELU) {
-    for (int64_t i = 0; i < n; ++i)
-      x[i] = x[i] < 0.0f ? 0.0f : x[i];
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    x[i] = agl_activate_scalar(x[i], act);
 }
 
 void agl_pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
@@ -69,37 +83,32 @@ static void multiply_tile(int64_t kc, const float *ap, const float *bp,
 }
 
 static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
-                   float *c, int64_t ldc, int mr, int nr, int load_c,
-                   const float *bias, int act) {
+                   float *c, int64_t ldc, int mr, int nr,
+                   const agl_epilogue *e) {
   (void)lda; /* always packed: direct_a is 0 */
   float acc[MR][NR];
   multiply_tile(kc, ap, bp, acc);
   for (int i = 0; i < mr; ++i) {
     float *row = c + i * ldc;
     for (int j = 0; j < nr; ++j)
-      row[j] = (load_c ? row[j] : 0.0f) + acc[i][j] + (bias ? bias[i] : 0.0f);
-    if (act != AGL_ACT_NONE)
-      activate(row, nr, act);
+      row[j] = agl_epilogue_scalar(e, row[j], acc[i][j], i, j);
   }
 }
 
 static void kernel_t(int64_t kc, const float *ap, int64_t lda,
                      const float *bp, float *c, int64_t ldc, int mr, int nr,
-                     int load_c, const float *bias, int act) {
+                     const agl_epilogue *e) {
   (void)lda;
   float acc[MR][NR];
   multiply_tile(kc, ap, bp, acc);
   for (int j = 0; j < nr; ++j) {
     float *column = c + j * ldc;
     for (int i = 0; i < mr; ++i)
-      column[i] = (load_c ? column[i] : 0.0f) + acc[i][j] +
-                  (bias ? bias[j] : 0.0f);
-    if (act != AGL_ACT_NONE)
-      activate(column, mr, act);
+      column[i] = agl_epilogue_scalar(e, column[i], acc[i][j], i, j);
   }
 }
 
 const agl_gemm_isa agl_gemm_portable = {
     "portable", MR, NR, 0, kernel, kernel_t, agl_pack_strided,
-    agl_pack_strided, NULL, activate,
+    agl_pack_strided, NULL,
 };

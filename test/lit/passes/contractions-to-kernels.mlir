@@ -2,7 +2,8 @@
 
 // A matmul after a zero fill: one call with accumulate = 0, the fill gone.
 // Arguments: batch, m, n, k; a, its batch/row/column strides; b, likewise;
-// c, its batch/row strides; accumulate; activation.
+// c, its batch/row strides; accumulate; the epilogue (alpha, bias,
+// activation, residual and its batch/row strides); the blocking.
 // CHECK-LABEL: func.func @matmul
 // CHECK-NOT: linalg.
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
@@ -11,12 +12,14 @@
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : i64
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i64
 // CHECK-DAG: %[[NOACC:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: %[[A:.*]] = llvm.inttoptr
 // CHECK: %[[B:.*]] = llvm.inttoptr
 // CHECK: %[[C:.*]] = llvm.inttoptr
-// CHECK: call @agl_kernel_sgemm(%[[C1]], %[[C32]], %[[C16]], %[[C64]], %[[A]], %[[C0]], %[[C64]], %[[C1]], %[[B]], %[[C0]], %[[C16]], %[[C1]], %[[C]], %[[C0]], %[[C16]], %[[NOACC]], %[[NOACC]], %{{.*}})
+// CHECK: call @agl_kernel_sgemm(%[[C1]], %[[C32]], %[[C16]], %[[C64]], %[[A]], %[[C0]], %[[C64]], %[[C1]], %[[B]], %[[C0]], %[[C16]], %[[C1]], %[[C]], %[[C0]], %[[C16]], %[[NOACC]], %[[ONE]], %[[NULL]], %[[NOACC]], %[[NULL]], %[[C0]], %[[C0]], %[[NULL]])
 // CHECK-NOT: linalg.
-// CHECK: func.func private @agl_kernel_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr)
+// CHECK: func.func private @agl_kernel_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, f32, !llvm.ptr, i32, !llvm.ptr, i64, i64, !llvm.ptr)
 #mk = affine_map<(m, k, n) -> (m, k)>
 #kn = affine_map<(m, k, n) -> (k, n)>
 #mn = affine_map<(m, k, n) -> (m, n)>
@@ -48,7 +51,7 @@ func.func @matmul(%a: memref<32x64xf32>, %b: memref<64x16xf32>, %c: memref<32x16
 // CHECK-DAG: %[[C1024:.*]] = arith.constant 1024 : i64
 // CHECK-DAG: %[[ACC:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[NOACT:.*]] = arith.constant 0 : i32
-// CHECK: call @agl_kernel_sgemm(%[[C3]], %[[C8]], %[[C16]], %[[C64]], %{{.*}}, %[[C0]], %[[C64]], %[[C1]], %{{.*}}, %[[C1024]], %[[C1]], %[[C64]], %{{.*}}, %[[C128]], %[[C16]], %[[ACC]], %[[NOACT]], %{{.*}})
+// CHECK: call @agl_kernel_sgemm(%[[C3]], %[[C8]], %[[C16]], %[[C64]], %{{.*}}, %[[C0]], %[[C64]], %[[C1]], %{{.*}}, %[[C1024]], %[[C1]], %[[C64]], %{{.*}}, %[[C128]], %[[C16]], %[[ACC]], %{{.*}}, %{{.*}}, %[[NOACT]], %{{.*}})
 #bmk = affine_map<(b, m, k, n) -> (0, m, k)>
 #bnk = affine_map<(b, m, k, n) -> (b, n, k)>
 #bmn = affine_map<(b, m, k, n) -> (b, m, n)>
@@ -159,11 +162,11 @@ func.func @not_kernels(%a: memref<8x8xf16>, %b: memref<8x8xf16>, %c: memref<8x8x
 // CHECK-LABEL: func.func @packed_weight
 // CHECK: %[[W:.*]] = memref.get_global @weight_t_packed : memref<64xf32>
 // CHECK: memref.extract_strided_metadata %[[W]]
-// CHECK: call @agl_kernel_sgemm_packed(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: call @agl_kernel_sgemm_packed(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK: memref.get_global @narrow : memref<2x3xf32>
 // CHECK: call @agl_kernel_sgemm(
 // CHECK-NOT: @weight_t :
-// CHECK-DAG: func.func private @agl_kernel_sgemm_packed(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr)
+// CHECK-DAG: func.func private @agl_kernel_sgemm_packed(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i32, f32, !llvm.ptr, i32, !llvm.ptr, i64, i64, !llvm.ptr)
 // CHECK-DAG: memref.global "private" constant @weight_t_packed : memref<64xf32> = dense<[0.000000e+00, 2.000000e+00, 4.000000e+00, {{.*}}, 6.200000e+01, 1.000000e+00, 3.000000e+00, {{.*}}, 6.300000e+01]> {alignment = 64 : i64}
 memref.global "private" constant @weight_t : memref<32x2xf32> = dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [8.0, 9.0], [10.0, 11.0], [12.0, 13.0], [14.0, 15.0], [16.0, 17.0], [18.0, 19.0], [20.0, 21.0], [22.0, 23.0], [24.0, 25.0], [26.0, 27.0], [28.0, 29.0], [30.0, 31.0], [32.0, 33.0], [34.0, 35.0], [36.0, 37.0], [38.0, 39.0], [40.0, 41.0], [42.0, 43.0], [44.0, 45.0], [46.0, 47.0], [48.0, 49.0], [50.0, 51.0], [52.0, 53.0], [54.0, 55.0], [56.0, 57.0], [58.0, 59.0], [60.0, 61.0], [62.0, 63.0]]>
 memref.global "private" constant @narrow : memref<2x3xf32> = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]>

@@ -221,6 +221,59 @@ func.func @relu_epilogue(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %z: 
 
 // -----
 
+// Any activation the runtime has, as autoglm-mark-activations marks it:
+// here a SiLU (activation 4) goes into the kernel like the ReLU above.
+// CHECK-LABEL: func.func @silu_epilogue
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[NOACC:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[SILU:.*]] = arith.constant 4 : i32
+// CHECK: %[[Z:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_conv2d({{.*}}, %[[Z]], %{{.*}}, %{{.*}}, %[[C8]], %[[C4]], %[[NOACC]], %[[SILU]], %{{.*}})
+// CHECK-NOT: linalg.
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+memref.global "private" constant @filter2 : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @silu_epilogue(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %z: memref<1x2x2x2xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter2 : memref<1x2x4xf32>
+  %acc5 = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x2x2x2xf32>
+  %acc = memref.collapse_shape %acc5 [[0], [1], [2], [3, 4]] : memref<1x1x2x2x2xf32> into memref<1x1x2x4xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.fill ins(%cst : f32) outs(%acc : memref<1x1x2x4xf32>)
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%acc : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32):
+    %m = arith.mulf %a, %c : f32
+    %r = arith.addf %s, %m : f32
+    linalg.yield %r : f32
+  }
+  %flat = memref.collapse_shape %acc5 [[0], [1, 2], [3], [4]] : memref<1x1x2x2x2xf32> into memref<1x2x2x2xf32>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%flat : memref<1x2x2x2xf32>) outs(%z : memref<1x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %in : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %r = arith.divf %in, %d {autoglm.activation = "silu"} : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // The padded buffer is read again after the product (two convolutions of
 // the same padded input): its fill and copy stay, and the kernel reads it.
 // CHECK-LABEL: func.func @padding_read_later

@@ -4,12 +4,13 @@
 // hooks, numbered in order; views, constants and the return are not kernels.
 // The table names each kernel after what runs and its ONNX nodes, with its
 // FLOPs (2*m*n*k for the GEMM call; trip count times float ops for a loop,
-// an fma counting two) and operand bytes.
+// an fma counting two) and operand bytes. A GEMM call's name shows the
+// epilogue it computes (its residual counts as one more matrix read).
 // CHECK: autoglm.kernels = [
 // CHECK-SAME: {bytes = 5.120000e+02 : f64, flops = 0.000000e+00 : f64, name = "fill mm/MatMul"}
 // CHECK-SAME: {bytes = 3.584000e+03 : f64, flops = 8.192000e+03 : f64, name = "sgemm_packed mm/MatMul"}
 // CHECK-SAME: {bytes = 1.024000e+03 : f64, flops = 3.840000e+02 : f64, name = "loop bias/Add+act/Gelu"}
-// CHECK-SAME: {bytes = 8.192000e+03 : f64, flops = 1.638400e+04 : f64, name = "sgemm"}
+// CHECK-SAME: {bytes = 1.024000e+04 : f64, flops = 1.638400e+04 : f64, name = "sgemm+bias+silu+residual"}
 // CHECK-LABEL: func.func @plan
 // CHECK: %[[T0:.*]] = call @agl_profile_begin() : () -> i64
 // CHECK-NEXT: linalg.fill
@@ -54,7 +55,7 @@ module {
       linalg.yield %f : f32
     } loc(fused["bias/Add", "act/Gelu"])
     scf.for %b = %c0 to %c4 step %c1 {
-      func.call @agl_kernel_sgemm(%i1, %i8, %i16, %i16, %p, %i0, %i16, %i1, %p, %i0, %i16, %i1, %p, %i0, %i16, %n0, %n0) : (i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, i32) -> ()
+      func.call @agl_kernel_sgemm(%i1, %i8, %i16, %i16, %p, %i0, %i16, %i1, %p, %i0, %i16, %i1, %p, %i0, %i16, %n0, %n0) {autoglm.epilogue = "bias+silu+residual"} : (i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, i32) -> ()
     }
     return
   }

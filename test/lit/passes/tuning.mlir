@@ -1,4 +1,4 @@
-// RUN: autoglm-opt %s --split-input-file --autoglm-contractions-to-kernels | FileCheck %s --check-prefix=GEMM
+// RUN: autoglm-opt %s --split-input-file --autoglm-contractions-to-kernels --cse | FileCheck %s --check-prefix=GEMM
 // RUN: autoglm-opt %s --split-input-file --autoglm-convolutions-to-kernels=min-filters=1 | FileCheck %s --check-prefix=CONV
 // RUN: autoglm-opt %s --split-input-file --autoglm-convolutions-to-kernels | FileCheck %s --check-prefix=FORCED
 // RUN: autoglm-opt %s --split-input-file --autoglm-parallelize-loops | FileCheck %s --check-prefix=THREADS

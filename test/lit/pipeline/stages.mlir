@@ -24,7 +24,7 @@
 
 // linalg stage: no autoglm op is left; inputs are marked read-only; the
 // bias add and relu fuse into one generic, which is not fused into the
-// matmul.
+// matmul; the relu is marked for the GEMM's epilogue.
 // LINALG-LABEL: func.func @main
 // LINALG-SAME: {autoglm.name = "x", bufferization.writable = false}
 // LINALG: %[[MM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
@@ -34,7 +34,7 @@
 // LINALG: linalg.generic {{.*}} ins(%[[MM]], %{{.*}} : tensor<2x4xf32>, tensor<4xf32>)
 // LINALG-NEXT: ^bb0
 // LINALG-NEXT: %[[S:.*]] = arith.addf
-// LINALG-NEXT: %[[R:.*]] = arith.maximumf %[[S]]
+// LINALG-NEXT: %[[R:.*]] = arith.maximumf %[[S]], %{{.*}} {autoglm.activation = "relu"}
 // LINALG-NEXT: linalg.yield %[[R]]
 // The softmax's exp is a polynomial, which vectorizes.
 // LINALG-NOT: math.exp
@@ -44,15 +44,16 @@
 // memref stage: the result is an output argument; every intermediate lives
 // in the arena argument, which the symbol values (none here) and the output
 // extents follow; nothing is allocated. The matmul is a call of the
-// runtime's GEMM kernel (m = 2, n = 4, k = 8) into an arena buffer.
+// runtime's GEMM kernel (m = 2, n = 4, k = 8) into an arena buffer, with
+// the bias add and relu in its epilogue.
 // MEMREF: memref.global "private" constant
 // MEMREF-LABEL: func.func @main
 // MEMREF-SAME: (%{{.*}}: memref<2x8xf32> {autoglm.name = "x"}, %{{.*}}: memref<8x4xf32>, %[[OUT:.*]]: memref<2x4xf32> {autoglm.name = "y", bufferize.result}, %[[ARENA:.*]]: memref<{{[0-9]+}}xi8> {autoglm.arena}, %{{.*}}: memref<0xi64> {autoglm.symbol_values}, %[[DIMS:.*]]: memref<2xi64> {autoglm.output_dims})
 // MEMREF-SAME: autoglm.arena_size = {{[0-9]+}} : i64
 // MEMREF: %[[MM:.*]] = memref.view %[[ARENA]]
 // MEMREF: memref.extract_strided_metadata %[[MM]]
-// MEMREF: call @agl_kernel_sgemm(%c1_i64, %c2_i64, %c4_i64, %c8_i64,
-// MEMREF: ins(%[[MM]], %{{.*}} : memref<2x4xf32>, memref<4xf32>)
+// MEMREF: call @agl_kernel_sgemm(%c1_i64, %c2_i64, %c4_i64, %c8_i64, {{.*}}) {autoglm.epilogue = "bias+relu"}
+// MEMREF-NOT: autoglm.activation
 // MEMREF: outs(%[[OUT]] : memref<2x4xf32>)
 // MEMREF: memref.store %{{.*}}, %[[DIMS]]
 // MEMREF: return{{$}}
@@ -68,7 +69,7 @@
 // LLVM-NOT: llvm.call
 // LLVM: llvm.store
 // LLVM: llvm.return{{$}}
-// LLVM: llvm.func @agl_kernel_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr)
+// LLVM: llvm.func @agl_kernel_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, f32, !llvm.ptr, i32, !llvm.ptr, i64, i64, !llvm.ptr)
 // LLVM-NOT: llvm.func
 func.func @main(%x: tensor<2x8xf32> {autoglm.name = "x"}, %w: tensor<8x4xf32>)
     -> (tensor<2x4xf32> {autoglm.name = "y"}) {
