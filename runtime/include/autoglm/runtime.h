@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-#define AGL_ABI_VERSION 6u
+#define AGL_ABI_VERSION 7u
 
 typedef enum agl_status {
   AGL_OK = 0,
