@@ -129,7 +129,7 @@ def build_model(arch, config, seed):
             elif p.dim() == 1:
                 p.copy_(0.05 * torch.randn_like(p))
             elif "embed" in name or name.endswith(("wte.weight", "wpe.weight")):
-                p.copy_(0.25 * torch.randn_like(p))
+                p.copy_(0.02 * torch.randn_like(p))
             else:
                 # Linear stores [out, in], GPT-2's Conv1D [in, out].
                 fan_in = p.shape[0] if arch == "gpt2" else p.shape[1]
@@ -252,6 +252,18 @@ def export(model, path, external_data=False):
     for vi in m.graph.output[1:]:
         vi.type.tensor_type.shape.dim[2].dim_param = "total"
     del m.metadata_props[:]
+    # The exporter's provenance (stack traces with absolute paths, FX node
+    # text) would make the file depend on where it was written; keep only
+    # each node's module path.
+    for n in m.graph.node:
+        keep = [(p.key, p.value) for p in n.metadata_props if p.key == "namespace"]
+        del n.metadata_props[:]
+        for key, value in keep:
+            n.metadata_props.add(key=key, value=value)
+        n.doc_string = ""
+    for v in list(m.graph.value_info) + list(m.graph.input) + \
+            list(m.graph.output) + list(m.graph.initializer):
+        del v.metadata_props[:]
     m.producer_name = "autoglm-export-llm"
     m.producer_version = ""
     if external_data:
