@@ -32,6 +32,8 @@ Written for each small model NAME (committed, the end-to-end tests use it):
   models/NAME/prefill/output_<i>.npy  onnxruntime's outputs for it
   models/NAME/decode/input_<i>.npy    the next token against prefill's presents
   models/NAME/decode/output_<i>.npy   onnxruntime's outputs for it
+  models/NAME/batch2/...            two sequences (one left-padded) of 3
+                                    tokens against a random cache of 5
   models/NAME/generate.json         prompt and greedy continuation (ORT loop)
 
 References come from onnxruntime's CPU provider with graph optimizations off
@@ -98,8 +100,8 @@ def gpt2_config(**overrides):
 
 # name: (architecture, config factory, seed, --dim ranges of the tests)
 MODELS = {
-    "glm_tiny": ("glm", glm_config, 1001, dict(batch=[1, 1], seq=[1, 32], past=[0, 96], total=[1, 128])),
-    "gpt2_tiny": ("gpt2", gpt2_config, 2002, dict(batch=[1, 1], seq=[1, 32], past=[0, 96], total=[1, 128])),
+    "glm_tiny": ("glm", glm_config, 1001, dict(batch=[1, 4], seq=[1, 32], past=[0, 96], total=[1, 128])),
+    "gpt2_tiny": ("gpt2", gpt2_config, 2002, dict(batch=[1, 4], seq=[1, 32], past=[0, 96], total=[1, 128])),
 }
 
 # The benchmark-size GLM: generated on demand (--bench), not committed.
@@ -323,6 +325,20 @@ def write_references(path, out_dir, config, dims):
     first = int(np.argmax(prefill_out[0][0, -1]))
     decode = step_inputs(config, [first], len(PROMPT), prefill_out[1:])
     write_case(os.path.join(out_dir, "decode"), decode, run(decode))
+
+    # Two sequences of 3 new tokens against a cache of 5 random positions,
+    # the second left-padded by 2 (attention_mask 0 there).
+    layers, kv_heads, head_dim = kv_geometry(config)
+    rng = np.random.default_rng(7)
+    batch, seq, past = 2, 3, 5
+    mask = np.ones((batch, past + seq), np.int64)
+    mask[1, :2] = 0
+    feeds = [rng.integers(0, config.vocab_size, (batch, seq)).astype(np.int64),
+             mask,
+             np.tile(np.arange(past, past + seq, dtype=np.int64), (batch, 1))]
+    feeds += [rng.standard_normal((batch, kv_heads, past, head_dim)).astype(np.float32)
+              for _ in range(2 * layers)]
+    write_case(os.path.join(out_dir, "batch2"), feeds, run(feeds))
 
     # Greedy generation with the KV cache.
     generated, presents, past_len = [first], prefill_out[1:], len(PROMPT)

@@ -2,8 +2,9 @@
 """Whole decoder-only language models with a KV cache (models/glm_tiny.onnx,
 models/gpt2_tiny.onnx, written by models/export_llm.py): one artifact per
 model, compiled with the symbolic ranges of NAME/dims.json (past from 0, so
-prefill runs with empty past tensors), runs the prefill of a fixed prompt
-and one decode step against the presents of the prefill, and matches
+prefill runs with empty past tensors; batch from 1 to 4), runs the prefill
+of a fixed prompt, one decode step against the presents of the prefill and
+two sequences (one left-padded) against a random cache, and matches
 onnxruntime's logits and presents; the next token is the reference's, and
 six greedy steps that feed each step's presents back as the next past give
 onnxruntime's tokens."""
@@ -69,6 +70,13 @@ class LlmModelsTest(E2ETestCase):
                 decode = self.step(model, "decode")
                 self.assertEqual(decode["logits"].shape[1], 1)
                 self.assertEqual(int(np.argmax(decode["logits"][0, -1])), tokens[1])
+
+    def test_two_sequences_one_padded(self):
+        # Symbolic batch: two rows against a cache, the second left-padded.
+        for model in MODELS:
+            with self.subTest(model=model):
+                out = self.step(model, "batch2")
+                self.assertEqual(out["logits"].shape[:2], (2, 3))
 
 
     def test_greedy_generation_with_the_cache(self):
