@@ -32,6 +32,8 @@ Written for each small model NAME (committed, the end-to-end tests use it):
   models/NAME/prefill/output_<i>.npy  onnxruntime's outputs for it
   models/NAME/decode/input_<i>.npy    the next token against prefill's presents
   models/NAME/decode/output_<i>.npy   onnxruntime's outputs for it
+  models/NAME/batch2/...            two sequences (one left-padded) of 3
+                                    tokens against a random cache of 5
   models/NAME/generate.json         prompt and greedy continuation (ORT loop)
 
 References come from onnxruntime's CPU provider with graph optimizations off
@@ -98,8 +100,8 @@ def gpt2_config(**overrides):
 
 # name: (architecture, config factory, seed, --dim ranges of the tests)
 MODELS = {
-    "glm_tiny": ("glm", glm_config, 1001, dict(batch=[1, 1], seq=[1, 32], past=[0, 96], total=[1, 128])),
-    "gpt2_tiny": ("gpt2", gpt2_config, 2002, dict(batch=[1, 1], seq=[1, 32], past=[0, 96], total=[1, 128])),
+    "glm_tiny": ("glm", glm_config, 1001, dict(batch=[1, 4], seq=[1, 32], past=[0, 96], total=[1, 128])),
+    "gpt2_tiny": ("gpt2", gpt2_config, 2002, dict(batch=[1, 4], seq=[1, 32], past=[0, 96], total=[1, 128])),
 }
 
 # The benchmark-size GLM: generated on demand (--bench), not committed.
@@ -129,7 +131,7 @@ def build_model(arch, config, seed):
             elif p.dim() == 1:
                 p.copy_(0.05 * torch.randn_like(p))
             elif "embed" in name or name.endswith(("wte.weight", "wpe.weight")):
-                p.copy_(0.25 * torch.randn_like(p))
+                p.copy_(0.02 * torch.randn_like(p))
             else:
                 # Linear stores [out, in], GPT-2's Conv1D [in, out].
                 fan_in = p.shape[0] if arch == "gpt2" else p.shape[1]
@@ -252,6 +254,18 @@ def export(model, path, external_data=False):
     for vi in m.graph.output[1:]:
         vi.type.tensor_type.shape.dim[2].dim_param = "total"
     del m.metadata_props[:]
+    # The exporter's provenance (stack traces with absolute paths, FX node
+    # text) would make the file depend on where it was written; keep only
+    # each node's module path.
+    for n in m.graph.node:
+        keep = [(p.key, p.value) for p in n.metadata_props if p.key == "namespace"]
+        del n.metadata_props[:]
+        for key, value in keep:
+            n.metadata_props.add(key=key, value=value)
+        n.doc_string = ""
+    for v in list(m.graph.value_info) + list(m.graph.input) + \
+            list(m.graph.output) + list(m.graph.initializer):
+        del v.metadata_props[:]
     m.producer_name = "autoglm-export-llm"
     m.producer_version = ""
     if external_data:
@@ -311,6 +325,20 @@ def write_references(path, out_dir, config, dims):
     first = int(np.argmax(prefill_out[0][0, -1]))
     decode = step_inputs(config, [first], len(PROMPT), prefill_out[1:])
     write_case(os.path.join(out_dir, "decode"), decode, run(decode))
+
+    # Two sequences of 3 new tokens against a cache of 5 random positions,
+    # the second left-padded by 2 (attention_mask 0 there).
+    layers, kv_heads, head_dim = kv_geometry(config)
+    rng = np.random.default_rng(7)
+    batch, seq, past = 2, 3, 5
+    mask = np.ones((batch, past + seq), np.int64)
+    mask[1, :2] = 0
+    feeds = [rng.integers(0, config.vocab_size, (batch, seq)).astype(np.int64),
+             mask,
+             np.tile(np.arange(past, past + seq, dtype=np.int64), (batch, 1))]
+    feeds += [rng.standard_normal((batch, kv_heads, past, head_dim)).astype(np.float32)
+              for _ in range(2 * layers)]
+    write_case(os.path.join(out_dir, "batch2"), feeds, run(feeds))
 
     # Greedy generation with the KV cache.
     generated, presents, past_len = [first], prefill_out[1:], len(PROMPT)

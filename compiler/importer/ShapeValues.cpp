@@ -127,6 +127,31 @@ OpFoldResult autoglm::extentOf(OpBuilder &b, Location loc, Value value,
       dim = inputDim;
       continue;
     }
+    // Unsqueeze and Squeeze move the axes after the ones they insert or
+    // remove (aligning at the last axis, as for broadcasting, would not).
+    if (auto unsqueeze = dyn_cast<UnsqueezeOp>(op)) {
+      int64_t inputDim = dim;
+      for (int64_t axis : unsqueeze.getAxes())
+        if (axis < dim)
+          --inputDim;
+      value = unsqueeze.getInput();
+      dim = inputDim;
+      continue;
+    }
+    if (auto squeeze = dyn_cast<SqueezeOp>(op)) {
+      auto inRank = cast<RankedTensorType>(squeeze.getInput().getType()).getRank();
+      int64_t inputDim = -1;
+      for (int64_t a = 0, kept = 0; a < inRank; ++a)
+        if (!llvm::is_contained(squeeze.getAxes(), a) && kept++ == dim) {
+          inputDim = a;
+          break;
+        }
+      if (inputDim < 0)
+        break;
+      value = squeeze.getInput();
+      dim = inputDim;
+      continue;
+    }
     if (auto slice = dyn_cast<SliceOp>(op)) {
       auto axes = slice.getDynamicAxesAttr();
       if (axes && llvm::is_contained(axes.asArrayRef(), dim))

@@ -141,3 +141,19 @@ def symbolic_strided_slice():
                  [tensor("y", F32, ["batch", "seq", 4])], 18,
                  [const("zero", [0]), const("big", [2**62]), const("last", [-1]),
                   const("two", [2])])
+
+
+@case
+def symbolic_unsqueeze_extents():
+    # The extents of Unsqueeze(x, axes=[2]) read back through the Unsqueeze:
+    # its axis 1 is x's axis 1 (seq), not the axis that aligning at the last
+    # axis would give (batch); as in position_ids[..., None] of rotary
+    # embeddings, whose shape later sizes a Reshape.
+    nodes = [node("Unsqueeze", ["x", "ax2"], ["u"], name="unsqueeze"),
+             node("Shape", ["u"], ["s"], name="shape", start=0, end=2),
+             node("Concat", ["s", "tail"], ["target"], name="concat", axis=0),
+             node("Reshape", ["z", "target"], ["y"], name="reshape")]
+    return model(nodes, [tensor("x", I64, ["batch", "seq"]),
+                         tensor("z", F32, ["batch", "seq", 4])],
+                 [tensor("y", F32, ["batch", "seq", 2, 2])], 18,
+                 [const("ax2", [2]), const("tail", [2, 2])])
