@@ -16,8 +16,9 @@ Reported per engine: prefill ms (prompt tokens/s), decode tokens/s (the
 tokens after the first, over the time of their runs, each timed from the
 run to the chosen token) and the per-token median; AutoGLM/ORT speed
 ratios; whether the two greedy sequences agree; and the bandwidth roofline
-of a decode token: the bytes of the weights plus the KV cache read at the
-mean cache length, over the read bandwidth bench/peak_probe.c measures for
+of a decode token: the bytes of the weights (tables that are only gathered
+from, the embeddings, excluded: a token reads one row) plus the KV cache
+read at the mean cache length, over the read bandwidth bench/peak_probe.c measures for
 that working set with T threads. Each engine generates `--repeats` times;
 the best repeat counts (the machine is shared and noisy).
 
@@ -25,7 +26,7 @@ The default model is the benchmark-size GLM of models/export_llm.py
 (exported on first use into the work directory; that needs torch and
 transformers), or any model with the same inputs given with --model.
 
-Usage: python3 bench/generate.py [--threads 1,2] [--prompt 128]
+Usage: python3 bench/generation.py [--threads 1,2] [--prompt 128]
            [--new-tokens 128] [--model M.onnx] [--markdown PATH]
 """
 
@@ -71,9 +72,21 @@ class Geometry:
         dims = graph.input[3].type.tensor_type.shape.dim
         self.kv_heads, self.head_dim = dims[1].dim_value, dims[3].dim_value
         self.vocab = graph.output[0].type.tensor_type.shape.dim[2].dim_value
-        self.weight_bytes = sum(
-            int(np.prod(t.dims)) * 4 for t in graph.initializer
-            if t.data_type == onnx.TensorProto.FLOAT)
+        # A decode token reads every weight once, except tables that are
+        # only gathered from (the embeddings), of which it reads one row.
+        consumers = {}
+        for node in graph.node:
+            for name in node.input:
+                consumers.setdefault(name, set()).add(node.op_type)
+        self.weight_bytes = self.gathered_bytes = 0
+        for t in graph.initializer:
+            if t.data_type != onnx.TensorProto.FLOAT:
+                continue
+            size = int(np.prod(t.dims)) * 4
+            if consumers.get(t.name) == {"Gather"}:
+                self.gathered_bytes += size
+            else:
+                self.weight_bytes += size
 
     def kv_bytes(self, length):
         return len(self.past_names) * self.kv_heads * self.head_dim * 4 * length
@@ -217,14 +230,18 @@ def main():
             f"| {roof:.1f} | {100 * r['autoglm']['decode_tokens_per_s'] / roof:.0f}% "
             f"| {r['agree']}/{args.new_tokens} |" if roof else
             f"| {r['threads']} | ... roofline unavailable |")
-    facts = [f"model: {os.path.basename(path)}, {geometry.weight_bytes / 2**20:.0f} MiB "
-             f"of weights; prompt {args.prompt} tokens, {args.new_tokens} new "
+    facts = [f"model: {os.path.basename(path)}, "
+             f"{(geometry.weight_bytes + geometry.gathered_bytes) / 2**20:.0f} "
+             f"MiB of weights ({geometry.gathered_bytes / 2**20:.0f} MiB of "
+             f"them gathered from); prompt {args.prompt} tokens, {args.new_tokens} new "
              f"tokens, greedy; best of {args.repeats}",
              f"CPU: {cpu_model()}; {time.strftime('%Y-%m-%d %H:%M %Z')}",
              f"AutoGLM compile time: {compile_s:.1f} s "
              f"(--max-seq-len {capacity})",
              f"bytes per decode token: {bytes_per_token / 2**20:.1f} MiB "
-             f"(weights + KV cache at {mean_length:.0f} positions)"]
+             f"(weights read whole + KV cache at {mean_length:.0f} "
+             f"positions)",
+             "$ python3 bench/generation.py " + " ".join(sys.argv[1:])]
     text = "\n".join(facts + [""] + lines)
     print(text)
     if args.markdown:
