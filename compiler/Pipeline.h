@@ -51,6 +51,10 @@ struct PipelineOptions {
   /// Recognize attention written out in primitive ops as autoglm.attention
   /// (with runtimeKernels, the runtime's streaming attention kernel).
   bool fuseAttention = true;
+  /// Weight-only quantization of the GEMMs with constant weights: 0 (off),
+  /// 8 or 4 bits per weight, one scale per weightOnlyGroupSize depths.
+  int weightOnlyBits = 0;
+  int64_t weightOnlyGroupSize = 128;
   /// Time every kernel of the plan with the runtime's profiling hooks.
   bool profile = false;
   /// Split large loop nests across the runtime's thread pool (only with
