@@ -97,13 +97,13 @@ struct QuantizeWeightsPass
     ModuleOp module = getOperation();
     if (bits != 8 && bits != 4) {
       module.emitError("autoglm-quantize-weights: bits must be 8 or 4, not ")
-          << bits;
+          << static_cast<int>(bits);
       return signalPassFailure();
     }
     if (groupSize <= 0 || groupSize % 32 != 0) {
       module.emitError("autoglm-quantize-weights: group-size must be a "
                        "positive multiple of 32, not ")
-          << groupSize;
+          << static_cast<int64_t>(groupSize);
       return signalPassFailure();
     }
     SmallVector<func::CallOp> calls;
@@ -194,6 +194,10 @@ struct QuantizeWeightsPass
       if (global.getConstant() &&
           SymbolTable::symbolKnownUseEmpty(global, module))
         global.erase();
+    if (auto packed = module.lookupSymbol<func::FuncOp>(kSgemmPacked))
+      if (packed.isExternal() &&
+          SymbolTable::symbolKnownUseEmpty(packed, module))
+        packed.erase();
     if (products == 0)
       return;
     Builder attrs(&getContext());
