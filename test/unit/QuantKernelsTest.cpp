@@ -11,7 +11,10 @@
 // S + 1e-30 with S = sum_p |A[i,p]| |W[p,j]| (plus |C| when accumulating):
 // the kernels compute with the dequantized weights exactly (q times scale,
 // both exact in float, the scale applied once per group), so only the
-// rounding of the float sums differs from the reference.
+// rounding of the float sums differs from the reference. The 4-bit small
+// kernel sums q + m (m = 2048 + 8 at most, see sgemm_quant_avx512.c) and
+// subtracts A's sum times m per group, so its S has |q| + 2056 in place of
+// |q|: for 4 bits S = sum_p |A[i,p]| (|W[p,j]| + 2056 scale(p, j)).
 #include "autoglm/kernels_quant.h"
 #include "autoglm/runtime.h"
 
@@ -20,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -67,6 +71,18 @@ std::string describe(const Case &c, int threads) {
          " threads=" + std::to_string(threads);
 }
 
+// The scale of weight (p, j).
+double scale_at(const void *q, const Case &c, int64_t p, int64_t j) {
+  float scale;
+  std::memcpy(&scale,
+              static_cast<const unsigned char *>(q) +
+                  j / 32 * agl_quant_panel_bytes(c.k, c.bits, c.group) +
+                  p / c.group * agl_quant_group_bytes(c.bits, c.group) +
+                  j % 32 * sizeof(float),
+              sizeof(float));
+  return std::fabs(scale);
+}
+
 int check(const Case &c, int threads, std::mt19937 &rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   // B: k x n row-major, quantized.
@@ -109,6 +125,8 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
           double x = a[bt * a_bs + i * a_rs + p * a_cs];
           sum += x * wq[p * c.n + j];
           bound += std::fabs(x * wq[p * c.n + j]);
+          if (c.bits == 4)
+            bound += std::fabs(x) * 2056 * scale_at(q.data, c, p, j);
         }
         double expected = activate(sum, c.act);
         double tolerance = (c.k * std::ldexp(1.0, -23) + 1e-6) * bound + 1e-30;

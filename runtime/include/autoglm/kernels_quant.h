@@ -17,12 +17,17 @@
  * panel holds its groups of depths in order; group g (depths g*group_size ..
  * min(k, (g+1)*group_size) - 1) is
  *   - 32 float scales, one per column of the panel (128 bytes), then
- *   - one row per depth: bits 8, 32 int8 values (byte t: column t);
- *     bits 4, 16 bytes (byte t: column t in the low nibble, column t + 16 in
- *     the high nibble, each a two's-complement 4-bit value in -8..7).
- * The rows of the last group are padded with zero rows to a multiple of 4.
- * group_size is a positive multiple of 32, so every group starts 64-byte
- * aligned when the panel does.
+ *   - bits 8: one row of 32 int8 values per depth (byte t: column t);
+ *   - bits 4: per block of 8 depths, 128 bytes: for each half of the panel
+ *     (columns 0-15, then 16-31) 16 little-endian 32-bit words, word t
+ *     holding column t of the half at the block's 8 depths, depth r in bits
+ *     4r..4r+3, as the offset-binary value q + 8 (0..15, for q in -8..7).
+ *     (The kernels turn a nibble into a float with one bitwise operation,
+ *     see sgemm_quant_avx512.c.)
+ * The last group's depths are padded to a multiple of 4 (8 bits) or 8
+ * (4 bits) with zero weights. group_size is a positive multiple of 32, so
+ * every group starts 64-byte aligned when the panel does; a depth takes 32
+ * bytes (8 bits) or 16 (4 bits) either way.
  */
 #ifndef AUTOGLM_KERNELS_QUANT_H
 #define AUTOGLM_KERNELS_QUANT_H
@@ -54,7 +59,7 @@ static inline int64_t agl_quant_group_bytes(int bits, int64_t group_size) {
 static inline int64_t agl_quant_panel_bytes(int64_t k, int bits,
                                             int64_t group_size) {
   int64_t groups = (k + group_size - 1) / group_size;
-  int64_t rows = (k + 3) / 4 * 4;
+  int64_t rows = bits == 4 ? (k + 7) / 8 * 8 : (k + 3) / 4 * 4;
   return groups * 32 * (int64_t)sizeof(float) +
          rows * agl_quant_row_bytes(bits);
 }
@@ -63,6 +68,13 @@ static inline int64_t agl_quant_panel_bytes(int64_t k, int bits,
 static inline int64_t agl_quant_weight_bytes(int64_t k, int64_t n, int bits,
                                              int64_t group_size) {
   return n / AGL_QUANT_NR * agl_quant_panel_bytes(k, bits, group_size);
+}
+
+/* Byte offset, from the first depth of its group, of the 4-bit value of
+ * depth p (counted in the group) and column t of a panel: the low nibble
+ * for even p, the high one for odd p. */
+static inline int64_t agl_quant_nibble_offset(int64_t p, int t) {
+  return p / 8 * 128 + t / 16 * 64 + (t % 16) * 4 + (p % 8) / 2;
 }
 
 /* Quantizes B (k x n, element (p, j) at b[p * b_rs + j * b_cs], n a
@@ -86,6 +98,8 @@ static inline void agl_quantize_b(const float *b, int64_t k, int64_t n,
       int64_t rows = k - g0 < group_size ? k - g0 : group_size;
       unsigned char *block = pb + g * group_bytes;
       unsigned char *q = block + 32 * sizeof(float);
+      if (bits == 4) /* q = 0 (nibble 8) everywhere, the padding included */
+        memset(q, 0x88, (size_t)((rows + 7) / 8 * 8 * row_bytes));
       for (int t = 0; t < AGL_QUANT_NR; ++t) {
         const float *w = b + (panel * AGL_QUANT_NR + t) * b_cs + g0 * b_rs;
         float amax = 0.0f;
@@ -120,14 +134,14 @@ static inline void agl_quantize_b(const float *b, int64_t k, int64_t n,
           float v = roundf(w[p * b_rs] / scale);
           int lo = bits == 8 ? -127 : -8, hi = bits == 8 ? 127 : 7;
           int iv = v < (float)lo ? lo : v > (float)hi ? hi : (int)v;
-          unsigned char *row = q + p * row_bytes;
-          if (bits == 8)
-            row[t] = (unsigned char)(signed char)iv;
-          else if (t < 16)
-            row[t] = (unsigned char)((row[t] & 0xF0) | (iv & 0x0F));
-          else
-            row[t - 16] =
-                (unsigned char)((row[t - 16] & 0x0F) | ((iv & 0x0F) << 4));
+          if (bits == 8) {
+            q[p * row_bytes + t] = (unsigned char)(signed char)iv;
+          } else {
+            unsigned char *byte = q + agl_quant_nibble_offset(p, t);
+            int shift = (int)(p % 2) * 4;
+            *byte = (unsigned char)((*byte & ~(0x0F << shift)) |
+                                    ((iv + 8) << shift));
+          }
         }
       }
     }
@@ -151,8 +165,9 @@ static inline float agl_quant_weight_at(const void *quantized_b, int64_t k,
   if (bits == 8) {
     q = (signed char)row[t];
   } else {
-    int nibble = t < 16 ? row[t] & 0x0F : row[t - 16] >> 4;
-    q = nibble >= 8 ? nibble - 16 : nibble;
+    const unsigned char *byte = block + 32 * sizeof(float) +
+                                agl_quant_nibble_offset(p % group_size, t);
+    q = ((*byte >> (p % 2 * 4)) & 0x0F) - 8;
   }
   return scale * (float)q;
 }

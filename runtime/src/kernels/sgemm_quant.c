@@ -17,6 +17,21 @@
 
 /* ---- portable kernels ----------------------------------------------------- */
 
+/* The 32 values q of depth p of a panel, whose group's first depth row is at
+ * `rows`, p counted in the group. */
+static void row_values(const agl_quant_b *b, const unsigned char *rows,
+                       int64_t p, float *w) {
+  if (b->bits == 8) {
+    const unsigned char *row = rows + p * 32;
+    for (int t = 0; t < 32; ++t)
+      w[t] = (float)(signed char)row[t];
+    return;
+  }
+  int shift = (int)(p % 2) * 4;
+  for (int t = 0; t < 32; ++t)
+    w[t] = (float)(((rows[agl_quant_nibble_offset(p, t)] >> shift) & 0x0F) - 8);
+}
+
 void agl_quant_dequant_portable(const agl_quant_b *b, int64_t panel,
                                 int64_t pc, int64_t kc, float *dst,
                                 int64_t ld) {
@@ -25,19 +40,10 @@ void agl_quant_dequant_portable(const agl_quant_b *b, int64_t panel,
     int64_t p = pc + r;
     const unsigned char *block = pb + p / b->group * b->group_bytes;
     const float *scale = (const float *)block;
-    const unsigned char *row =
-        block + 32 * sizeof(float) + p % b->group * b->row_bytes;
     float *out = dst + r * ld;
-    if (b->bits == 8) {
-      for (int t = 0; t < 32; ++t)
-        out[t] = scale[t] * (float)(signed char)row[t];
-    } else {
-      for (int t = 0; t < 16; ++t) {
-        int lo = row[t] & 0x0F, hi = row[t] >> 4;
-        out[t] = scale[t] * (float)(lo >= 8 ? lo - 16 : lo);
-        out[t + 16] = scale[t + 16] * (float)(hi >= 8 ? hi - 16 : hi);
-      }
-    }
+    row_values(b, block + 32 * sizeof(float), p % b->group, out);
+    for (int t = 0; t < 32; ++t)
+      out[t] *= scale[t];
   }
 }
 
@@ -53,20 +59,10 @@ void agl_quant_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
       memset(gacc, 0, sizeof gacc);
       for (int64_t p = g0; p < g0 + rows; ++p) {
         /* Unit scales: the group's scale is applied once, at its end. */
-        const unsigned char *row = b->data + q * b->panel_bytes +
-                                   p / b->group * b->group_bytes +
-                                   32 * sizeof(float) +
-                                   p % b->group * b->row_bytes;
-        if (b->bits == 8) {
-          for (int t = 0; t < 32; ++t)
-            w[t] = (float)(signed char)row[t];
-        } else {
-          for (int t = 0; t < 16; ++t) {
-            int lo = row[t] & 0x0F, hi = row[t] >> 4;
-            w[t] = (float)(lo >= 8 ? lo - 16 : lo);
-            w[t + 16] = (float)(hi >= 8 ? hi - 16 : hi);
-          }
-        }
+        row_values(b,
+                   b->data + q * b->panel_bytes +
+                       p / b->group * b->group_bytes + 32 * sizeof(float),
+                   p % b->group, w);
         for (int i = 0; i < m; ++i) {
           float x = a.data[i * a.rs + p * a.cs];
           for (int t = 0; t < 32; ++t)

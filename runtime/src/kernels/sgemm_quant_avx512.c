@@ -1,18 +1,23 @@
 /* Weight-only quantized products for AVX-512: the small-m kernel (decode
  * steps) and the dequantization of B's blocks for the packed path.
  *
- * A row of a panel (32 columns at one depth) becomes two vectors of 16
- * floats:
- *  - 8 bits: vpmovsxbd of each 16-byte half (sign extension to int32),
- *    vcvtdq2ps;
- *  - 4 bits: vpmovzxbd of the 16 bytes; the low nibbles index a 16-entry
- *    table of the values -8..7 with vpermps (which reads only the low 4
- *    bits of each index), the high nibbles likewise after a shift by 4. No
- *    conversion is needed.
+ * 8 bits: a depth row of a panel (32 columns) becomes two vectors of 16
+ * floats by vpmovsxbd of each 16-byte half (sign extension to int32) and
+ * vcvtdq2ps.
+ * 4 bits: a block of 8 depths of half a panel is one vector of 16 words
+ * (word t: column t, depth r in bits 4r..4r+3, offset binary u = q + 8).
+ * The float whose exponent field is 150 - 4s and whose mantissa holds the
+ * nibble at bits 4s..4s+3 is 2^(23 - 4s) + u: one vpternlogd, (x & mask) |
+ * exponent, builds it, and one subtraction of 2^(23 - 4s) + 8 gives q,
+ * exactly. Nibbles 0-4 are read in place (s = r), nibbles 5-7 after a shift
+ * of the words by 12 bits (s = r - 3). The bitwise operation runs on any of
+ * the four vector pipes and the subtraction on the adders, so the FMA pipes
+ * are left to the products (shuffles and conversions would compete for
+ * them).
  * The small kernel accumulates each group of depths with unit scales and
  * multiplies the group's sum by its 32 scales once (one FMA per vector per
- * group); a row of A is a broadcast. With one row of A, four sets of group
- * accumulators (depths p, p+1, p+2, p+3) hide the FMA latency.
+ * group); a row of A is a broadcast. With one or two rows of A, several
+ * sets of group accumulators hide the FMA latency.
  * This file is compiled with AVX-512 enabled. */
 #include "quant_internal.h"
 
@@ -22,24 +27,71 @@
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
-static ALWAYS_INLINE void load_row(const int BITS, const unsigned char *row,
-                                   __m512 lut, __m512 *w0, __m512 *w1) {
-  if (BITS == 8) {
-    *w0 = _mm512_cvtepi32_ps(
-        _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)row)));
-    *w1 = _mm512_cvtepi32_ps(
-        _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(row + 16))));
-  } else {
-    __m512i x = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)row));
-    *w0 = _mm512_permutexvar_ps(x, lut);
-    *w1 = _mm512_permutexvar_ps(_mm512_srli_epi32(x, 4), lut);
-  }
+static ALWAYS_INLINE void load_row8(const unsigned char *row, __m512 *w0,
+                                    __m512 *w1) {
+  *w0 = _mm512_cvtepi32_ps(
+      _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)row)));
+  *w1 = _mm512_cvtepi32_ps(
+      _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(row + 16))));
 }
 
-static ALWAYS_INLINE __m512 nibble_table(void) {
-  return _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2,
-                        -1);
+/* Depth r (0..7) of a 4-bit block x, y being x >> 12; s = r or r - 3. */
+static ALWAYS_INLINE __m512 nibble_s(__m512i words, int s) {
+  __m512i bits = _mm512_ternarylogic_epi32(
+      words, _mm512_set1_epi32(0xF << (4 * s)),
+      _mm512_set1_epi32((150 - 4 * s) << 23), 0xEA); /* (a & b) | c */
+  return _mm512_sub_ps(_mm512_castsi512_ps(bits),
+                       _mm512_set1_ps((float)((1 << (23 - 4 * s)) + 8)));
 }
+
+/* The small kernel skips the subtraction: depth r of a block becomes
+ * m_r + u, m_r being 2^11 (s = 3) or 2^7 (s = 4), and each group's sum
+ * over A's row times m_r + 8 is subtracted once at the group's end. The
+ * nibbles are moved to bits 12..15 or 16..19 by four shifts per block
+ * (x << 16, x << 8, x >> 8, x >> 12), which leaves two masks and two
+ * exponents to keep in registers. */
+enum { NIBBLE_LOW_MAGIC = 2048, NIBBLE_HIGH_MAGIC = 128 };
+
+static ALWAYS_INLINE __m512 nibble_biased(__m512i words, int s) {
+  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+      words, _mm512_set1_epi32(0xF << (4 * s)),
+      _mm512_set1_epi32((150 - 4 * s) << 23), 0xEA));
+}
+
+/* Per depth r of a block: the shifted words it is read from (0: x << 16,
+ * 1: x << 8, 2: x, 3: x >> 8, 4: x >> 12) and its s. */
+static const int kNibbleSource[8] = {0, 1, 1, 2, 2, 3, 3, 4};
+static const int kNibbleS[8] = {4, 3, 4, 3, 4, 3, 4, 4};
+
+/* m_r + 8 for depth r of a block. */
+static ALWAYS_INLINE float nibble_bias(int r) {
+  return (kNibbleS[r] == 3 ? NIBBLE_LOW_MAGIC : NIBBLE_HIGH_MAGIC) + 8.0f;
+}
+
+static ALWAYS_INLINE void nibble_sources(__m512i x, __m512i v[5]) {
+  v[0] = _mm512_slli_epi32(x, 16);
+  v[1] = _mm512_slli_epi32(x, 8);
+  v[2] = x;
+  v[3] = _mm512_srli_epi32(x, 8);
+  v[4] = _mm512_srli_epi32(x, 12);
+}
+
+/* Row i of A over depths [g0, g0 + count) times the biases m_r + 8. */
+static float group_bias(agl_view a, int i, int64_t g0, int64_t count) {
+  float sum = 0.0f;
+  for (int64_t p = 0; p < count; ++p)
+    sum += a.data[i * a.rs + (g0 + p) * a.cs] * nibble_bias((int)(p % 8));
+  return sum;
+}
+
+/* Adds depth p's row (w0, w1) times A's column p to set u of the group
+ * accumulators. */
+#define ACCUMULATE(u, p, w0, w1)                                               \
+  for (int i = 0; i < M; ++i) {                                                \
+    __m512 x_ = _mm512_set1_ps(ap[i * a.rs + (p) * a.cs]);                     \
+    gacc[u][i][0] = _mm512_fmadd_ps(x_, w0, gacc[u][i][0]);                    \
+    gacc[u][i][1] = _mm512_fmadd_ps(x_, w1, gacc[u][i][1]);                    \
+  }
 
 static ALWAYS_INLINE void small_panels(const int M, const int BITS,
                                        int64_t q0, int64_t q1, agl_view a,
@@ -48,8 +100,15 @@ static ALWAYS_INLINE void small_panels(const int M, const int BITS,
   /* Independent sets of group accumulators, to hide the FMA latency. */
   enum { U_MAX = 4 };
   const int U = M == 1 ? 4 : M == 2 ? 2 : 1;
-  const int64_t rb = BITS == 8 ? 32 : 16;
-  const __m512 lut = nibble_table();
+  /* 4 bits: per row of A and group, the sum of A's row times m_r + 8, the
+   * same for every panel (the first CORR_MAX groups computed here). */
+  enum { CORR_MAX = 256 };
+  float corr[4][CORR_MAX];
+  if (BITS == 4)
+    for (int64_t g0 = 0, g = 0; g0 < b->k && g < CORR_MAX; g0 += b->group, ++g)
+      for (int i = 0; i < M; ++i)
+        corr[i][g] = group_bias(a, i, g0,
+                                b->k - g0 < b->group ? b->k - g0 : b->group);
   for (int64_t q = q0; q < q1; ++q) {
     const unsigned char *pb = b->data + q * b->panel_bytes;
     __m512 acc[4][2];
@@ -65,25 +124,43 @@ static ALWAYS_INLINE void small_panels(const int M, const int BITS,
         for (int i = 0; i < M; ++i)
           gacc[u][i][0] = gacc[u][i][1] = _mm512_setzero_ps();
       int64_t p = 0;
-      for (; p + U <= count; p += U) {
-        _mm_prefetch((const char *)(rows + (p + 16) * rb), _MM_HINT_T0);
-        for (int u = 0; u < U; ++u) {
-          __m512 w0, w1;
-          load_row(BITS, rows + (p + u) * rb, lut, &w0, &w1);
-          for (int i = 0; i < M; ++i) {
-            __m512 x = _mm512_set1_ps(ap[i * a.rs + (p + u) * a.cs]);
-            gacc[u][i][0] = _mm512_fmadd_ps(x, w0, gacc[u][i][0]);
-            gacc[u][i][1] = _mm512_fmadd_ps(x, w1, gacc[u][i][1]);
+      if (BITS == 8) {
+        for (; p + U <= count; p += U) {
+          _mm_prefetch((const char *)(rows + (p + 16) * 32), _MM_HINT_T0);
+          for (int u = 0; u < U; ++u) {
+            __m512 w0, w1;
+            load_row8(rows + (p + u) * 32, &w0, &w1);
+            ACCUMULATE(u, p + u, w0, w1)
           }
         }
-      }
-      for (; p < count; ++p) {
-        __m512 w0, w1;
-        load_row(BITS, rows + p * rb, lut, &w0, &w1);
-        for (int i = 0; i < M; ++i) {
-          __m512 x = _mm512_set1_ps(ap[i * a.rs + p * a.cs]);
-          gacc[0][i][0] = _mm512_fmadd_ps(x, w0, gacc[0][i][0]);
-          gacc[0][i][1] = _mm512_fmadd_ps(x, w1, gacc[0][i][1]);
+        for (; p < count; ++p) {
+          __m512 w0, w1;
+          load_row8(rows + p * 32, &w0, &w1);
+          ACCUMULATE(0, p, w0, w1)
+        }
+      } else {
+        for (; p < count; p += 8) {
+          const unsigned char *blk = rows + p * 16;
+          _mm_prefetch((const char *)(blk + 512), _MM_HINT_T0);
+          __m512i v0[5], v1[5];
+          nibble_sources(_mm512_loadu_si512(blk), v0);
+          nibble_sources(_mm512_loadu_si512(blk + 64), v1);
+          if (p + 8 <= count) {
+#pragma GCC unroll 8
+            for (int r = 0; r < 8; ++r) {
+              __m512 w0 = nibble_biased(v0[kNibbleSource[r]], kNibbleS[r]);
+              __m512 w1 = nibble_biased(v1[kNibbleSource[r]], kNibbleS[r]);
+              ACCUMULATE(r % U, p + r, w0, w1)
+            }
+          } else { /* the last group's last depths */
+#pragma GCC unroll 8
+            for (int r = 0; r < 8; ++r)
+              if (r < count - p) {
+                __m512 w0 = nibble_biased(v0[kNibbleSource[r]], kNibbleS[r]);
+                __m512 w1 = nibble_biased(v1[kNibbleSource[r]], kNibbleS[r]);
+                ACCUMULATE(0, p + r, w0, w1)
+              }
+          }
         }
       }
       const __m512 s0 = _mm512_loadu_ps((const float *)block);
@@ -93,6 +170,12 @@ static ALWAYS_INLINE void small_panels(const int M, const int BITS,
         for (int u = 1; u < U; ++u) {
           t0 = _mm512_add_ps(t0, gacc[u][i][0]);
           t1 = _mm512_add_ps(t1, gacc[u][i][1]);
+        }
+        if (BITS == 4) { /* the biases m_r + 8 times A's row */
+          int64_t g = g0 / b->group;
+          float bias = g < CORR_MAX ? corr[i][g] : group_bias(a, i, g0, count);
+          t0 = _mm512_sub_ps(t0, _mm512_set1_ps(bias));
+          t1 = _mm512_sub_ps(t1, _mm512_set1_ps(bias));
         }
         acc[i][0] = _mm512_fmadd_ps(t0, s0, acc[i][0]);
         acc[i][1] = _mm512_fmadd_ps(t1, s1, acc[i][1]);
@@ -143,8 +226,6 @@ void agl_quant_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
 static ALWAYS_INLINE void dequant_rows(const int BITS, const agl_quant_b *b,
                                        int64_t panel, int64_t pc, int64_t kc,
                                        float *dst, int64_t ld) {
-  const int64_t rb = BITS == 8 ? 32 : 16;
-  const __m512 lut = nibble_table();
   const unsigned char *pb = b->data + panel * b->panel_bytes;
   int64_t p = pc, end = pc + kc;
   while (p < end) {
@@ -155,8 +236,23 @@ static ALWAYS_INLINE void dequant_rows(const int BITS, const agl_quant_b *b,
     const __m512 s1 = _mm512_loadu_ps((const float *)block + 16);
     const unsigned char *rows = block + 32 * sizeof(float);
     for (; p < g_end; ++p) {
+      int64_t local = p - g * b->group;
       __m512 w0, w1;
-      load_row(BITS, rows + (p - g * b->group) * rb, lut, &w0, &w1);
+      if (BITS == 8) {
+        load_row8(rows + local * 32, &w0, &w1);
+      } else {
+        const unsigned char *blk = rows + local / 8 * 128;
+        __m512i x0 = _mm512_loadu_si512(blk);
+        __m512i x1 = _mm512_loadu_si512(blk + 64);
+        int r = (int)(local % 8);
+        if (r >= 5) {
+          x0 = _mm512_srli_epi32(x0, 12);
+          x1 = _mm512_srli_epi32(x1, 12);
+          r -= 3;
+        }
+        w0 = nibble_s(x0, r);
+        w1 = nibble_s(x1, r);
+      }
       float *out = dst + (p - pc) * ld;
       _mm512_storeu_ps(out, _mm512_mul_ps(w0, s0));
       _mm512_storeu_ps(out + 16, _mm512_mul_ps(w1, s1));
