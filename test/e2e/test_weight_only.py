@@ -81,6 +81,36 @@ class WeightOnlyTest(E2ETestCase):
                         # Quantized, not the float weights.
                         self.assertGreater(error, 1e-4, name)
 
+    def test_symbolic_dimensions(self):
+        # One artifact at every size: m 1 (the decode kernel) to 192 (the
+        # packed path), from the run's extents.
+        case_root = os.path.join(MODELS_DIR, "glm_layer_dynamic")
+        for mode, (max_rel, min_cos) in TOLERANCES.items():
+            artifact = self.compiled(
+                os.path.join(MODELS_DIR, "glm_layer_dynamic.onnx"), ".so",
+                "--dim", "batch=1..4", "--dim", "seq=1..64",
+                "--weight-only", mode)
+            for case in sorted(os.listdir(case_root)):
+                case_dir = os.path.join(case_root, case)
+                if not os.path.isdir(case_dir):
+                    continue
+                with self.subTest(mode=mode, case=case):
+                    names, inputs, references = load_case(case_dir)
+                    out_dir = os.path.dirname(
+                        self.cache.path(f"dyn-{mode}-{case}", "x"))
+                    args = [a for name, path in zip(names, inputs)
+                            for a in ("--input", f"{name}={path}")]
+                    result = run_model(artifact, *args, "--output-dir",
+                                       out_dir)
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    got = np.load(os.path.join(out_dir, os.listdir(out_dir)[0]))
+                    reference = np.load(references[0])
+                    self.assertEqual(got.shape, reference.shape)
+                    error = float(np.max(np.abs(got - reference)))
+                    self.assertLessEqual(
+                        error, max_rel * float(np.max(np.abs(reference))))
+                    self.assertGreaterEqual(cosine(got, reference), min_cos)
+
     def test_threads_give_the_same_bits(self):
         # Threads split the columns; each element is summed in one order.
         artifact = self.compiled(os.path.join(MODELS_DIR, "glm_layer.onnx"),
