@@ -213,6 +213,74 @@ SMALL_VARIANT(4, 4)
 typedef void (*variant_fn)(int64_t, int64_t, agl_view, const agl_quant_b *,
                            float *, int64_t, int, int);
 
+/* 4 bits, one row of A (the decode step proper): two panels at a time, so
+ * that each broadcast of A and each constant serves four vectors of
+ * weights. */
+static void small_1_4_pairs(int64_t q0, int64_t q1, agl_view a,
+                            const agl_quant_b *b, float *c, int accumulate,
+                            int act) {
+  enum { CORR_MAX = 256 };
+  float corr[CORR_MAX];
+  for (int64_t g0 = 0, g = 0; g0 < b->k && g < CORR_MAX; g0 += b->group, ++g)
+    corr[g] = group_bias(a, 0, g0, b->k - g0 < b->group ? b->k - g0 : b->group);
+  int64_t q = q0;
+  for (; q + 2 <= q1; q += 2) {
+    const unsigned char *pb = b->data + q * b->panel_bytes;
+    __m512 acc[4];
+    for (int v = 0; v < 4; ++v)
+      acc[v] = _mm512_setzero_ps();
+    for (int64_t g0 = 0; g0 < b->k; g0 += b->group) {
+      int64_t g = g0 / b->group;
+      const unsigned char *block[2] = {pb + g * b->group_bytes,
+                                       pb + b->panel_bytes + g * b->group_bytes};
+      int64_t count = b->k - g0 < b->group ? b->k - g0 : b->group;
+      const float *ap = a.data + g0 * a.cs;
+      __m512 gacc[2][4];
+      for (int u = 0; u < 2; ++u)
+        for (int v = 0; v < 4; ++v)
+          gacc[u][v] = _mm512_setzero_ps();
+      for (int64_t p = 0; p < count; p += 8) {
+        __m512i src[4][5];
+        for (int v = 0; v < 4; ++v) {
+          const unsigned char *blk =
+              block[v / 2] + 32 * sizeof(float) + p * 16 + (v % 2) * 64;
+          _mm_prefetch((const char *)(blk + 512), _MM_HINT_T0);
+          nibble_sources(_mm512_loadu_si512(blk), src[v]);
+        }
+        int rows = count - p < 8 ? (int)(count - p) : 8;
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; ++r)
+          if (r < rows) {
+            __m512 x = _mm512_set1_ps(ap[(p + r) * a.cs]);
+            for (int v = 0; v < 4; ++v)
+              gacc[r % 2][v] = _mm512_fmadd_ps(
+                  x, nibble_biased(src[v][kNibbleSource[r]], kNibbleS[r]),
+                  gacc[r % 2][v]);
+          }
+      }
+      __m512 bias = _mm512_set1_ps(
+          g < CORR_MAX ? corr[g] : group_bias(a, 0, g0, count));
+      for (int v = 0; v < 4; ++v) {
+        __m512 t = _mm512_sub_ps(_mm512_add_ps(gacc[0][v], gacc[1][v]), bias);
+        acc[v] = _mm512_fmadd_ps(
+            t, _mm512_loadu_ps((const float *)block[v / 2] + 16 * (v % 2)),
+            acc[v]);
+      }
+    }
+    for (int v = 0; v < 4; ++v) {
+      float *out = c + q * 32 + 16 * v;
+      __m512 x = acc[v];
+      if (accumulate)
+        x = _mm512_add_ps(x, _mm512_loadu_ps(out));
+      if (act != AGL_ACT_NONE)
+        x = agl_activate512(x, act);
+      _mm512_storeu_ps(out, x);
+    }
+  }
+  if (q < q1)
+    small_1_4(q, q1, a, b, c, 0, accumulate, act);
+}
+
 void agl_quant_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
                             const agl_quant_b *b, float *c, int64_t crs,
                             int accumulate, int act) {
@@ -220,6 +288,10 @@ void agl_quant_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
                                    small_4_8};
   static const variant_fn q4[4] = {small_1_4, small_2_4, small_3_4,
                                    small_4_4};
+  if (b->bits == 4 && m == 1) {
+    small_1_4_pairs(q0, q1, a, b, c, accumulate, act);
+    return;
+  }
   (b->bits == 8 ? q8 : q4)[m - 1](q0, q1, a, b, c, crs, accumulate, act);
 }
 
