@@ -213,16 +213,19 @@ SMALL_VARIANT(4, 4)
 typedef void (*variant_fn)(int64_t, int64_t, agl_view, const agl_quant_b *,
                            float *, int64_t, int, int);
 
-/* 4 bits, one row of A (the decode step proper): two panels at a time, so
- * that each broadcast of A and each constant serves four vectors of
+/* One row of A (the decode step proper): two panels at a time, so that
+ * each broadcast of A (and each constant) serves four vectors of
  * weights. */
-static void small_1_4_pairs(int64_t q0, int64_t q1, agl_view a,
-                            const agl_quant_b *b, float *c, int accumulate,
-                            int act) {
+static ALWAYS_INLINE void small_1_pairs(const int BITS, int64_t q0, int64_t q1,
+                                        agl_view a, const agl_quant_b *b,
+                                        float *c, int accumulate, int act) {
   enum { CORR_MAX = 256 };
   float corr[CORR_MAX];
-  for (int64_t g0 = 0, g = 0; g0 < b->k && g < CORR_MAX; g0 += b->group, ++g)
-    corr[g] = group_bias(a, 0, g0, b->k - g0 < b->group ? b->k - g0 : b->group);
+  if (BITS == 4)
+    for (int64_t g0 = 0, g = 0; g0 < b->k && g < CORR_MAX;
+         g0 += b->group, ++g)
+      corr[g] =
+          group_bias(a, 0, g0, b->k - g0 < b->group ? b->k - g0 : b->group);
   int64_t q = q0;
   for (; q + 2 <= q1; q += 2) {
     const unsigned char *pb = b->data + q * b->panel_bytes;
@@ -239,7 +242,35 @@ static void small_1_4_pairs(int64_t q0, int64_t q1, agl_view a,
       for (int u = 0; u < 2; ++u)
         for (int v = 0; v < 4; ++v)
           gacc[u][v] = _mm512_setzero_ps();
-      for (int64_t p = 0; p < count; p += 8) {
+      if (BITS == 8) {
+        int64_t p = 0;
+        for (; p + 2 <= count; p += 2) {
+#pragma GCC unroll 2
+          for (int r = 0; r < 2; ++r) {
+            __m512 x = _mm512_set1_ps(ap[(p + r) * a.cs]);
+            for (int v = 0; v < 4; ++v) {
+              const unsigned char *row = block[v / 2] + 32 * sizeof(float) +
+                                         (p + r) * 32 + (v % 2) * 16;
+              if (r == 0 && v % 2 == 0)
+                _mm_prefetch((const char *)(row + 512), _MM_HINT_T0);
+              __m512 w = _mm512_cvtepi32_ps(
+                  _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)row)));
+              gacc[r][v] = _mm512_fmadd_ps(x, w, gacc[r][v]);
+            }
+          }
+        }
+        if (p < count) {
+          __m512 x = _mm512_set1_ps(ap[p * a.cs]);
+          for (int v = 0; v < 4; ++v) {
+            const unsigned char *row =
+                block[v / 2] + 32 * sizeof(float) + p * 32 + (v % 2) * 16;
+            __m512 w = _mm512_cvtepi32_ps(
+                _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)row)));
+            gacc[0][v] = _mm512_fmadd_ps(x, w, gacc[0][v]);
+          }
+        }
+      }
+      for (int64_t p = 0; BITS == 4 && p < count; p += 8) {
         __m512i src[4][5];
         for (int v = 0; v < 4; ++v) {
           const unsigned char *blk =
@@ -258,8 +289,10 @@ static void small_1_4_pairs(int64_t q0, int64_t q1, agl_view a,
                   gacc[r % 2][v]);
           }
       }
-      __m512 bias = _mm512_set1_ps(
-          g < CORR_MAX ? corr[g] : group_bias(a, 0, g0, count));
+      __m512 bias = _mm512_setzero_ps();
+      if (BITS == 4)
+        bias = _mm512_set1_ps(g < CORR_MAX ? corr[g]
+                                           : group_bias(a, 0, g0, count));
       for (int v = 0; v < 4; ++v) {
         __m512 t = _mm512_sub_ps(_mm512_add_ps(gacc[0][v], gacc[1][v]), bias);
         acc[v] = _mm512_fmadd_ps(
@@ -278,7 +311,19 @@ static void small_1_4_pairs(int64_t q0, int64_t q1, agl_view a,
     }
   }
   if (q < q1)
-    small_1_4(q, q1, a, b, c, 0, accumulate, act);
+    (BITS == 4 ? small_1_4 : small_1_8)(q, q1, a, b, c, 0, accumulate, act);
+}
+
+static void small_1_4_pairs(int64_t q0, int64_t q1, agl_view a,
+                            const agl_quant_b *b, float *c, int accumulate,
+                            int act) {
+  small_1_pairs(4, q0, q1, a, b, c, accumulate, act);
+}
+
+static void small_1_8_pairs(int64_t q0, int64_t q1, agl_view a,
+                            const agl_quant_b *b, float *c, int accumulate,
+                            int act) {
+  small_1_pairs(8, q0, q1, a, b, c, accumulate, act);
 }
 
 void agl_quant_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
@@ -288,8 +333,9 @@ void agl_quant_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
                                    small_4_8};
   static const variant_fn q4[4] = {small_1_4, small_2_4, small_3_4,
                                    small_4_4};
-  if (b->bits == 4 && m == 1) {
-    small_1_4_pairs(q0, q1, a, b, c, accumulate, act);
+  if (m == 1) {
+    (b->bits == 4 ? small_1_4_pairs : small_1_8_pairs)(q0, q1, a, b, c,
+                                                       accumulate, act);
     return;
   }
   (b->bits == 8 ? q8 : q4)[m - 1](q0, q1, a, b, c, crs, accumulate, act);
