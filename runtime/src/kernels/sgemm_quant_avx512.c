@@ -9,15 +9,17 @@
  * The float whose exponent field is 150 - 4s and whose mantissa holds the
  * nibble at bits 4s..4s+3 is 2^(23 - 4s) + u: one vpternlogd, (x & mask) |
  * exponent, builds it, and one subtraction of 2^(23 - 4s) + 8 gives q,
- * exactly. Nibbles 0-4 are read in place (s = r), nibbles 5-7 after a shift
- * of the words by 12 bits (s = r - 3). The bitwise operation runs on any of
- * the four vector pipes and the subtraction on the adders, so the FMA pipes
- * are left to the products (shuffles and conversions would compete for
- * them).
+ * exactly. The packed path's dequantization reads nibbles 0-4 in place
+ * (s = r) and nibbles 5-7 after a shift of the words by 12 bits (s = r - 3);
+ * the small kernel moves every nibble to s = 3 or 4 and subtracts once per
+ * group (see below). The bitwise operation runs on any of the vector pipes,
+ * so the FMA pipes are left to the products (shuffles and conversions would
+ * compete for them).
  * The small kernel accumulates each group of depths with unit scales and
  * multiplies the group's sum by its 32 scales once (one FMA per vector per
  * group); a row of A is a broadcast. With one or two rows of A, several
- * sets of group accumulators hide the FMA latency.
+ * sets of group accumulators hide the FMA latency; with one row, two
+ * panels are read at a time.
  * This file is compiled with AVX-512 enabled. */
 #include "quant_internal.h"
 
@@ -35,7 +37,8 @@ static ALWAYS_INLINE void load_row8(const unsigned char *row, __m512 *w0,
       _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(row + 16))));
 }
 
-/* Depth r (0..7) of a 4-bit block x, y being x >> 12; s = r or r - 3. */
+/* The value q (-8..7) of the nibble at bits 4s..4s+3 of each word (s <= 4),
+ * as the dequantization for the packed path computes it. */
 static ALWAYS_INLINE __m512 nibble_s(__m512i words, int s) {
   __m512i bits = _mm512_ternarylogic_epi32(
       words, _mm512_set1_epi32(0xF << (4 * s)),
