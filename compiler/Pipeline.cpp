@@ -46,6 +46,8 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   case Stage::Autoglm:
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    if (options.maxSeqLen > 0)
+      pm.addPass(createKVCache(KVCacheOptions{options.maxSeqLen}));
     pm.addPass(createRecognizeNorms());
     if (options.fuseAttention)
       pm.addPass(createRecognizeAttention());

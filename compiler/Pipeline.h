@@ -51,6 +51,9 @@ struct PipelineOptions {
   /// Recognize attention written out in primitive ops as autoglm.attention
   /// (with runtimeKernels, the runtime's streaming attention kernel).
   bool fuseAttention = true;
+  /// Keep past keys and values as a cache of this many positions, updated
+  /// in place (0: the model's inputs and outputs as exported).
+  int64_t maxSeqLen = 0;
   /// Weight-only quantization of the GEMMs with constant weights: 0 (off),
   /// 8 or 4 bits per weight, one scale per weightOnlyGroupSize depths.
   int weightOnlyBits = 0;

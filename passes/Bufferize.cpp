@@ -23,6 +23,35 @@ LogicalResult copyWithLinalg(OpBuilder &b, Location loc, Value from, Value to) {
   return success();
 }
 
+/// Model state (results marked `autoglm.state N`) must have been updated in
+/// place, in the buffer of argument N; such results then say nothing more
+/// and are dropped.
+LogicalResult foldStateResults(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    llvm::BitVector drop(func.getNumResults());
+    for (unsigned r = 0; r < func.getNumResults(); ++r) {
+      auto source = func.getResultAttrOfType<IntegerAttr>(r, "autoglm.state");
+      if (!source)
+        continue;
+      Value buffer = ret.getOperand(r);
+      while (auto cast = buffer.getDefiningOp<memref::CastOp>())
+        buffer = cast.getSource();
+      if (buffer != func.getArgument(source.getInt()))
+        return ret.emitError("model state ")
+               << func.getArgAttr(source.getInt(), "autoglm.name")
+               << " is not updated in place";
+      drop.set(r);
+    }
+    ret->eraseOperands(drop);
+    if (failed(func.eraseResults(drop)))
+      return failure();
+  }
+  return success();
+}
+
 struct BufferizePass : autoglm::impl::BufferizeBase<BufferizePass> {
   void runOnOperation() override {
     OneShotBufferizationOptions options;
@@ -33,6 +62,9 @@ struct BufferizePass : autoglm::impl::BufferizeBase<BufferizePass> {
     options.memCpyFn = copyWithLinalg;
     BufferizationState state;
     if (failed(runOneShotModuleBufferize(getOperation(), options, state)))
+      return signalPassFailure();
+
+    if (failed(foldStateResults(getOperation())))
       return signalPassFailure();
 
     // Results become caller-provided output buffers; a result computed in

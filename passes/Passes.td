@@ -32,6 +32,39 @@ def LowerToLinalg : Pass<"autoglm-lower-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def KVCache : Pass<"autoglm-kv-cache", "mlir::ModuleOp"> {
+  let summary = "Keep a decoder's past keys and values in a cache updated in place";
+  let description = [{
+    An exported decoder takes its past keys and values as inputs
+    (`[B, H, past, D]`) and returns them with the new positions appended
+    (`present = Concat(past, new)` along the `past` axis), so that a caller
+    copies the whole cache in and out of every step. This pass turns each
+    such input/output pair into model state: a `capacity`-position tensor
+    argument marked `autoglm.state` and `bufferization.writable`, into which
+    the new positions are inserted at the current length
+    (`tensor.insert_slice`, in place after bufferization), and which the
+    model reads back up to the new length (`tensor.extract_slice`). One more
+    state argument, `tensor<1xi64>`, holds the length; the model reads it
+    (clamped to `[0, capacity]`, which bounds every buffer) and writes the
+    new length back. The updated states are returned as results marked
+    `autoglm.state`, which bufferization folds into the arguments.
+
+    The past inputs and present outputs leave the signature, and so does the
+    `past` symbol; the function's `autoglm.kv_cache` attribute records the
+    capacity and how many positions a run appends (a constant or the symbol
+    of an input extent), which the runtime checks before each run. Every
+    pair must share one `past` symbol and append the same number of
+    positions; anything else is an error that names the input.
+  }];
+  let options = [
+    Option<"capacity", "capacity", "int64_t", "0",
+           "Positions the cache holds (the model's maximum sequence length)">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
 def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Fuse chains of elementwise linalg.generic ops";
   let description = [{

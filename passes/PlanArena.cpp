@@ -196,6 +196,41 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
     return success();
   }
 
+  /// Model state (arguments marked `autoglm.state`, a KV cache) lives at
+  /// the start of the arena, where no buffer of a run goes, so that it
+  /// persists from run to run. Returns its bytes; records each state's
+  /// offset in `autoglm.state_offsets`.
+  int64_t placeState(func::FuncOp func, Value arena) {
+    OpBuilder b(func.getContext());
+    b.setInsertionPointToStart(&func.getBody().front());
+    int64_t cursor = 0;
+    SmallVector<Attribute> records;
+    llvm::BitVector drop(func.getNumArguments());
+    for (BlockArgument arg : func.getArguments()) {
+      if (!func.getArgAttr(arg.getArgNumber(), "autoglm.state"))
+        continue;
+      auto type = cast<MemRefType>(arg.getType());
+      Value offset = arith::ConstantIndexOp::create(b, arg.getLoc(), cursor);
+      Value view = memref::ViewOp::create(b, arg.getLoc(), type, arena, offset,
+                                          ValueRange{});
+      arg.replaceAllUsesWith(view);
+      records.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("name", func.getArgAttr(arg.getArgNumber(),
+                                                  "autoglm.name")),
+           b.getNamedAttr("kind", func.getArgAttr(arg.getArgNumber(),
+                                                  "autoglm.state")),
+           b.getNamedAttr("offset", b.getI64IntegerAttr(cursor)),
+           b.getNamedAttr("bytes", b.getI64IntegerAttr(byteSize(type)))}));
+      cursor += llvm::alignTo(byteSize(type), alignment);
+      drop.set(arg.getArgNumber());
+    }
+    if (records.empty())
+      return 0;
+    (void)func.eraseArguments(drop);
+    func->setAttr("autoglm.state_offsets", b.getArrayAttr(records));
+    return cursor;
+  }
+
   void rewriteAllocs(func::FuncOp func, MutableArrayRef<Buffer> buffers,
                      int64_t arenaSize) {
     OpBuilder b(func.getContext());
@@ -207,8 +242,16 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
                                    func.getLoc())))
       return signalPassFailure();
     Value arena = func.getArgument(index);
+    int64_t stateBytes = placeState(func, arena);
+    arenaSize += stateBytes;
+    arenaType = MemRefType::get({arenaSize}, b.getI8Type());
+    arena.setType(arenaType);
+    func.setType(FunctionType::get(func.getContext(),
+                                   func.getBody().front().getArgumentTypes(),
+                                   func.getResultTypes()));
     SmallVector<Attribute> records;
     for (Buffer &buffer : buffers) {
+      buffer.offset += stateBytes;
       memref::AllocOp alloc = buffer.alloc;
       b.setInsertionPoint(alloc);
       Value shift = arith::ConstantIndexOp::create(b, alloc.getLoc(), buffer.offset);
@@ -229,7 +272,7 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
     }
     func->setAttr("autoglm.arena_size", b.getI64IntegerAttr(arenaSize));
     func->setAttr("autoglm.arena_lower_bound",
-                  b.getI64IntegerAttr(lowerBound(buffers)));
+                  b.getI64IntegerAttr(stateBytes + lowerBound(buffers)));
     func->setAttr("autoglm.arena_buffers", b.getArrayAttr(records));
   }
 };

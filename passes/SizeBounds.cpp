@@ -229,6 +229,15 @@ std::optional<Interval> autoglm::boundsOf(Value value) {
       return std::nullopt;
     return make(std::min(t->lo, f->lo), std::max(t->hi, f->hi));
   }
+  // A value clamped to constants, such as a KV cache's length read from
+  // model state: max(min(x, hi), lo).
+  APInt lo, hi;
+  if (auto outer = dyn_cast<arith::MaxSIOp>(op))
+    if (auto inner = outer.getLhs().getDefiningOp<arith::MinSIOp>())
+      if (matchPattern(outer.getRhs(), m_ConstantInt(&lo)) &&
+          matchPattern(inner.getRhs(), m_ConstantInt(&hi)))
+        return make(lo.getSExtValue(),
+                    std::max(lo.getSExtValue(), hi.getSExtValue()));
   if (op->getNumOperands() != 2)
     return std::nullopt;
   auto a = boundsOf(op->getOperand(0));

@@ -28,7 +28,8 @@ namespace {
 struct AbiTypes {
   llvm::Type *i32, *i64;
   llvm::PointerType *ptr;
-  llvm::StructType *tensorInfo, *symbolInfo, *kernelInfo, *modelDesc;
+  llvm::StructType *tensorInfo, *symbolInfo, *kernelInfo, *kvCacheInfo,
+      *modelDesc;
   llvm::FunctionType *entry; // agl_entry_fn
 
   explicit AbiTypes(llvm::LLVMContext &ctx) {
@@ -45,13 +46,18 @@ struct AbiTypes {
     llvm::Type *f64 = llvm::Type::getDoubleTy(ctx);
     kernelInfo =
         llvm::StructType::create(ctx, {ptr, f64, f64}, "agl_kernel_info");
+    // capacity, step, step_symbol, num_caches, length_offset, caches,
+    // cache_offsets
+    kvCacheInfo = llvm::StructType::create(
+        ctx, {i64, i64, i32, i32, i64, ptr, ptr}, "agl_kv_cache_info");
     // abi_version, reserved, name, num_inputs, num_outputs, inputs, outputs,
     // num_symbols, reserved2, symbols, arena_size, arena_alignment,
-    // weights_size, weights_file, run, num_kernels, reserved3, kernels
+    // weights_size, weights_file, run, num_kernels, reserved3, kernels,
+    // kv_cache
     modelDesc = llvm::StructType::create(
         ctx,
         {i32, i32, ptr, i32, i32, ptr, ptr, i32, i32, ptr, i64, i64, i64, ptr,
-         ptr, i32, i32, ptr},
+         ptr, i32, i32, ptr, ptr},
         "agl_model_desc");
     entry = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr, ptr},
                                     false);
@@ -142,6 +148,26 @@ llvm::Constant *kernelTable(llvm::Module &module, const AbiTypes &t,
                          sig.name + "_kernels");
 }
 
+llvm::Constant *kvCacheInfo(llvm::Module &module, const AbiTypes &t,
+                            const ModelSignature &sig) {
+  if (!sig.kvCache)
+    return llvm::ConstantPointerNull::get(t.ptr);
+  const KVCacheSignature &kv = *sig.kvCache;
+  return privateConstant(
+      module,
+      llvm::ConstantStruct::get(
+          t.kvCacheInfo,
+          {llvm::ConstantInt::get(t.i64, kv.capacity),
+           llvm::ConstantInt::get(t.i64, kv.step),
+           llvm::ConstantInt::get(t.i32, kv.stepSymbol),
+           llvm::ConstantInt::get(t.i32, kv.caches.size()),
+           llvm::ConstantInt::get(t.i64, kv.lengthOffset),
+           tensorTable(module, t, kv.caches, sig.name + "_cache"),
+           arrayConstant(module, kv.cacheOffsets,
+                         sig.name + "_cache_offsets")}),
+      sig.name + "_kv_cache");
+}
+
 llvm::Function *exported(llvm::Module &module, llvm::FunctionType *type,
                          const llvm::Twine &name) {
   auto *f = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
@@ -182,6 +208,30 @@ void buildEntry(llvm::Function *entry, llvm::Function *graph,
     }
     auto *run = llvm::BasicBlock::Create(ctx, "run", entry);
     b.CreateCondBr(bad, reject, run);
+    b.SetInsertPoint(run);
+  }
+
+  // A run that would append past the KV cache's capacity would write past
+  // it: refuse it (the runtime checks first, with a message).
+  if (sig.kvCache) {
+    const KVCacheSignature &kv = *sig.kvCache;
+    llvm::Value *length = b.CreateLoad(
+        t.i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), arena,
+                                            kv.lengthOffset));
+    llvm::Value *step =
+        kv.stepSymbol >= 0
+            ? b.CreateLoad(t.i64, b.CreateConstInBoundsGEP1_64(
+                                      t.i64, symbols, kv.stepSymbol))
+            : static_cast<llvm::Value *>(b.getInt64(kv.step));
+    llvm::Value *bad =
+        b.CreateOr(b.CreateICmpSLT(length, b.getInt64(0)),
+                   b.CreateICmpSGT(b.CreateAdd(length, step),
+                                   b.getInt64(kv.capacity)));
+    auto *full = llvm::BasicBlock::Create(ctx, "cache_full", entry);
+    auto *run = llvm::BasicBlock::Create(ctx, "run_with_cache", entry);
+    b.CreateCondBr(bad, full, run);
+    b.SetInsertPoint(full);
+    b.CreateRet(llvm::ConstantInt::get(t.i32, kCacheFullCode));
     b.SetInsertPoint(run);
   }
 
@@ -331,7 +381,8 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
                ? cString(module, sig.weightsFile, name + "_weights_file")
                : llvm::ConstantPointerNull::get(t.ptr),
            entry, llvm::ConstantInt::get(t.i32, sig.kernels.size()),
-           llvm::ConstantInt::get(t.i32, 0), kernelTable(module, t, sig)}),
+           llvm::ConstantInt::get(t.i32, 0), kernelTable(module, t, sig),
+           kvCacheInfo(module, t, sig)}),
       name + "_desc");
   std::vector<std::string> getters = {name + "_model"};
   if (loadable)

@@ -13,11 +13,13 @@ class Module;
 namespace autoglm {
 
 /// Must match AGL_ABI_VERSION and the arena alignment of runtime.h.
-constexpr uint32_t kAbiVersion = 5;
+constexpr uint32_t kAbiVersion = 6;
 constexpr uint64_t kArenaAlignment = 64;
 /// What the entry function returns when the symbol values are missing or
 /// outside their ranges.
 constexpr int32_t kBadSymbolsCode = 1;
+/// What it returns when the run would append past the KV cache's capacity.
+constexpr int32_t kCacheFullCode = 2;
 
 /// Adds the descriptor's entry function, NAME_arena_size, NAME_model and, if
 /// `loadable`, autoglm_loadable_model around `graphFunction`; for a model

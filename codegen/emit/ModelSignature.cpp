@@ -106,19 +106,55 @@ ModelSignature autoglm::readSignature(func::FuncOp func, StringRef name) {
   ModelSignature sig;
   sig.name = toCIdentifier(name);
   sig.symbols = readSymbols(func);
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    sig.inputs.push_back(describe(func.getArgument(i).getType(),
-                                  func.getArgAttr(i, "autoglm.name"),
-                                  func.getArgAttr(i, "autoglm.dim_symbols"),
-                                  func.getArgAttr(i, "autoglm.shape"),
-                                  sig.symbols));
+  auto cache = func->getAttrOfType<DictionaryAttr>("autoglm.kv_cache");
+  if (cache) {
+    KVCacheSignature kv;
+    if (auto capacity = cache.getAs<IntegerAttr>("capacity"))
+      kv.capacity = capacity.getInt();
+    if (auto step = cache.getAs<IntegerAttr>("step"))
+      kv.step = step.getInt();
+    if (auto symbol = cache.getAs<IntegerAttr>("step_symbol"))
+      kv.stepSymbol = symbol.getInt();
+    sig.kvCache = kv;
+  }
+  // Model state (the KV cache and its length) is not an input or output.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    TensorSignature tensor = describe(
+        func.getArgument(i).getType(), func.getArgAttr(i, "autoglm.name"),
+        func.getArgAttr(i, "autoglm.dim_symbols"),
+        func.getArgAttr(i, "autoglm.shape"), sig.symbols);
+    auto state = func.getArgAttrOfType<StringAttr>(i, "autoglm.state");
+    if (!func.getArgAttr(i, "autoglm.state"))
+      sig.inputs.push_back(tensor);
+    else if (sig.kvCache && state && state.getValue() == "cache")
+      sig.kvCache->caches.push_back(tensor);
+  }
   for (unsigned i = 0; i < func.getNumResults(); ++i)
-    sig.outputs.push_back(describe(func.getResultTypes()[i],
+    if (!func.getResultAttr(i, "autoglm.state"))
+      sig.outputs.push_back(describe(func.getResultTypes()[i],
                                    func.getResultAttr(i, "autoglm.name"),
                                    func.getResultAttr(i, "autoglm.dim_symbols"),
                                    func.getResultAttr(i, "autoglm.shape"),
                                    sig.symbols));
   return sig;
+}
+
+void autoglm::setStateOffsets(ModelSignature &sig, func::FuncOp planned) {
+  auto records = planned->getAttrOfType<ArrayAttr>("autoglm.state_offsets");
+  if (!sig.kvCache || !records)
+    return;
+  KVCacheSignature &kv = *sig.kvCache;
+  kv.cacheOffsets.assign(kv.caches.size(), 0);
+  for (auto record : records.getAsRange<DictionaryAttr>()) {
+    auto name = record.getAs<StringAttr>("name");
+    auto kind = record.getAs<StringAttr>("kind");
+    uint64_t offset = record.getAs<IntegerAttr>("offset").getInt();
+    if (kind && kind.getValue() == "length")
+      kv.lengthOffset = offset;
+    for (auto [i, cache] : llvm::enumerate(kv.caches))
+      if (name && name.getValue() == cache.name)
+        kv.cacheOffsets[i] = offset;
+  }
 }
 
 void autoglm::setOutputBounds(ModelSignature &sig, size_t output,
@@ -177,6 +213,15 @@ llvm::Error autoglm::verifySignature(const ModelSignature &sig) {
   for (const TensorSignature &t : sig.outputs)
     if (auto e = verifyTensor(sig, t, "output"))
       return e;
+  if (sig.kvCache) {
+    const KVCacheSignature &kv = *sig.kvCache;
+    if (kv.capacity <= 0 || kv.caches.empty() ||
+        kv.cacheOffsets.size() != kv.caches.size())
+      return invalid("the KV cache has no capacity, caches or placement");
+    if (kv.stepSymbol >= (int64_t)sig.symbols.size() ||
+        (kv.stepSymbol < 0 && kv.step <= 0))
+      return invalid("the KV cache grows by an unknown number of positions");
+  }
   for (auto [k, symbol] : llvm::enumerate(sig.symbols)) {
     bool named = llvm::any_of(sig.inputs, [&](const TensorSignature &t) {
       return llvm::is_contained(t.dimSymbols, int32_t(k));

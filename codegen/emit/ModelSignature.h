@@ -6,6 +6,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,16 @@ struct KernelSignature {
   double flops = 0, bytes = 0; // per call; 0 when unknown
 };
 
+/// The KV cache of a model compiled with --max-seq-len (agl_kv_cache_info).
+struct KVCacheSignature {
+  int64_t capacity = 0;
+  int64_t step = 0;        // positions a run appends, when stepSymbol < 0
+  int32_t stepSymbol = -1; // else the symbol whose value it appends
+  uint64_t lengthOffset = 0;
+  std::vector<TensorSignature> caches; // at full capacity
+  std::vector<uint64_t> cacheOffsets;
+};
+
 struct ModelSignature {
   std::string name; // C identifier prefix of every exported symbol
   std::vector<TensorSignature> inputs, outputs;
@@ -55,6 +66,8 @@ struct ModelSignature {
   std::string weightsFile;
   /// Empty unless the model is compiled for profiling.
   std::vector<KernelSignature> kernels;
+  /// Set for a model that keeps a KV cache; its offsets once planned.
+  std::optional<KVCacheSignature> kvCache;
 };
 
 /// Reads the signature of an imported (tensor-level) function, before
@@ -67,6 +80,10 @@ struct ModelSignature {
 /// then those dimensions are kDimComputed with extent -1. Whatever the
 /// attributes leave inconsistent is reported by verifySignature.
 ModelSignature readSignature(mlir::func::FuncOp func, llvm::StringRef name);
+
+/// Fills in where the arena planner put the KV cache and its length
+/// (the function's `autoglm.state_offsets`); no-op without a cache.
+void setStateOffsets(ModelSignature &signature, mlir::func::FuncOp planned);
 
 /// Gives output `output` its upper-bound shape and its dimensions' symbols
 /// (entries as in TensorSignature::dimSymbols; all kDimStatic, or empty,

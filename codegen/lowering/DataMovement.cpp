@@ -741,6 +741,38 @@ struct OneHotLowering : OpConversionPattern<OneHotOp> {
   }
 };
 
+/// output[i] = start + i * delta: one generic over linalg.index.
+struct RangeLowering : OpConversionPattern<RangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RangeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = signless(cast<RankedTensorType>(op.getType()));
+    Type element = type.getElementType();
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         element, ValueRange{adaptor.getCount()});
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{}, init,
+        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(1)},
+        SmallVector<utils::IteratorType>{utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value i = arith::IndexCastOp::create(b, l, element,
+                                               linalg::IndexOp::create(b, l, 0));
+          auto attr = [&](TypedAttr a) {
+            return arith::ConstantOp::create(
+                b, l, b.getIntegerAttr(element, cast<IntegerAttr>(a).getInt()));
+          };
+          Value v = arith::AddIOp::create(
+              b, l, attr(op.getStart()),
+              arith::MulIOp::create(b, l, i, attr(op.getDelta())));
+          linalg::YieldOp::create(b, l, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// One multiply-accumulate generic with a loop per einsum letter. For
 /// products of several operands the summed loops sit just outside the last
 /// result loop (as for matmul), so the innermost loop walks the result
@@ -823,5 +855,5 @@ void autoglm::populateDataMovementLowering(const TypeConverter &converter,
                SliceLowering, GatherLowering, ExpandLowering, PadLowering,
                GatherElementsLowering, GatherNDLowering,
                ScatterElementsLowering, ScatterNDLowering, OneHotLowering,
-               EinsumLowering>(converter, patterns.getContext());
+               EinsumLowering, RangeLowering>(converter, patterns.getContext());
 }

@@ -69,9 +69,11 @@ struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
     });
 
     // Inputs are the caller's memory: bufferization must not write to them.
+    // Model state (a KV cache) is the model's own, updated in place.
     for (auto func : module.getOps<func::FuncOp>())
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
-        func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+        if (!func.getArgAttr(i, "autoglm.state"))
+          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                         BoolAttr::get(ctx, false));
   }
 };

@@ -65,6 +65,8 @@ OpFoldResult autoglm::extentOf(OpBuilder &b, Location loc, Value value,
       return reshape.getSizes()[type.getDynamicDimIndex(dim)];
     if (auto expand = dyn_cast<ExpandOp>(op))
       return expand.getSizes()[type.getDynamicDimIndex(dim)];
+    if (auto range = dyn_cast<RangeOp>(op))
+      return range.getCount();
     if (auto transpose = dyn_cast<TransposeOp>(op)) {
       value = transpose.getInput();
       dim = transpose.getPerm()[dim];

@@ -51,7 +51,7 @@ def AGL_AtanhOp : AGL_UnaryOp<"atanh", "atanh(x)", AGL_FloatTensor>;
 def AGL_Expm1Op : AGL_UnaryOp<"expm1", "exp(x) - 1", AGL_FloatTensor>;
 def AGL_Log1pOp : AGL_UnaryOp<"log1p", "log(1 + x)", AGL_FloatTensor>;
 
-def AGL_ClipOp : AGL_Op<"clip", [SameOperandsAndResultType]> {
+def AGL_ClipOp : AGL_Op<"clip", [SameOperandsAndResultType, AGL_SymbolicShapes]> {
   let summary = "elementwise clamp to [min, max]";
   let description = [{
     Clamps every element to `[min, max]`; a missing bound is unbounded. ONNX
@@ -116,7 +116,7 @@ def AGL_GreaterEqualOp : AGL_CompareOp<"greater_equal", "lhs >= rhs">;
 // Integer tensors, `i1` included: the operands of bitwise and logical ops.
 def AGL_BitwiseTensor : RankedTensorOf<[AnyInteger]>;
 
-def AGL_NotOp : AGL_Op<"not", [SameOperandsAndResultType]> {
+def AGL_NotOp : AGL_Op<"not", [SameOperandsAndResultType, AGL_SymbolicShapes]> {
   let summary = "elementwise bitwise not (logical not on i1)";
   let description = [{
     Flips every bit; on `i1` this is logical not.

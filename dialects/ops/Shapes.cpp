@@ -267,3 +267,22 @@ LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
   inferred.push_back(RankedTensorType::get(shape, element));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Range
+//===----------------------------------------------------------------------===//
+
+LogicalResult RangeOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() != 1 || !type.isDynamicDim(0))
+    return emitOpError("result must be a 1-D tensor of symbolic extent");
+  Type element = type.getElementType();
+  if (!isa<IntegerType>(element))
+    return emitOpError("result elements must be integers");
+  if (getStart().getType() != element || getDelta().getType() != element)
+    return emitOpError("start and delta must have the result's element type ")
+           << element;
+  if (cast<IntegerAttr>(getDelta()).getValue().isZero())
+    return emitOpError("delta must be a non-zero number");
+  return success();
+}

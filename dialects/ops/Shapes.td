@@ -209,6 +209,28 @@ def AGL_ExpandOp : AGL_InferredOp<"expand", [AGL_SymbolicShapes]> {
   let hasVerifier = 1;
 }
 
+def AGL_RangeOp : AGL_Op<"range", [AGL_SymbolicShapes]> {
+  let summary = "start, start + delta, ... with a run-time element count";
+  let description = [{
+    `output[i] = start + i * delta` for `i < count`. ONNX Range with constant
+    bounds is a constant at import; this op is the Range whose limit is
+    computed from symbolic extents (`torch.arange(seq)`, the positions of a
+    causal mask): the importer reads the limit as index arithmetic and gives
+    `count = max(ceil((limit - start) / delta), 0)`, which is also the
+    result's symbolic extent. Integer elements; `start` and `delta` have
+    the element type.
+
+    ```mlir
+    %r = autoglm.range %seq {start = 0 : i64, delta = 1 : i64} : tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins Index:$count, TypedAttrInterface:$start,
+                       TypedAttrInterface:$delta);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "$count attr-dict `:` type($output)";
+  let hasVerifier = 1;
+}
+
 // A string attribute restricted to a few values.
 class AGL_StrAttrOf<list<string> values> : ConfinedAttr<StrAttr, [
     AttrConstraint<CPred<"::llvm::is_contained(::llvm::ArrayRef<::llvm::StringRef>{\""

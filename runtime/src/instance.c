@@ -39,6 +39,7 @@ static agl_status make_instance(const agl_model_desc *model, void *arena,
   instance->profile = NULL;
   instance->symbol_values = instance->storage;
   instance->output_dims = instance->storage + values;
+  agl_kv_cache_reset(model, arena); /* a new instance's cache is empty */
   *out = instance;
   return AGL_OK;
 }
@@ -207,7 +208,26 @@ agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
                     "takes the shapes of the inputs",
                     agl_model_label(model), (int)model->num_symbols,
                     model->symbols[0].name);
+  status = agl_kv_cache_check_run(model, instance->arena, NULL);
+  if (status != AGL_OK)
+    return status;
   return call_entry(instance, inputs, outputs, NULL, NULL);
+}
+
+agl_status agl_instance_cache_length(const agl_instance *instance,
+                                     int64_t *length) {
+  if (!instance || !length)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "agl_instance_cache_length: instance or length is null");
+  return agl_kv_cache_length(instance->model, instance->arena, length);
+}
+
+agl_status agl_instance_set_cache_length(agl_instance *instance,
+                                         int64_t length) {
+  if (!instance)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "agl_instance_set_cache_length: instance is null");
+  return agl_kv_cache_set_length(instance->model, instance->arena, length);
 }
 
 /* An output extent beyond the descriptor's bound means the model wrote past
@@ -244,6 +264,11 @@ agl_status agl_instance_run_shaped(agl_instance *instance,
   const agl_model_desc *model = instance->model;
   status = agl_symbols_from_shapes(model, input_shapes,
                                    instance->symbol_values);
+  if (status != AGL_OK)
+    return status;
+
+  status = agl_kv_cache_check_run(model, instance->arena,
+                                  instance->symbol_values);
   if (status != AGL_OK)
     return status;
 

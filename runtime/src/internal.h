@@ -31,6 +31,19 @@ AGL_HIDDEN agl_status agl_symbols_from_shapes(
     const agl_model_desc *model, const int64_t *const *input_shapes,
     int64_t *values);
 
+/* KV caches (kv_cache.c). The checks of a descriptor's kv_cache; the
+ * length reset to 0 (new instances); the check that a run with these symbol
+ * values fits the capacity; the length read and rewound. */
+AGL_HIDDEN agl_status agl_kv_cache_check(const agl_model_desc *model);
+AGL_HIDDEN void agl_kv_cache_reset(const agl_model_desc *model, void *arena);
+AGL_HIDDEN agl_status agl_kv_cache_check_run(const agl_model_desc *model,
+                                             void *arena,
+                                             const int64_t *symbols);
+AGL_HIDDEN agl_status agl_kv_cache_length(const agl_model_desc *model,
+                                          void *arena, int64_t *length);
+AGL_HIDDEN agl_status agl_kv_cache_set_length(const agl_model_desc *model,
+                                              void *arena, int64_t length);
+
 /* An instance's profile: a fixed buffer of events (profile.c). */
 typedef struct agl_profile agl_profile;
 /* Null when out of memory. */

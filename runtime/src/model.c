@@ -155,7 +155,10 @@ agl_status agl_model_check(const agl_model_desc *model) {
   status = check_table(model, "output", model->num_outputs, model->outputs);
   if (status != AGL_OK)
     return status;
-  return check_symbols_are_inputs(model);
+  status = check_symbols_are_inputs(model);
+  if (status != AGL_OK)
+    return status;
+  return agl_kv_cache_check(model);
 }
 
 static agl_status find_by_name(const agl_model_desc *model, const char *kind,

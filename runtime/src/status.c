@@ -24,6 +24,8 @@ const char *agl_status_string(agl_status status) {
     return "not found";
   case AGL_ERR_MODEL_FAILED:
     return "model failed";
+  case AGL_ERR_CACHE_FULL:
+    return "KV cache full";
   }
   return "unknown status";
 }

@@ -616,3 +616,107 @@ TEST(Library, RejectsNullArguments) {
 }
 
 } // namespace
+
+namespace {
+
+// ---- KV caches -----------------------------------------------------------
+
+// A model whose cache (7 positions of one float) and length live in the
+// arena; each run appends 3 positions, as compiled models advance the
+// length themselves.
+constexpr uint64_t kLengthOffset = 64;
+int32_t appendThree(void *arena, const void *, const void *const *,
+                    void *const *, const int64_t *, int64_t *) {
+  *reinterpret_cast<int64_t *>(static_cast<char *>(arena) + kLengthOffset) += 3;
+  return 0;
+}
+
+struct CacheModel {
+  int64_t shape[1] = {7};
+  agl_tensor_info cache{"past", AGL_DTYPE_F32, 1, shape, nullptr};
+  uint64_t offsets[1] = {128};
+  agl_kv_cache_info info{7, 3, -1, 1, kLengthOffset, &cache, offsets};
+  agl_model_desc model = *fake_add_model();
+  CacheModel() {
+    model.arena_size = 256;
+    model.run = appendThree;
+    model.kv_cache = &info;
+  }
+};
+
+TEST(KVCache, RunsAdvanceTheLengthUntilTheCacheIsFull) {
+  CacheModel m;
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(&m.model, &instance), AGL_OK)
+      << agl_last_error();
+  int64_t length = -1;
+  ASSERT_EQ(agl_instance_cache_length(instance, &length), AGL_OK);
+  EXPECT_EQ(length, 0) << "a new instance's cache is empty";
+  AddCase run;
+  ASSERT_EQ(agl_instance_run(instance, run.inputs, run.outputs), AGL_OK);
+  ASSERT_EQ(agl_instance_run(instance, run.inputs, run.outputs), AGL_OK);
+  ASSERT_EQ(agl_instance_cache_length(instance, &length), AGL_OK);
+  EXPECT_EQ(length, 6);
+  EXPECT_EQ(agl_instance_run(instance, run.inputs, run.outputs),
+            AGL_ERR_CACHE_FULL);
+  EXPECT_EQ(lastError(), "the KV cache of model 'fake_add' holds 7 positions; "
+                         "6 are in use and this run appends 3 (reset it with "
+                         "agl_instance_set_cache_length)");
+  ASSERT_EQ(agl_instance_cache_length(instance, &length), AGL_OK);
+  EXPECT_EQ(length, 6) << "a refused run changes nothing";
+  agl_instance_destroy(instance);
+}
+
+TEST(KVCache, LengthRewindsButNeverGrows) {
+  CacheModel m;
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(&m.model, &instance), AGL_OK);
+  AddCase run;
+  ASSERT_EQ(agl_instance_run(instance, run.inputs, run.outputs), AGL_OK);
+  EXPECT_EQ(agl_instance_set_cache_length(instance, 4),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("it holds 3 positions"));
+  EXPECT_EQ(agl_instance_set_cache_length(instance, -1),
+            AGL_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(agl_instance_set_cache_length(instance, 1), AGL_OK);
+  int64_t length = -1;
+  ASSERT_EQ(agl_instance_cache_length(instance, &length), AGL_OK);
+  EXPECT_EQ(length, 1);
+  agl_instance_destroy(instance);
+}
+
+TEST(KVCache, ModelsWithoutACacheHaveNoLength) {
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(fake_add_model(), &instance), AGL_OK);
+  int64_t length = 0;
+  EXPECT_EQ(agl_instance_cache_length(instance, &length),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("has no KV cache"));
+  EXPECT_EQ(agl_instance_set_cache_length(instance, 0),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(agl_instance_cache_length(nullptr, &length),
+            AGL_ERR_INVALID_ARGUMENT);
+  agl_instance_destroy(instance);
+}
+
+TEST(KVCache, RejectsCachesOutsideTheArena) {
+  agl_instance *instance = nullptr;
+  CacheModel lengthOutside;
+  lengthOutside.info.length_offset = 256;
+  EXPECT_EQ(agl_instance_create(&lengthOutside.model, &instance),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("length outside its arena"));
+  CacheModel cacheOutside;
+  cacheOutside.offsets[0] = 240;
+  EXPECT_EQ(agl_instance_create(&cacheOutside.model, &instance),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("places KV cache 'past' outside"));
+  CacheModel noStep;
+  noStep.info.step = 0;
+  EXPECT_EQ(agl_instance_create(&noStep.model, &instance),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("no valid step"));
+  EXPECT_EQ(instance, nullptr);
+}
+
+} // namespace

@@ -22,7 +22,12 @@ _Static_assert(offsetof(agl_model_desc, num_kernels) == 96,
                "agl_model_desc layout");
 _Static_assert(offsetof(agl_model_desc, kernels) == 104,
                "agl_model_desc layout");
-_Static_assert(sizeof(agl_model_desc) == 112, "agl_model_desc layout");
+_Static_assert(offsetof(agl_model_desc, kv_cache) == 112,
+               "agl_model_desc layout");
+_Static_assert(sizeof(agl_model_desc) == 120, "agl_model_desc layout");
+_Static_assert(sizeof(agl_kv_cache_info) == 48, "agl_kv_cache_info layout");
+_Static_assert(offsetof(agl_kv_cache_info, length_offset) == 24,
+               "agl_kv_cache_info layout");
 _Static_assert(sizeof(agl_kernel_info) == 24, "agl_kernel_info layout");
 _Static_assert(sizeof(agl_profile_event) == 24, "agl_profile_event layout");
 #endif

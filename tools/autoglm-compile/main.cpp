@@ -120,6 +120,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> printIRBefore, printIRAfter;
   bool serialLoops = false;
   unsigned optLevel = 3;
+  int64_t maxSeqLen = 0;
   std::string weightOnly;
   int64_t groupSize = 128;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
@@ -139,6 +140,13 @@ int main(int argc, char **argv) {
   app.add_option("--dim", dims,
                  "A symbolic input dimension: NAME=N pins it, NAME=MIN..MAX "
                  "keeps it symbolic within the range (repeatable)");
+  app.add_option("--max-seq-len", maxSeqLen,
+                 "Keep the past keys and values of a decoder exported with "
+                 "a KV cache (past inputs, present outputs) inside the "
+                 "model, in a cache of this many positions updated in "
+                 "place; the past inputs and present outputs leave the "
+                 "signature")
+      ->check(CLI::PositiveNumber);
   app.add_option("--bind", binds,
                  "Fix a graph input to the tensor in FILE (.npy or .pb): "
                  "NAME=FILE; the input becomes a constant")
@@ -257,9 +265,9 @@ int main(int argc, char **argv) {
     bool range = value.contains("..");
     if (key.empty() || low.getAsInteger(10, min) ||
         (range ? high.getAsInteger(10, max) : (max = min, false)) || min < 0 ||
-        (range && (min < 1 || max < min)))
+        (range && max < min))
       return error("--dim expects NAME=N (N >= 0) or NAME=MIN..MAX "
-                   "(1 <= MIN <= MAX), got '" + d + "'");
+                   "(0 <= MIN <= MAX), got '" + d + "'");
     importOptions.dims[key] = {min, max};
   }
 
@@ -324,6 +332,7 @@ int main(int argc, char **argv) {
   pipelineOptions.runtimeKernels = !noKernels;
   pipelineOptions.fuseAttention = !noFusedAttention;
   pipelineOptions.profile = profile;
+  pipelineOptions.maxSeqLen = maxSeqLen;
   pipelineOptions.dumpAll = dumpAll;
   pipelineOptions.printLocations = printLocations;
   pipelineOptions.printOpStats = printOpStats;
@@ -346,8 +355,15 @@ int main(int argc, char **argv) {
       weightOnly == "int8" ? 8 : weightOnly == "int4" ? 4 : 0;
   pipelineOptions.weightOnlyGroupSize = groupSize;
   pipelineOptions.afterStage = [&](Stage stage, mlir::ModuleOp planned) {
+    // A KV cache changes the signature: the past inputs and present
+    // outputs become state.
+    if (stage == Stage::Autoglm && maxSeqLen > 0)
+      signature =
+          readSignature(planned.lookupSymbol<mlir::func::FuncOp>("main"), name);
     if (stage != Stage::Memref)
       return;
+    setStateOffsets(signature,
+                    planned.lookupSymbol<mlir::func::FuncOp>("main"));
     measureArena(planned, modelReport);
     signature.arenaSize = modelReport.arenaBytes;
     if (explain) {

@@ -37,6 +37,18 @@ void Instance::runShaped(const std::vector<const void *> &inputs,
     throw RuntimeError(agl_last_error());
 }
 
+int64_t Instance::cacheLength() const {
+  int64_t length = 0;
+  if (agl_instance_cache_length(instance_, &length) != AGL_OK)
+    throw RuntimeError(agl_last_error());
+  return length;
+}
+
+void Instance::setCacheLength(int64_t length) {
+  if (agl_instance_set_cache_length(instance_, length) != AGL_OK)
+    throw RuntimeError(agl_last_error());
+}
+
 void Instance::setProfileCapacity(size_t maxEvents) {
   if (agl_instance_set_profile_capacity(instance_, maxEvents) != AGL_OK)
     throw RuntimeError(agl_last_error());

@@ -50,6 +50,11 @@ public:
                  const std::vector<void *> &outputs,
                  const std::vector<int64_t *> &outputShapes);
 
+  /// The KV cache of a model compiled with --max-seq-len: positions in use,
+  /// and a shorter length (0: empty).
+  int64_t cacheLength() const;
+  void setCacheLength(int64_t length);
+
   /// Profiles of models compiled with --profile: room for `maxEvents`
   /// kernel events, the events recorded, and forgetting them.
   void setProfileCapacity(size_t maxEvents);

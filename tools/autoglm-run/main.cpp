@@ -337,6 +337,9 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
     instance.setProfileCapacity(runs * size_t(model.num_kernels));
   }
   const auto runOnce = [&] {
+    // A model with a KV cache runs every time from an empty cache.
+    if (model.kv_cache)
+      instance.setCacheLength(0);
     if (shaped)
       instance.runShaped(inputPointers, inputShapes, outputPointers,
                          outputShapes);

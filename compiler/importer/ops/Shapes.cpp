@@ -383,9 +383,6 @@ std::optional<LogicalResult> importSymbolicSlice(NodeImporter &n) {
   if (ends->size() != starts->size() || axes.size() != starts->size() ||
       steps.size() != starts->size())
     return n.emitError() << "starts, ends, axes and steps differ in length";
-  if (llvm::any_of(steps, [](int64_t step) { return step != 1; }))
-    return n.unsupported("a slice with a step other than 1 of a tensor with "
-                         "symbolic extents or with bounds known at run time");
   SmallVector<int64_t> staticStarts(rank, 0), staticEnds(type.getShape()),
       staticSteps(rank, 1), dynamicAxes;
   SmallVector<std::pair<Value, Value>> bounds(rank);
@@ -393,6 +390,25 @@ std::optional<LogicalResult> importSymbolicSlice(NodeImporter &n) {
     auto axis = n.normalizeAxis(axes[i], rank);
     if (failed(axis))
       return failure();
+    if (steps[i] != 1) {
+      // A strided static axis with constant bounds (x[..., 0::2] of a
+      // tensor whose other axes are symbolic): bounds as in the static path.
+      auto cs = getConstantIntValue((*starts)[i]);
+      auto ce = getConstantIntValue((*ends)[i]);
+      if (steps[i] < 0 || type.isDynamicDim(*axis) || !cs || !ce)
+        return n.unsupported("a slice with a step other than 1 on a symbolic "
+                             "axis, with bounds known at run time or with a "
+                             "negative step on a tensor with symbolic extents");
+      int64_t dim = type.getDimSize(*axis), step = steps[i];
+      int64_t start = std::clamp<int64_t>(*cs < 0 ? *cs + dim : *cs, 0, dim);
+      int64_t end = std::clamp<int64_t>(*ce < 0 ? *ce + dim : *ce, 0, dim);
+      if (sliceExtent(start, end, step) == 0)
+        start = 0, end = 0, step = 1;
+      staticStarts[*axis] = start;
+      staticEnds[*axis] = end;
+      staticSteps[*axis] = step;
+      continue;
+    }
     OpFoldResult extent = extentOf(b, loc, input, *axis);
     // A bound the symbol ranges fix to one value (min(batch, 1) with batch
     // >= 1) is that constant, which keeps the extent static.
@@ -640,17 +656,28 @@ LogicalResult importConstantOfShape(NodeImporter &n) {
 /// model from filling memory.
 constexpr int64_t kMaxRangeElements = 1 << 24;
 
+/// Range inputs must be constants, but for a limit computed from extents.
+constexpr const char *kRangeNeedsConstants =
+    "Range with inputs that are not compile-time scalar constants (its "
+    "length depends on them) is not supported";
+
 /// Range of constant bounds, as a constant (its length depends on the
 /// values). Computed in double/int64 like the ONNX reference, then
 /// converted to the element type.
+LogicalResult importSymbolicRange(NodeImporter &n, DenseElementsAttr start,
+                                  DenseElementsAttr delta);
+
 LogicalResult importRange(NodeImporter &n) {
   DenseElementsAttr bounds[3];
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 3; ++i)
     bounds[i] = n.constantInput(i);
+  // A limit computed from symbolic extents (torch.arange(seq)).
+  if (bounds[0] && bounds[2] && !bounds[1] &&
+      n.inputType(1).getNumElements() == 1)
+    return importSymbolicRange(n, bounds[0], bounds[2]);
+  for (int i = 0; i < 3; ++i) {
     if (!bounds[i] || bounds[i].getNumElements() != 1)
-      return n.needsConstant(i, "Range with inputs that are not compile-time "
-                                "scalar constants (its length depends on "
-                                "them) is not supported");
+      return n.needsConstant(i, kRangeNeedsConstants);
   }
   Type element = bounds[0].getElementType();
   if (bounds[1].getElementType() != element ||
@@ -689,6 +716,66 @@ LogicalResult importRange(NodeImporter &n) {
   for (int64_t i = 0; i < count; ++i)
     out.push_back(APInt(width, v[0] + i * v[2], /*isSigned=*/true));
   n.setOutput(0, n.constant(DenseElementsAttr::get(type(count), out)));
+  return success();
+}
+
+/// Range(start, limit, delta) with constant integer start and delta and a
+/// limit read back from extents (Shape -> Squeeze -> Add ...): an
+/// autoglm.range of count max(ceil((limit - start) / delta), 0), which is
+/// the limit itself for arange(limit).
+LogicalResult importSymbolicRange(NodeImporter &n, DenseElementsAttr startAttr,
+                                  DenseElementsAttr deltaAttr) {
+  Type element = n.inputType(1).getElementType();
+  if (startAttr.getNumElements() != 1 || deltaAttr.getNumElements() != 1 ||
+      startAttr.getElementType() != element ||
+      deltaAttr.getElementType() != element)
+    return n.emitError() << "start, limit and delta must be scalars of the "
+                            "same type";
+  if (!isa<IntegerType>(element))
+    return n.unsupported("Range of floats whose limit is not a compile-time "
+                         "constant");
+  OpBuilder &b = n.builder();
+  Location loc = n.loc();
+  auto limit = shapeElements(b, loc, n.input(1));
+  if (!limit || limit->size() != 1)
+    return n.needsConstant(1, kRangeNeedsConstants);
+  int64_t start = (*startAttr.getValues<APInt>().begin()).getSExtValue();
+  int64_t delta = (*deltaAttr.getValues<APInt>().begin()).getSExtValue();
+  if (delta == 0)
+    return n.emitError() << "Range needs a non-zero delta";
+  OpFoldResult count = limit->front();
+  if (start != 0 || delta != 1) {
+    // ceil((limit - start) / delta), clamped at 0, on index values.
+    Value l = getValueOrCreateConstantIndexOp(b, loc, count);
+    Value span = arith::SubIOp::create(b, loc, l,
+                                       arith::ConstantIndexOp::create(b, loc, start));
+    Value d = arith::ConstantIndexOp::create(b, loc, delta);
+    Value q = delta > 0 ? Value(arith::CeilDivSIOp::create(b, loc, span, d))
+                        : Value(arith::CeilDivSIOp::create(
+                              b, loc, arith::SubIOp::create(
+                                          b, loc, arith::ConstantIndexOp::create(b, loc, 0), span),
+                              arith::ConstantIndexOp::create(b, loc, -delta)));
+    count = arith::MaxSIOp::create(b, loc, q,
+                                   arith::ConstantIndexOp::create(b, loc, 0))
+                .getResult();
+  }
+  if (auto c = getConstantIntValue(count)) {
+    // Extents that fold (pinned dimensions): a constant as before.
+    if (*c > kMaxRangeElements)
+      return n.unsupported("Range of more than 2^24 elements");
+    unsigned width = element.getIntOrFloatBitWidth();
+    SmallVector<APInt> out;
+    for (int64_t i = 0; i < *c; ++i)
+      out.push_back(APInt(width, start + i * delta, /*isSigned=*/true));
+    n.setOutput(0, n.constant(DenseElementsAttr::get(
+                       RankedTensorType::get({*c}, element), out)));
+    return success();
+  }
+  auto type = RankedTensorType::get({ShapedType::kDynamic}, element);
+  n.setOutput(0, n.createTyped<RangeOp>(
+                     type, getValueOrCreateConstantIndexOp(b, loc, count),
+                     b.getIntegerAttr(element, start),
+                     b.getIntegerAttr(element, delta)));
   return success();
 }
 

@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-#define AGL_ABI_VERSION 5u
+#define AGL_ABI_VERSION 6u
 
 typedef enum agl_status {
   AGL_OK = 0,
@@ -48,6 +48,7 @@ typedef enum agl_status {
   AGL_ERR_ABI_MISMATCH = 4,     /* artifact built for another ABI version */
   AGL_ERR_NOT_FOUND = 5,        /* missing symbol, input or output name */
   AGL_ERR_MODEL_FAILED = 6,     /* the compiled code reported a failure */
+  AGL_ERR_CACHE_FULL = 7,       /* a run would append past the KV cache */
 } agl_status;
 
 /* Element types use the ONNX TensorProto.DataType codes. */
@@ -127,6 +128,24 @@ typedef struct agl_kernel_info {
   double bytes; /* bytes of its operands, read and written; 0 when unknown */
 } agl_kernel_info;
 
+/* A model compiled with `--max-seq-len` keeps its past keys and values in
+ * a KV cache inside its arena: `num_caches` tensors of `capacity` positions
+ * along the sequence axis, and the number of positions in use (an int64 at
+ * `length_offset`). Each run reads the cache up to that length, appends its
+ * new positions in place and advances the length; instances start empty.
+ * The exported model's past inputs and present outputs are not in the
+ * signature. */
+typedef struct agl_kv_cache_info {
+  int64_t capacity;      /* positions each cache holds */
+  int64_t step;          /* positions a run appends, when step_symbol < 0 */
+  int32_t step_symbol;   /* the symbol whose value a run appends, or -1 */
+  int32_t num_caches;
+  uint64_t length_offset; /* arena offset of the int64 length */
+  /* Per cache: named after the exported past input, at full capacity. */
+  const agl_tensor_info *caches;
+  const uint64_t *cache_offsets; /* arena offset of each cache */
+} agl_kv_cache_info;
+
 typedef struct agl_model_desc {
   uint32_t abi_version; /* AGL_ABI_VERSION of the compiler that built it */
   uint32_t reserved;
@@ -151,6 +170,8 @@ typedef struct agl_model_desc {
   int32_t num_kernels;
   uint32_t reserved3;
   const agl_kernel_info *kernels;
+  /* Null unless the model keeps a KV cache. */
+  const agl_kv_cache_info *kv_cache;
 } agl_model_desc;
 
 /* ---- status and types ---------------------------------------------------- */
@@ -208,6 +229,16 @@ agl_status agl_instance_run_shaped(agl_instance *instance,
                                    const int64_t *const *input_shapes,
                                    void *const *outputs,
                                    int64_t *const *output_shapes);
+
+/* A model with a KV cache (model->kv_cache): the positions in use, which
+ * runs advance (a run that would pass the capacity fails with
+ * AGL_ERR_CACHE_FULL and changes nothing). Setting a length at most the
+ * current one forgets the positions past it (0 starts a new sequence);
+ * AGL_ERR_INVALID_ARGUMENT for a longer length or a model without a cache. */
+agl_status agl_instance_cache_length(const agl_instance *instance,
+                                     int64_t *length);
+agl_status agl_instance_set_cache_length(agl_instance *instance,
+                                         int64_t length);
 
 /* ---- threads -------------------------------------------------------------- */
 /* Threads that run compiled kernels: one process-wide pool, created once and

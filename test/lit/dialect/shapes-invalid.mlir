@@ -111,3 +111,35 @@ func.func @pad_edge_of_nothing(%x: tensor<3x0xf32>) {
   %0 = autoglm.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = "edge"} : (tensor<3x0xf32>) -> tensor<3x2xf32>
   return
 }
+
+// -----
+
+func.func @range_static(%n: index) {
+  // expected-error @+1 {{'autoglm.range' op result must be a 1-D tensor of symbolic extent}}
+  %0 = autoglm.range %n {start = 0 : i64, delta = 1 : i64} : tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @range_float(%n: index) {
+  // expected-error @+1 {{'autoglm.range' op result elements must be integers}}
+  %0 = autoglm.range %n {start = 0.0 : f32, delta = 1.0 : f32} : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @range_start_type(%n: index) {
+  // expected-error @+1 {{'autoglm.range' op start and delta must have the result's element type 'i64'}}
+  %0 = autoglm.range %n {start = 0 : i32, delta = 1 : i64} : tensor<?xi64>
+  return
+}
+
+// -----
+
+func.func @range_zero_delta(%n: index) {
+  // expected-error @+1 {{'autoglm.range' op delta must be a non-zero number}}
+  %0 = autoglm.range %n {start = 0 : i64, delta = 0 : i64} : tensor<?xi64>
+  return
+}

@@ -33,3 +33,10 @@ func.func @others(%i: tensor<4xi64>, %v: tensor<2xf32>, %a: tensor<3x4xf32>, %b:
   %3 = autoglm.pad %a {pads = array<i64: 1, 1, 1, 1>, mode = "constant"} : (tensor<3x4xf32>) -> tensor<5x6xf32>
   return %0, %1, %2, %3 : tensor<4x5xf32>, tensor<3x5xf32>, tensor<5x6xf32>, tensor<5x6xf32>
 }
+
+// CHECK-LABEL: func.func @range
+// CHECK: autoglm.range %{{.*}} {delta = 1 : i32, start = 0 : i32} : tensor<?xi32>
+func.func @range(%n: index) -> tensor<?xi32> {
+  %0 = autoglm.range %n {start = 0 : i32, delta = 1 : i32} : tensor<?xi32>
+  return %0 : tensor<?xi32>
+}

@@ -220,3 +220,23 @@ func.func @expand_symbolic(%x: tensor<?x4xf32>, %b: index) -> tensor<?x4xf32> {
   %0 = autoglm.expand %x[%b] {shape = array<i64: -9223372036854775808, 4>} : (tensor<?x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// autoglm.range: one generic over linalg.index, its extent the count.
+// CHECK-LABEL: func.func @range
+// CHECK-SAME: (%[[N:[^:]*]]: index
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xi64>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%[[E]] : tensor<?xi64>)
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[II:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK-NEXT: %[[DELTA:.*]] = arith.constant 3 : i64
+// CHECK-NEXT: %[[M:.*]] = arith.muli %[[II]], %[[DELTA]] : i64
+// CHECK-NEXT: %[[START:.*]] = arith.constant 2 : i64
+// CHECK-NEXT: %[[V:.*]] = arith.addi %[[START]], %[[M]] : i64
+// CHECK-NEXT: linalg.yield %[[V]] : i64
+// CHECK: return %[[R]]
+func.func @range(%n: index) -> tensor<?xi64> {
+  %0 = autoglm.range %n {start = 2 : i64, delta = 3 : i64} : tensor<?xi64>
+  return %0 : tensor<?xi64>
+}

@@ -133,3 +133,24 @@ func.func @result_returned_twice(%arg0: tensor<4xf32> {bufferization.writable = 
   } -> tensor<4xf32>
   return %1, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Model state (a KV cache) is updated in place in its writable argument;
+// the state results then say nothing more and are dropped, leaving only
+// the real output as an output argument.
+// CHECK-LABEL: func.func @state_in_place
+// CHECK-SAME: (%[[NEW:.*]]: memref<1x4xf32>, %[[CACHE:.*]]: memref<8x4xf32> {autoglm.state = "cache"}, %[[OUT:.*]]: memref<1x4xf32> {bufferize.result})
+// CHECK-NOT: memref.alloc
+// CHECK: %[[SLOT:.*]] = memref.subview %[[CACHE]][3, 0] [1, 4] [1, 1]
+// CHECK: linalg.copy ins(%[[NEW]] {{.*}}) outs(%[[SLOT]]
+// CHECK: return
+// CHECK-NOT: memref
+func.func @state_in_place(%new: tensor<1x4xf32> {bufferization.writable = false},
+                          %cache: tensor<8x4xf32> {autoglm.state = "cache", bufferization.writable = true})
+    -> (tensor<1x4xf32>, tensor<8x4xf32> {autoglm.state = 1 : i64}) {
+  %updated = tensor.insert_slice %new into %cache[3, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<8x4xf32>
+  %read = tensor.extract_slice %updated[0, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<1x4xf32>
+  %out = linalg.copy ins(%read : tensor<1x4xf32>) outs(%new : tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %out, %updated : tensor<1x4xf32>, tensor<8x4xf32>
+}

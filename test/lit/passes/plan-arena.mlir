@@ -213,3 +213,29 @@ func.func @decided_select(%x: memref<?xf32> {autoglm.dim_symbols = array<i32: 0>
   linalg.fill ins(%zero : f32) outs(%a : memref<?xf32>)
   return
 }
+
+// -----
+
+// Model state goes first in the arena, where no buffer of a run goes, so
+// that it persists from run to run; the run's buffers follow it and the
+// state arguments leave the signature.
+// CHECK-LABEL: func.func @state_first
+// CHECK-SAME: (%[[X:.*]]: memref<16xf32>, %[[ARENA:.*]]: memref<256xi8> {autoglm.arena})
+// CHECK-SAME: autoglm.arena_lower_bound = 256
+// CHECK-SAME: autoglm.arena_size = 256
+// CHECK-SAME: autoglm.state_offsets = [{bytes = 8 : i64, kind = "length", name = "len", offset = 0 : i64}, {bytes = 128 : i64, kind = "cache", name = "cache", offset = 64 : i64}]
+// CHECK-DAG: memref.view %[[ARENA]][%c0{{.*}}][] : memref<256xi8> to memref<1xi64>
+// CHECK-DAG: memref.view %[[ARENA]][%c64{{.*}}][] : memref<256xi8> to memref<8x4xf32>
+// CHECK-DAG: memref.view %[[ARENA]][%c192{{.*}}][] : memref<256xi8> to memref<16xf32>
+func.func @state_first(%x: memref<16xf32>,
+                       %len: memref<1xi64> {autoglm.name = "len", autoglm.state = "length"},
+                       %cache: memref<8x4xf32> {autoglm.name = "cache", autoglm.state = "cache"}) {
+  %c0 = arith.constant 0 : index
+  %tmp = memref.alloc() : memref<16xf32>
+  linalg.copy ins(%x : memref<16xf32>) outs(%tmp : memref<16xf32>)
+  %n = memref.load %len[%c0] : memref<1xi64>
+  %f = arith.sitofp %n : i64 to f32
+  memref.store %f, %cache[%c0, %c0] : memref<8x4xf32>
+  linalg.copy ins(%tmp : memref<16xf32>) outs(%x : memref<16xf32>)
+  return
+}

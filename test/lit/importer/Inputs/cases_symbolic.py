@@ -80,3 +80,64 @@ def symbolic_slice_computed_end():
                  [const("i1", 1), const("ax0", [0]), const("zero", [0]),
                   const("ax1", [1]),
                   const("table", [[float(i) for i in range(16)]], np.float32)])
+
+
+@case
+def symbolic_causal_mask():
+    # The causal mask of a decoder with a KV cache, as torch's dynamo
+    # exporter writes it: key positions Range(0, total), query positions
+    # Range(0, seq) + (total - seq), LessOrEqual, And with the padding mask,
+    # Where to 0 / -1e9.
+    nodes = [node("Shape", ["ids"], ["seq_s"], name="shape_seq", start=1, end=2),
+             node("Squeeze", ["seq_s"], ["seq"], name="squeeze_seq"),
+             node("Shape", ["mask"], ["total_s"], name="shape_total", start=1, end=2),
+             node("Squeeze", ["total_s"], ["total"], name="squeeze_total"),
+             node("Range", ["zero", "total", "one"], ["keys"], name="range_keys"),
+             node("Range", ["zero", "seq", "one"], ["q0"], name="range_queries"),
+             node("Sub", ["total", "seq"], ["past"], name="past"),
+             node("Add", ["q0", "past"], ["queries"], name="queries"),
+             node("Unsqueeze", ["keys", "ax0"], ["k2"], name="keys_row"),
+             node("Unsqueeze", ["queries", "ax1"], ["q2"], name="queries_column"),
+             node("LessOrEqual", ["k2", "q2"], ["causal"], name="causal"),
+             node("Equal", ["mask", "zero"], ["padded"], name="padded"),
+             node("Not", ["padded"], ["kept"], name="kept"),
+             node("Unsqueeze", ["kept", "ax1"], ["kept3"], name="kept_rows"),
+             node("And", ["causal", "kept3"], ["keep"], name="keep"),
+             node("Where", ["keep", "fzero", "fmin"], ["y"], name="where")]
+    return model(nodes, [tensor("ids", I64, [1, "seq"]),
+                         tensor("mask", I64, [1, "total"])],
+                 [tensor("y", F32, [1, "seq", "total"])], 18,
+                 [const("zero", 0), const("one", 1), const("ax0", [0]),
+                  const("ax1", [1]), const("fzero", 0.0, np.float32),
+                  const("fmin", -1e9, np.float32)])
+
+
+@case
+def symbolic_range_offset():
+    # Range(2, seq, 3): ceil((seq - 2) / 3) elements, at least 0.
+    nodes = [node("Shape", ["x"], ["s"], name="shape", start=1, end=2),
+             node("Squeeze", ["s"], ["n"], name="squeeze"),
+             node("Range", ["two", "n", "three"], ["y"], name="range")]
+    return model(nodes, [tensor("x", F32, [1, "seq"])],
+                 [tensor("y", I64, ["count"])], 18,
+                 [const("two", 2), const("three", 3)])
+
+
+@case
+def symbolic_range_data_limit():
+    # The limit is tensor data: its length is not known from extents.
+    nodes = [node("Range", ["zero", "n", "one"], ["y"], name="data_range")]
+    return model(nodes, [tensor("n", I64, [])],
+                 [tensor("y", I64, ["count"])], 18,
+                 [const("zero", 0), const("one", 1)])
+
+
+@case
+def symbolic_strided_slice():
+    # x[..., 0::2] of a [batch, seq, 8] tensor (the interleaved rotary
+    # halves): the strided axis is static, the others are taken whole.
+    nodes = [node("Slice", ["x", "zero", "big", "last", "two"], ["y"], name="even")]
+    return model(nodes, [tensor("x", F32, ["batch", "seq", 8])],
+                 [tensor("y", F32, ["batch", "seq", 4])], 18,
+                 [const("zero", [0]), const("big", [2**62]), const("last", [-1]),
+                  const("two", [2])])

@@ -1,0 +1,91 @@
+/* KV caches of models compiled with --max-seq-len: the descriptor's checks,
+ * the length kept in the arena, and the check that a run fits. The model's
+ * code updates the caches and the length itself. */
+#include "internal.h"
+
+#include <string.h>
+
+static int64_t *length_slot(const agl_model_desc *model, void *arena) {
+  return (int64_t *)((char *)arena + model->kv_cache->length_offset);
+}
+
+agl_status agl_kv_cache_check(const agl_model_desc *model) {
+  const agl_kv_cache_info *cache = model->kv_cache;
+  if (!cache)
+    return AGL_OK;
+  const char *label = agl_model_label(model);
+  if (cache->capacity <= 0 || cache->num_caches <= 0 || !cache->caches ||
+      !cache->cache_offsets)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' declares an empty or incomplete KV cache",
+                    label);
+  if (cache->step_symbol >= model->num_symbols ||
+      (cache->step_symbol < 0 && cache->step <= 0))
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' declares a KV cache with no valid step",
+                    label);
+  if (cache->length_offset % sizeof(int64_t) != 0 ||
+      cache->length_offset + sizeof(int64_t) > model->arena_size)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' keeps its KV cache length outside its arena",
+                    label);
+  for (int32_t i = 0; i < cache->num_caches; ++i)
+    if (cache->cache_offsets[i] + agl_tensor_num_bytes(&cache->caches[i]) >
+        model->arena_size)
+      return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                      "model '%s' places KV cache '%s' outside its arena",
+                      label, cache->caches[i].name ? cache->caches[i].name
+                                                   : "?");
+  return AGL_OK;
+}
+
+void agl_kv_cache_reset(const agl_model_desc *model, void *arena) {
+  if (model->kv_cache)
+    *length_slot(model, arena) = 0;
+}
+
+agl_status agl_kv_cache_check_run(const agl_model_desc *model, void *arena,
+                                  const int64_t *symbols) {
+  const agl_kv_cache_info *cache = model->kv_cache;
+  if (!cache)
+    return AGL_OK;
+  int64_t length = *length_slot(model, arena);
+  int64_t step = cache->step_symbol >= 0 ? symbols[cache->step_symbol]
+                                         : cache->step;
+  if (length + step > cache->capacity)
+    return agl_fail(AGL_ERR_CACHE_FULL,
+                    "the KV cache of model '%s' holds %lld positions; %lld "
+                    "are in use and this run appends %lld (reset it with "
+                    "agl_instance_set_cache_length)",
+                    agl_model_label(model), (long long)cache->capacity,
+                    (long long)length, (long long)step);
+  return AGL_OK;
+}
+
+agl_status agl_kv_cache_length(const agl_model_desc *model, void *arena,
+                               int64_t *length) {
+  if (!model->kv_cache)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' has no KV cache (compile it with "
+                    "--max-seq-len)",
+                    agl_model_label(model));
+  *length = *length_slot(model, arena);
+  return AGL_OK;
+}
+
+agl_status agl_kv_cache_set_length(const agl_model_desc *model, void *arena,
+                                   int64_t length) {
+  int64_t current = 0;
+  agl_status status = agl_kv_cache_length(model, arena, &current);
+  if (status != AGL_OK)
+    return status;
+  if (length < 0 || length > current)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "cannot set the KV cache length of model '%s' to %lld: "
+                    "it holds %lld positions, and only a shorter length "
+                    "keeps its contents meaningful",
+                    agl_model_label(model), (long long)length,
+                    (long long)current);
+  *length_slot(model, arena) = length;
+  return AGL_OK;
+}
