@@ -324,7 +324,11 @@ def QuantizeWeights : Pass<"autoglm-quantize-weights", "mlir::ModuleOp"> {
     [runtime.md](runtime.md)). The call's arguments are those of the packed
     call with the quantized weight's address and the group size in place of
     the packed B. A weight shared by several products is quantized once;
-    the float weights nothing reads any more are dropped.
+    the float weights nothing reads any more are dropped. Where the packed
+    call carries epilogue arguments (a scale `alpha`, a bias, a residual),
+    it is rewritten only with `alpha` 1 and neither bias nor residual (the
+    quantized kernels apply the activation, not the rest); other calls stay
+    float.
 
     The module attribute `autoglm.weight_only` records what was done:
     `bits`, `group_size`, the number of `products` rewritten, and the bytes

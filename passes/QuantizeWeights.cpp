@@ -19,6 +19,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -36,8 +37,34 @@ namespace {
 
 constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
 // agl_kernel_sgemm_packed's arguments: (batch, m, n, k, a, a_bs, a_rs, a_cs,
-// packed_b, c, c_bs, c_rs, accumulate, activation, blocking).
-constexpr unsigned kPackedArgs = 15, kN = 2, kK = 3, kPackedB = 8;
+// packed_b, c, c_bs, c_rs, accumulate, activation, blocking), or with the
+// epilogue arguments (..., accumulate, alpha, bias, activation, residual,
+// residual_bs, residual_rs, blocking).
+constexpr unsigned kPackedArgs = 15, kEpilogueArgs = 20, kN = 2, kK = 3,
+                   kPackedB = 8;
+
+bool isNullPointer(Value value) {
+  return value.getDefiningOp<LLVM::ZeroOp>() != nullptr;
+}
+
+/// The arguments of the quantized call after the weight (c, its strides,
+/// accumulate, activation, blocking), or nothing where the packed call has
+/// an epilogue the quantized kernels do not take (a scale other than 1, a
+/// bias or a residual).
+std::optional<SmallVector<Value>> argumentsAfterWeight(func::CallOp call) {
+  ValueRange ops = call.getOperands();
+  if (ops.size() == kPackedArgs)
+    return SmallVector<Value>(ops.drop_front(kPackedB + 1));
+  if (ops.size() != kEpilogueArgs)
+    return std::nullopt;
+  FloatAttr alpha;
+  if (!matchPattern(ops[13], m_Constant(&alpha)) ||
+      alpha.getValueAsDouble() != 1.0 || !isNullPointer(ops[14]) ||
+      !isNullPointer(ops[16]))
+    return std::nullopt;
+  return SmallVector<Value>{ops[9], ops[10], ops[11], ops[12], ops[15],
+                            ops[19]};
+}
 
 /// A constant i64 argument, seen through the index cast it is made with.
 std::optional<int64_t> constantArgument(Value value) {
@@ -109,7 +136,7 @@ struct QuantizeWeightsPass
     SmallVector<func::CallOp> calls;
     module.walk([&](func::CallOp call) {
       if (call.getCallee() == kSgemmPacked &&
-          call.getNumOperands() == kPackedArgs)
+          argumentsAfterWeight(call))
         calls.push_back(call);
     });
     if (calls.empty())
@@ -177,7 +204,7 @@ struct QuantizeWeightsPass
       SmallVector<Value> args(call.getOperands().take_front(kPackedB));
       args.push_back(qPointer);
       args.push_back(arith::ConstantIntOp::create(b, loc, groupSize, 64));
-      llvm::append_range(args, call.getOperands().drop_front(kPackedB + 1));
+      llvm::append_range(args, *argumentsAfterWeight(call));
       auto callee =
           autoglm::declareRuntimeFunction(module, kernelName, kernelType);
       auto replacement = func::CallOp::create(b, loc, callee, args);
