@@ -60,6 +60,21 @@ std::string blockingText(Operation *call, const MachineModel &machine) {
          knob("MC", tuned.mc, machine.mc);
 }
 
+/// How a GEMM call gets its B.
+std::string bWeightText(func::CallOp call) {
+  StringRef kernel = runtimeKernelCalled(call);
+  if (kernel == "sgemm_packed")
+    return "packed at compile time";
+  if (kernel == "sgemm_q8" || kernel == "sgemm_q4")
+    return llvm::formatv("weight-only int{0} (scale per {1} depths and "
+                         "column), dequantized in registers (m <= 4) or "
+                         "into the packing memory",
+                         kernel == "sgemm_q4" ? 4 : 8,
+                         sizeText(call.getOperand(9)))
+        .str();
+  return "packed at run time";
+}
+
 struct Strategy {
   std::string text;
   int threads = 1;
@@ -111,8 +126,7 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         size(1), size(2), size(3),
         size(0) == "1" ? "" : " batch " + size(0), machine.gemmIsa,
         machine.mr, machine.nr, blockingText(call, machine),
-        runtimeKernelCalled(call) == "sgemm_packed" ? "packed at compile time"
-                                                    : "packed at run time");
+        bWeightText(call));
     if (auto epilogue = call->getAttrOfType<StringAttr>(kEpilogueAttrName))
       text += ", epilogue " + epilogue.getValue().str() +
               " on each tile in registers";

@@ -88,6 +88,13 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       ContractionsToKernelsOptions kernels;
       kernels.packWeights = !options.externalWeights;
       pm.addPass(createContractionsToKernels(kernels));
+      // Quantizes the weights the previous pass packed.
+      if (options.weightOnlyBits && kernels.packWeights) {
+        QuantizeWeightsOptions quantize;
+        quantize.bits = options.weightOnlyBits;
+        quantize.groupSize = options.weightOnlyGroupSize;
+        pm.addPass(createQuantizeWeights(quantize));
+      }
       pm.addPass(createAttentionToKernels());
     }
     if (options.externalWeights) {

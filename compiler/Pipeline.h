@@ -54,6 +54,10 @@ struct PipelineOptions {
   /// Keep past keys and values as a cache of this many positions, updated
   /// in place (0: the model's inputs and outputs as exported).
   int64_t maxSeqLen = 0;
+  /// Weight-only quantization of the GEMMs with constant weights: 0 (off),
+  /// 8 or 4 bits per weight, one scale per weightOnlyGroupSize depths.
+  int weightOnlyBits = 0;
+  int64_t weightOnlyGroupSize = 128;
   /// Time every kernel of the plan with the runtime's profiling hooks.
   bool profile = false;
   /// Split large loop nests across the runtime's thread pool (only with

@@ -82,6 +82,14 @@ void autoglm::measureArena(ModuleOp planned, ModelReport &report) {
             {record.getAs<IntegerAttr>("bytes").getInt(),
              record.getAs<StringAttr>("producer").str()});
   });
+  if (auto wq = planned->getAttrOfType<DictionaryAttr>("autoglm.weight_only")) {
+    auto get = [&](StringRef name) {
+      auto value = wq.getAs<IntegerAttr>(name);
+      return value ? value.getInt() : 0;
+    };
+    report.weightOnly = {get("bits"), get("group_size"), get("products"),
+                         get("float_bytes"), get("quantized_bytes")};
+  }
   for (const PlannedKernel &kernel : collectPlannedKernels(planned))
     report.kernels.push_back(
         {kernel.name(), kernel.tuningKey, kernel.flops, kernel.bytes});
@@ -89,6 +97,27 @@ void autoglm::measureArena(ModuleOp planned, ModelReport &report) {
                     [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
   if (report.largestBuffers.size() > 10)
     report.largestBuffers.resize(10);
+}
+
+/// The weight-only quantization: bytes saved and the kernel of each GEMM.
+static std::string weightOnlyText(const ModelReport &r) {
+  const ModelReport::WeightOnly &w = r.weightOnly;
+  if (!w.bits)
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  int64_t saved = w.floatBytes - w.quantizedBytes;
+  os << llvm::formatv("weight-only int{0}: {1} products, group size {2}: "
+                      "{3} bytes of float32 weights stored in {4} "
+                      "(saved {5} bytes, {6:F1}%); weights now {7} bytes\n",
+                      w.bits, w.products, w.groupSize, w.floatBytes,
+                      w.quantizedBytes, saved,
+                      w.floatBytes ? 100.0 * saved / w.floatBytes : 0.0,
+                      r.weightsBytes - saved);
+  for (const auto &kernel : r.kernels)
+    if (llvm::StringRef(kernel.name).starts_with("sgemm"))
+      os << "  " << kernel.name << "\n";
+  return text;
 }
 
 static double ratio(const ModelReport &r) {
@@ -99,6 +128,7 @@ std::string autoglm::formatReportText(const ModelReport &r) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("weights:           {0,12} bytes\n", r.weightsBytes)
+     << weightOnlyText(r)
      << llvm::formatv("arena:             {0,12} bytes\n", r.arenaBytes)
      << llvm::formatv("live-set bound:    {0,12} bytes (arena / bound = {1:F3})\n",
                       r.arenaLowerBound, ratio(r));
@@ -140,6 +170,16 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
       {"flops", std::move(flops)},
       {"kernels", std::move(kernels)},
       {"tuning_target", r.tuningTarget}});
+  if (r.weightOnly.bits)
+    value.getAsObject()->try_emplace(
+        "weight_only",
+        llvm::json::Object{
+            {"bits", r.weightOnly.bits},
+            {"group_size", r.weightOnly.groupSize},
+            {"products", r.weightOnly.products},
+            {"float_bytes", r.weightOnly.floatBytes},
+            {"quantized_bytes", r.weightOnly.quantizedBytes},
+            {"saved_bytes", r.weightOnly.floatBytes - r.weightOnly.quantizedBytes}});
   std::string text;
   llvm::raw_string_ostream os(text);
   os << value << "\n";

@@ -27,6 +27,13 @@ struct ModelReport {
     double flops, bytes;
   };
   std::vector<Kernel> kernels;
+  /// Weight-only quantization (autoglm.weight_only): bits (0: none), group
+  /// size, products rewritten, bytes of the float weights they replaced and
+  /// of the quantized weights.
+  struct WeightOnly {
+    int64_t bits = 0, groupSize = 0, products = 0;
+    int64_t floatBytes = 0, quantizedBytes = 0;
+  } weightOnly;
   /// The target CPU as tuning files name it (compiler/TuningFile.h).
   std::string tuningTarget;
 };

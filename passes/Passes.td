@@ -356,6 +356,47 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
   ];
 }
 
+def QuantizeWeights : Pass<"autoglm-quantize-weights", "mlir::ModuleOp"> {
+  let summary = "Store the weights of GEMM calls in 8 or 4 bits (weight-only quantization)";
+  let description = [{
+    Runs after `autoglm-contractions-to-kernels`. Every call of
+    `agl_kernel_sgemm_packed` whose packed B is a constant global (a weight
+    packed at compile time) and whose `n` and `k` are constants becomes a
+    call of `agl_kernel_sgemm_q8` (`bits=8`) or `agl_kernel_sgemm_q4`
+    (`bits=4`) on the same A and C, with B quantized at compile time:
+    symmetric, one float scale per group of `group-size` depths (along the
+    reduction) and per column, int8 values, or int4 values two to a byte,
+    in panels of 32 columns (the layout of `autoglm/kernels_quant.h`; see
+    [runtime.md](runtime.md)). The call's arguments are those of the packed
+    call with the quantized weight's address and the group size in place of
+    the packed B. A weight shared by several products is quantized once;
+    the float weights nothing reads any more are dropped. Where the packed
+    call carries epilogue arguments (a scale `alpha`, a bias, a residual),
+    it is rewritten only with `alpha` 1 and neither bias nor residual (the
+    quantized kernels apply the activation, not the rest); other calls stay
+    float.
+
+    The module attribute `autoglm.weight_only` records what was done:
+    `bits`, `group_size`, the number of `products` rewritten, and the bytes
+    of the float weights replaced (`float_bytes`) and of their quantized
+    form (`quantized_bytes`), for `--report`.
+
+    The kernels dequantize inside their inner loops and accumulate in
+    float32; results differ from the float model by the quantization error
+    of the weights (int8: about 0.4% of a weight's group maximum at most,
+    int4: about 7%).
+  }];
+  let options = [
+    Option<"bits", "bits", "int", "8", "Bits per weight: 8 or 4">,
+    Option<"groupSize", "group-size", "int64_t", "128",
+           "Depths per scale: a positive multiple of 32">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect"
+  ];
+}
+
 def ParallelizeLoops : Pass<"autoglm-parallelize-loops", "mlir::ModuleOp"> {
   let summary = "Run large linalg loop nests on the runtime's thread pool";
   let description = [{

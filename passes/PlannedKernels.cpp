@@ -5,6 +5,8 @@
 #include "passes/KernelCalls.h"
 #include "passes/Tuning.h"
 
+#include "autoglm/kernels_quant.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -126,6 +128,16 @@ KernelCost costOf(Operation *op) {
       double batch = *sizes[0], m = *sizes[1], n = *sizes[2], k = *sizes[3];
       cost.flops = 2 * batch * m * n * k;
       cost.bytes = 4 * batch * (m * k + k * n + m * n);
+      // Weight-only quantized B (shared by the batch): its own bytes.
+      std::optional<int64_t> group =
+          kernel.starts_with("sgemm_q") && op->getNumOperands() > 9
+              ? getConstantIntValue(op->getOperand(9))
+              : std::nullopt;
+      if (group && *group > 0)
+        cost.bytes = 4 * batch * (m * k + m * n) +
+                     double(agl_quant_weight_bytes(
+                         *sizes[3], *sizes[2], kernel == "sgemm_q4" ? 4 : 8,
+                         *group));
       // An epilogue's residual is one more matrix read (its bias, n
       // floats, hardly counts).
       if (auto epilogue =

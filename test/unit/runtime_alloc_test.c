@@ -9,6 +9,7 @@
  * __wrap_ functions below. Calls from inside libc are not seen; the
  * end-to-end test alloc_count.c interposes on those for compiled models. */
 #include "autoglm/kernels.h"
+#include "autoglm/kernels_quant.h"
 #include "autoglm/runtime.h"
 #include "check.h"
 
@@ -57,6 +58,8 @@ int __wrap_posix_memalign(void **out, size_t alignment, size_t bytes) {
  * pooling, attention (prefill with a mask, grouped-query decode) and a
  * parallel loop. */
 static float gemm_a[300 * 70], gemm_b[70 * 260], gemm_c[300 * 260];
+/* gemm_b's first 256 columns quantized (k 70, groups of 32), by main. */
+static _Alignas(64) unsigned char gemm_q8[8 * 2688], gemm_q4[8 * 1536];
 
 static void touch(void *ctx, int64_t begin, int64_t end) {
   float *x = ctx;
@@ -95,11 +98,26 @@ static void kernel_run(void) {
                        6000, 20, gemm_a, 0, 6000, 20, NULL, 0, 0, 0, 0, gemm_c,
                        0, 20, 20, 0.25f, 0);
   agl_parallel_for(1000, 10, touch, gemm_c);
+  /* Weight-only quantized products: decode rows and a packed block. */
+  agl_kernel_sgemm_q8(1, 1, 256, 70, gemm_a, 0, 70, 1, gemm_q8, 32, gemm_c,
+                      0, 256, 0, AGL_ACT_NONE, NULL);
+  agl_kernel_sgemm_q4(2, 3, 256, 70, gemm_a, 210, 70, 1, gemm_q4, 32, gemm_c,
+                      768, 256, 1, AGL_ACT_SILU, NULL);
+  agl_kernel_sgemm_q4(1, 1, 256, 70, gemm_a, 0, 70, 1, gemm_q4, 32, gemm_c,
+                      0, 256, 0, AGL_ACT_NONE, NULL);
+  agl_kernel_sgemm_q8(1, 300, 256, 70, gemm_a, 0, 70, 1, gemm_q8, 32, gemm_c,
+                      0, 256, 0, AGL_ACT_RELU, NULL);
+  agl_kernel_sgemm_q4(1, 20, 256, 70, gemm_a, 0, 70, 1, gemm_q4, 32, gemm_c,
+                      0, 256, 1, AGL_ACT_NONE, NULL);
 }
 
 int main(void) {
   static float x[64], bias[8], sum[64], flat[64];
   static int64_t count[1];
+  CHECK(agl_quant_weight_bytes(70, 256, 8, 32) == (int64_t)sizeof gemm_q8 &&
+        agl_quant_weight_bytes(70, 256, 4, 32) == (int64_t)sizeof gemm_q4);
+  agl_quantize_b(gemm_b, 70, 256, 260, 1, 8, 32, gemm_q8);
+  agl_quantize_b(gemm_b, 70, 256, 260, 1, 4, 32, gemm_q4);
   const void *inputs[2] = {x, bias};
   void *outputs[3] = {sum, flat, count};
   int64_t x_shape[3], bias_shape[1], sum_shape[3], flat_shape[1],

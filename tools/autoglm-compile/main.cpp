@@ -121,6 +121,8 @@ int main(int argc, char **argv) {
   bool serialLoops = false;
   unsigned optLevel = 3;
   int64_t maxSeqLen = 0;
+  std::string weightOnly;
+  int64_t groupSize = 128;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", outputPath,
                  "Output file; its suffix (.o .so .mlir .ll .s) picks the "
@@ -213,6 +215,15 @@ int main(int argc, char **argv) {
   app.add_flag("--serial-loops", serialLoops,
                "Run every loop nest on the calling thread (by default large "
                "ones are split across the runtime's thread pool)");
+  app.add_option("--weight-only", weightOnly,
+                 "Store the weights of matrix products with a constant "
+                 "weight in int8 or int4 (one scale per group of depths and "
+                 "column); their GEMMs dequantize as they read them")
+      ->check(CLI::IsMember({"int8", "int4"}));
+  CLI::Option *groupSizeOption =
+      app.add_option("--group-size", groupSize,
+                     "With --weight-only: depths per scale, a positive "
+                     "multiple of 32 (default 128)");
   app.add_option("--tuning", tuningPath,
                  "Tuning file (JSON, e.g. from autoglm-tune): per-kernel "
                  "blocking, strategy, vector width and threads for the "
@@ -234,6 +245,14 @@ int main(int argc, char **argv) {
     emit = *fromSuffix;
   }
   EmitKind kind = emitKinds().at(emit);
+  if (groupSizeOption->count() && weightOnly.empty())
+    return error("--group-size needs --weight-only");
+  if (groupSize <= 0 || groupSize % 32 != 0)
+    return error("--group-size must be a positive multiple of 32, got " +
+                 llvm::Twine(groupSize));
+  if (!weightOnly.empty() && noKernels)
+    return error("--weight-only needs the runtime's kernels; it cannot be "
+                 "combined with --no-kernels");
   if (llvm::sys::path::extension(outputPath) == ".h")
     return error("output '" + outputPath +
                  "' ends in .h, the suffix of the generated C header");
@@ -329,6 +348,12 @@ int main(int argc, char **argv) {
   pipelineOptions.externalWeights =
       weights == "file" ||
       (weights == "auto" && modelReport.weightsBytes > kEmbedLimit);
+  if (!weightOnly.empty() && pipelineOptions.externalWeights)
+    return error("--weight-only quantizes the weights when they are packed, "
+                 "which needs them embedded in the code: use --weights=embed");
+  pipelineOptions.weightOnlyBits =
+      weightOnly == "int8" ? 8 : weightOnly == "int4" ? 4 : 0;
+  pipelineOptions.weightOnlyGroupSize = groupSize;
   pipelineOptions.afterStage = [&](Stage stage, mlir::ModuleOp planned) {
     // A KV cache changes the signature: the past inputs and present
     // outputs become state.

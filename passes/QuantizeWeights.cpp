@@ -1,0 +1,246 @@
+//===- QuantizeWeights.cpp - weight-only quantized GEMM calls -------------===//
+//
+// Decoding a language model reads every weight once per token: its speed is
+// the bytes of weights read. This pass stores the weights of the GEMM calls
+// with a constant B (the agl_kernel_sgemm_packed calls of
+// autoglm-contractions-to-kernels, whose B was packed at compile time) in 8
+// or 4 bits, with one float scale per group of depths and column, and calls
+// agl_kernel_sgemm_q8 / agl_kernel_sgemm_q4, which dequantize inside their
+// inner loops. The quantized layout and the quantizer are the runtime's
+// (autoglm/kernels_quant.h), so compiler and kernels agree on every byte.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/FloatValues.h"
+#include "passes/KernelCalls.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "autoglm/kernels_quant.h"
+
+namespace autoglm {
+#define GEN_PASS_DEF_QUANTIZEWEIGHTS
+#include "passes/Passes.h.inc"
+} // namespace autoglm
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
+// agl_kernel_sgemm_packed's arguments: (batch, m, n, k, a, a_bs, a_rs, a_cs,
+// packed_b, c, c_bs, c_rs, accumulate, activation, blocking), or with the
+// epilogue arguments (..., accumulate, alpha, bias, activation, residual,
+// residual_bs, residual_rs, blocking).
+constexpr unsigned kPackedArgs = 15, kEpilogueArgs = 20, kN = 2, kK = 3,
+                   kPackedB = 8;
+
+bool isNullPointer(Value value) {
+  return value.getDefiningOp<LLVM::ZeroOp>() != nullptr;
+}
+
+/// The arguments of the quantized call after the weight (c, its strides,
+/// accumulate, activation, blocking), or nothing where the packed call has
+/// an epilogue the quantized kernels do not take (a scale other than 1, a
+/// bias or a residual).
+std::optional<SmallVector<Value>> argumentsAfterWeight(func::CallOp call) {
+  ValueRange ops = call.getOperands();
+  if (ops.size() == kPackedArgs)
+    return SmallVector<Value>(ops.drop_front(kPackedB + 1));
+  if (ops.size() != kEpilogueArgs)
+    return std::nullopt;
+  FloatAttr alpha;
+  if (!matchPattern(ops[13], m_Constant(&alpha)) ||
+      alpha.getValueAsDouble() != 1.0 || !isNullPointer(ops[14]) ||
+      !isNullPointer(ops[16]))
+    return std::nullopt;
+  return SmallVector<Value>{ops[9], ops[10], ops[11], ops[12], ops[15],
+                            ops[19]};
+}
+
+/// A constant i64 argument, seen through the index cast it is made with.
+std::optional<int64_t> constantArgument(Value value) {
+  if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
+    value = cast.getIn();
+  return getConstantIntValue(value);
+}
+
+/// The global that the pointer argument `pointer` addresses: the one
+/// memref.get_global its computation (metadata extraction, address
+/// arithmetic, casts, steps of batch loops) starts from.
+memref::GetGlobalOp globalBehind(Value pointer) {
+  SmallVector<Value> work = {pointer};
+  DenseSet<Value> seen;
+  memref::GetGlobalOp found;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      continue;
+    if (auto get = dyn_cast<memref::GetGlobalOp>(def)) {
+      if (found && found != get)
+        return nullptr; // two buffers: not a plain weight
+      found = get;
+      continue;
+    }
+    if (!isPure(def) || seen.size() > 64)
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  return found;
+}
+
+/// Erases `value`'s computation as far as nothing else uses it.
+void eraseDeadChain(Value value) {
+  SmallVector<Operation *> work;
+  if (Operation *def = value.getDefiningOp())
+    work.push_back(def);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!op->use_empty() || !isPure(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        work.push_back(def);
+    op->erase();
+  }
+}
+
+struct QuantizeWeightsPass
+    : autoglm::impl::QuantizeWeightsBase<QuantizeWeightsPass> {
+  using QuantizeWeightsBase::QuantizeWeightsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (bits != 8 && bits != 4) {
+      module.emitError("autoglm-quantize-weights: bits must be 8 or 4, not ")
+          << static_cast<int>(bits);
+      return signalPassFailure();
+    }
+    if (groupSize <= 0 || groupSize % 32 != 0) {
+      module.emitError("autoglm-quantize-weights: group-size must be a "
+                       "positive multiple of 32, not ")
+          << static_cast<int64_t>(groupSize);
+      return signalPassFailure();
+    }
+    SmallVector<func::CallOp> calls;
+    module.walk([&](func::CallOp call) {
+      if (call.getCallee() == kSgemmPacked &&
+          argumentsAfterWeight(call))
+        calls.push_back(call);
+    });
+    if (calls.empty())
+      return;
+
+    SymbolTable symbols(module);
+    OpBuilder top = OpBuilder::atBlockEnd(module.getBody());
+    Type i64 = top.getI64Type(), i32 = top.getI32Type(),
+         ptr = LLVM::LLVMPointerType::get(&getContext());
+    // (batch, m, n, k, a, its batch/row/column strides, quantized b, group
+    //  size, c, its batch/row strides, accumulate, activation, blocking)
+    auto kernelType = top.getFunctionType(
+        {i64, i64, i64, i64, ptr, i64, i64, i64, ptr, i64, ptr, i64, i64, i32,
+         i32, ptr},
+        {});
+    StringRef kernelName =
+        bits == 8 ? "agl_kernel_sgemm_q8" : "agl_kernel_sgemm_q4";
+
+    llvm::StringMap<memref::GlobalOp> quantized;
+    int64_t products = 0, floatBytes = 0, quantizedBytes = 0;
+    for (func::CallOp call : calls) {
+      std::optional<int64_t> n = constantArgument(call.getOperand(kN));
+      std::optional<int64_t> k = constantArgument(call.getOperand(kK));
+      memref::GetGlobalOp get = globalBehind(call.getOperand(kPackedB));
+      if (!n || !k || *n <= 0 || *k <= 0 || *n % AGL_QUANT_NR != 0 || !get)
+        continue;
+      auto global = symbols.lookup<memref::GlobalOp>(get.getName());
+      if (!global || !global.getConstant())
+        continue;
+      memref::GlobalOp &q = quantized[global.getSymName()];
+      if (!q) {
+        std::optional<SmallVector<float>> packed =
+            autoglm::floatValues(global.getInitialValueAttr());
+        if (!packed || (int64_t)packed->size() != *n * *k)
+          continue;
+        // The panels (32 columns, k rows each) back to a k x n matrix.
+        constexpr int64_t nr = AGL_SGEMM_PACKED_NR;
+        std::vector<float> weight(*n * *k);
+        for (int64_t p = 0; p < *n / nr; ++p)
+          for (int64_t row = 0; row < *k; ++row)
+            for (int64_t j = 0; j < nr; ++j)
+              weight[row * *n + p * nr + j] = (*packed)[(p * *k + row) * nr + j];
+        int64_t bytes = agl_quant_weight_bytes(*k, *n, bits, groupSize);
+        std::vector<int8_t> data(bytes);
+        agl_quantize_b(weight.data(), *k, *n, *n, 1, bits, groupSize,
+                       data.data());
+        auto type = MemRefType::get({bytes}, top.getI8Type());
+        auto tensorType = RankedTensorType::get({bytes}, top.getI8Type());
+        q = memref::GlobalOp::create(
+            top, global.getLoc(),
+            (global.getSymName() + "_q" + Twine(int(bits))).str(),
+            top.getStringAttr("private"), type,
+            DenseElementsAttr::get(tensorType, ArrayRef<int8_t>(data)),
+            /*constant=*/true, top.getI64IntegerAttr(64));
+        symbols.insert(q); // renames on a clash
+        floatBytes += *n * *k * 4;
+        quantizedBytes += bytes;
+      }
+
+      OpBuilder b(call);
+      Location loc = call.getLoc();
+      Value qGlobal = memref::GetGlobalOp::create(b, loc, q.getType(),
+                                                  q.getSymName());
+      Value qPointer = autoglm::pointerTo(b, loc, qGlobal).pointer;
+      SmallVector<Value> args(call.getOperands().take_front(kPackedB));
+      args.push_back(qPointer);
+      args.push_back(arith::ConstantIntOp::create(b, loc, groupSize, 64));
+      llvm::append_range(args, *argumentsAfterWeight(call));
+      auto callee =
+          autoglm::declareRuntimeFunction(module, kernelName, kernelType);
+      auto replacement = func::CallOp::create(b, loc, callee, args);
+      replacement->setDiscardableAttrs(call->getDiscardableAttrDictionary());
+      Value oldPointer = call.getOperand(kPackedB);
+      call->erase();
+      eraseDeadChain(oldPointer);
+      ++products;
+    }
+
+    // The float weights nothing reads any more.
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (global.getConstant() &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+    if (auto packed = module.lookupSymbol<func::FuncOp>(kSgemmPacked))
+      if (packed.isExternal() &&
+          SymbolTable::symbolKnownUseEmpty(packed, module))
+        packed.erase();
+    if (products == 0)
+      return;
+    Builder attrs(&getContext());
+    module->setAttr(
+        "autoglm.weight_only",
+        attrs.getDictionaryAttr({
+            attrs.getNamedAttr("bits", attrs.getI64IntegerAttr(bits)),
+            attrs.getNamedAttr("group_size",
+                               attrs.getI64IntegerAttr(groupSize)),
+            attrs.getNamedAttr("products", attrs.getI64IntegerAttr(products)),
+            attrs.getNamedAttr("float_bytes",
+                               attrs.getI64IntegerAttr(floatBytes)),
+            attrs.getNamedAttr("quantized_bytes",
+                               attrs.getI64IntegerAttr(quantizedBytes)),
+        }));
+  }
+};
+
+} // namespace

@@ -1,0 +1,204 @@
+/* AutoGLM runtime kernels: matrix products with weight-only quantized B.
+ *
+ * For decoding with large language models, the time of a matrix product with
+ * a weight is the time to read the weight. These kernels take B (k x n, the
+ * weight) quantized to 8 or 4 bits with one float scale per group of
+ * `group_size` depths and per column (symmetric, no zero point), and A and C
+ * in float32. They dequantize B inside their inner loops and accumulate in
+ * float32:
+ *   C[b,i,j] = act((accumulate ? C[b,i,j] : 0)
+ *                  + sum_p A[b,i,p] * scale[p / group_size][j] * q[p][j])
+ *
+ * The layout is defined here, with the functions that compute it, so that
+ * the compiler (which quantizes weights when it compiles a model), the
+ * runtime and tests share one definition. B has n columns, n a multiple of
+ * AGL_QUANT_NR (32), in panels of 32 columns, one after the other, each
+ * agl_quant_panel_bytes(k, bits, group_size) bytes (a multiple of 64). A
+ * panel holds its groups of depths in order; group g (depths g*group_size ..
+ * min(k, (g+1)*group_size) - 1) is
+ *   - 32 float scales, one per column of the panel (128 bytes), then
+ *   - bits 8: one row of 32 int8 values per depth (byte t: column t);
+ *   - bits 4: per block of 8 depths, 128 bytes: for each half of the panel
+ *     (columns 0-15, then 16-31) 16 little-endian 32-bit words, word t
+ *     holding column t of the half at the block's 8 depths, depth r in bits
+ *     4r..4r+3, as the offset-binary value q + 8 (0..15, for q in -8..7).
+ *     (The kernels turn a nibble into a float with one bitwise operation,
+ *     see sgemm_quant_avx512.c.)
+ * The last group's depths are padded to a multiple of 4 (8 bits) or 8
+ * (4 bits) with zero weights. group_size is a positive multiple of 32, so
+ * every group starts 64-byte aligned when the panel does; a depth takes 32
+ * bytes (8 bits) or 16 (4 bits) either way.
+ */
+#ifndef AUTOGLM_KERNELS_QUANT_H
+#define AUTOGLM_KERNELS_QUANT_H
+
+#include "autoglm/kernels.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AGL_QUANT_NR 32
+
+/* Bytes of one quantized row of a panel (32 columns). */
+static inline int64_t agl_quant_row_bytes(int bits) {
+  return bits == 4 ? 16 : 32;
+}
+
+/* Bytes of group g's block (scales and rows) of a panel, for every group
+ * but the last. */
+static inline int64_t agl_quant_group_bytes(int bits, int64_t group_size) {
+  return 32 * (int64_t)sizeof(float) + group_size * agl_quant_row_bytes(bits);
+}
+
+/* Bytes of one panel of 32 columns, k depths deep. */
+static inline int64_t agl_quant_panel_bytes(int64_t k, int bits,
+                                            int64_t group_size) {
+  int64_t groups = (k + group_size - 1) / group_size;
+  int64_t rows = bits == 4 ? (k + 7) / 8 * 8 : (k + 3) / 4 * 4;
+  return groups * 32 * (int64_t)sizeof(float) +
+         rows * agl_quant_row_bytes(bits);
+}
+
+/* Bytes of a quantized k x n weight (n a multiple of 32). */
+static inline int64_t agl_quant_weight_bytes(int64_t k, int64_t n, int bits,
+                                             int64_t group_size) {
+  return n / AGL_QUANT_NR * agl_quant_panel_bytes(k, bits, group_size);
+}
+
+/* Byte offset, from the first depth of its group, of the 4-bit value of
+ * depth p (counted in the group) and column t of a panel: the low nibble
+ * for even p, the high one for odd p. */
+static inline int64_t agl_quant_nibble_offset(int64_t p, int t) {
+  return p / 8 * 128 + t / 16 * 64 + (t % 16) * 4 + (p % 8) / 2;
+}
+
+/* Quantizes B (k x n, element (p, j) at b[p * b_rs + j * b_cs], n a
+ * multiple of 32) into `out` (agl_quant_weight_bytes bytes). Per column and
+ * group, 8 bits: scale = max|w| / 127, q = round(w / scale); 4 bits: the
+ * scale among max|w| / 7 * (1, 0.97, ..., 0.76) and max|w| / 8 that gives
+ * the least squared error with q = clamp(round(w / scale), -8, 7). An
+ * all-zero group has scale 0. Deterministic: the compiler and the tests
+ * produce the same bytes. */
+static inline void agl_quantize_b(const float *b, int64_t k, int64_t n,
+                                  int64_t b_rs, int64_t b_cs, int bits,
+                                  int64_t group_size, void *out) {
+  const int64_t panel_bytes = agl_quant_panel_bytes(k, bits, group_size);
+  const int64_t group_bytes = agl_quant_group_bytes(bits, group_size);
+  const int64_t row_bytes = agl_quant_row_bytes(bits);
+  unsigned char *base = (unsigned char *)out;
+  memset(out, 0, (size_t)agl_quant_weight_bytes(k, n, bits, group_size));
+  for (int64_t panel = 0; panel < n / AGL_QUANT_NR; ++panel) {
+    unsigned char *pb = base + panel * panel_bytes;
+    for (int64_t g0 = 0, g = 0; g0 < k; g0 += group_size, ++g) {
+      int64_t rows = k - g0 < group_size ? k - g0 : group_size;
+      unsigned char *block = pb + g * group_bytes;
+      unsigned char *q = block + 32 * sizeof(float);
+      if (bits == 4) /* q = 0 (nibble 8) everywhere, the padding included */
+        memset(q, 0x88, (size_t)((rows + 7) / 8 * 8 * row_bytes));
+      for (int t = 0; t < AGL_QUANT_NR; ++t) {
+        const float *w = b + (panel * AGL_QUANT_NR + t) * b_cs + g0 * b_rs;
+        float amax = 0.0f;
+        for (int64_t p = 0; p < rows; ++p) {
+          float x = fabsf(w[p * b_rs]);
+          amax = x > amax ? x : amax;
+        }
+        float scale = 0.0f;
+        if (amax > 0.0f && bits == 8) {
+          scale = amax / 127.0f;
+        } else if (amax > 0.0f) {
+          double best = -1.0;
+          for (int c = 0; c <= 8; ++c) {
+            float s = c == 8 ? amax / 8.0f : amax / 7.0f * (1.0f - 0.03f * c);
+            double err = 0.0;
+            for (int64_t p = 0; p < rows; ++p) {
+              float v = roundf(w[p * b_rs] / s);
+              v = v < -8.0f ? -8.0f : v > 7.0f ? 7.0f : v;
+              double d = (double)w[p * b_rs] - (double)(v * s);
+              err += d * d;
+            }
+            if (best < 0.0 || err < best) {
+              best = err;
+              scale = s;
+            }
+          }
+        }
+        memcpy(block + t * sizeof(float), &scale, sizeof(float));
+        if (scale == 0.0f)
+          continue;
+        for (int64_t p = 0; p < rows; ++p) {
+          float v = roundf(w[p * b_rs] / scale);
+          int lo = bits == 8 ? -127 : -8, hi = bits == 8 ? 127 : 7;
+          int iv = v < (float)lo ? lo : v > (float)hi ? hi : (int)v;
+          if (bits == 8) {
+            q[p * row_bytes + t] = (unsigned char)(signed char)iv;
+          } else {
+            unsigned char *byte = q + agl_quant_nibble_offset(p, t);
+            int shift = (int)(p % 2) * 4;
+            *byte = (unsigned char)((*byte & ~(0x0F << shift)) |
+                                    ((iv + 8) << shift));
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Weight (p, j) of a quantized B, as the kernels compute it. */
+static inline float agl_quant_weight_at(const void *quantized_b, int64_t k,
+                                        int bits, int64_t group_size,
+                                        int64_t p, int64_t j) {
+  const unsigned char *block =
+      (const unsigned char *)quantized_b +
+      j / AGL_QUANT_NR * agl_quant_panel_bytes(k, bits, group_size) +
+      p / group_size * agl_quant_group_bytes(bits, group_size);
+  int t = (int)(j % AGL_QUANT_NR);
+  float scale;
+  memcpy(&scale, block + t * sizeof(float), sizeof(float));
+  const unsigned char *row = block + 32 * sizeof(float) +
+                             p % group_size * agl_quant_row_bytes(bits);
+  int q;
+  if (bits == 8) {
+    q = (signed char)row[t];
+  } else {
+    const unsigned char *byte = block + 32 * sizeof(float) +
+                                agl_quant_nibble_offset(p % group_size, t);
+    q = ((*byte >> (p % 2 * 4)) & 0x0F) - 8;
+  }
+  return scale * (float)q;
+}
+
+/* The product with B quantized to 8 (q8) or 4 (q4) bits in the layout
+ * above (n a multiple of 32; group_size a positive multiple of 32; shared by
+ * every batch entry). A, C, the strides, accumulate and activation are as
+ * for agl_kernel_sgemm_packed. Decode steps (m <= 4) stream the quantized
+ * panels once and dequantize them in registers; larger m dequantizes each
+ * block of B into the packing memory once and runs the packed GEMM's
+ * micro-kernel on it (`blocking` as for agl_kernel_sgemm, null: the cost
+ * model). Threads split the columns (and, for few columns, the rows). */
+void agl_kernel_sgemm_q8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                         const float *a, int64_t a_batch_stride,
+                         int64_t a_row_stride, int64_t a_col_stride,
+                         const void *quantized_b, int64_t group_size,
+                         float *c, int64_t c_batch_stride,
+                         int64_t c_row_stride, int32_t accumulate,
+                         int32_t activation,
+                         const agl_gemm_blocking *blocking);
+void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
+                         const float *a, int64_t a_batch_stride,
+                         int64_t a_row_stride, int64_t a_col_stride,
+                         const void *quantized_b, int64_t group_size,
+                         float *c, int64_t c_batch_stride,
+                         int64_t c_row_stride, int32_t accumulate,
+                         int32_t activation,
+                         const agl_gemm_blocking *blocking);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUTOGLM_KERNELS_QUANT_H */

@@ -1,0 +1,48 @@
+/* Declarations shared by the weight-only quantized GEMM sources
+ * (sgemm_quant*.c). Not installed. */
+#ifndef AUTOGLM_QUANT_INTERNAL_H
+#define AUTOGLM_QUANT_INTERNAL_H
+
+#include "kernels_internal.h"
+
+#include "autoglm/kernels_quant.h"
+
+/* A quantized B as the kernels read it. */
+typedef struct agl_quant_b {
+  const unsigned char *data;
+  int64_t k, group, panel_bytes, group_bytes, row_bytes;
+  int bits;
+} agl_quant_b;
+
+/* Small-m product: C rows [0, m) (m <= 4) x panels [q0, q1) of B, for one
+ * batch entry; A's element (i, p) at a.data[i * a.rs + p * a.cs], C's
+ * element (i, j) at c[i * crs + j]. */
+typedef void (*agl_quant_small_fn)(int m, int64_t q0, int64_t q1,
+                                   agl_view a, const agl_quant_b *b,
+                                   float *c, int64_t crs, int accumulate,
+                                   int act);
+/* Dequantizes depths [pc, pc + kc) of panel `panel` of B into kc rows of
+ * 32 floats, `ld` floats apart, starting at dst (columns 0..31). */
+typedef void (*agl_quant_dequant_fn)(const agl_quant_b *b, int64_t panel,
+                                     int64_t pc, int64_t kc, float *dst,
+                                     int64_t ld);
+
+AGL_HIDDEN void agl_quant_small_portable(int m, int64_t q0, int64_t q1,
+                                         agl_view a, const agl_quant_b *b,
+                                         float *c, int64_t crs,
+                                         int accumulate, int act);
+AGL_HIDDEN void agl_quant_dequant_portable(const agl_quant_b *b,
+                                           int64_t panel, int64_t pc,
+                                           int64_t kc, float *dst,
+                                           int64_t ld);
+#if defined(AGL_HAVE_AVX512_KERNELS)
+AGL_HIDDEN void agl_quant_small_avx512(int m, int64_t q0, int64_t q1,
+                                       agl_view a, const agl_quant_b *b,
+                                       float *c, int64_t crs, int accumulate,
+                                       int act);
+AGL_HIDDEN void agl_quant_dequant_avx512(const agl_quant_b *b, int64_t panel,
+                                         int64_t pc, int64_t kc, float *dst,
+                                         int64_t ld);
+#endif
+
+#endif /* AUTOGLM_QUANT_INTERNAL_H */

@@ -1,0 +1,313 @@
+/* agl_kernel_sgemm_q8 / agl_kernel_sgemm_q4: products with a weight-only
+ * quantized B (layout in autoglm/kernels_quant.h).
+ *
+ * Two regimes:
+ *  - small m (decode steps, m <= 4): the quantized panels are streamed once
+ *    and dequantized in registers (sgemm_quant_avx512.c), so the time is
+ *    that of reading the quantized bytes. Threads take chunks of panels.
+ *  - larger m (prefill): the packed GEMM's loop nest (see sgemm.c) with B's
+ *    block dequantized into the packing memory, in the micro-kernel's panel
+ *    layout, instead of packed: each weight is dequantized once per block
+ *    of rows, and the micro-kernel runs as on float weights. Threads take
+ *    tiles of whole panels (columns first, rows when there are few).
+ * Neither allocates. */
+#include "quant_internal.h"
+
+#include <string.h>
+
+/* ---- portable kernels ----------------------------------------------------- */
+
+/* The 32 values q of depth p of a panel, whose group's first depth row is at
+ * `rows`, p counted in the group. */
+static void row_values(const agl_quant_b *b, const unsigned char *rows,
+                       int64_t p, float *w) {
+  if (b->bits == 8) {
+    const unsigned char *row = rows + p * 32;
+    for (int t = 0; t < 32; ++t)
+      w[t] = (float)(signed char)row[t];
+    return;
+  }
+  int shift = (int)(p % 2) * 4;
+  for (int t = 0; t < 32; ++t)
+    w[t] = (float)(((rows[agl_quant_nibble_offset(p, t)] >> shift) & 0x0F) - 8);
+}
+
+void agl_quant_dequant_portable(const agl_quant_b *b, int64_t panel,
+                                int64_t pc, int64_t kc, float *dst,
+                                int64_t ld) {
+  const unsigned char *pb = b->data + panel * b->panel_bytes;
+  for (int64_t r = 0; r < kc; ++r) {
+    int64_t p = pc + r;
+    const unsigned char *block = pb + p / b->group * b->group_bytes;
+    const float *scale = (const float *)block;
+    float *out = dst + r * ld;
+    row_values(b, block + 32 * sizeof(float), p % b->group, out);
+    for (int t = 0; t < 32; ++t)
+      out[t] *= scale[t];
+  }
+}
+
+void agl_quant_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
+                              const agl_quant_b *b, float *c, int64_t crs,
+                              int accumulate, int act) {
+  float w[32];
+  for (int64_t q = q0; q < q1; ++q) {
+    float acc[4][32], gacc[4][32];
+    memset(acc, 0, sizeof acc);
+    for (int64_t g0 = 0; g0 < b->k; g0 += b->group) {
+      int64_t rows = b->k - g0 < b->group ? b->k - g0 : b->group;
+      memset(gacc, 0, sizeof gacc);
+      for (int64_t p = g0; p < g0 + rows; ++p) {
+        /* Unit scales: the group's scale is applied once, at its end. */
+        row_values(b,
+                   b->data + q * b->panel_bytes +
+                       p / b->group * b->group_bytes + 32 * sizeof(float),
+                   p % b->group, w);
+        for (int i = 0; i < m; ++i) {
+          float x = a.data[i * a.rs + p * a.cs];
+          for (int t = 0; t < 32; ++t)
+            gacc[i][t] += x * w[t];
+        }
+      }
+      const float *scale = (const float *)(b->data + q * b->panel_bytes +
+                                           g0 / b->group * b->group_bytes);
+      for (int i = 0; i < m; ++i)
+        for (int t = 0; t < 32; ++t)
+          acc[i][t] += gacc[i][t] * scale[t];
+    }
+    for (int i = 0; i < m; ++i) {
+      float *out = c + i * crs + q * 32;
+      for (int t = 0; t < 32; ++t)
+        out[t] = agl_activate_scalar(acc[i][t] + (accumulate ? out[t] : 0.0f),
+                                     act);
+    }
+  }
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+typedef struct quant_args {
+  int64_t batch, m, n, k;
+  const float *a;
+  int64_t a_bs, a_rs, a_cs;
+  agl_quant_b b;
+  float *c;
+  int64_t c_bs, c_rs;
+  int accumulate, act;
+  const agl_gemm_isa *isa;
+  agl_quant_small_fn small;
+  agl_quant_dequant_fn dequant;
+  agl_block_sizes block;
+  /* Task grid: per batch entry, mt x nt tiles of m_step rows x n_step
+   * panels of 32 columns. */
+  int64_t mt, nt, m_step, n_step;
+} quant_args;
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Rows [i0, i1) x panels [q0, q1) of batch entry bt, by the small kernel in
+ * blocks of up to 4 rows. */
+static void small_rows(const quant_args *g, int64_t bt, int64_t i0,
+                       int64_t i1, int64_t q0, int64_t q1) {
+  for (int64_t i = i0; i < i1; i += 4) {
+    int rows = i1 - i < 4 ? (int)(i1 - i) : 4;
+    agl_view a = {g->a + bt * g->a_bs + i * g->a_rs, g->a_rs, g->a_cs};
+    g->small(rows, q0, q1, a, &g->b, g->c + bt * g->c_bs + i * g->c_rs,
+             g->c_rs, g->accumulate, g->act);
+  }
+}
+
+/* The packed path on one tile: rows [i0, i1) x panels [q0, q1). */
+static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
+                        int64_t i1, int64_t q0, int64_t q1, float *scratch) {
+  const agl_gemm_isa *isa = g->isa;
+  const int mr = isa->mr, nr = isa->nr;
+  const int64_t KC = g->block.kc;
+  /* Whole quantized panels per block of B. */
+  const int64_t NCP = g->block.nc / 32 > 0 ? g->block.nc / 32 : 1;
+  const int64_t panels = ceil_div(i1 - i0, mr);
+  const int64_t mc_panels = g->block.mc / mr > 0 ? g->block.mc / mr : 1;
+  const int64_t blocks = ceil_div(panels, mc_panels);
+  const int64_t mc_max = ceil_div(panels, blocks) * mr;
+  float *bp = scratch;
+  float *ap = scratch + KC * NCP * 32;
+  const float *a = g->a + bt * g->a_bs;
+  float *c = g->c + bt * g->c_bs;
+  float row[32];
+  for (int64_t ic = i0; ic < i1; ic += mc_max) {
+    int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
+    for (int64_t pc = 0; pc < g->k; pc += KC) {
+      int64_t kc = g->k - pc < KC ? g->k - pc : KC;
+      int load_c = pc > 0 || g->accumulate;
+      int act = pc + kc == g->k ? g->act : AGL_ACT_NONE;
+      agl_view av = {a + ic * g->a_rs + pc * g->a_cs, g->a_rs, g->a_cs};
+      isa->pack_a(av, mc, kc, mr, ap);
+      for (int64_t qc = q0; qc < q1; qc += NCP) {
+        int64_t ncp = q1 - qc < NCP ? q1 - qc : NCP;
+        /* Dequantize B's block into the micro-kernel's panels of nr. */
+        for (int64_t q = 0; q < ncp; ++q) {
+          if (nr == 32) {
+            g->dequant(&g->b, qc + q, pc, kc, bp + q * kc * 32, 32);
+            continue;
+          }
+          for (int64_t r = 0; r < kc; ++r) { /* narrower panels: split */
+            g->dequant(&g->b, qc + q, pc + r, 1, row, 32);
+            for (int t = 0; t < 32; ++t)
+              bp[(q * 32 + t) / nr * kc * nr + r * nr + t % nr] = row[t];
+          }
+        }
+        int64_t nc = ncp * 32;
+        for (int64_t ir = 0; ir < mc; ir += mr) {
+          int rows = mc - ir < mr ? (int)(mc - ir) : mr;
+          for (int64_t jr = 0; jr < nc; jr += nr) {
+            int cols = nc - jr < nr ? (int)(nc - jr) : nr;
+            isa->kernel(kc, ap + ir * kc, 0, bp + jr / nr * kc * nr,
+                        c + (ic + ir) * g->c_rs + qc * 32 + jr, g->c_rs, rows,
+                        cols, load_c, NULL, act);
+          }
+        }
+      }
+    }
+  }
+}
+
+static void quant_tasks(void *raw, int64_t begin, int64_t end) {
+  const quant_args *g = raw;
+  float *scratch = agl_pool_scratch();
+  int64_t per_batch = g->mt * g->nt;
+  int64_t panels = g->n / 32;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t bt = t / per_batch, r = t % per_batch;
+    int64_t i0 = r / g->nt * g->m_step, q0 = r % g->nt * g->n_step;
+    int64_t i1 = i0 + g->m_step < g->m ? i0 + g->m_step : g->m;
+    int64_t q1 = q0 + g->n_step < panels ? q0 + g->n_step : panels;
+    if (i0 >= i1 || q0 >= q1)
+      continue;
+    if (g->m <= 4 || !scratch)
+      small_rows(g, bt, i0, i1, q0, q1);
+    else
+      packed_tile(g, bt, i0, i1, q0, q1, scratch);
+  }
+}
+
+static void quant_run(quant_args *g, int threads) {
+  const int64_t panels = g->n / 32;
+  /* As for the float GEMM: below this much work per extra thread, waking
+   * the workers costs more than it saves. */
+  double work = (double)g->batch * g->m * g->n * g->k;
+  int useful = (int)(work / 65536.0) + 1;
+  if (threads > useful)
+    threads = useful;
+  g->mt = 1;
+  g->m_step = g->m;
+  if (g->m <= 4) {
+    /* Chunks of panels, about four per thread: claimed dynamically, they
+     * balance the load when a thread starts late. */
+    int64_t chunks = threads > 1 ? ceil_div(4 * (int64_t)threads, g->batch) : 1;
+    g->n_step = ceil_div(panels, chunks);
+  } else {
+    /* Columns first (each thread dequantizes only its own panels); rows
+     * too when there are fewer panels than about two per thread. */
+    const int mr = g->isa->mr;
+    int64_t nt = panels < 2 * (int64_t)threads ? panels : 2 * (int64_t)threads;
+    if (threads == 1)
+      nt = 1;
+    g->n_step = ceil_div(panels, nt);
+    nt = ceil_div(panels, g->n_step);
+    int64_t want = ceil_div(2 * (int64_t)threads, nt * g->batch);
+    int64_t row_panels = ceil_div(g->m, mr);
+    if (threads > 1 && want > 1) {
+      g->mt = want < row_panels ? want : row_panels;
+      g->m_step = ceil_div(row_panels, g->mt) * mr;
+      g->mt = ceil_div(g->m, g->m_step);
+    }
+  }
+  g->nt = ceil_div(panels, g->n_step);
+  int64_t tasks = g->batch * g->mt * g->nt;
+  if (threads > 1 && tasks > 1)
+    agl_pool_run(tasks, tasks, quant_tasks, g);
+  else
+    quant_tasks(g, 0, tasks);
+}
+
+static void sgemm_quant(int bits, int64_t batch, int64_t m, int64_t n,
+                        int64_t k, const float *a, int64_t a_bs, int64_t a_rs,
+                        int64_t a_cs, const void *quantized_b, int64_t group,
+                        float *c, int64_t c_bs, int64_t c_rs,
+                        int32_t accumulate, int32_t activation,
+                        const agl_gemm_blocking *blocking) {
+  if (batch <= 0 || m <= 0 || n <= 0)
+    return;
+  if (activation < AGL_ACT_NONE || activation > AGL_ACT_SILU)
+    activation = AGL_ACT_NONE;
+  if (k <= 0 || group <= 0) {
+    for (int64_t bt = 0; bt < batch; ++bt)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          float *cij = c + bt * c_bs + i * c_rs + j;
+          *cij = agl_activate_scalar(accumulate ? *cij : 0.0f, activation);
+        }
+    return;
+  }
+  quant_args g = {
+      .batch = batch, .m = m, .n = n, .k = k, .a = a, .a_bs = a_bs,
+      .a_rs = a_rs, .a_cs = a_cs,
+      .b = {.data = quantized_b, .k = k, .group = group,
+            .panel_bytes = agl_quant_panel_bytes(k, bits, group),
+            .group_bytes = agl_quant_group_bytes(bits, group),
+            .row_bytes = agl_quant_row_bytes(bits), .bits = bits},
+      .c = c, .c_bs = c_bs, .c_rs = c_rs, .accumulate = accumulate != 0,
+      .act = activation};
+  g.isa = agl_gemm_current();
+  g.small = agl_quant_small_portable;
+  g.dequant = agl_quant_dequant_portable;
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  if (g.isa == &agl_gemm_avx512) {
+    g.small = agl_quant_small_avx512;
+    g.dequant = agl_quant_dequant_avx512;
+  }
+#endif
+  g.block = agl_gemm_block_sizes(g.isa, blocking);
+  int threads = agl_pool_acquire();
+  if (threads == 0) {
+    quant_run(&g, 1); /* nested in a parallel region */
+    return;
+  }
+  if (threads < 0) {
+    /* No pool memory: the small kernel needs none, at any m. */
+    g.mt = g.nt = 1;
+    g.m_step = m;
+    g.n_step = n / 32;
+    for (int64_t bt = 0; bt < batch; ++bt)
+      small_rows(&g, bt, 0, m, 0, n / 32);
+    return;
+  }
+  quant_run(&g, threads);
+  agl_pool_release();
+}
+
+void agl_kernel_sgemm_q8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                         const float *a, int64_t a_batch_stride,
+                         int64_t a_row_stride, int64_t a_col_stride,
+                         const void *quantized_b, int64_t group_size,
+                         float *c, int64_t c_batch_stride,
+                         int64_t c_row_stride, int32_t accumulate,
+                         int32_t activation,
+                         const agl_gemm_blocking *blocking) {
+  sgemm_quant(8, batch, m, n, k, a, a_batch_stride, a_row_stride,
+              a_col_stride, quantized_b, group_size, c, c_batch_stride,
+              c_row_stride, accumulate, activation, blocking);
+}
+
+void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
+                         const float *a, int64_t a_batch_stride,
+                         int64_t a_row_stride, int64_t a_col_stride,
+                         const void *quantized_b, int64_t group_size,
+                         float *c, int64_t c_batch_stride,
+                         int64_t c_row_stride, int32_t accumulate,
+                         int32_t activation,
+                         const agl_gemm_blocking *blocking) {
+  sgemm_quant(4, batch, m, n, k, a, a_batch_stride, a_row_stride,
+              a_col_stride, quantized_b, group_size, c, c_batch_stride,
+              c_row_stride, accumulate, activation, blocking);
+}

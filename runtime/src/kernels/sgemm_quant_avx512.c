@@ -1,0 +1,390 @@
+/* Weight-only quantized products for AVX-512: the small-m kernel (decode
+ * steps) and the dequantization of B's blocks for the packed path.
+ *
+ * 8 bits: a depth row of a panel (32 columns) becomes two vectors of 16
+ * floats by vpmovsxbd of each 16-byte half (sign extension to int32) and
+ * vcvtdq2ps.
+ * 4 bits: a block of 8 depths of half a panel is one vector of 16 words
+ * (word t: column t, depth r in bits 4r..4r+3, offset binary u = q + 8).
+ * The float whose exponent field is 150 - 4s and whose mantissa holds the
+ * nibble at bits 4s..4s+3 is 2^(23 - 4s) + u: one vpternlogd, (x & mask) |
+ * exponent, builds it, and one subtraction of 2^(23 - 4s) + 8 gives q,
+ * exactly. The packed path's dequantization reads nibbles 0-4 in place
+ * (s = r) and nibbles 5-7 after a shift of the words by 12 bits (s = r - 3);
+ * the small kernel moves every nibble to s = 3 or 4 and subtracts once per
+ * group (see below). The bitwise operation runs on any of the vector pipes,
+ * so the FMA pipes are left to the products (shuffles and conversions would
+ * compete for them).
+ * The small kernel accumulates each group of depths with unit scales and
+ * multiplies the group's sum by its 32 scales once (one FMA per vector per
+ * group); a row of A is a broadcast. With one or two rows of A, several
+ * sets of group accumulators hide the FMA latency; with one row, two
+ * panels are read at a time.
+ * This file is compiled with AVX-512 enabled. */
+#include "quant_internal.h"
+
+#include "avx512_math.h"
+
+#include <immintrin.h>
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE void load_row8(const unsigned char *row, __m512 *w0,
+                                    __m512 *w1) {
+  *w0 = _mm512_cvtepi32_ps(
+      _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)row)));
+  *w1 = _mm512_cvtepi32_ps(
+      _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(row + 16))));
+}
+
+/* The value q (-8..7) of the nibble at bits 4s..4s+3 of each word (s <= 4),
+ * as the dequantization for the packed path computes it. */
+static ALWAYS_INLINE __m512 nibble_s(__m512i words, int s) {
+  __m512i bits = _mm512_ternarylogic_epi32(
+      words, _mm512_set1_epi32(0xF << (4 * s)),
+      _mm512_set1_epi32((150 - 4 * s) << 23), 0xEA); /* (a & b) | c */
+  return _mm512_sub_ps(_mm512_castsi512_ps(bits),
+                       _mm512_set1_ps((float)((1 << (23 - 4 * s)) + 8)));
+}
+
+/* The small kernel skips the subtraction: depth r of a block becomes
+ * m_r + u, m_r being 2^11 (s = 3) or 2^7 (s = 4), and each group's sum
+ * over A's row times m_r + 8 is subtracted once at the group's end. The
+ * nibbles are moved to bits 12..15 or 16..19 by four shifts per block
+ * (x << 16, x << 8, x >> 8, x >> 12), which leaves two masks and two
+ * exponents to keep in registers. */
+enum { NIBBLE_LOW_MAGIC = 2048, NIBBLE_HIGH_MAGIC = 128 };
+
+static ALWAYS_INLINE __m512 nibble_biased(__m512i words, int s) {
+  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+      words, _mm512_set1_epi32(0xF << (4 * s)),
+      _mm512_set1_epi32((150 - 4 * s) << 23), 0xEA));
+}
+
+/* Per depth r of a block: the shifted words it is read from (0: x << 16,
+ * 1: x << 8, 2: x, 3: x >> 8, 4: x >> 12) and its s. */
+static const int kNibbleSource[8] = {0, 1, 1, 2, 2, 3, 3, 4};
+static const int kNibbleS[8] = {4, 3, 4, 3, 4, 3, 4, 4};
+
+/* m_r + 8 for depth r of a block. */
+static ALWAYS_INLINE float nibble_bias(int r) {
+  return (kNibbleS[r] == 3 ? NIBBLE_LOW_MAGIC : NIBBLE_HIGH_MAGIC) + 8.0f;
+}
+
+static ALWAYS_INLINE void nibble_sources(__m512i x, __m512i v[5]) {
+  v[0] = _mm512_slli_epi32(x, 16);
+  v[1] = _mm512_slli_epi32(x, 8);
+  v[2] = x;
+  v[3] = _mm512_srli_epi32(x, 8);
+  v[4] = _mm512_srli_epi32(x, 12);
+}
+
+/* Row i of A over depths [g0, g0 + count) times the biases m_r + 8. */
+static float group_bias(agl_view a, int i, int64_t g0, int64_t count) {
+  float sum = 0.0f;
+  for (int64_t p = 0; p < count; ++p)
+    sum += a.data[i * a.rs + (g0 + p) * a.cs] * nibble_bias((int)(p % 8));
+  return sum;
+}
+
+/* Adds depth p's row (w0, w1) times A's column p to set u of the group
+ * accumulators. */
+#define ACCUMULATE(u, p, w0, w1)                                               \
+  for (int i = 0; i < M; ++i) {                                                \
+    __m512 x_ = _mm512_set1_ps(ap[i * a.rs + (p) * a.cs]);                     \
+    gacc[u][i][0] = _mm512_fmadd_ps(x_, w0, gacc[u][i][0]);                    \
+    gacc[u][i][1] = _mm512_fmadd_ps(x_, w1, gacc[u][i][1]);                    \
+  }
+
+static ALWAYS_INLINE void small_panels(const int M, const int BITS,
+                                       int64_t q0, int64_t q1, agl_view a,
+                                       const agl_quant_b *b, float *c,
+                                       int64_t crs, int accumulate, int act) {
+  /* Independent sets of group accumulators, to hide the FMA latency. */
+  enum { U_MAX = 4 };
+  const int U = M == 1 ? 4 : M == 2 ? 2 : 1;
+  /* 4 bits: per row of A and group, the sum of A's row times m_r + 8, the
+   * same for every panel (the first CORR_MAX groups computed here). */
+  enum { CORR_MAX = 256 };
+  float corr[4][CORR_MAX];
+  if (BITS == 4)
+    for (int64_t g0 = 0, g = 0; g0 < b->k && g < CORR_MAX; g0 += b->group, ++g)
+      for (int i = 0; i < M; ++i)
+        corr[i][g] = group_bias(a, i, g0,
+                                b->k - g0 < b->group ? b->k - g0 : b->group);
+  for (int64_t q = q0; q < q1; ++q) {
+    const unsigned char *pb = b->data + q * b->panel_bytes;
+    __m512 acc[4][2];
+    for (int i = 0; i < M; ++i)
+      acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+    for (int64_t g0 = 0; g0 < b->k; g0 += b->group) {
+      const unsigned char *block = pb + g0 / b->group * b->group_bytes;
+      const unsigned char *rows = block + 32 * sizeof(float);
+      int64_t count = b->k - g0 < b->group ? b->k - g0 : b->group;
+      const float *ap = a.data + g0 * a.cs;
+      __m512 gacc[U_MAX][4][2];
+      for (int u = 0; u < U; ++u)
+        for (int i = 0; i < M; ++i)
+          gacc[u][i][0] = gacc[u][i][1] = _mm512_setzero_ps();
+      int64_t p = 0;
+      if (BITS == 8) {
+        for (; p + U <= count; p += U) {
+          _mm_prefetch((const char *)(rows + (p + 16) * 32), _MM_HINT_T0);
+          for (int u = 0; u < U; ++u) {
+            __m512 w0, w1;
+            load_row8(rows + (p + u) * 32, &w0, &w1);
+            ACCUMULATE(u, p + u, w0, w1)
+          }
+        }
+        for (; p < count; ++p) {
+          __m512 w0, w1;
+          load_row8(rows + p * 32, &w0, &w1);
+          ACCUMULATE(0, p, w0, w1)
+        }
+      } else {
+        for (; p < count; p += 8) {
+          const unsigned char *blk = rows + p * 16;
+          _mm_prefetch((const char *)(blk + 512), _MM_HINT_T0);
+          __m512i v0[5], v1[5];
+          nibble_sources(_mm512_loadu_si512(blk), v0);
+          nibble_sources(_mm512_loadu_si512(blk + 64), v1);
+          if (p + 8 <= count) {
+#pragma GCC unroll 8
+            for (int r = 0; r < 8; ++r) {
+              __m512 w0 = nibble_biased(v0[kNibbleSource[r]], kNibbleS[r]);
+              __m512 w1 = nibble_biased(v1[kNibbleSource[r]], kNibbleS[r]);
+              ACCUMULATE(r % U, p + r, w0, w1)
+            }
+          } else { /* the last group's last depths */
+#pragma GCC unroll 8
+            for (int r = 0; r < 8; ++r)
+              if (r < count - p) {
+                __m512 w0 = nibble_biased(v0[kNibbleSource[r]], kNibbleS[r]);
+                __m512 w1 = nibble_biased(v1[kNibbleSource[r]], kNibbleS[r]);
+                ACCUMULATE(0, p + r, w0, w1)
+              }
+          }
+        }
+      }
+      const __m512 s0 = _mm512_loadu_ps((const float *)block);
+      const __m512 s1 = _mm512_loadu_ps((const float *)block + 16);
+      for (int i = 0; i < M; ++i) {
+        __m512 t0 = gacc[0][i][0], t1 = gacc[0][i][1];
+        for (int u = 1; u < U; ++u) {
+          t0 = _mm512_add_ps(t0, gacc[u][i][0]);
+          t1 = _mm512_add_ps(t1, gacc[u][i][1]);
+        }
+        if (BITS == 4) { /* the biases m_r + 8 times A's row */
+          int64_t g = g0 / b->group;
+          float bias = g < CORR_MAX ? corr[i][g] : group_bias(a, i, g0, count);
+          t0 = _mm512_sub_ps(t0, _mm512_set1_ps(bias));
+          t1 = _mm512_sub_ps(t1, _mm512_set1_ps(bias));
+        }
+        acc[i][0] = _mm512_fmadd_ps(t0, s0, acc[i][0]);
+        acc[i][1] = _mm512_fmadd_ps(t1, s1, acc[i][1]);
+      }
+    }
+    for (int i = 0; i < M; ++i) {
+      float *out = c + i * crs + q * 32;
+      for (int h = 0; h < 2; ++h) {
+        __m512 x = acc[i][h];
+        if (accumulate)
+          x = _mm512_add_ps(x, _mm512_loadu_ps(out + 16 * h));
+        if (act != AGL_ACT_NONE)
+          x = agl_activate512(x, act);
+        _mm512_storeu_ps(out + 16 * h, x);
+      }
+    }
+  }
+}
+
+#define SMALL_VARIANT(M, BITS)                                                 \
+  static void small_##M##_##BITS(int64_t q0, int64_t q1, agl_view a,          \
+                                 const agl_quant_b *b, float *c, int64_t crs, \
+                                 int accumulate, int act) {                   \
+    small_panels(M, BITS, q0, q1, a, b, c, crs, accumulate, act);              \
+  }
+SMALL_VARIANT(1, 8)
+SMALL_VARIANT(2, 8)
+SMALL_VARIANT(3, 8)
+SMALL_VARIANT(4, 8)
+SMALL_VARIANT(1, 4)
+SMALL_VARIANT(2, 4)
+SMALL_VARIANT(3, 4)
+SMALL_VARIANT(4, 4)
+
+typedef void (*variant_fn)(int64_t, int64_t, agl_view, const agl_quant_b *,
+                           float *, int64_t, int, int);
+
+/* One row of A (the decode step proper): two panels at a time, so that
+ * each broadcast of A (and each constant) serves four vectors of
+ * weights. */
+static ALWAYS_INLINE void small_1_pairs(const int BITS, int64_t q0, int64_t q1,
+                                        agl_view a, const agl_quant_b *b,
+                                        float *c, int accumulate, int act) {
+  enum { CORR_MAX = 256 };
+  float corr[CORR_MAX];
+  if (BITS == 4)
+    for (int64_t g0 = 0, g = 0; g0 < b->k && g < CORR_MAX;
+         g0 += b->group, ++g)
+      corr[g] =
+          group_bias(a, 0, g0, b->k - g0 < b->group ? b->k - g0 : b->group);
+  int64_t q = q0;
+  for (; q + 2 <= q1; q += 2) {
+    const unsigned char *pb = b->data + q * b->panel_bytes;
+    __m512 acc[4];
+    for (int v = 0; v < 4; ++v)
+      acc[v] = _mm512_setzero_ps();
+    for (int64_t g0 = 0; g0 < b->k; g0 += b->group) {
+      int64_t g = g0 / b->group;
+      const unsigned char *block[2] = {pb + g * b->group_bytes,
+                                       pb + b->panel_bytes + g * b->group_bytes};
+      int64_t count = b->k - g0 < b->group ? b->k - g0 : b->group;
+      const float *ap = a.data + g0 * a.cs;
+      __m512 gacc[2][4];
+      for (int u = 0; u < 2; ++u)
+        for (int v = 0; v < 4; ++v)
+          gacc[u][v] = _mm512_setzero_ps();
+      if (BITS == 8) {
+        int64_t p = 0;
+        for (; p + 2 <= count; p += 2) {
+#pragma GCC unroll 2
+          for (int r = 0; r < 2; ++r) {
+            __m512 x = _mm512_set1_ps(ap[(p + r) * a.cs]);
+            for (int v = 0; v < 4; ++v) {
+              const unsigned char *row = block[v / 2] + 32 * sizeof(float) +
+                                         (p + r) * 32 + (v % 2) * 16;
+              if (r == 0 && v % 2 == 0)
+                _mm_prefetch((const char *)(row + 512), _MM_HINT_T0);
+              __m512 w = _mm512_cvtepi32_ps(
+                  _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)row)));
+              gacc[r][v] = _mm512_fmadd_ps(x, w, gacc[r][v]);
+            }
+          }
+        }
+        if (p < count) {
+          __m512 x = _mm512_set1_ps(ap[p * a.cs]);
+          for (int v = 0; v < 4; ++v) {
+            const unsigned char *row =
+                block[v / 2] + 32 * sizeof(float) + p * 32 + (v % 2) * 16;
+            __m512 w = _mm512_cvtepi32_ps(
+                _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)row)));
+            gacc[0][v] = _mm512_fmadd_ps(x, w, gacc[0][v]);
+          }
+        }
+      }
+      for (int64_t p = 0; BITS == 4 && p < count; p += 8) {
+        __m512i src[4][5];
+        for (int v = 0; v < 4; ++v) {
+          const unsigned char *blk =
+              block[v / 2] + 32 * sizeof(float) + p * 16 + (v % 2) * 64;
+          _mm_prefetch((const char *)(blk + 512), _MM_HINT_T0);
+          nibble_sources(_mm512_loadu_si512(blk), src[v]);
+        }
+        int rows = count - p < 8 ? (int)(count - p) : 8;
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; ++r)
+          if (r < rows) {
+            __m512 x = _mm512_set1_ps(ap[(p + r) * a.cs]);
+            for (int v = 0; v < 4; ++v)
+              gacc[r % 2][v] = _mm512_fmadd_ps(
+                  x, nibble_biased(src[v][kNibbleSource[r]], kNibbleS[r]),
+                  gacc[r % 2][v]);
+          }
+      }
+      __m512 bias = _mm512_setzero_ps();
+      if (BITS == 4)
+        bias = _mm512_set1_ps(g < CORR_MAX ? corr[g]
+                                           : group_bias(a, 0, g0, count));
+      for (int v = 0; v < 4; ++v) {
+        __m512 t = _mm512_sub_ps(_mm512_add_ps(gacc[0][v], gacc[1][v]), bias);
+        acc[v] = _mm512_fmadd_ps(
+            t, _mm512_loadu_ps((const float *)block[v / 2] + 16 * (v % 2)),
+            acc[v]);
+      }
+    }
+    for (int v = 0; v < 4; ++v) {
+      float *out = c + q * 32 + 16 * v;
+      __m512 x = acc[v];
+      if (accumulate)
+        x = _mm512_add_ps(x, _mm512_loadu_ps(out));
+      if (act != AGL_ACT_NONE)
+        x = agl_activate512(x, act);
+      _mm512_storeu_ps(out, x);
+    }
+  }
+  if (q < q1)
+    (BITS == 4 ? small_1_4 : small_1_8)(q, q1, a, b, c, 0, accumulate, act);
+}
+
+static void small_1_4_pairs(int64_t q0, int64_t q1, agl_view a,
+                            const agl_quant_b *b, float *c, int accumulate,
+                            int act) {
+  small_1_pairs(4, q0, q1, a, b, c, accumulate, act);
+}
+
+static void small_1_8_pairs(int64_t q0, int64_t q1, agl_view a,
+                            const agl_quant_b *b, float *c, int accumulate,
+                            int act) {
+  small_1_pairs(8, q0, q1, a, b, c, accumulate, act);
+}
+
+void agl_quant_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
+                            const agl_quant_b *b, float *c, int64_t crs,
+                            int accumulate, int act) {
+  static const variant_fn q8[4] = {small_1_8, small_2_8, small_3_8,
+                                   small_4_8};
+  static const variant_fn q4[4] = {small_1_4, small_2_4, small_3_4,
+                                   small_4_4};
+  if (m == 1) {
+    (b->bits == 4 ? small_1_4_pairs : small_1_8_pairs)(q0, q1, a, b, c,
+                                                       accumulate, act);
+    return;
+  }
+  (b->bits == 8 ? q8 : q4)[m - 1](q0, q1, a, b, c, crs, accumulate, act);
+}
+
+static ALWAYS_INLINE void dequant_rows(const int BITS, const agl_quant_b *b,
+                                       int64_t panel, int64_t pc, int64_t kc,
+                                       float *dst, int64_t ld) {
+  const unsigned char *pb = b->data + panel * b->panel_bytes;
+  int64_t p = pc, end = pc + kc;
+  while (p < end) {
+    int64_t g = p / b->group;
+    int64_t g_end = (g + 1) * b->group < end ? (g + 1) * b->group : end;
+    const unsigned char *block = pb + g * b->group_bytes;
+    const __m512 s0 = _mm512_loadu_ps((const float *)block);
+    const __m512 s1 = _mm512_loadu_ps((const float *)block + 16);
+    const unsigned char *rows = block + 32 * sizeof(float);
+    for (; p < g_end; ++p) {
+      int64_t local = p - g * b->group;
+      __m512 w0, w1;
+      if (BITS == 8) {
+        load_row8(rows + local * 32, &w0, &w1);
+      } else {
+        const unsigned char *blk = rows + local / 8 * 128;
+        __m512i x0 = _mm512_loadu_si512(blk);
+        __m512i x1 = _mm512_loadu_si512(blk + 64);
+        int r = (int)(local % 8);
+        if (r >= 5) {
+          x0 = _mm512_srli_epi32(x0, 12);
+          x1 = _mm512_srli_epi32(x1, 12);
+          r -= 3;
+        }
+        w0 = nibble_s(x0, r);
+        w1 = nibble_s(x1, r);
+      }
+      float *out = dst + (p - pc) * ld;
+      _mm512_storeu_ps(out, _mm512_mul_ps(w0, s0));
+      _mm512_storeu_ps(out + 16, _mm512_mul_ps(w1, s1));
+    }
+  }
+}
+
+void agl_quant_dequant_avx512(const agl_quant_b *b, int64_t panel, int64_t pc,
+                              int64_t kc, float *dst, int64_t ld) {
+  if (b->bits == 8)
+    dequant_rows(8, b, panel, pc, kc, dst, ld);
+  else
+    dequant_rows(4, b, panel, pc, kc, dst, ld);
+}

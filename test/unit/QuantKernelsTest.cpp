@@ -1,0 +1,266 @@
+// Tests of the weight-only quantized GEMMs (autoglm/kernels_quant.h):
+// agl_kernel_sgemm_q8 / agl_kernel_sgemm_q4 against a triple loop in double
+// on the weights the layout holds (dequantized with agl_quant_weight_at), on
+// odd sizes around the kernels' boundaries (m <= 4 streams the panels, larger
+// m dequantizes blocks for the packed micro-kernel; depths across groups and
+// the 384-deep blocks), row-major and transposed A, batches, accumulation and
+// activations, both kernel tables and 1 and 2 threads. Also the quantizer's
+// error bounds and its layout against agl_quant_weight_at.
+//
+// Tolerance: as for the float GEMM, |C - reference| <= (k * 2^-23 + 1e-6) *
+// S + 1e-30 with S = sum_p |A[i,p]| |W[p,j]| (plus |C| when accumulating):
+// the kernels compute with the dequantized weights exactly (q times scale,
+// both exact in float, the scale applied once per group), so only the
+// rounding of the float sums differs from the reference. The 4-bit small
+// kernel sums q + m (m = 2048 + 8 at most, see sgemm_quant_avx512.c) and
+// subtracts A's sum times m per group, so its S has |q| + 2056 in place of
+// |q|: for 4 bits S = sum_p |A[i,p]| (|W[p,j]| + 2056 scale(p, j)).
+#include "autoglm/kernels_quant.h"
+#include "autoglm/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+struct agl_gemm_isa;
+extern "C" const agl_gemm_isa *agl_gemm_select(int which);
+
+namespace {
+
+double activate(double x, int act) {
+  switch (act) {
+  case AGL_ACT_RELU:
+    return x > 0 ? x : 0;
+  case AGL_ACT_GELU_ERF:
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case AGL_ACT_SILU:
+    return x / (1 + std::exp(-x));
+  default:
+    return x;
+  }
+}
+
+// 64-byte aligned bytes, as compiled models hold them.
+struct Aligned {
+  explicit Aligned(size_t bytes)
+      : data(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)) {}
+  ~Aligned() { std::free(data); }
+  void *data;
+};
+
+struct Case {
+  int bits;
+  int64_t group, batch, m, n, k;
+  bool a_transposed;
+  int accumulate, act;
+};
+
+std::string describe(const Case &c, int threads) {
+  return "q" + std::to_string(c.bits) + " group=" + std::to_string(c.group) +
+         " batch=" + std::to_string(c.batch) + " m=" + std::to_string(c.m) +
+         " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
+         (c.a_transposed ? " A^T" : "") +
+         " accumulate=" + std::to_string(c.accumulate) +
+         " act=" + std::to_string(c.act) +
+         " threads=" + std::to_string(threads);
+}
+
+// The scale of weight (p, j).
+double scale_at(const void *q, const Case &c, int64_t p, int64_t j) {
+  float scale;
+  std::memcpy(&scale,
+              static_cast<const unsigned char *>(q) +
+                  j / 32 * agl_quant_panel_bytes(c.k, c.bits, c.group) +
+                  p / c.group * agl_quant_group_bytes(c.bits, c.group) +
+                  j % 32 * sizeof(float),
+              sizeof(float));
+  return std::fabs(scale);
+}
+
+int check(const Case &c, int threads, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  // B: k x n row-major, quantized.
+  std::vector<float> w(c.k * c.n);
+  for (float &x : w)
+    x = dist(rng);
+  Aligned q(agl_quant_weight_bytes(c.k, c.n, c.bits, c.group));
+  agl_quantize_b(w.data(), c.k, c.n, c.n, 1, c.bits, c.group, q.data);
+  std::vector<double> wq(c.k * c.n);
+  for (int64_t p = 0; p < c.k; ++p)
+    for (int64_t j = 0; j < c.n; ++j)
+      wq[p * c.n + j] =
+          agl_quant_weight_at(q.data, c.k, c.bits, c.group, p, j);
+  // A: batch x m x k, row-major or each batch entry transposed; C with a
+  // padded row stride, whose gaps must stay untouched.
+  int64_t a_rs = c.a_transposed ? 1 : c.k + 2;
+  int64_t a_cs = c.a_transposed ? c.m + 1 : 1;
+  int64_t a_bs = c.a_transposed ? (c.m + 1) * c.k : c.m * (c.k + 2);
+  std::vector<float> a(c.batch * a_bs);
+  for (float &x : a)
+    x = dist(rng);
+  int64_t c_rs = c.n + 5, c_bs = c.m * c_rs + 3;
+  std::vector<float> out(c.batch * c_bs);
+  for (float &x : out)
+    x = dist(rng);
+  std::vector<float> before = out;
+  (c.bits == 8 ? agl_kernel_sgemm_q8 : agl_kernel_sgemm_q4)(
+      c.batch, c.m, c.n, c.k, a.data(), a_bs, a_rs, a_cs, q.data, c.group,
+      out.data(), c_bs, c_rs, c.accumulate, c.act, nullptr);
+  int failures = 0;
+  std::vector<bool> written(out.size());
+  for (int64_t bt = 0; bt < c.batch; ++bt)
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        int64_t at = bt * c_bs + i * c_rs + j;
+        written[at] = true;
+        double sum = c.accumulate ? before[at] : 0.0;
+        double bound = c.accumulate ? std::fabs(before[at]) : 0.0;
+        for (int64_t p = 0; p < c.k; ++p) {
+          double x = a[bt * a_bs + i * a_rs + p * a_cs];
+          sum += x * wq[p * c.n + j];
+          bound += std::fabs(x * wq[p * c.n + j]);
+          if (c.bits == 4)
+            bound += std::fabs(x) * 2056 * scale_at(q.data, c, p, j);
+        }
+        double expected = activate(sum, c.act);
+        double tolerance = (c.k * std::ldexp(1.0, -23) + 1e-6) * bound + 1e-30;
+        if (!(std::fabs(out[at] - expected) <= tolerance) && ++failures <= 3)
+          ADD_FAILURE() << describe(c, threads) << ": C[" << bt << "," << i
+                        << "," << j << "] = " << out[at] << ", expected "
+                        << expected << " (tolerance " << tolerance << ")";
+      }
+  for (size_t at = 0; at < out.size(); ++at)
+    if (!written[at] && out[at] != before[at] && ++failures <= 3)
+      ADD_FAILURE() << describe(c, threads) << ": wrote outside C at " << at;
+  return failures;
+}
+
+class QuantKernelsTest : public ::testing::Test {
+protected:
+  void TearDown() override {
+    agl_gemm_select(0);
+    ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
+  }
+};
+
+struct Shape {
+  int64_t batch, m, n, k;
+};
+
+// m: the small kernel's row counts 1-4 and the packed path's (5, the
+// micro-kernels' row panels 4 and 14 and past them); k: one depth, within
+// and across groups, across the 384-deep blocks, not a multiple of 4; n:
+// one panel and several (more panels than threads, and fewer).
+const Shape kShapes[] = {
+    {1, 1, 32, 1},    {1, 1, 64, 31},   {1, 2, 96, 33},   {1, 3, 32, 100},
+    {1, 4, 160, 129}, {1, 1, 320, 257}, {2, 1, 64, 130},  {1, 5, 32, 37},
+    {1, 7, 96, 64},   {1, 14, 64, 200}, {1, 15, 128, 385}, {1, 29, 352, 129},
+    {2, 17, 64, 70},  {1, 130, 96, 500}, {1, 2, 1024, 777},
+};
+
+void sweep(int isa, int threads, int &failures) {
+  agl_gemm_select(isa);
+  ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+  std::mt19937 rng(4321 + isa * 10 + threads);
+  int variant = 0;
+  for (int bits : {8, 4})
+    for (int64_t group : {32, 64, 128})
+      for (const Shape &s : kShapes) {
+        ++variant;
+        Case c{bits, group, s.batch, s.m, s.n, s.k, variant % 3 == 1,
+               variant % 2, variant % 5 == 0 ? AGL_ACT_SILU
+                            : variant % 7 == 0 ? AGL_ACT_GELU_ERF
+                                               : AGL_ACT_NONE};
+        failures += check(c, threads, rng);
+        if (failures > 10)
+          return;
+      }
+}
+
+TEST_F(QuantKernelsTest, MatchesDequantizedReferencePortable) {
+  int failures = 0;
+  for (int threads : {1, 2})
+    sweep(1, threads, failures);
+  EXPECT_EQ(failures, 0);
+}
+
+TEST_F(QuantKernelsTest, MatchesDequantizedReferenceNative) {
+  int failures = 0;
+  for (int threads : {1, 2})
+    sweep(0, threads, failures);
+  EXPECT_EQ(failures, 0);
+}
+
+// Every call from inside a parallel region runs serially, still right.
+TEST_F(QuantKernelsTest, NestedInParallelRegion) {
+  ASSERT_EQ(agl_set_num_threads(2), AGL_OK);
+  struct Ctx {
+    int failures = 0;
+  } ctx;
+  agl_parallel_for(
+      2, 1,
+      [](void *raw, int64_t begin, int64_t end) {
+        auto *ctx = static_cast<Ctx *>(raw);
+        for (int64_t t = begin; t < end; ++t) {
+          std::mt19937 rng(77 + t);
+          Case c{t == 0 ? 8 : 4, 64, 1, t == 0 ? 1 : 20, 96, 150, false, 0,
+                 AGL_ACT_NONE};
+          ctx->failures += check(c, 1, rng);
+        }
+      },
+      &ctx);
+  EXPECT_EQ(ctx.failures, 0);
+}
+
+// The quantizer: symmetric scales, round to nearest, the error of each
+// weight within half a step for 8 bits; for 4 bits the chosen scale never
+// gives a larger squared error per group than max|w| / 7, and the stored
+// values match agl_quant_weight_at's reading of the layout.
+TEST(QuantizeTest, ErrorBounds) {
+  std::mt19937 rng(99);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  const int64_t k = 300, n = 64, group = 128;
+  std::vector<float> w(k * n);
+  for (float &x : w)
+    x = dist(rng);
+  w[5 * n + 3] = 0; // a column group of zeros below
+  for (int64_t p = 256; p < k; ++p)
+    w[p * n + 40] = 0;
+  for (int bits : {8, 4}) {
+    Aligned q(agl_quant_weight_bytes(k, n, bits, group));
+    EXPECT_EQ(agl_quant_weight_bytes(k, n, bits, group) % 64, 0);
+    agl_quantize_b(w.data(), k, n, n, 1, bits, group, q.data);
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t g0 = 0; g0 < k; g0 += group) {
+        int64_t rows = std::min(group, k - g0);
+        double amax = 0, err = 0, err7 = 0;
+        for (int64_t p = g0; p < g0 + rows; ++p)
+          amax = std::max(amax, (double)std::fabs(w[p * n + j]));
+        double step = amax / (bits == 8 ? 127 : 7);
+        for (int64_t p = g0; p < g0 + rows; ++p) {
+          double x = w[p * n + j];
+          double d = x - agl_quant_weight_at(q.data, k, bits, group, p, j);
+          err += d * d;
+          if (step > 0) {
+            double v = std::max(-8.0, std::min(7.0, std::round(x / step)));
+            err7 += (x - v * step) * (x - v * step);
+          }
+          if (bits == 8)
+            ASSERT_LE(std::fabs(d), step / 2 * (1 + 1e-5) + 1e-12)
+                << "p=" << p << " j=" << j;
+        }
+        if (bits == 4)
+          EXPECT_LE(err, err7 * (1 + 1e-5) + 1e-12) << "j=" << j;
+        if (amax == 0)
+          EXPECT_EQ(err, 0.0);
+      }
+  }
+}
+
+} // namespace
