@@ -161,9 +161,10 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
+            agl_epilogue e = {load_c, act, 1.0f, NULL, 0, 0, NULL, 0, 0};
             isa->kernel(kc, ap + ir * kc, 0, bp + jr / nr * kc * nr,
                         c + (ic + ir) * g->c_rs + qc * 32 + jr, g->c_rs, rows,
-                        cols, load_c, NULL, act);
+                        cols, &e);
           }
         }
       }
