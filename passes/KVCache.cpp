@@ -127,8 +127,8 @@ public:
       return *a + *b;
     if (isa<arith::SubIOp>(op))
       return *a - *b;
-    if (isa<arith::MulIOp>(op) && (isa<AffineConstantExpr>(*a) ||
-                                   isa<AffineConstantExpr>(*b)))
+    if (isa<arith::MulIOp>(op) &&
+        (isa<AffineConstantExpr>(*a) || isa<AffineConstantExpr>(*b)))
       return *a * *b;
     if (isa<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(op) &&
         isa<AffineConstantExpr>(*b))
@@ -147,14 +147,14 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
     if (capacity <= 0)
       return;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && func.isPublic() &&
-          failed(rewrite(func)))
+      if (!func.isExternal() && func.isPublic() && failed(rewrite(func)))
         return signalPassFailure();
   }
 
   /// The past inputs of `func`: arguments whose only use appends to them
   /// along a symbolic axis, with the result returned.
-  LogicalResult findPairs(func::FuncOp func, SmallVectorImpl<CachePair> &pairs) {
+  LogicalResult findPairs(func::FuncOp func,
+                          SmallVectorImpl<CachePair> &pairs) {
     Operation *ret = func.getBody().front().getTerminator();
     for (BlockArgument arg : func.getArguments()) {
       // One append; any other use reads only the length (shape arithmetic).
@@ -189,20 +189,21 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
   }
 
   static StringRef name(func::FuncOp func, BlockArgument arg) {
-    auto attr = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                  "autoglm.name");
+    auto attr =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "autoglm.name");
     return attr ? attr.getValue() : "?";
   }
 
-  LogicalResult rewrite(func::FuncOp func) {
-    SmallVector<CachePair> pairs;
-    if (failed(findPairs(func, pairs)))
-      return failure();
-    MLIRContext *ctx = func.getContext();
-    auto symbols = func->getAttrOfType<ArrayAttr>("autoglm.symbols");
-    int64_t numSymbols = symbols ? symbols.size() : 0;
+  static std::string symbolName(ArrayAttr symbols, int64_t k) {
+    return cast<DictionaryAttr>(symbols[k]).getAs<StringAttr>("name").str();
+  }
 
-    // One past symbol for every cache, used by nothing else.
+  /// The symbol of the caches' length: one for every cache, the extent of
+  /// no other input.
+  FailureOr<int32_t> pastSymbol(func::FuncOp func,
+                                MutableArrayRef<CachePair> pairs,
+                                ArrayAttr symbols) {
+    int64_t numSymbols = symbols ? symbols.size() : 0;
     auto dimSymbol = [&](BlockArgument arg, int64_t dim) -> int32_t {
       auto dims = func.getArgAttrOfType<DenseI32ArrayAttr>(
           arg.getArgNumber(), "autoglm.dim_symbols");
@@ -220,19 +221,26 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
                << name(func, pair.past)
                << "' have lengths of different symbols";
     for (BlockArgument arg : func.getArguments()) {
-      if (llvm::any_of(pairs, [&](const CachePair &p) { return p.past == arg; }))
+      if (llvm::any_of(pairs,
+                       [&](const CachePair &p) { return p.past == arg; }))
         continue;
       auto dims = func.getArgAttrOfType<DenseI32ArrayAttr>(
           arg.getArgNumber(), "autoglm.dim_symbols");
       if (dims && llvm::is_contained(dims.asArrayRef(), past))
         return func.emitError("input '")
                << name(func, arg) << "' has an extent of the cache length '"
-               << cast<DictionaryAttr>(symbols[past]).getAs<StringAttr>("name")
-                      .getValue()
+               << symbolName(symbols, past)
                << "', which the cache keeps itself; it cannot be an input";
     }
+    return past;
+  }
 
-    // How many positions a run appends: a constant or an input extent.
+  /// How many positions a run appends, the same for every cache: a
+  /// constant or an input extent (a symbol), no more than the capacity.
+  FailureOr<AffineExpr> appendedPositions(func::FuncOp func,
+                                          MutableArrayRef<CachePair> pairs,
+                                          ArrayAttr symbols) {
+    int64_t numSymbols = symbols ? symbols.size() : 0;
     ExtentTracer tracer(func);
     std::optional<AffineExpr> step;
     for (CachePair &pair : pairs) {
@@ -265,8 +273,23 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
       return func.emitError("a run appends up to ")
              << maxStep << " positions, more than the " << capacity.getValue()
              << " the cache holds (--max-seq-len)";
+    return *step;
+  }
 
-    OpBuilder b(ctx);
+  LogicalResult rewrite(func::FuncOp func) {
+    SmallVector<CachePair> pairs;
+    if (failed(findPairs(func, pairs)))
+      return failure();
+    auto symbols = func->getAttrOfType<ArrayAttr>("autoglm.symbols");
+    int64_t numSymbols = symbols ? symbols.size() : 0;
+    FailureOr<int32_t> past = pastSymbol(func, pairs, symbols);
+    if (failed(past))
+      return failure();
+    FailureOr<AffineExpr> step = appendedPositions(func, pairs, symbols);
+    if (failed(step))
+      return failure();
+
+    OpBuilder b(func.getContext());
     Location loc = func.getLoc();
     Block &body = func.getBody().front();
     Operation *ret = body.getTerminator();
@@ -281,8 +304,8 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
     // it; the runtime keeps it in range), written back last.
     unsigned at = func.getNumArguments();
     auto lengthType = RankedTensorType::get({1}, b.getI64Type());
-    if (failed(func.insertArgument(at, lengthType, writable("kv_cache_length", "length"),
-                                   loc)))
+    if (failed(func.insertArgument(at, lengthType,
+                                   writable("kv_cache_length", "length"), loc)))
       return failure();
     Value lengthArg = func.getArgument(at);
     b.setInsertionPointToStart(&body);
@@ -318,7 +341,8 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
       for (int64_t d = 0; d < appendedType.getRank(); ++d)
         sizes.push_back(
             appendedType.isDynamicDim(d)
-                ? OpFoldResult(tensor::DimOp::create(b, here, appended, d).getResult())
+                ? OpFoldResult(
+                      tensor::DimOp::create(b, here, appended, d).getResult())
                 : OpFoldResult(b.getIndexAttr(appendedType.getDimSize(d))));
       offsets[pair.axis] = length;
       Value count = getValueOrCreateConstantIndexOp(b, here, sizes[pair.axis]);
@@ -332,8 +356,8 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
       readSizes[pair.axis] = total;
       Value readBack = tensor::ExtractSliceOp::create(
           b, here, cast<RankedTensorType>(pair.concat.getType()), updated,
-          SmallVector<OpFoldResult>(shape.size(), b.getIndexAttr(0)),
-          readSizes, strides);
+          SmallVector<OpFoldResult>(shape.size(), b.getIndexAttr(0)), readSizes,
+          strides);
       pair.concat.getResult().replaceAllUsesWith(readBack);
       pair.concat.erase();
       states.push_back(updated);
@@ -359,15 +383,16 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
       return failure();
     for (Value state : states) {
       unsigned index = func.getNumResults();
-      auto source = state == lengthOut ? lengthArg
-                                       : state.getDefiningOp<tensor::InsertSliceOp>()
-                                             .getDest();
+      auto source =
+          state == lengthOut
+              ? lengthArg
+              : state.getDefiningOp<tensor::InsertSliceOp>().getDest();
       if (failed(func.insertResult(
               index, state.getType(),
-              b.getDictionaryAttr(
-                  {b.getNamedAttr("autoglm.state",
-                                  b.getI64IntegerAttr(
-                                      cast<BlockArgument>(source).getArgNumber()))}))))
+              b.getDictionaryAttr({b.getNamedAttr(
+                  "autoglm.state",
+                  b.getI64IntegerAttr(
+                      cast<BlockArgument>(source).getArgNumber()))}))))
         return failure();
       results.push_back(state);
     }
@@ -392,7 +417,8 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
       return failure();
     // Result attributes name state arguments by number: renumber them.
     for (unsigned r = 0; r < func.getNumResults(); ++r)
-      if (auto source = func.getResultAttrOfType<IntegerAttr>(r, "autoglm.state")) {
+      if (auto source =
+              func.getResultAttrOfType<IntegerAttr>(r, "autoglm.state")) {
         int64_t shift = 0;
         for (unsigned i = 0; i < source.getInt(); ++i)
           shift += dropArgs.test(i);
@@ -402,7 +428,7 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
 
     SmallVector<Attribute> kept;
     for (int64_t k = 0; k < numSymbols; ++k)
-      if (k != past)
+      if (k != *past)
         kept.push_back(symbols[k]);
     func->setAttr("autoglm.symbols", b.getArrayAttr(kept));
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
@@ -410,7 +436,7 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
               i, "autoglm.dim_symbols")) {
         SmallVector<int32_t> renumbered(dims.asArrayRef());
         for (int32_t &s : renumbered)
-          if (s > past)
+          if (s > *past)
             --s;
         func.setArgAttr(i, "autoglm.dim_symbols",
                         b.getDenseI32ArrayAttr(renumbered));
@@ -418,18 +444,19 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
 
     NamedAttribute growth =
         isa<AffineConstantExpr>(*step)
-            ? b.getNamedAttr("step", b.getI64IntegerAttr(
-                                         cast<AffineConstantExpr>(*step).getValue()))
-            : b.getNamedAttr(
-                  "step_symbol",
-                  b.getI64IntegerAttr(
-                      cast<AffineSymbolExpr>(*step).getPosition() -
-                      (cast<AffineSymbolExpr>(*step).getPosition() > (unsigned)past)));
-    func->setAttr("autoglm.kv_cache",
-                  b.getDictionaryAttr(
-                      {b.getNamedAttr("capacity", b.getI64IntegerAttr(capacity)),
-                       growth,
-                       b.getNamedAttr("caches", b.getArrayAttr(cacheNames))}));
+            ? b.getNamedAttr("step",
+                             b.getI64IntegerAttr(
+                                 cast<AffineConstantExpr>(*step).getValue()))
+            : b.getNamedAttr("step_symbol",
+                             b.getI64IntegerAttr(
+                                 cast<AffineSymbolExpr>(*step).getPosition() -
+                                 (cast<AffineSymbolExpr>(*step).getPosition() >
+                                  (unsigned)*past)));
+    func->setAttr(
+        "autoglm.kv_cache",
+        b.getDictionaryAttr(
+            {b.getNamedAttr("capacity", b.getI64IntegerAttr(capacity)), growth,
+             b.getNamedAttr("caches", b.getArrayAttr(cacheNames))}));
     return success();
   }
 };

@@ -73,8 +73,9 @@ struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
     for (auto func : module.getOps<func::FuncOp>())
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
         if (!func.getArgAttr(i, "autoglm.state"))
-          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
-                        BoolAttr::get(ctx, false));
+          func.setArgAttr(
+              i, bufferization::BufferizationDialect::kWritableAttrName,
+              BoolAttr::get(ctx, false));
   }
 };
 

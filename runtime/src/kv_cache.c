@@ -22,8 +22,7 @@ agl_status agl_kv_cache_check(const agl_model_desc *model) {
   if (cache->step_symbol >= model->num_symbols ||
       (cache->step_symbol < 0 && cache->step <= 0))
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
-                    "model '%s' declares a KV cache with no valid step",
-                    label);
+                    "model '%s' declares a KV cache with no valid step", label);
   if (cache->length_offset % sizeof(int64_t) != 0 ||
       cache->length_offset + sizeof(int64_t) > model->arena_size)
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
@@ -34,8 +33,8 @@ agl_status agl_kv_cache_check(const agl_model_desc *model) {
         model->arena_size)
       return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                       "model '%s' places KV cache '%s' outside its arena",
-                      label, cache->caches[i].name ? cache->caches[i].name
-                                                   : "?");
+                      label,
+                      cache->caches[i].name ? cache->caches[i].name : "?");
   return AGL_OK;
 }
 
@@ -50,8 +49,8 @@ agl_status agl_kv_cache_check_run(const agl_model_desc *model, void *arena,
   if (!cache)
     return AGL_OK;
   int64_t length = *length_slot(model, arena);
-  int64_t step = cache->step_symbol >= 0 ? symbols[cache->step_symbol]
-                                         : cache->step;
+  int64_t step =
+      cache->step_symbol >= 0 ? symbols[cache->step_symbol] : cache->step;
   if (length + step > cache->capacity)
     return agl_fail(AGL_ERR_CACHE_FULL,
                     "the KV cache of model '%s' holds %lld positions; %lld "

@@ -132,8 +132,7 @@ Generation Generator::generate(const std::vector<int64_t> &prompt,
     throw unfit(model_, "keeps " + std::to_string(capacity()) +
                             " positions in its KV cache; the prompt of " +
                             std::to_string(prompt.size()) + " tokens and " +
-                            std::to_string(maxNewTokens) +
-                            " new tokens need " +
+                            std::to_string(maxNewTokens) + " new tokens need " +
                             std::to_string(prompt.size() + maxNewTokens - 1));
   for (int64_t token : prompt)
     if (token < 0 || token >= vocab_)

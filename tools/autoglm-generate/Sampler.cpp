@@ -20,16 +20,15 @@ int64_t Sampler::next(const float *logits, int64_t count) {
   candidates_.clear();
   double total = 0;
   for (int64_t i = 0; i < count; ++i) {
-    double p = std::exp((double(logits[i]) - logits[best]) /
-                        options_.temperature);
+    double p =
+        std::exp((double(logits[i]) - logits[best]) / options_.temperature);
     candidates_.emplace_back(p, i);
     total += p;
   }
-  std::sort(candidates_.begin(), candidates_.end(),
-            [](const auto &a, const auto &b) {
-              return a.first != b.first ? a.first > b.first
-                                        : a.second < b.second;
-            });
+  std::sort(
+      candidates_.begin(), candidates_.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+      });
   double kept = 0;
   size_t n = 0;
   while (n < candidates_.size() && (n == 0 || kept < options_.topP * total))

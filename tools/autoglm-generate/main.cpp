@@ -111,8 +111,9 @@ int main(int argc, char **argv) {
                              : 0;
     if (json) {
       std::cout << std::setprecision(6) << "{\"tokens\":["
-                << joinIds(result.tokens, ",") << "],\"prompt_tokens\":"
-                << prompt.size() << ",\"prefill_ms\":" << result.prefillMs
+                << joinIds(result.tokens, ",")
+                << "],\"prompt_tokens\":" << prompt.size()
+                << ",\"prefill_ms\":" << result.prefillMs
                 << ",\"prefill_tokens_per_s\":" << prefillTokensPerS
                 << ",\"decode_steps\":" << step.runs
                 << ",\"step_median_ms\":" << step.medianMs
@@ -126,8 +127,8 @@ int main(int argc, char **argv) {
               << " threads)\n"
               << "ids: " << joinIds(result.tokens, " ") << "\n"
               << std::fixed << std::setprecision(2)
-              << "prefill: " << result.prefillMs << " ms ("
-              << prefillTokensPerS << " tokens/s)\n";
+              << "prefill: " << result.prefillMs << " ms (" << prefillTokensPerS
+              << " tokens/s)\n";
     if (step.runs > 0)
       std::cout << "decode: " << step.medianMs << " ms/token median, "
                 << step.p90Ms << " ms p90, " << tokensPerS << " tokens/s\n";
