@@ -74,11 +74,11 @@ static void run_shape(const shape *s, int threads, int reps, int64_t group) {
         agl_kernel_sgemm_packed(1, m, n, k, a, 0, k, 1, packed, c, 0, n, 0,
                                 1.0f, NULL, 0, NULL, 0, 0, NULL);
       else if (mode == 1)
-        agl_kernel_sgemm_q8(1, m, n, k, a, 0, k, 1, q8, group, c, 0, n, 0, 0,
-                            NULL);
+        agl_kernel_sgemm_q8(1, m, n, k, a, 0, k, 1, q8, group, c, 0, n, 0,
+                            1.0f, NULL, 0, NULL, 0, 0, NULL);
       else
-        agl_kernel_sgemm_q4(1, m, n, k, a, 0, k, 1, q4, group, c, 0, n, 0, 0,
-                            NULL);
+        agl_kernel_sgemm_q4(1, m, n, k, a, 0, k, 1, q4, group, c, 0, n, 0,
+                            1.0f, NULL, 0, NULL, 0, 0, NULL);
       if (r >= 0)
         times[mode][r] = now() - start;
     }

@@ -370,11 +370,12 @@ def QuantizeWeights : Pass<"autoglm-quantize-weights", "mlir::ModuleOp"> {
     [runtime.md](runtime.md)). The call's arguments are those of the packed
     call with the quantized weight's address and the group size in place of
     the packed B. A weight shared by several products is quantized once;
-    the float weights nothing reads any more are dropped. Where the packed
-    call carries epilogue arguments (a scale `alpha`, a bias, a residual),
-    it is rewritten only with `alpha` 1 and neither bias nor residual (the
-    quantized kernels apply the activation, not the rest); other calls stay
-    float.
+    the float weights nothing reads any more are dropped. The quantized
+    kernels take the packed call's epilogue (accumulate, the scale `alpha`,
+    the bias, the activation, the residual and its strides) in the same
+    order, so calls with an epilogue are rewritten too, their epilogue
+    operands passed through unchanged (a call in the short form without
+    epilogue arguments gets `alpha` 1 and no bias or residual).
 
     The module attribute `autoglm.weight_only` records what was done:
     `bits`, `group_size`, the number of `products` rewritten, and the bytes

@@ -6,7 +6,8 @@
 // autoglm-contractions-to-kernels, whose B was packed at compile time) in 8
 // or 4 bits, with one float scale per group of depths and column, and calls
 // agl_kernel_sgemm_q8 / agl_kernel_sgemm_q4, which dequantize inside their
-// inner loops. The quantized layout and the quantizer are the runtime's
+// inner loops and take the packed call's epilogue (alpha, bias, activation,
+// residual) unchanged, so every packed call is converted. The quantized layout and the quantizer are the runtime's
 // (autoglm/kernels_quant.h), so compiler and kernels agree on every byte.
 //
 //===----------------------------------------------------------------------===//
@@ -43,27 +44,25 @@ constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
 constexpr unsigned kPackedArgs = 15, kEpilogueArgs = 20, kN = 2, kK = 3,
                    kPackedB = 8;
 
-bool isNullPointer(Value value) {
-  return value.getDefiningOp<LLVM::ZeroOp>() != nullptr;
-}
-
-/// The arguments of the quantized call after the weight (c, its strides,
-/// accumulate, activation, blocking), or nothing where the packed call has
-/// an epilogue the quantized kernels do not take (a scale other than 1, a
-/// bias or a residual).
-std::optional<SmallVector<Value>> argumentsAfterWeight(func::CallOp call) {
+/// The arguments of the quantized call after the weight and group size:
+/// the packed call's (c, its strides, accumulate, alpha, bias, activation,
+/// residual and its strides, blocking), which the quantized kernels take in
+/// the same order; the short form without epilogue gets alpha 1 and no
+/// bias or residual. Nothing for a call of another arity.
+std::optional<SmallVector<Value>> argumentsAfterWeight(OpBuilder &b,
+                                                       Location loc,
+                                                       func::CallOp call) {
   ValueRange ops = call.getOperands();
-  if (ops.size() == kPackedArgs)
+  if (ops.size() == kEpilogueArgs)
     return SmallVector<Value>(ops.drop_front(kPackedB + 1));
-  if (ops.size() != kEpilogueArgs)
+  if (ops.size() != kPackedArgs)
     return std::nullopt;
-  FloatAttr alpha;
-  if (!matchPattern(ops[13], m_Constant(&alpha)) ||
-      alpha.getValueAsDouble() != 1.0 || !isNullPointer(ops[14]) ||
-      !isNullPointer(ops[16]))
-    return std::nullopt;
-  return SmallVector<Value>{ops[9], ops[10], ops[11], ops[12], ops[15],
-                            ops[19]};
+  Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
+  Value null = LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(
+                                                b.getContext()));
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  return SmallVector<Value>{ops[9],  ops[10], ops[11], ops[12], one, null,
+                            ops[13], null,    zero,    zero,    ops[14]};
 }
 
 /// A constant i64 argument, seen through the index cast it is made with.
@@ -136,7 +135,8 @@ struct QuantizeWeightsPass
     SmallVector<func::CallOp> calls;
     module.walk([&](func::CallOp call) {
       if (call.getCallee() == kSgemmPacked &&
-          argumentsAfterWeight(call))
+          (call.getNumOperands() == kPackedArgs ||
+           call.getNumOperands() == kEpilogueArgs))
         calls.push_back(call);
     });
     if (calls.empty())
@@ -146,11 +146,13 @@ struct QuantizeWeightsPass
     OpBuilder top = OpBuilder::atBlockEnd(module.getBody());
     Type i64 = top.getI64Type(), i32 = top.getI32Type(),
          ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type f32 = top.getF32Type();
     // (batch, m, n, k, a, its batch/row/column strides, quantized b, group
-    //  size, c, its batch/row strides, accumulate, activation, blocking)
+    //  size, c, its batch/row strides, accumulate, alpha, bias, activation,
+    //  residual, its batch/row strides, blocking)
     auto kernelType = top.getFunctionType(
         {i64, i64, i64, i64, ptr, i64, i64, i64, ptr, i64, ptr, i64, i64, i32,
-         i32, ptr},
+         f32, ptr, i32, ptr, i64, i64, ptr},
         {});
     StringRef kernelName =
         bits == 8 ? "agl_kernel_sgemm_q8" : "agl_kernel_sgemm_q4";
@@ -204,7 +206,7 @@ struct QuantizeWeightsPass
       SmallVector<Value> args(call.getOperands().take_front(kPackedB));
       args.push_back(qPointer);
       args.push_back(arith::ConstantIntOp::create(b, loc, groupSize, 64));
-      llvm::append_range(args, *argumentsAfterWeight(call));
+      llvm::append_range(args, *argumentsAfterWeight(b, loc, call));
       auto callee =
           autoglm::declareRuntimeFunction(module, kernelName, kernelType);
       auto replacement = func::CallOp::create(b, loc, callee, args);

@@ -152,14 +152,21 @@ class WeightOnlyTest(E2ETestCase):
         gemms = [k["name"] for k in report["kernels"]
                  if k["name"].startswith("sgemm")]
         self.assertEqual(len(gemms), 5)
-        self.assertTrue(all(name.startswith("sgemm_q4 ") for name in gemms),
-                        gemms)
+        # All five quantized, o_proj and down_proj with their residual adds
+        # fused into the quantized call.
+        self.assertTrue(all(name.split(" ")[0] in ("sgemm_q4",
+                                                   "sgemm_q4+residual")
+                            for name in gemms), gemms)
+        self.assertIn("sgemm_q4+residual mlp/down_proj/MatMul+y", gemms)
+        self.assertIn("sgemm_q4+residual self_attn/o_proj/MatMul"
+                      "+residual_attn/Add", gemms)
         result = compile_model(model, out, "--weight-only", "int8",
                                "--report", "--explain")
         self.assertEqual(result.returncode, 0, describe(result))
         self.assertIn("weight-only int8: 5 products, group size 128",
                       result.stdout)
-        self.assertIn("sgemm_q8 mlp/down_proj/MatMul", result.stdout)
+        self.assertIn("sgemm_q8+residual mlp/down_proj/MatMul+y",
+                      result.stdout)
         self.assertIn("weight-only int8 (scale per 128 depths", result.stdout)
 
     def test_option_errors(self):

@@ -4,7 +4,8 @@
 // odd sizes around the kernels' boundaries (m <= 4 streams the panels, larger
 // m dequantizes blocks for the packed micro-kernel; depths across groups and
 // the 384-deep blocks), row-major and transposed A, batches, accumulation and
-// activations, both kernel tables and 1 and 2 threads. Also the quantizer's
+// the epilogue of agl_kernel_sgemm_packed (alpha, bias, activation, residual
+// with its strides), both kernel tables and 1 and 2 threads. Also the quantizer's
 // error bounds and its layout against agl_quant_weight_at.
 //
 // Tolerance: as for the float GEMM, |C - reference| <= (k * 2^-23 + 1e-6) *
@@ -15,6 +16,8 @@
 // kernel sums q + m (m = 2048 + 8 at most, see sgemm_quant_avx512.c) and
 // subtracts A's sum times m per group, so its S has |q| + 2056 in place of
 // |q|: for 4 bits S = sum_p |A[i,p]| (|W[p,j]| + 2056 scale(p, j)).
+// With the epilogue, S is |alpha| times that plus |bias[j]|, and the
+// residual, added after the activation, contributes 1e-6 |residual|.
 #include "autoglm/kernels_quant.h"
 #include "autoglm/runtime.h"
 
@@ -59,6 +62,8 @@ struct Case {
   int64_t group, batch, m, n, k;
   bool a_transposed;
   int accumulate, act;
+  float alpha = 1.0f;
+  bool bias = false, residual = false;
 };
 
 std::string describe(const Case &c, int threads) {
@@ -68,6 +73,8 @@ std::string describe(const Case &c, int threads) {
          (c.a_transposed ? " A^T" : "") +
          " accumulate=" + std::to_string(c.accumulate) +
          " act=" + std::to_string(c.act) +
+         " alpha=" + std::to_string(c.alpha) + (c.bias ? " bias" : "") +
+         (c.residual ? " residual" : "") +
          " threads=" + std::to_string(threads);
 }
 
@@ -109,9 +116,19 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
   for (float &x : out)
     x = dist(rng);
   std::vector<float> before = out;
+  // The bias (n floats) and the residual (C's shape, its own strides).
+  std::vector<float> bias(c.n);
+  for (float &x : bias)
+    x = dist(rng);
+  int64_t r_rs = c.n + 3, r_bs = c.m * r_rs + 1;
+  std::vector<float> res(c.batch * r_bs);
+  for (float &x : res)
+    x = dist(rng);
   (c.bits == 8 ? agl_kernel_sgemm_q8 : agl_kernel_sgemm_q4)(
       c.batch, c.m, c.n, c.k, a.data(), a_bs, a_rs, a_cs, q.data, c.group,
-      out.data(), c_bs, c_rs, c.accumulate, c.act, nullptr);
+      out.data(), c_bs, c_rs, c.accumulate, c.alpha,
+      c.bias ? bias.data() : nullptr, c.act,
+      c.residual ? res.data() : nullptr, r_bs, r_rs, nullptr);
   int failures = 0;
   std::vector<bool> written(out.size());
   for (int64_t bt = 0; bt < c.batch; ++bt)
@@ -119,8 +136,7 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
       for (int64_t j = 0; j < c.n; ++j) {
         int64_t at = bt * c_bs + i * c_rs + j;
         written[at] = true;
-        double sum = c.accumulate ? before[at] : 0.0;
-        double bound = c.accumulate ? std::fabs(before[at]) : 0.0;
+        double sum = 0.0, bound = 0.0;
         for (int64_t p = 0; p < c.k; ++p) {
           double x = a[bt * a_bs + i * a_rs + p * a_cs];
           sum += x * wq[p * c.n + j];
@@ -128,8 +144,21 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
           if (c.bits == 4)
             bound += std::fabs(x) * 2056 * scale_at(q.data, c, p, j);
         }
+        sum *= c.alpha;
+        bound *= std::fabs(c.alpha);
+        if (c.accumulate) {
+          sum += before[at];
+          bound += std::fabs(before[at]);
+        }
+        if (c.bias) {
+          sum += bias[j];
+          bound += std::fabs(bias[j]);
+        }
         double expected = activate(sum, c.act);
-        double tolerance = (c.k * std::ldexp(1.0, -23) + 1e-6) * bound + 1e-30;
+        double r = c.residual ? res[bt * r_bs + i * r_rs + j] : 0.0;
+        expected += r;
+        double tolerance = (c.k * std::ldexp(1.0, -23) + 1e-6) * bound +
+                           1e-6 * std::fabs(r) + 1e-30;
         if (!(std::fabs(out[at] - expected) <= tolerance) && ++failures <= 3)
           ADD_FAILURE() << describe(c, threads) << ": C[" << bt << "," << i
                         << "," << j << "] = " << out[at] << ", expected "
@@ -177,7 +206,22 @@ void sweep(int isa, int threads, int &failures) {
                variant % 2, variant % 5 == 0 ? AGL_ACT_SILU
                             : variant % 7 == 0 ? AGL_ACT_GELU_ERF
                                                : AGL_ACT_NONE};
+        // Each part of the epilogue alone and together.
+        c.alpha = variant % 4 == 3 ? -0.75f : 1.0f;
+        c.bias = variant % 3 != 0;
+        c.residual = variant % 4 >= 2;
         failures += check(c, threads, rng);
+        // The transformer layer's epilogue: bias, GELU and residual, in
+        // both regimes (the shape's own m, and m = 1).
+        Case full = c;
+        full.act = AGL_ACT_GELU_ERF;
+        full.bias = full.residual = true;
+        full.alpha = 1.0f;
+        failures += check(full, threads, rng);
+        full.m = 1;
+        full.accumulate = 0;
+        full.alpha = 0.5f;
+        failures += check(full, threads, rng);
         if (failures > 10)
           return;
       }

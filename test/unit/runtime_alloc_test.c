@@ -100,15 +100,20 @@ static void kernel_run(void) {
   agl_parallel_for(1000, 10, touch, gemm_c);
   /* Weight-only quantized products: decode rows and a packed block. */
   agl_kernel_sgemm_q8(1, 1, 256, 70, gemm_a, 0, 70, 1, gemm_q8, 32, gemm_c,
-                      0, 256, 0, AGL_ACT_NONE, NULL);
+                      0, 256, 0, 1.0f, NULL, AGL_ACT_NONE, NULL, 0, 0,
+                      NULL);
   agl_kernel_sgemm_q4(2, 3, 256, 70, gemm_a, 210, 70, 1, gemm_q4, 32, gemm_c,
-                      768, 256, 1, AGL_ACT_SILU, NULL);
+                      768, 256, 1, 1.0f, NULL, AGL_ACT_SILU, NULL, 0, 0,
+                      NULL);
   agl_kernel_sgemm_q4(1, 1, 256, 70, gemm_a, 0, 70, 1, gemm_q4, 32, gemm_c,
-                      0, 256, 0, AGL_ACT_NONE, NULL);
+                      0, 256, 0, 1.0f, NULL, AGL_ACT_NONE, NULL, 0, 0,
+                      NULL);
   agl_kernel_sgemm_q8(1, 300, 256, 70, gemm_a, 0, 70, 1, gemm_q8, 32, gemm_c,
-                      0, 256, 0, AGL_ACT_RELU, NULL);
+                      0, 256, 0, 1.0f, NULL, AGL_ACT_RELU, NULL, 0, 0,
+                      NULL);
   agl_kernel_sgemm_q4(1, 20, 256, 70, gemm_a, 0, 70, 1, gemm_q4, 32, gemm_c,
-                      0, 256, 1, AGL_ACT_NONE, NULL);
+                      0, 256, 1, 1.0f, NULL, AGL_ACT_NONE, NULL, 0, 0,
+                      NULL);
 }
 
 int main(void) {

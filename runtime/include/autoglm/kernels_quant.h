@@ -7,7 +7,12 @@
  * in float32. They dequantize B inside their inner loops and accumulate in
  * float32:
  *   C[b,i,j] = act((accumulate ? C[b,i,j] : 0)
- *                  + sum_p A[b,i,p] * scale[p / group_size][j] * q[p][j])
+ *                  + alpha * sum_p A[b,i,p] * scale[p / group_size][j] * q[p][j]
+ *                  + (bias ? bias[j] : 0))
+ *              + (residual ? residual[b * residual_batch_stride
+ *                                     + i * residual_row_stride + j] : 0)
+ * with the epilogue (alpha, bias, activation, residual) of
+ * agl_kernel_sgemm_packed, applied while the tile is in registers.
  *
  * The layout is defined here, with the functions that compute it, so that
  * the compiler (which quantizes weights when it compiles a model), the
@@ -174,8 +179,9 @@ static inline float agl_quant_weight_at(const void *quantized_b, int64_t k,
 
 /* The product with B quantized to 8 (q8) or 4 (q4) bits in the layout
  * above (n a multiple of 32; group_size a positive multiple of 32; shared by
- * every batch entry). A, C, the strides, accumulate and activation are as
- * for agl_kernel_sgemm_packed. Decode steps (m <= 4) stream the quantized
+ * every batch entry). A, C, the strides and the epilogue (accumulate,
+ * alpha, bias, activation, residual and its strides) are as for
+ * agl_kernel_sgemm_packed, in the same order. Decode steps (m <= 4) stream the quantized
  * panels once and dequantize them in registers; larger m dequantizes each
  * block of B into the packing memory once and runs the packed GEMM's
  * micro-kernel on it (`blocking` as for agl_kernel_sgemm, null: the cost
@@ -186,7 +192,10 @@ void agl_kernel_sgemm_q8(int64_t batch, int64_t m, int64_t n, int64_t k,
                          const void *quantized_b, int64_t group_size,
                          float *c, int64_t c_batch_stride,
                          int64_t c_row_stride, int32_t accumulate,
-                         int32_t activation,
+                         float alpha, const float *bias, int32_t activation,
+                         const float *residual,
+                         int64_t residual_batch_stride,
+                         int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking);
 void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
                          const float *a, int64_t a_batch_stride,
@@ -194,7 +203,10 @@ void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
                          const void *quantized_b, int64_t group_size,
                          float *c, int64_t c_batch_stride,
                          int64_t c_row_stride, int32_t accumulate,
-                         int32_t activation,
+                         float alpha, const float *bias, int32_t activation,
+                         const float *residual,
+                         int64_t residual_batch_stride,
+                         int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking);
 
 #ifdef __cplusplus

@@ -12,6 +12,8 @@
 #ifndef AUTOGLM_AVX512_MATH_H
 #define AUTOGLM_AVX512_MATH_H
 
+#include "kernels_internal.h"
+
 #include <immintrin.h>
 
 static inline __m512 agl_exp512(__m512 x) {
@@ -96,6 +98,52 @@ static inline __m512 agl_activate512(__m512 x, int act) {
   default:
     return x;
   }
+}
+
+/* The first `count` lanes (0..16). */
+static inline __mmask16 agl_lanes16(int64_t count) {
+  return count >= 16 ? (__mmask16)0xFFFF
+         : count <= 0 ? (__mmask16)0
+                      : (__mmask16)((1u << count) - 1u);
+}
+
+/* Writes acc through the epilogue to C's row i, columns j..j+count-1 (at
+ * most 16), the first of them at c, C's column stride ccs: the epilogue
+ * code of the small-m products (gemv_avx512.c, sgemm_quant_avx512.c). */
+static inline __attribute__((always_inline)) void
+agl_store_epilogue512(__m512 acc, float *c, int64_t ccs,
+                                    int64_t count, const agl_epilogue *e,
+                                    int64_t i, int64_t j) {
+  if (count > 16)
+    count = 16;
+  __mmask16 m = agl_lanes16(count);
+  const float *bias =
+      e->bias ? e->bias + i * e->bias_rs + j * e->bias_cs : NULL;
+  const float *res =
+      e->residual ? e->residual + i * e->res_rs + j * e->res_cs : NULL;
+  if (ccs == 1 && (!bias || e->bias_cs == 1) && (!res || e->res_cs == 1)) {
+    if (e->alpha != 1.0f)
+      acc = _mm512_mul_ps(acc, _mm512_set1_ps(e->alpha));
+    if (e->load_c)
+      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, c));
+    if (bias)
+      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, bias));
+    if (e->act != AGL_ACT_NONE)
+      acc = agl_activate512(acc, e->act);
+    if (res)
+      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, res));
+    _mm512_mask_storeu_ps(c, m, acc);
+    return;
+  }
+  float tmp[16];
+  _mm512_storeu_ps(tmp, acc);
+  for (int64_t t = 0; t < count; ++t)
+    tmp[t] = (e->load_c ? c[t * ccs] : 0.0f) + e->alpha * tmp[t] +
+             (bias ? bias[t * e->bias_cs] : 0.0f);
+  if (e->act != AGL_ACT_NONE)
+    _mm512_storeu_ps(tmp, agl_activate512(_mm512_loadu_ps(tmp), e->act));
+  for (int64_t t = 0; t < count; ++t)
+    c[t * ccs] = tmp[t] + (res ? res[t * e->res_cs] : 0.0f);
 }
 
 #endif /* AUTOGLM_AVX512_MATH_H */

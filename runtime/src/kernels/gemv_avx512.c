@@ -21,43 +21,6 @@ static ALWAYS_INLINE __mmask16 lanes(int64_t count) {
                       : (__mmask16)((1u << count) - 1u);
 }
 
-/* Writes acc through the epilogue to C's row i, columns j..j+count-1 (at
- * most 16), the first of them at c. */
-static ALWAYS_INLINE void store_row(__m512 acc, float *c, int64_t ccs,
-                                    int64_t count, const agl_epilogue *e,
-                                    int64_t i, int64_t j) {
-  if (count > 16)
-    count = 16;
-  __mmask16 m = lanes(count);
-  const float *bias =
-      e->bias ? e->bias + i * e->bias_rs + j * e->bias_cs : NULL;
-  const float *res =
-      e->residual ? e->residual + i * e->res_rs + j * e->res_cs : NULL;
-  if (ccs == 1 && (!bias || e->bias_cs == 1) && (!res || e->res_cs == 1)) {
-    if (e->alpha != 1.0f)
-      acc = _mm512_mul_ps(acc, _mm512_set1_ps(e->alpha));
-    if (e->load_c)
-      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, c));
-    if (bias)
-      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, bias));
-    if (e->act != AGL_ACT_NONE)
-      acc = agl_activate512(acc, e->act);
-    if (res)
-      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, res));
-    _mm512_mask_storeu_ps(c, m, acc);
-    return;
-  }
-  float tmp[16];
-  _mm512_storeu_ps(tmp, acc);
-  for (int64_t t = 0; t < count; ++t)
-    tmp[t] = (e->load_c ? c[t * ccs] : 0.0f) + e->alpha * tmp[t] +
-             (bias ? bias[t * e->bias_cs] : 0.0f);
-  if (e->act != AGL_ACT_NONE)
-    _mm512_storeu_ps(tmp, agl_activate512(_mm512_loadu_ps(tmp), e->act));
-  for (int64_t t = 0; t < count; ++t)
-    c[t * ccs] = tmp[t] + (res ? res[t * e->res_cs] : 0.0f);
-}
-
 /* Rows of B (unit column stride): a block of W columns at a time, with the
  * m x W sums in a local buffer (L1), four rows of B per pass; every row
  * segment read is W contiguous floats, which the prefetchers stream. */
@@ -115,7 +78,7 @@ static ALWAYS_INLINE void axpy_rows(const int M, int64_t j0, int64_t j1,
     }
     for (int i = 0; i < M; ++i)
       for (int64_t v = 0; v < vectors; ++v)
-        store_row(_mm512_load_ps(acc[i] + 16 * v),
+        agl_store_epilogue512(_mm512_load_ps(acc[i] + 16 * v),
                   c + i * crs + (jb + 16 * v) * ccs, ccs, width - 16 * v, e,
                   i, jb + 16 * v);
   }

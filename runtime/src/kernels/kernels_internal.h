@@ -100,6 +100,22 @@ static inline float agl_epilogue_scalar(const agl_epilogue *e, float old,
   return x;
 }
 
+/* The epilogue of the tile whose element (0, 0) is C's (i, j), from the
+ * product's epilogue `e` (in C's coordinates), for a block of depths that is
+ * the product's first (`first`: the bias goes in, C is loaded only when the
+ * product accumulates) and/or its last (`last`: the activation and the
+ * residual); middle blocks add their sums to C. */
+static inline agl_epilogue agl_epilogue_tile(const agl_epilogue *e, int64_t i,
+                                             int64_t j, int first, int last) {
+  agl_epilogue t = *e;
+  t.load_c = e->load_c || !first;
+  t.act = last ? e->act : AGL_ACT_NONE;
+  t.bias = e->bias && first ? e->bias + i * e->bias_rs + j * e->bias_cs : NULL;
+  t.residual =
+      e->residual && last ? e->residual + i * e->res_rs + j * e->res_cs : NULL;
+  return t;
+}
+
 /* The micro-kernel computes an MR x NR tile from an A micro-panel and a
  * packed B micro-panel (kc steps of NR floats), then writes its top-left
  * mr x nr corner to C (row stride ldc, column stride 1) through the

@@ -16,11 +16,12 @@ typedef struct agl_quant_b {
 
 /* Small-m product: C rows [0, m) (m <= 4) x panels [q0, q1) of B, for one
  * batch entry; A's element (i, p) at a.data[i * a.rs + p * a.cs], C's
- * element (i, j) at c[i * crs + j]. */
+ * element (i, j) at c[i * crs + j], stored through the epilogue `e` (in C's
+ * coordinates: its bias and residual at these rows' (0, 0)). */
 typedef void (*agl_quant_small_fn)(int m, int64_t q0, int64_t q1,
                                    agl_view a, const agl_quant_b *b,
-                                   float *c, int64_t crs, int accumulate,
-                                   int act);
+                                   float *c, int64_t crs,
+                                   const agl_epilogue *e);
 /* Dequantizes depths [pc, pc + kc) of panel `panel` of B into kc rows of
  * 32 floats, `ld` floats apart, starting at dst (columns 0..31). */
 typedef void (*agl_quant_dequant_fn)(const agl_quant_b *b, int64_t panel,
@@ -30,7 +31,7 @@ typedef void (*agl_quant_dequant_fn)(const agl_quant_b *b, int64_t panel,
 AGL_HIDDEN void agl_quant_small_portable(int m, int64_t q0, int64_t q1,
                                          agl_view a, const agl_quant_b *b,
                                          float *c, int64_t crs,
-                                         int accumulate, int act);
+                                         const agl_epilogue *e);
 AGL_HIDDEN void agl_quant_dequant_portable(const agl_quant_b *b,
                                            int64_t panel, int64_t pc,
                                            int64_t kc, float *dst,
@@ -38,8 +39,8 @@ AGL_HIDDEN void agl_quant_dequant_portable(const agl_quant_b *b,
 #if defined(AGL_HAVE_AVX512_KERNELS)
 AGL_HIDDEN void agl_quant_small_avx512(int m, int64_t q0, int64_t q1,
                                        agl_view a, const agl_quant_b *b,
-                                       float *c, int64_t crs, int accumulate,
-                                       int act);
+                                       float *c, int64_t crs,
+                                       const agl_epilogue *e);
 AGL_HIDDEN void agl_quant_dequant_avx512(const agl_quant_b *b, int64_t panel,
                                          int64_t pc, int64_t kc, float *dst,
                                          int64_t ld);

@@ -102,6 +102,16 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
   const agl_microkernel_fn kernel = g->c_transposed ? isa->kernel_t
                                                     : isa->kernel;
   float *c = g->c + batch * g->c_bs;
+  /* The product's epilogue in C's coordinates (i, j) of this batch entry;
+   * agl_epilogue_tile gives each tile's. */
+  const agl_epilogue whole = {.load_c = g->accumulate,
+                              .act = g->act,
+                              .alpha = g->alpha,
+                              .bias = bias,
+                              .bias_cs = 1,
+                              .residual = residual,
+                              .res_rs = g->res_rs,
+                              .res_cs = 1};
 
   for (int64_t ic = i0; ic < i1; ic += mc_max) {
     int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
@@ -109,13 +119,7 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       int64_t kc = g->k - pc < KC ? g->k - pc : KC;
       /* The bias goes in with the first depth block, the activation and
        * the residual with the last. */
-      const int last = pc + kc == g->k;
-      agl_epilogue e = {.load_c = pc > 0 || g->accumulate,
-                        .act = last ? g->act : AGL_ACT_NONE,
-                        .alpha = g->alpha,
-                        .bias_cs = 1,
-                        .res_rs = g->res_rs,
-                        .res_cs = 1};
+      const int first = pc == 0, last = pc + kc == g->k;
       agl_view av = {a ? a + ic * g->a_rs + pc * g->a_cs : NULL, g->a_rs,
                      g->a_cs};
       if (g->pack_a_block)
@@ -165,10 +169,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
             float *tile = g->c_transposed
                               ? c + (jc + jr) * g->c_rs + ic + ir
                               : c + (ic + ir) * g->c_rs + jc + jr;
-            e.bias = bias && pc == 0 ? bias + jc + jr : NULL;
-            e.residual = residual && last
-                             ? residual + (ic + ir) * g->res_rs + jc + jr
-                             : NULL;
+            const agl_epilogue e =
+                agl_epilogue_tile(&whole, ic + ir, jc + jr, first, last);
             const float *bpanel = last_panel && jr + nr >= nc
                                       ? last_panel
                                       : bpanels + jr / nr * bstep;

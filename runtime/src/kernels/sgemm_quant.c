@@ -49,7 +49,7 @@ void agl_quant_dequant_portable(const agl_quant_b *b, int64_t panel,
 
 void agl_quant_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
                               const agl_quant_b *b, float *c, int64_t crs,
-                              int accumulate, int act) {
+                              const agl_epilogue *e) {
   float w[32];
   for (int64_t q = q0; q < q1; ++q) {
     float acc[4][32], gacc[4][32];
@@ -78,8 +78,7 @@ void agl_quant_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
     for (int i = 0; i < m; ++i) {
       float *out = c + i * crs + q * 32;
       for (int t = 0; t < 32; ++t)
-        out[t] = agl_activate_scalar(acc[i][t] + (accumulate ? out[t] : 0.0f),
-                                     act);
+        out[t] = agl_epilogue_scalar(e, out[t], acc[i][t], i, q * 32 + t);
     }
   }
 }
@@ -93,7 +92,11 @@ typedef struct quant_args {
   agl_quant_b b;
   float *c;
   int64_t c_bs, c_rs;
-  int accumulate, act;
+  /* The epilogue as for agl_kernel_sgemm_packed: in C's coordinates of
+   * batch entry 0, the bias shared by every batch entry, the residual's
+   * entries res_bs apart. */
+  agl_epilogue e;
+  int64_t res_bs;
   const agl_gemm_isa *isa;
   agl_quant_small_fn small;
   agl_quant_dequant_fn dequant;
@@ -105,15 +108,27 @@ typedef struct quant_args {
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* The epilogue of batch entry bt, in C's coordinates. */
+static agl_epilogue epilogue_at(const quant_args *g, int64_t bt) {
+  agl_epilogue e = g->e;
+  if (e.residual)
+    e.residual += bt * g->res_bs;
+  return e;
+}
+
 /* Rows [i0, i1) x panels [q0, q1) of batch entry bt, by the small kernel in
  * blocks of up to 4 rows. */
 static void small_rows(const quant_args *g, int64_t bt, int64_t i0,
                        int64_t i1, int64_t q0, int64_t q1) {
+  const agl_epilogue whole = epilogue_at(g, bt);
   for (int64_t i = i0; i < i1; i += 4) {
     int rows = i1 - i < 4 ? (int)(i1 - i) : 4;
     agl_view a = {g->a + bt * g->a_bs + i * g->a_rs, g->a_rs, g->a_cs};
+    /* One pass over all depths: the tile epilogue of the first and last
+     * block, at row i and column 0. */
+    agl_epilogue e = agl_epilogue_tile(&whole, i, 0, 1, 1);
     g->small(rows, q0, q1, a, &g->b, g->c + bt * g->c_bs + i * g->c_rs,
-             g->c_rs, g->accumulate, g->act);
+             g->c_rs, &e);
   }
 }
 
@@ -133,13 +148,15 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
   float *ap = scratch + KC * NCP * 32;
   const float *a = g->a + bt * g->a_bs;
   float *c = g->c + bt * g->c_bs;
+  const agl_epilogue whole = epilogue_at(g, bt);
   float row[32];
   for (int64_t ic = i0; ic < i1; ic += mc_max) {
     int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
     for (int64_t pc = 0; pc < g->k; pc += KC) {
       int64_t kc = g->k - pc < KC ? g->k - pc : KC;
-      int load_c = pc > 0 || g->accumulate;
-      int act = pc + kc == g->k ? g->act : AGL_ACT_NONE;
+      /* As the float GEMM: the bias with the first block of depths, the
+       * activation and the residual with the last. */
+      const int first = pc == 0, last = pc + kc == g->k;
       agl_view av = {a + ic * g->a_rs + pc * g->a_cs, g->a_rs, g->a_cs};
       isa->pack_a(av, mc, kc, mr, ap);
       for (int64_t qc = q0; qc < q1; qc += NCP) {
@@ -161,7 +178,8 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
-            agl_epilogue e = {load_c, act, 1.0f, NULL, 0, 0, NULL, 0, 0};
+            agl_epilogue e = agl_epilogue_tile(&whole, ic + ir,
+                                               qc * 32 + jr, first, last);
             isa->kernel(kc, ap + ir * kc, 0, bp + jr / nr * kc * nr,
                         c + (ic + ir) * g->c_rs + qc * 32 + jr, g->c_rs, rows,
                         cols, &e);
@@ -235,19 +253,29 @@ static void sgemm_quant(int bits, int64_t batch, int64_t m, int64_t n,
                         int64_t k, const float *a, int64_t a_bs, int64_t a_rs,
                         int64_t a_cs, const void *quantized_b, int64_t group,
                         float *c, int64_t c_bs, int64_t c_rs,
-                        int32_t accumulate, int32_t activation,
+                        int32_t accumulate, float alpha, const float *bias,
+                        int32_t activation, const float *residual,
+                        int64_t res_bs, int64_t res_rs,
                         const agl_gemm_blocking *blocking) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
   if (activation < AGL_ACT_NONE || activation > AGL_ACT_SILU)
     activation = AGL_ACT_NONE;
+  const agl_epilogue e = {.load_c = accumulate != 0, .act = activation,
+                          .alpha = alpha, .bias = bias, .bias_cs = 1,
+                          .residual = residual, .res_rs = res_rs,
+                          .res_cs = 1};
   if (k <= 0 || group <= 0) {
-    for (int64_t bt = 0; bt < batch; ++bt)
+    for (int64_t bt = 0; bt < batch; ++bt) {
+      agl_epilogue eb = e;
+      if (eb.residual)
+        eb.residual += bt * res_bs;
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           float *cij = c + bt * c_bs + i * c_rs + j;
-          *cij = agl_activate_scalar(accumulate ? *cij : 0.0f, activation);
+          *cij = agl_epilogue_scalar(&eb, *cij, 0.0f, i, j);
         }
+    }
     return;
   }
   quant_args g = {
@@ -257,8 +285,7 @@ static void sgemm_quant(int bits, int64_t batch, int64_t m, int64_t n,
             .panel_bytes = agl_quant_panel_bytes(k, bits, group),
             .group_bytes = agl_quant_group_bytes(bits, group),
             .row_bytes = agl_quant_row_bytes(bits), .bits = bits},
-      .c = c, .c_bs = c_bs, .c_rs = c_rs, .accumulate = accumulate != 0,
-      .act = activation};
+      .c = c, .c_bs = c_bs, .c_rs = c_rs, .e = e, .res_bs = res_bs};
   g.isa = agl_gemm_current();
   g.small = agl_quant_small_portable;
   g.dequant = agl_quant_dequant_portable;
@@ -293,11 +320,15 @@ void agl_kernel_sgemm_q8(int64_t batch, int64_t m, int64_t n, int64_t k,
                          const void *quantized_b, int64_t group_size,
                          float *c, int64_t c_batch_stride,
                          int64_t c_row_stride, int32_t accumulate,
-                         int32_t activation,
+                         float alpha, const float *bias, int32_t activation,
+                         const float *residual,
+                         int64_t residual_batch_stride,
+                         int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking) {
   sgemm_quant(8, batch, m, n, k, a, a_batch_stride, a_row_stride,
               a_col_stride, quantized_b, group_size, c, c_batch_stride,
-              c_row_stride, accumulate, activation, blocking);
+              c_row_stride, accumulate, alpha, bias, activation, residual,
+              residual_batch_stride, residual_row_stride, blocking);
 }
 
 void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -306,9 +337,13 @@ void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
                          const void *quantized_b, int64_t group_size,
                          float *c, int64_t c_batch_stride,
                          int64_t c_row_stride, int32_t accumulate,
-                         int32_t activation,
+                         float alpha, const float *bias, int32_t activation,
+                         const float *residual,
+                         int64_t residual_batch_stride,
+                         int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking) {
   sgemm_quant(4, batch, m, n, k, a, a_batch_stride, a_row_stride,
               a_col_stride, quantized_b, group_size, c, c_batch_stride,
-              c_row_stride, accumulate, activation, blocking);
+              c_row_stride, accumulate, alpha, bias, activation, residual,
+              residual_batch_stride, residual_row_stride, blocking);
 }

@@ -19,7 +19,8 @@
  * multiplies the group's sum by its 32 scales once (one FMA per vector per
  * group); a row of A is a broadcast. With one or two rows of A, several
  * sets of group accumulators hide the FMA latency; with one row, two
- * panels are read at a time.
+ * panels are read at a time. The sums go through the float GEMM's epilogue
+ * (agl_store_epilogue512: alpha, bias, activation, residual).
  * This file is compiled with AVX-512 enabled. */
 #include "quant_internal.h"
 
@@ -99,7 +100,7 @@ static float group_bias(agl_view a, int i, int64_t g0, int64_t count) {
 static ALWAYS_INLINE void small_panels(const int M, const int BITS,
                                        int64_t q0, int64_t q1, agl_view a,
                                        const agl_quant_b *b, float *c,
-                                       int64_t crs, int accumulate, int act) {
+                                       int64_t crs, const agl_epilogue *e) {
   /* Independent sets of group accumulators, to hide the FMA latency. */
   enum { U_MAX = 4 };
   const int U = M == 1 ? 4 : M == 2 ? 2 : 1;
@@ -186,14 +187,9 @@ static ALWAYS_INLINE void small_panels(const int M, const int BITS,
     }
     for (int i = 0; i < M; ++i) {
       float *out = c + i * crs + q * 32;
-      for (int h = 0; h < 2; ++h) {
-        __m512 x = acc[i][h];
-        if (accumulate)
-          x = _mm512_add_ps(x, _mm512_loadu_ps(out + 16 * h));
-        if (act != AGL_ACT_NONE)
-          x = agl_activate512(x, act);
-        _mm512_storeu_ps(out + 16 * h, x);
-      }
+      for (int h = 0; h < 2; ++h)
+        agl_store_epilogue512(acc[i][h], out + 16 * h, 1, 16, e, i,
+                              q * 32 + 16 * h);
     }
   }
 }
@@ -201,8 +197,8 @@ static ALWAYS_INLINE void small_panels(const int M, const int BITS,
 #define SMALL_VARIANT(M, BITS)                                                 \
   static void small_##M##_##BITS(int64_t q0, int64_t q1, agl_view a,          \
                                  const agl_quant_b *b, float *c, int64_t crs, \
-                                 int accumulate, int act) {                   \
-    small_panels(M, BITS, q0, q1, a, b, c, crs, accumulate, act);              \
+                                 const agl_epilogue *e) {                     \
+    small_panels(M, BITS, q0, q1, a, b, c, crs, e);                            \
   }
 SMALL_VARIANT(1, 8)
 SMALL_VARIANT(2, 8)
@@ -214,14 +210,14 @@ SMALL_VARIANT(3, 4)
 SMALL_VARIANT(4, 4)
 
 typedef void (*variant_fn)(int64_t, int64_t, agl_view, const agl_quant_b *,
-                           float *, int64_t, int, int);
+                           float *, int64_t, const agl_epilogue *);
 
 /* One row of A (the decode step proper): two panels at a time, so that
  * each broadcast of A (and each constant) serves four vectors of
  * weights. */
 static ALWAYS_INLINE void small_1_pairs(const int BITS, int64_t q0, int64_t q1,
                                         agl_view a, const agl_quant_b *b,
-                                        float *c, int accumulate, int act) {
+                                        float *c, const agl_epilogue *e) {
   enum { CORR_MAX = 256 };
   float corr[CORR_MAX];
   if (BITS == 4)
@@ -303,45 +299,38 @@ static ALWAYS_INLINE void small_1_pairs(const int BITS, int64_t q0, int64_t q1,
             acc[v]);
       }
     }
-    for (int v = 0; v < 4; ++v) {
-      float *out = c + q * 32 + 16 * v;
-      __m512 x = acc[v];
-      if (accumulate)
-        x = _mm512_add_ps(x, _mm512_loadu_ps(out));
-      if (act != AGL_ACT_NONE)
-        x = agl_activate512(x, act);
-      _mm512_storeu_ps(out, x);
-    }
+    for (int v = 0; v < 4; ++v)
+      agl_store_epilogue512(acc[v], c + q * 32 + 16 * v, 1, 16, e, 0,
+                            q * 32 + 16 * v);
   }
   if (q < q1)
-    (BITS == 4 ? small_1_4 : small_1_8)(q, q1, a, b, c, 0, accumulate, act);
+    (BITS == 4 ? small_1_4 : small_1_8)(q, q1, a, b, c, 0, e);
 }
 
 static void small_1_4_pairs(int64_t q0, int64_t q1, agl_view a,
-                            const agl_quant_b *b, float *c, int accumulate,
-                            int act) {
-  small_1_pairs(4, q0, q1, a, b, c, accumulate, act);
+                            const agl_quant_b *b, float *c,
+                            const agl_epilogue *e) {
+  small_1_pairs(4, q0, q1, a, b, c, e);
 }
 
 static void small_1_8_pairs(int64_t q0, int64_t q1, agl_view a,
-                            const agl_quant_b *b, float *c, int accumulate,
-                            int act) {
-  small_1_pairs(8, q0, q1, a, b, c, accumulate, act);
+                            const agl_quant_b *b, float *c,
+                            const agl_epilogue *e) {
+  small_1_pairs(8, q0, q1, a, b, c, e);
 }
 
 void agl_quant_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
                             const agl_quant_b *b, float *c, int64_t crs,
-                            int accumulate, int act) {
+                            const agl_epilogue *e) {
   static const variant_fn q8[4] = {small_1_8, small_2_8, small_3_8,
                                    small_4_8};
   static const variant_fn q4[4] = {small_1_4, small_2_4, small_3_4,
                                    small_4_4};
   if (m == 1) {
-    (b->bits == 4 ? small_1_4_pairs : small_1_8_pairs)(q0, q1, a, b, c,
-                                                       accumulate, act);
+    (b->bits == 4 ? small_1_4_pairs : small_1_8_pairs)(q0, q1, a, b, c, e);
     return;
   }
-  (b->bits == 8 ? q8 : q4)[m - 1](q0, q1, a, b, c, crs, accumulate, act);
+  (b->bits == 8 ? q8 : q4)[m - 1](q0, q1, a, b, c, crs, e);
 }
 
 static ALWAYS_INLINE void dequant_rows(const int BITS, const agl_quant_b *b,

@@ -17,12 +17,12 @@
 // Q8: %[[W:.*]] = memref.get_global @weight_packed_q8 : memref<2304xi8>
 // Q8-NEXT: memref.extract_strided_metadata %[[W]]
 // Q8: %[[B:.*]] = llvm.inttoptr
-// Q8-NEXT: call @agl_kernel_sgemm_q8(%{{.*}}, %{{.*}}, %[[G32]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[B]], %[[G32]], %{{.*}}, %{{.*}}, %[[G32]], %{{.*}}, %{{.*}}, %{{.*}})
+// Q8-NEXT: call @agl_kernel_sgemm_q8(%{{.*}}, %{{.*}}, %[[G32]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[B]], %[[G32]], %{{.*}}, %{{.*}}, %[[G32]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 // Q8: call @agl_kernel_sgemm_q8(
 // Q8: call @agl_kernel_sgemm(
 // Q8-NOT: agl_kernel_sgemm_packed
 // Q8-DAG: memref.global "private" constant @weight_packed_q8 : memref<2304xi8> = dense<{{.*}}> {alignment = 64 : i64}
-// Q8-DAG: func.func private @agl_kernel_sgemm_q8(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr)
+// Q8-DAG: func.func private @agl_kernel_sgemm_q8(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64, i32, f32, !llvm.ptr, i32, !llvm.ptr, i64, i64, !llvm.ptr)
 // Q8-NOT: @weight
 
 // Q4: module attributes {autoglm.weight_only = {bits = 4 : i64, float_bytes = 8192 : i64, group_size = 64 : i64, products = 2 : i64, quantized_bytes = 1152 : i64}}
