@@ -127,7 +127,9 @@ def Bufferize : Pass<"autoglm-bufferize", "mlir::ModuleOp"> {
     as `linalg.copy` so that they lower to plain loops with no runtime
     library call. Results then become output arguments that the caller
     provides; results computed into their own buffer are computed directly
-    into the output argument (no copy).
+    into the output argument (no copy). Results marked `autoglm.state N`
+    (model state, see `autoglm-kv-cache`) must have been updated in place
+    in argument N (an error otherwise) and are dropped.
   }];
   let dependentDialects = [
     "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect",
@@ -501,6 +503,12 @@ def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
     and producing op as `autoglm.arena_buffers`. With `verify`, the pass
     checks that no two simultaneously live buffers overlap and that every
     buffer lies inside the arena.
+
+    Arguments marked `autoglm.state` (a KV cache and its length, see
+    `autoglm-kv-cache`) become views at the start of the arena, ahead of
+    every buffer of a run, so that they persist from run to run; they leave
+    the signature, and their offsets are recorded as
+    `autoglm.state_offsets`.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", "64",
