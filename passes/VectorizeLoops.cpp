@@ -45,10 +45,11 @@ bool vectorizable(linalg::GenericOp op, int64_t width) {
   if (!op.hasPureBufferSemantics())
     return false;
 
+  // The outer loops may have symbolic extents; the innermost one is tiled
+  // into whole vectors.
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || ShapedType::isDynamic(ranges.back()) ||
-      ranges.back() % width != 0 ||
-      llvm::any_of(ranges, ShapedType::isDynamic))
+      ranges.back() % width != 0)
     return false;
   unsigned inner = ranges.size() - 1;
   for (OpOperand &operand : op->getOpOperands()) {
@@ -128,12 +129,13 @@ bool collapsible(linalg::GenericOp op) {
 Operation *tileInnermost(RewriterBase &rewriter, linalg::GenericOp op,
                          int64_t width) {
   Location loc = op.getLoc();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<Range> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc);
   unsigned inner = ranges.size() - 1;
   SmallVector<Value> ivs;
   for (auto [d, range] : llvm::enumerate(ranges)) {
     Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value ub = arith::ConstantIndexOp::create(rewriter, loc, range);
+    Value ub = getValueOrCreateConstantIndexOp(rewriter, loc, range.size);
     Value step = arith::ConstantIndexOp::create(rewriter, loc,
                                                 d == inner ? width : 1);
     auto loop = scf::ForOp::create(rewriter, loc, lb, ub, step);
