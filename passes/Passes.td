@@ -440,8 +440,9 @@ def ParallelizeLoops : Pass<"autoglm-parallelize-loops", "mlir::ModuleOp"> {
 def VectorizeLoops : Pass<"autoglm-vectorize-loops", "mlir::ModuleOp"> {
   let summary = "Elementwise and reduction generics as explicit vector code";
   let description = [{
-    Each `linalg.generic` on buffers with static loop ranges whose innermost
-    loop walks every operand it indexes contiguously (unit stride along the
+    Each `linalg.generic` on buffers whose innermost loop has a static range
+    (outer loops may have symbolic ones, such as a sequence length) and
+    walks every operand it indexes contiguously (unit stride along the
     last dimension, possibly plus a window offset such as a convolution
     gather's `o + k`) and has a multiple of `width` iterations (or, failing
     that, of a half, quarter... of it, down to 4) is tiled to that many

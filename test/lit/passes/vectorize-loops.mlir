@@ -150,3 +150,29 @@ func.func @kept(%a: memref<4x6xf32>, %b: memref<4x6xf32, strided<[8, 1]>>, %c: m
   }
   return
 }
+
+// -----
+
+// A symbolic number of rows (a sequence length) with a static, whole
+// number of vectors along the innermost loop: the outer loop runs to the
+// buffer's extent, the inner one by 16 lanes.
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[ROWS:.*]] = memref.dim %arg0, %[[C1]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[ROWS]] step %[[C1]] {
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[C32]] step %[[C16]] {
+// CHECK: vector.transfer_read {{.*}} vector<1x1x16xf32>
+// CHECK: arith.mulf {{.*}} : vector<1x1x16xf32>
+// CHECK: vector.transfer_write
+// CHECK-NOT: linalg.generic
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @symbolic_rows(%x: memref<1x?x32xf32>, %y: memref<1x?x32xf32>) {
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : memref<1x?x32xf32>) outs(%y : memref<1x?x32xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.mulf %p, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
