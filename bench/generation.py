@@ -31,6 +31,7 @@ Usage: python3 bench/generation.py [--threads 1,2] [--prompt 128]
 """
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -126,6 +127,9 @@ def ort_generate(path, geometry, prompt, new_tokens, threads):
         length += seq
         tokens = [token]
         out.append(token)
+    # The session's threads go before AutoGLM runs next to it.
+    del binding, results, past, session
+    gc.collect()
     return out, times[0], times[1:]
 
 
