@@ -191,24 +191,25 @@ void buildEntry(llvm::Function *entry, llvm::Function *graph,
 
   // Callers other than the runtime (NAME_run_shaped from C) get the range
   // check too: a value beyond a symbol's max would overrun the buffers.
-  if (!sig.symbols.empty()) {
-    llvm::Value *bad = b.CreateIsNull(symbols);
-    auto *check = llvm::BasicBlock::Create(ctx, "check_symbols", entry);
+  // Returns `code` where `bad` holds, and goes on otherwise.
+  auto returnIf = [&](llvm::Value *bad, int32_t code) {
     auto *reject = llvm::BasicBlock::Create(ctx, "reject", entry);
-    b.CreateCondBr(bad, reject, check);
+    auto *next = llvm::BasicBlock::Create(ctx, "checked", entry);
+    b.CreateCondBr(bad, reject, next);
     b.SetInsertPoint(reject);
-    b.CreateRet(llvm::ConstantInt::get(t.i32, kBadSymbolsCode));
-    b.SetInsertPoint(check);
-    bad = b.getFalse();
+    b.CreateRet(llvm::ConstantInt::get(t.i32, code));
+    b.SetInsertPoint(next);
+  };
+  if (!sig.symbols.empty()) {
+    returnIf(b.CreateIsNull(symbols), kBadSymbolsCode);
+    llvm::Value *bad = b.getFalse();
     for (auto [k, symbol] : llvm::enumerate(sig.symbols)) {
       llvm::Value *value = b.CreateLoad(
           t.i64, b.CreateConstInBoundsGEP1_64(t.i64, symbols, k));
       bad = b.CreateOr(bad, b.CreateICmpSLT(value, b.getInt64(symbol.min)));
       bad = b.CreateOr(bad, b.CreateICmpSGT(value, b.getInt64(symbol.max)));
     }
-    auto *run = llvm::BasicBlock::Create(ctx, "run", entry);
-    b.CreateCondBr(bad, reject, run);
-    b.SetInsertPoint(run);
+    returnIf(bad, kBadSymbolsCode);
   }
 
   // A run that would append past the KV cache's capacity would write past
@@ -223,16 +224,10 @@ void buildEntry(llvm::Function *entry, llvm::Function *graph,
             ? b.CreateLoad(t.i64, b.CreateConstInBoundsGEP1_64(
                                       t.i64, symbols, kv.stepSymbol))
             : static_cast<llvm::Value *>(b.getInt64(kv.step));
-    llvm::Value *bad =
-        b.CreateOr(b.CreateICmpSLT(length, b.getInt64(0)),
-                   b.CreateICmpSGT(b.CreateAdd(length, step),
-                                   b.getInt64(kv.capacity)));
-    auto *full = llvm::BasicBlock::Create(ctx, "cache_full", entry);
-    auto *run = llvm::BasicBlock::Create(ctx, "run_with_cache", entry);
-    b.CreateCondBr(bad, full, run);
-    b.SetInsertPoint(full);
-    b.CreateRet(llvm::ConstantInt::get(t.i32, kCacheFullCode));
-    b.SetInsertPoint(run);
+    returnIf(b.CreateOr(b.CreateICmpSLT(length, b.getInt64(0)),
+                        b.CreateICmpSGT(b.CreateAdd(length, step),
+                                        b.getInt64(kv.capacity))),
+             kCacheFullCode);
   }
 
   std::vector<llvm::Value *> args;

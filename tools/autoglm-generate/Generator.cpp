@@ -55,7 +55,9 @@ Generator::Generator(const agl_model_desc &model, const void *weights)
       ids_ = i;
     else if (name == "position_ids" && rank2 && isIndexType(info.dtype))
       positions_ = i;
-    else if (name == "attention_mask" && rank2)
+    else if (name == "attention_mask" && rank2 &&
+             (isIndexType(info.dtype) || info.dtype == AGL_DTYPE_F32 ||
+              info.dtype == AGL_DTYPE_BOOL))
       mask_ = i;
     else
       throw unfit(model, "has input '" + name + "' " +
@@ -82,37 +84,34 @@ Generator::Generator(const agl_model_desc &model, const void *weights)
     throw unfit(model, "has no float32 output 'logits' of shape "
                        "[1, seq, vocabulary]");
   vocab_ = model.outputs[logits_].shape[2];
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    inputData_.push_back(inputs_[i].bytes.data());
+    inputShapeData_.push_back(inputShapes_[i].data());
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    outputData_.push_back(outputs_[i].bytes.data());
+    outputShapeData_.push_back(outputShapes_[i].data());
+  }
 }
 
 const float *Generator::step(const std::vector<int64_t> &tokens) {
   int64_t cached = instance_.cacheLength();
   int64_t seq = int64_t(tokens.size());
-  inputShapes_[ids_] = {1, seq};
+  inputShapes_[ids_][1] = seq;
   for (int64_t t = 0; t < seq; ++t)
     store(inputs_[ids_], t, tokens[t]);
   if (positions_ >= 0) {
-    inputShapes_[positions_] = {1, seq};
+    inputShapes_[positions_][1] = seq;
     for (int64_t t = 0; t < seq; ++t)
       store(inputs_[positions_], t, cached + t);
   }
   if (mask_ >= 0) {
-    inputShapes_[mask_] = {1, cached + seq};
+    inputShapes_[mask_][1] = cached + seq;
     for (int64_t t = 0; t < cached + seq; ++t)
       store(inputs_[mask_], t, 1);
   }
-  std::vector<const void *> in;
-  std::vector<const int64_t *> inShapes;
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    in.push_back(inputs_[i].bytes.data());
-    inShapes.push_back(inputShapes_[i].data());
-  }
-  std::vector<void *> out;
-  std::vector<int64_t *> outShapes;
-  for (size_t i = 0; i < outputs_.size(); ++i) {
-    out.push_back(outputs_[i].bytes.data());
-    outShapes.push_back(outputShapes_[i].data());
-  }
-  instance_.runShaped(in, inShapes, out, outShapes);
+  instance_.runShaped(inputData_, inputShapeData_, outputData_,
+                      outputShapeData_);
   int64_t rows = outputShapes_[logits_][1];
   return reinterpret_cast<const float *>(outputs_[logits_].bytes.data()) +
          (rows - 1) * vocab_;

@@ -48,6 +48,12 @@ private:
   int64_t vocab_ = 0, maxSeq_ = 0;
   std::vector<run::Tensor> inputs_, outputs_; // at their largest shapes
   std::vector<std::vector<int64_t>> inputShapes_, outputShapes_;
+  // What each run passes: pointers to the buffers and shapes above, made
+  // once (a run only updates the shapes' extents and the inputs' values).
+  std::vector<const void *> inputData_;
+  std::vector<const int64_t *> inputShapeData_;
+  std::vector<void *> outputData_;
+  std::vector<int64_t *> outputShapeData_;
 };
 
 } // namespace autoglm::generate
