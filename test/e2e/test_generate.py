@@ -73,6 +73,15 @@ class GenerateTest(E2ETestCase):
                 self.assertEqual(report["decode_steps"],
                                  len(ref["generated"]) - 1)
                 self.assertGreater(report["decode_tokens_per_s"], 0)
+                # A cold start (no warm-up run) gives the same tokens: the
+                # warm-up leaves an empty cache behind.
+                cold = self.generate(
+                    self.artifact(model), "--prompt-ids",
+                    ",".join(map(str, ref["prompt"])), "--max-new-tokens",
+                    "8", "--no-warmup", "--json")
+                self.assertEqual(cold.returncode, 0, describe(cold))
+                self.assertEqual(json.loads(cold.stdout)["tokens"],
+                                 ref["generated"][:8])
 
     def test_last_token_logits(self):
         # --last-token logits: the prefill returns the prompt's last row of
