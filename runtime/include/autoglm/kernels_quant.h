@@ -1,4 +1,6 @@
-/* AutoGLM runtime kernels: matrix products with weight-only quantized B.
+/* AutoGLM runtime kernels: matrix products with B stored in fewer bits than
+ * float32: weight-only quantized to 8 or 4 bits (agl_kernel_sgemm_q8/_q4),
+ * or rounded to bfloat16 (agl_kernel_sgemm_bf16, at the end of this file).
  *
  * For decoding with large language models, the time of a matrix product with
  * a weight is the time to read the weight. These kernels take B (k x n, the
@@ -208,6 +210,95 @@ void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
                          int64_t residual_batch_stride,
                          int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking);
+
+/* ---- bfloat16 weights ------------------------------------------------------
+ *
+ * B (k x n, the weight) rounded to bfloat16 (the upper 16 bits of a float32:
+ * its sign, exponent and 7 of its 23 mantissa bits), A and C in float32. The
+ * kernel widens B to float32 in registers (a 16-bit shift) and accumulates in
+ * float32, so only the weights' rounding (a relative error of at most 2^-8)
+ * separates its results from the float GEMM's. Decode steps read half the
+ * bytes of the float weights.
+ *
+ * The layout is agl_kernel_sgemm_packed's, in 16 bits: panels of
+ * AGL_BF16_NR (32) columns, one after the other, each k rows of 64 bytes
+ * (a multiple of 64 per panel); columns past n, in the last panel, are zero.
+ * Row p of a panel is 16 little-endian 32-bit words, word t holding column t
+ * of the panel in its low half and column t + 16 in its high half, so that
+ * one 64-byte load gives both halves of the row as floats with one shift
+ * (x << 16) and one mask (x & 0xFFFF0000), no shuffle. */
+#define AGL_BF16_NR 32
+
+/* float32 to bfloat16, rounded to nearest, ties to even; NaN stays a
+ * (quiet) NaN, finite values beyond the largest bfloat16 become infinities. */
+static inline uint16_t agl_bf16_from_float(float x) {
+  uint32_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
+    return (uint16_t)((bits >> 16) | 0x0040u);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return (uint16_t)(bits >> 16);
+}
+
+static inline float agl_float_from_bf16(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float x;
+  memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+/* Bytes of a k x n bfloat16 weight: whole panels of 32 columns. */
+static inline int64_t agl_bf16_weight_bytes(int64_t k, int64_t n) {
+  return (n + AGL_BF16_NR - 1) / AGL_BF16_NR * k * AGL_BF16_NR * 2;
+}
+
+/* Index, in 16-bit units, of weight (p, j) in the layout. */
+static inline int64_t agl_bf16_index(int64_t k, int64_t p, int64_t j) {
+  int64_t t = j % AGL_BF16_NR;
+  return j / AGL_BF16_NR * k * AGL_BF16_NR + p * AGL_BF16_NR + t % 16 * 2 +
+         t / 16;
+}
+
+/* Rounds B (k x n, element (p, j) at b[p * b_rs + j * b_cs]) to bfloat16
+ * into `out` (agl_bf16_weight_bytes bytes) in the layout above.
+ * Deterministic: the compiler and the tests produce the same bytes. */
+static inline void agl_pack_b_bf16(const float *b, int64_t k, int64_t n,
+                                   int64_t b_rs, int64_t b_cs, void *out) {
+  uint16_t *h = (uint16_t *)out;
+  memset(out, 0, (size_t)agl_bf16_weight_bytes(k, n));
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j)
+      h[agl_bf16_index(k, p, j)] = agl_bf16_from_float(b[p * b_rs + j * b_cs]);
+}
+
+/* Weight (p, j) of a bfloat16 B, as the kernel computes with it. */
+static inline float agl_bf16_weight_at(const void *packed_b, int64_t k,
+                                       int64_t p, int64_t j) {
+  uint16_t h;
+  memcpy(&h, (const unsigned char *)packed_b + 2 * agl_bf16_index(k, p, j),
+         sizeof h);
+  return agl_float_from_bf16(h);
+}
+
+/* The product with B in bfloat16, in the layout above (any n; shared by
+ * every batch entry). The arguments are agl_kernel_sgemm_packed's, in the
+ * same order, with the bfloat16 B in place of the packed float one. Decode
+ * steps (m <= 4) stream the panels once and widen them in registers; larger
+ * m widens each block of B into the packing memory once and runs the packed
+ * GEMM's micro-kernel on it (`blocking` as for agl_kernel_sgemm, null: the
+ * cost model). Threads split the columns (and, for few columns, the rows);
+ * each element of C is summed in the same order at any thread count. */
+void agl_kernel_sgemm_bf16(int64_t batch, int64_t m, int64_t n, int64_t k,
+                           const float *a, int64_t a_batch_stride,
+                           int64_t a_row_stride, int64_t a_col_stride,
+                           const void *packed_b, float *c,
+                           int64_t c_batch_stride, int64_t c_row_stride,
+                           int32_t accumulate, float alpha,
+                           const float *bias, int32_t activation,
+                           const float *residual,
+                           int64_t residual_batch_stride,
+                           int64_t residual_row_stride,
+                           const agl_gemm_blocking *blocking);
 
 #ifdef __cplusplus
 }

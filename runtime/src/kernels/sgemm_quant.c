@@ -1,15 +1,20 @@
-/* agl_kernel_sgemm_q8 / agl_kernel_sgemm_q4: products with a weight-only
- * quantized B (layout in autoglm/kernels_quant.h).
+/* agl_kernel_sgemm_q8 / agl_kernel_sgemm_q4 / agl_kernel_sgemm_bf16:
+ * products with B stored in fewer bits than float32, weight-only quantized
+ * or rounded to bfloat16 (layouts in autoglm/kernels_quant.h). One driver
+ * serves the three formats; they differ in how a panel's row becomes 32
+ * floats.
  *
  * Two regimes:
- *  - small m (decode steps, m <= 4): the quantized panels are streamed once
- *    and dequantized in registers (sgemm_quant_avx512.c), so the time is
- *    that of reading the quantized bytes. Threads take chunks of panels.
+ *  - small m (decode steps, m <= 4): the stored panels are streamed once
+ *    and turned into floats in registers (sgemm_quant_avx512.c), so the
+ *    time is that of reading the stored bytes. Threads take chunks of
+ *    panels.
  *  - larger m (prefill): the packed GEMM's loop nest (see sgemm.c) with B's
- *    block dequantized into the packing memory, in the micro-kernel's panel
- *    layout, instead of packed: each weight is dequantized once per block
- *    of rows, and the micro-kernel runs as on float weights. Threads take
- *    tiles of whole panels (columns first, rows when there are few).
+ *    block dequantized (or widened) into the packing memory, in the
+ *    micro-kernel's panel layout, instead of packed: each weight is
+ *    converted once per block of rows, and the micro-kernel runs as on
+ *    float weights. Threads take tiles of whole panels (columns first, rows
+ *    when there are few).
  * Neither allocates. */
 #include "quant_internal.h"
 
@@ -78,6 +83,50 @@ void agl_quant_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
     for (int i = 0; i < m; ++i) {
       float *out = c + i * crs + q * 32;
       for (int t = 0; t < 32; ++t)
+        out[t] = agl_epilogue_scalar(e, out[t], acc[i][t], i, q * 32 + t);
+    }
+  }
+}
+
+/* bfloat16: row p of a panel is 16 words, word t holding column t (low
+ * half) and column t + 16 (high half). */
+static void bf16_row(const agl_quant_b *b, int64_t panel, int64_t p,
+                     float *w) {
+  const unsigned char *row = b->data + panel * b->panel_bytes + p * 64;
+  for (int t = 0; t < 16; ++t) {
+    uint16_t lo, hi;
+    memcpy(&lo, row + 4 * t, 2);
+    memcpy(&hi, row + 4 * t + 2, 2);
+    w[t] = agl_float_from_bf16(lo);
+    w[t + 16] = agl_float_from_bf16(hi);
+  }
+}
+
+void agl_bf16_widen_portable(const agl_quant_b *b, int64_t panel, int64_t pc,
+                             int64_t kc, float *dst, int64_t ld) {
+  for (int64_t r = 0; r < kc; ++r)
+    bf16_row(b, panel, pc + r, dst + r * ld);
+}
+
+void agl_bf16_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
+                             const agl_quant_b *b, float *c, int64_t crs,
+                             const agl_epilogue *e) {
+  float w[32];
+  for (int64_t q = q0; q < q1; ++q) {
+    float acc[4][32];
+    memset(acc, 0, sizeof acc);
+    for (int64_t p = 0; p < b->k; ++p) {
+      bf16_row(b, q, p, w);
+      for (int i = 0; i < m; ++i) {
+        float x = a.data[i * a.rs + p * a.cs];
+        for (int t = 0; t < 32; ++t)
+          acc[i][t] += x * w[t];
+      }
+    }
+    int64_t width = b->n - q * 32 < 32 ? b->n - q * 32 : 32;
+    for (int i = 0; i < m; ++i) {
+      float *out = c + i * crs + q * 32;
+      for (int t = 0; t < width; ++t)
         out[t] = agl_epilogue_scalar(e, out[t], acc[i][t], i, q * 32 + t);
     }
   }
@@ -177,7 +226,12 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
           for (int64_t jr = 0; jr < nc; jr += nr) {
+            int64_t left = g->n - (qc * 32 + jr); /* bf16's last panel */
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
+            if (left <= 0)
+              break;
+            if (cols > left)
+              cols = (int)left;
             agl_epilogue e = agl_epilogue_tile(&whole, ic + ir,
                                                qc * 32 + jr, first, last);
             isa->kernel(kc, ap + ir * kc, 0, bp + jr / nr * kc * nr,
@@ -194,7 +248,7 @@ static void quant_tasks(void *raw, int64_t begin, int64_t end) {
   const quant_args *g = raw;
   float *scratch = agl_pool_scratch();
   int64_t per_batch = g->mt * g->nt;
-  int64_t panels = g->n / 32;
+  int64_t panels = ceil_div(g->n, 32);
   for (int64_t t = begin; t < end; ++t) {
     int64_t bt = t / per_batch, r = t % per_batch;
     int64_t i0 = r / g->nt * g->m_step, q0 = r % g->nt * g->n_step;
@@ -210,7 +264,7 @@ static void quant_tasks(void *raw, int64_t begin, int64_t end) {
 }
 
 static void quant_run(quant_args *g, int threads) {
-  const int64_t panels = g->n / 32;
+  const int64_t panels = ceil_div(g->n, 32);
   /* As for the float GEMM: below this much work per extra thread, waking
    * the workers costs more than it saves. */
   double work = (double)g->batch * g->m * g->n * g->k;
@@ -281,18 +335,25 @@ static void sgemm_quant(int bits, int64_t batch, int64_t m, int64_t n,
   quant_args g = {
       .batch = batch, .m = m, .n = n, .k = k, .a = a, .a_bs = a_bs,
       .a_rs = a_rs, .a_cs = a_cs,
-      .b = {.data = quantized_b, .k = k, .group = group,
-            .panel_bytes = agl_quant_panel_bytes(k, bits, group),
-            .group_bytes = agl_quant_group_bytes(bits, group),
-            .row_bytes = agl_quant_row_bytes(bits), .bits = bits},
+      .b = {.data = quantized_b, .k = k, .n = n, .group = group,
+            .bits = bits},
       .c = c, .c_bs = c_bs, .c_rs = c_rs, .e = e, .res_bs = res_bs};
+  if (bits == 16) { /* bfloat16: one group of every depth, no scales */
+    g.b.panel_bytes = g.b.group_bytes = k * 64;
+    g.b.row_bytes = 64;
+  } else {
+    g.b.panel_bytes = agl_quant_panel_bytes(k, bits, group);
+    g.b.group_bytes = agl_quant_group_bytes(bits, group);
+    g.b.row_bytes = agl_quant_row_bytes(bits);
+  }
   g.isa = agl_gemm_current();
-  g.small = agl_quant_small_portable;
-  g.dequant = agl_quant_dequant_portable;
+  g.small = bits == 16 ? agl_bf16_small_portable : agl_quant_small_portable;
+  g.dequant =
+      bits == 16 ? agl_bf16_widen_portable : agl_quant_dequant_portable;
 #if defined(AGL_HAVE_AVX512_KERNELS)
   if (g.isa == &agl_gemm_avx512) {
-    g.small = agl_quant_small_avx512;
-    g.dequant = agl_quant_dequant_avx512;
+    g.small = bits == 16 ? agl_bf16_small_avx512 : agl_quant_small_avx512;
+    g.dequant = bits == 16 ? agl_bf16_widen_avx512 : agl_quant_dequant_avx512;
   }
 #endif
   g.block = agl_gemm_block_sizes(g.isa, blocking);
@@ -305,9 +366,9 @@ static void sgemm_quant(int bits, int64_t batch, int64_t m, int64_t n,
     /* No pool memory: the small kernel needs none, at any m. */
     g.mt = g.nt = 1;
     g.m_step = m;
-    g.n_step = n / 32;
+    g.n_step = ceil_div(n, 32);
     for (int64_t bt = 0; bt < batch; ++bt)
-      small_rows(&g, bt, 0, m, 0, n / 32);
+      small_rows(&g, bt, 0, m, 0, g.n_step);
     return;
   }
   quant_run(&g, threads);
@@ -344,6 +405,24 @@ void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
                          const agl_gemm_blocking *blocking) {
   sgemm_quant(4, batch, m, n, k, a, a_batch_stride, a_row_stride,
               a_col_stride, quantized_b, group_size, c, c_batch_stride,
+              c_row_stride, accumulate, alpha, bias, activation, residual,
+              residual_batch_stride, residual_row_stride, blocking);
+}
+
+void agl_kernel_sgemm_bf16(int64_t batch, int64_t m, int64_t n, int64_t k,
+                           const float *a, int64_t a_batch_stride,
+                           int64_t a_row_stride, int64_t a_col_stride,
+                           const void *packed_b, float *c,
+                           int64_t c_batch_stride, int64_t c_row_stride,
+                           int32_t accumulate, float alpha,
+                           const float *bias, int32_t activation,
+                           const float *residual,
+                           int64_t residual_batch_stride,
+                           int64_t residual_row_stride,
+                           const agl_gemm_blocking *blocking) {
+  /* The group size only has to be positive: bfloat16 has no scales. */
+  sgemm_quant(16, batch, m, n, k, a, a_batch_stride, a_row_stride,
+              a_col_stride, packed_b, k > 0 ? k : 1, c, c_batch_stride,
               c_row_stride, accumulate, alpha, bias, activation, residual,
               residual_batch_stride, residual_row_stride, blocking);
 }

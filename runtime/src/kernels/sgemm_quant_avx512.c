@@ -1,5 +1,6 @@
-/* Weight-only quantized products for AVX-512: the small-m kernel (decode
- * steps) and the dequantization of B's blocks for the packed path.
+/* Products with weight-only quantized (and, at the end, bfloat16) B for
+ * AVX-512: the small-m kernel (decode steps) and the dequantization of B's
+ * blocks for the packed path.
  *
  * 8 bits: a depth row of a panel (32 columns) becomes two vectors of 16
  * floats by vpmovsxbd of each 16-byte half (sign extension to int32) and
@@ -376,4 +377,114 @@ void agl_quant_dequant_avx512(const agl_quant_b *b, int64_t panel, int64_t pc,
     dequant_rows(8, b, panel, pc, kc, dst, ld);
   else
     dequant_rows(4, b, panel, pc, kc, dst, ld);
+}
+
+/* ---- bfloat16 B --------------------------------------------------------------
+ * A row of a panel is one 64-byte load: word t holds column t in its low
+ * half and column t + 16 in its high half, so x << 16 is columns 0..15 as
+ * floats and x & 0xFFFF0000 columns 16..31 (no shuffle; both run on any
+ * vector pipe). The float GEMM's FMA then does the rest: converting A to
+ * bfloat16 for vdpbf16ps would round the activations too, and it runs at
+ * about half the float FMA rate here. */
+
+static ALWAYS_INLINE void widen_row(const unsigned char *row, __m512 *lo,
+                                   __m512 *hi) {
+  __m512i x = _mm512_loadu_si512(row);
+  *lo = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+  *hi = _mm512_castsi512_ps(
+      _mm512_and_si512(x, _mm512_set1_epi32((int)0xFFFF0000u)));
+}
+
+/* P panels from panel q on (P * 32 columns), M rows of A, every depth; U
+ * depths per step, each into its own set of accumulators (M * 2P * U
+ * vectors), to hide the FMA latency. Columns past n are not stored. */
+static ALWAYS_INLINE void bf16_panels(const int M, const int P, const int U,
+                                      int64_t q, agl_view a,
+                                      const agl_quant_b *b, float *c,
+                                      int64_t crs, const agl_epilogue *e) {
+  enum { M_MAX = 4, P_MAX = 2, U_MAX = 2 };
+  const unsigned char *pb = b->data + q * b->panel_bytes;
+  const int64_t k = b->k;
+  __m512 acc[U_MAX][M_MAX][2 * P_MAX];
+  for (int u = 0; u < U; ++u)
+    for (int i = 0; i < M; ++i)
+      for (int v = 0; v < 2 * P; ++v)
+        acc[u][i][v] = _mm512_setzero_ps();
+  int64_t p = 0;
+  for (; p + U <= k; p += U) {
+    for (int h = 0; h < P; ++h)
+      _mm_prefetch((const char *)(pb + h * b->panel_bytes + (p + 16) * 64),
+                   _MM_HINT_T0);
+    for (int u = 0; u < U; ++u)
+      for (int h = 0; h < P; ++h) {
+        __m512 w0, w1;
+        widen_row(pb + h * b->panel_bytes + (p + u) * 64, &w0, &w1);
+        for (int i = 0; i < M; ++i) {
+          __m512 x = _mm512_set1_ps(a.data[i * a.rs + (p + u) * a.cs]);
+          acc[u][i][2 * h] = _mm512_fmadd_ps(x, w0, acc[u][i][2 * h]);
+          acc[u][i][2 * h + 1] = _mm512_fmadd_ps(x, w1, acc[u][i][2 * h + 1]);
+        }
+      }
+  }
+  for (; p < k; ++p)
+    for (int h = 0; h < P; ++h) {
+      __m512 w0, w1;
+      widen_row(pb + h * b->panel_bytes + p * 64, &w0, &w1);
+      for (int i = 0; i < M; ++i) {
+        __m512 x = _mm512_set1_ps(a.data[i * a.rs + p * a.cs]);
+        acc[0][i][2 * h] = _mm512_fmadd_ps(x, w0, acc[0][i][2 * h]);
+        acc[0][i][2 * h + 1] = _mm512_fmadd_ps(x, w1, acc[0][i][2 * h + 1]);
+      }
+    }
+  for (int i = 0; i < M; ++i)
+    for (int v = 0; v < 2 * P; ++v) {
+      __m512 sum = acc[0][i][v];
+      for (int u = 1; u < U; ++u)
+        sum = _mm512_add_ps(sum, acc[u][i][v]);
+      int64_t j = q * 32 + 16 * v;
+      if (j < b->n)
+        agl_store_epilogue512(sum, c + i * crs + j, 1, b->n - j, e, i, j);
+    }
+}
+
+#define BF16_VARIANT(M, P, U)                                                  \
+  static void bf16_##M##_##P(int64_t q, agl_view a, const agl_quant_b *b,     \
+                             float *c, int64_t crs, const agl_epilogue *e) {  \
+    bf16_panels(M, P, U, q, a, b, c, crs, e);                                  \
+  }
+/* Eight or more independent accumulators at each row count; one row reads
+ * two panels at a time, so that each broadcast of A serves four vectors. */
+BF16_VARIANT(1, 2, 2)
+BF16_VARIANT(1, 1, 2)
+BF16_VARIANT(2, 1, 2)
+BF16_VARIANT(3, 1, 2)
+BF16_VARIANT(4, 1, 2)
+
+void agl_bf16_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
+                           const agl_quant_b *b, float *c, int64_t crs,
+                           const agl_epilogue *e) {
+  int64_t q = q0;
+  if (m == 1) {
+    for (; q + 2 <= q1; q += 2)
+      bf16_1_2(q, a, b, c, crs, e);
+    if (q < q1)
+      bf16_1_1(q, a, b, c, crs, e);
+    return;
+  }
+  typedef void (*panel_fn)(int64_t, agl_view, const agl_quant_b *, float *,
+                           int64_t, const agl_epilogue *);
+  static const panel_fn by_rows[3] = {bf16_2_1, bf16_3_1, bf16_4_1};
+  for (; q < q1; ++q)
+    by_rows[m - 2](q, a, b, c, crs, e);
+}
+
+void agl_bf16_widen_avx512(const agl_quant_b *b, int64_t panel, int64_t pc,
+                           int64_t kc, float *dst, int64_t ld) {
+  const unsigned char *rows = b->data + panel * b->panel_bytes + pc * 64;
+  for (int64_t r = 0; r < kc; ++r) {
+    __m512 w0, w1;
+    widen_row(rows + r * 64, &w0, &w1);
+    _mm512_storeu_ps(dst + r * ld, w0);
+    _mm512_storeu_ps(dst + r * ld + 16, w1);
+  }
 }
