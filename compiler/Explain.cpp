@@ -72,6 +72,9 @@ std::string bWeightText(func::CallOp call) {
                          kernel == "sgemm_q4" ? 4 : 8,
                          sizeText(call.getOperand(9)))
         .str();
+  if (kernel == "sgemm_bf16")
+    return "bfloat16 (--precision bf16), widened to float32 in registers "
+           "(m <= 4) or into the packing memory";
   return "packed at run time";
 }
 

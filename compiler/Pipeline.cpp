@@ -94,11 +94,17 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       pm.addPass(createPoolingToKernels());
       ContractionsToKernelsOptions kernels;
       kernels.packWeights = !options.externalWeights;
+      // bfloat16 pads the last panel too, at half the bytes of the float.
+      kernels.partialPanels = options.bf16Weights;
       pm.addPass(createContractionsToKernels(kernels));
-      // Quantizes the weights the previous pass packed.
-      if (options.weightOnlyBits && kernels.packWeights) {
+      // Quantizes (or rounds to bfloat16) the weights the previous pass
+      // packed.
+      if ((options.weightOnlyBits || options.bf16Weights) &&
+          kernels.packWeights) {
         QuantizeWeightsOptions quantize;
-        quantize.bits = options.weightOnlyBits;
+        quantize.format = options.bf16Weights          ? "bf16"
+                          : options.weightOnlyBits == 8 ? "int8"
+                                                        : "int4";
         quantize.groupSize = options.weightOnlyGroupSize;
         pm.addPass(createQuantizeWeights(quantize));
       }

@@ -60,6 +60,9 @@ struct PipelineOptions {
   /// 8 or 4 bits per weight, one scale per weightOnlyGroupSize depths.
   int weightOnlyBits = 0;
   int64_t weightOnlyGroupSize = 128;
+  /// --precision bf16: the same GEMM weights rounded to bfloat16 (widened
+  /// to float32 in the kernels' registers); not with weightOnlyBits.
+  bool bf16Weights = false;
   /// Time every kernel of the plan with the runtime's profiling hooks.
   bool profile = false;
   /// Split large loop nests across the runtime's thread pool (only with

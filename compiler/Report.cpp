@@ -87,8 +87,13 @@ void autoglm::measureArena(ModuleOp planned, ModelReport &report) {
       auto value = wq.getAs<IntegerAttr>(name);
       return value ? value.getInt() : 0;
     };
-    report.weightOnly = {get("bits"), get("group_size"), get("products"),
-                         get("float_bytes"), get("quantized_bytes")};
+    auto format = wq.getAs<StringAttr>("format");
+    report.weightOnly = {format ? format.str() : "",
+                         get("bits"),
+                         get("group_size"),
+                         get("products"),
+                         get("float_bytes"),
+                         get("quantized_bytes")};
   }
   for (const PlannedKernel &kernel : collectPlannedKernels(planned))
     report.kernels.push_back(
@@ -107,11 +112,14 @@ static std::string weightOnlyText(const ModelReport &r) {
   std::string text;
   llvm::raw_string_ostream os(text);
   int64_t saved = w.floatBytes - w.quantizedBytes;
-  os << llvm::formatv("weight-only int{0}: {1} products, group size {2}: "
-                      "{3} bytes of float32 weights stored in {4} "
-                      "(saved {5} bytes, {6:F1}%); weights now {7} bytes\n",
-                      w.bits, w.products, w.groupSize, w.floatBytes,
-                      w.quantizedBytes, saved,
+  if (w.format == "bf16")
+    os << llvm::formatv("weight-only bf16: {0} products", w.products);
+  else
+    os << llvm::formatv("weight-only int{0}: {1} products, group size {2}",
+                        w.bits, w.products, w.groupSize);
+  os << llvm::formatv(": {0} bytes of float32 weights stored in {1} "
+                      "(saved {2} bytes, {3:F1}%); weights now {4} bytes\n",
+                      w.floatBytes, w.quantizedBytes, saved,
                       w.floatBytes ? 100.0 * saved / w.floatBytes : 0.0,
                       r.weightsBytes - saved);
   for (const auto &kernel : r.kernels)
@@ -174,6 +182,7 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
     value.getAsObject()->try_emplace(
         "weight_only",
         llvm::json::Object{
+            {"format", r.weightOnly.format},
             {"bits", r.weightOnly.bits},
             {"group_size", r.weightOnly.groupSize},
             {"products", r.weightOnly.products},

@@ -27,10 +27,12 @@ struct ModelReport {
     double flops, bytes;
   };
   std::vector<Kernel> kernels;
-  /// Weight-only quantization (autoglm.weight_only): bits (0: none), group
-  /// size, products rewritten, bytes of the float weights they replaced and
-  /// of the quantized weights.
+  /// GEMM weights stored in fewer bits (autoglm.weight_only): the format
+  /// (int8, int4: weight-only quantization; bf16: --precision bf16), bits
+  /// (0: none), group size (int8, int4), products rewritten, bytes of the
+  /// float weights they replaced and of their new form.
   struct WeightOnly {
+    std::string format;
     int64_t bits = 0, groupSize = 0, products = 0;
     int64_t floatBytes = 0, quantizedBytes = 0;
   } weightOnly;

@@ -159,7 +159,8 @@ func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
 /// past n are zero). One packed copy per weight and orientation.
 class WeightPacker {
 public:
-  explicit WeightPacker(ModuleOp module) : module(module), symbols(module) {}
+  WeightPacker(ModuleOp module, bool partialPanels)
+      : module(module), symbols(module), partialPanels(partialPanels) {}
 
   /// The packed global for `rhs`, if it is a constant that every batch of
   /// the contraction shares.
@@ -184,8 +185,9 @@ public:
         return nullptr; // a batch of different weights
       }
     }
-    // Whole panels only: padding would store more than the weight itself.
-    if (n % AGL_SGEMM_PACKED_NR != 0)
+    // Whole panels only, unless asked: padding would store more than the
+    // weight itself.
+    if (n % AGL_SGEMM_PACKED_NR != 0 && !partialPanels)
       return nullptr;
     std::string key = (get.getName() + "_k" + Twine(kStride) + "_n" +
                        Twine(nStride)).str();
@@ -237,6 +239,7 @@ public:
 private:
   ModuleOp module;
   SymbolTable symbols;
+  bool partialPanels;
   llvm::StringMap<memref::GlobalOp> packed;
 };
 
@@ -596,7 +599,7 @@ struct ContractionsToKernelsPass
       return;
     std::optional<WeightPacker> packer;
     if (packWeights)
-      packer.emplace(module);
+      packer.emplace(module, partialPanels);
     // Last first: looking back for the zeros an output holds passes over
     // the earlier products while they are still linalg ops.
     SmallVector<ZeroSource> zeroSources;

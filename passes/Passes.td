@@ -376,7 +376,11 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     (a weight) with a multiple of `AGL_SGEMM_PACKED_NR` columns is packed at compile time into the layout of the kernel's
     inner loop (panels of `AGL_SGEMM_PACKED_NR` columns, each `k` rows
     deep, zero-padded) and the call is `agl_kernel_sgemm_packed`; weights
-    nothing else reads are dropped, so the model carries one copy.
+    nothing else reads are dropped, so the model carries one copy. With
+    `partial-panels`, weights of any number of columns are packed, the last
+    panel zero past `n` (for `autoglm-quantize-weights` in `bf16`, whose
+    layout pads the same way at half the bytes; alone it would store up to
+    31 zero columns per weight).
 
     The last argument is the call's cache blocking: a pointer to a constant
     `agl_gemm_blocking` when the module attribute `autoglm.tuning` gives the
@@ -386,7 +390,9 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
   }];
   let options = [
     Option<"packWeights", "pack-weights", "bool", "true",
-           "Pack constant B operands at compile time">
+           "Pack constant B operands at compile time">,
+    Option<"partialPanels", "partial-panels", "bool", "false",
+           "Also pack weights whose columns do not fill whole panels">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
@@ -396,13 +402,17 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
 }
 
 def QuantizeWeights : Pass<"autoglm-quantize-weights", "mlir::ModuleOp"> {
-  let summary = "Store the weights of GEMM calls in 8 or 4 bits (weight-only quantization)";
+  let summary = "Store the weights of GEMM calls in fewer bits: int8, int4 (weight-only quantization) or bf16";
   let description = [{
     Runs after `autoglm-contractions-to-kernels`. Every call of
     `agl_kernel_sgemm_packed` whose packed B is a constant global (a weight
     packed at compile time) and whose `n` and `k` are constants becomes a
-    call of `agl_kernel_sgemm_q8` (`bits=8`) or `agl_kernel_sgemm_q4`
-    (`bits=4`) on the same A and C, with B quantized at compile time:
+    call of `agl_kernel_sgemm_q8` (`format=int8`), `agl_kernel_sgemm_q4`
+    (`format=int4`) or `agl_kernel_sgemm_bf16` (`format=bf16`) on the same
+    A and C.
+
+    With `int8` and `int4` (`n` a multiple of 32), B is quantized at
+    compile time:
     symmetric, one float scale per group of `group-size` depths (along the
     reduction) and per column, int8 values, or int4 values two to a byte,
     in panels of 32 columns (the layout of `autoglm/kernels_quant.h`; see
@@ -416,20 +426,29 @@ def QuantizeWeights : Pass<"autoglm-quantize-weights", "mlir::ModuleOp"> {
     operands passed through unchanged (a call in the short form without
     epilogue arguments gets `alpha` 1 and no bias or residual).
 
-    The module attribute `autoglm.weight_only` records what was done:
-    `bits`, `group_size`, the number of `products` rewritten, and the bytes
-    of the float weights replaced (`float_bytes`) and of their quantized
-    form (`quantized_bytes`), for `--report`.
+    With `bf16` (any `n`), each weight is rounded to bfloat16 (to nearest,
+    ties to even) in the packed layout's panels, 16 bits per weight (the
+    layout of `autoglm/kernels_quant.h`); the call's arguments are the
+    packed call's, the bfloat16 weight's address in place of the packed B,
+    and the kernel widens the weights to float32 in registers.
 
-    The kernels dequantize inside their inner loops and accumulate in
-    float32; results differ from the float model by the quantization error
-    of the weights (int8: about 0.4% of a weight's group maximum at most,
-    int4: about 7%).
+    The module attribute `autoglm.weight_only` records what was done:
+    the `format`, `bits` per weight, `group_size` (int8 and int4), the
+    number of `products` rewritten, and the bytes of the float weights
+    replaced (`float_bytes`) and of their new form (`quantized_bytes`), for
+    `--report`.
+
+    The kernels dequantize (or widen) inside their inner loops and
+    accumulate in float32; results differ from the float model by the
+    rounding of the weights (int8: about 0.4% of a weight's group maximum
+    at most, int4: about 7%, bf16: 2^-8 of each weight at most).
   }];
   let options = [
-    Option<"bits", "bits", "int", "8", "Bits per weight: 8 or 4">,
+    Option<"format", "format", "std::string", "\"int8\"",
+           "Stored weight format: int8, int4 (one scale per group-size "
+           "depths and column) or bf16">,
     Option<"groupSize", "group-size", "int64_t", "128",
-           "Depths per scale: a positive multiple of 32">
+           "int8 and int4: depths per scale, a positive multiple of 32">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

@@ -1,13 +1,18 @@
-//===- QuantizeWeights.cpp - weight-only quantized GEMM calls -------------===//
+//===- QuantizeWeights.cpp - GEMM weights stored in fewer bits ------------===//
 //
 // Decoding a language model reads every weight once per token: its speed is
 // the bytes of weights read. This pass stores the weights of the GEMM calls
 // with a constant B (the agl_kernel_sgemm_packed calls of
-// autoglm-contractions-to-kernels, whose B was packed at compile time) in 8
-// or 4 bits, with one float scale per group of depths and column, and calls
-// agl_kernel_sgemm_q8 / agl_kernel_sgemm_q4, which dequantize inside their
-// inner loops and take the packed call's epilogue (alpha, bias, activation,
-// residual) unchanged, so every packed call is converted. The quantized layout and the quantizer are the runtime's
+// autoglm-contractions-to-kernels, whose B was packed at compile time) in a
+// format of fewer bits:
+//  - int8 / int4 (weight-only quantization): 8 or 4 bits, with one float
+//    scale per group of depths and column; agl_kernel_sgemm_q8 / _q4
+//    dequantize inside their inner loops;
+//  - bf16 (--precision bf16): each weight rounded to bfloat16;
+//    agl_kernel_sgemm_bf16 widens it to float32 in registers.
+// Every kernel takes the packed call's epilogue (alpha, bias, activation,
+// residual) unchanged, so every packed call is converted, and accumulates in
+// float32. The layouts and the conversions are the runtime's
 // (autoglm/kernels_quant.h), so compiler and kernels agree on every byte.
 //
 //===----------------------------------------------------------------------===//
@@ -115,18 +120,39 @@ void eraseDeadChain(Value value) {
   }
 }
 
+/// The k x n weight (row-major) that a packed B holds: panels of 32
+/// columns, k rows each, the last one zero past n. Nothing when the
+/// constant is not such a weight.
+std::optional<std::vector<float>> unpackWeight(Attribute value, int64_t k,
+                                               int64_t n) {
+  constexpr int64_t nr = AGL_SGEMM_PACKED_NR;
+  std::optional<SmallVector<float>> packed = autoglm::floatValues(value);
+  int64_t panels = (n + nr - 1) / nr;
+  if (!packed || (int64_t)packed->size() != panels * nr * k)
+    return std::nullopt;
+  std::vector<float> weight(n * k);
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t row = 0; row < k; ++row)
+      for (int64_t j = 0; j < nr && p * nr + j < n; ++j)
+        weight[row * n + p * nr + j] = (*packed)[(p * k + row) * nr + j];
+  return weight;
+}
+
 struct QuantizeWeightsPass
     : autoglm::impl::QuantizeWeightsBase<QuantizeWeightsPass> {
   using QuantizeWeightsBase::QuantizeWeightsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (bits != 8 && bits != 4) {
-      module.emitError("autoglm-quantize-weights: bits must be 8 or 4, not ")
-          << static_cast<int>(bits);
+    const bool bf16 = format == "bf16";
+    const int bits = format == "int8" ? 8 : format == "int4" ? 4 : 16;
+    if (!bf16 && bits == 16) {
+      module.emitError("autoglm-quantize-weights: format must be int8, int4 "
+                       "or bf16, not '")
+          << format << "'";
       return signalPassFailure();
     }
-    if (groupSize <= 0 || groupSize % 32 != 0) {
+    if (!bf16 && (groupSize <= 0 || groupSize % 32 != 0)) {
       module.emitError("autoglm-quantize-weights: group-size must be a "
                        "positive multiple of 32, not ")
           << static_cast<int64_t>(groupSize);
@@ -149,13 +175,17 @@ struct QuantizeWeightsPass
     Type f32 = top.getF32Type();
     // (batch, m, n, k, a, its batch/row/column strides, quantized b, group
     //  size, c, its batch/row strides, accumulate, alpha, bias, activation,
-    //  residual, its batch/row strides, blocking)
-    auto kernelType = top.getFunctionType(
-        {i64, i64, i64, i64, ptr, i64, i64, i64, ptr, i64, ptr, i64, i64, i32,
-         f32, ptr, i32, ptr, i64, i64, ptr},
-        {});
-    StringRef kernelName =
-        bits == 8 ? "agl_kernel_sgemm_q8" : "agl_kernel_sgemm_q4";
+    //  residual, its batch/row strides, blocking); bf16: without the group
+    //  size, the packed call's arguments.
+    SmallVector<Type> argTypes = {i64, i64, i64, i64, ptr, i64, i64,
+                                  i64, ptr, i64, ptr, i64, i64, i32,
+                                  f32, ptr, i32, ptr, i64, i64, ptr};
+    if (bf16)
+      argTypes.erase(argTypes.begin() + kPackedB + 1);
+    auto kernelType = top.getFunctionType(argTypes, {});
+    StringRef kernelName = bf16        ? "agl_kernel_sgemm_bf16"
+                           : bits == 8 ? "agl_kernel_sgemm_q8"
+                                       : "agl_kernel_sgemm_q4";
 
     llvm::StringMap<memref::GlobalOp> quantized;
     int64_t products = 0, floatBytes = 0, quantizedBytes = 0;
@@ -163,38 +193,39 @@ struct QuantizeWeightsPass
       std::optional<int64_t> n = constantArgument(call.getOperand(kN));
       std::optional<int64_t> k = constantArgument(call.getOperand(kK));
       memref::GetGlobalOp get = globalBehind(call.getOperand(kPackedB));
-      if (!n || !k || *n <= 0 || *k <= 0 || *n % AGL_QUANT_NR != 0 || !get)
+      // The quantized layouts take whole panels of columns; bfloat16 any n.
+      if (!n || !k || *n <= 0 || *k <= 0 || !get ||
+          (!bf16 && *n % AGL_QUANT_NR != 0))
         continue;
       auto global = symbols.lookup<memref::GlobalOp>(get.getName());
       if (!global || !global.getConstant())
         continue;
       memref::GlobalOp &q = quantized[global.getSymName()];
       if (!q) {
-        std::optional<SmallVector<float>> packed =
-            autoglm::floatValues(global.getInitialValueAttr());
-        if (!packed || (int64_t)packed->size() != *n * *k)
+        std::optional<std::vector<float>> weight =
+            unpackWeight(global.getInitialValueAttr(), *k, *n);
+        if (!weight)
           continue;
-        // The panels (32 columns, k rows each) back to a k x n matrix.
-        constexpr int64_t nr = AGL_SGEMM_PACKED_NR;
-        std::vector<float> weight(*n * *k);
-        for (int64_t p = 0; p < *n / nr; ++p)
-          for (int64_t row = 0; row < *k; ++row)
-            for (int64_t j = 0; j < nr; ++j)
-              weight[row * *n + p * nr + j] = (*packed)[(p * *k + row) * nr + j];
-        int64_t bytes = agl_quant_weight_bytes(*k, *n, bits, groupSize);
+        int64_t bytes = bf16 ? agl_bf16_weight_bytes(*k, *n)
+                             : agl_quant_weight_bytes(*k, *n, bits, groupSize);
         std::vector<int8_t> data(bytes);
-        agl_quantize_b(weight.data(), *k, *n, *n, 1, bits, groupSize,
-                       data.data());
+        if (bf16)
+          agl_pack_b_bf16(weight->data(), *k, *n, *n, 1, data.data());
+        else
+          agl_quantize_b(weight->data(), *k, *n, *n, 1, bits, groupSize,
+                         data.data());
         auto type = MemRefType::get({bytes}, top.getI8Type());
         auto tensorType = RankedTensorType::get({bytes}, top.getI8Type());
         q = memref::GlobalOp::create(
             top, global.getLoc(),
-            (global.getSymName() + "_q" + Twine(int(bits))).str(),
+            (global.getSymName() + (bf16 ? "_bf16" : "_q" + Twine(bits)))
+                .str(),
             top.getStringAttr("private"), type,
             DenseElementsAttr::get(tensorType, ArrayRef<int8_t>(data)),
             /*constant=*/true, top.getI64IntegerAttr(64));
         symbols.insert(q); // renames on a clash
-        floatBytes += *n * *k * 4;
+        floatBytes += (*n + AGL_SGEMM_PACKED_NR - 1) / AGL_SGEMM_PACKED_NR *
+                      AGL_SGEMM_PACKED_NR * *k * 4;
         quantizedBytes += bytes;
       }
 
@@ -205,7 +236,8 @@ struct QuantizeWeightsPass
       Value qPointer = autoglm::pointerTo(b, loc, qGlobal).pointer;
       SmallVector<Value> args(call.getOperands().take_front(kPackedB));
       args.push_back(qPointer);
-      args.push_back(arith::ConstantIntOp::create(b, loc, groupSize, 64));
+      if (!bf16)
+        args.push_back(arith::ConstantIntOp::create(b, loc, groupSize, 64));
       llvm::append_range(args, *argumentsAfterWeight(b, loc, call));
       auto callee =
           autoglm::declareRuntimeFunction(module, kernelName, kernelType);
@@ -230,18 +262,17 @@ struct QuantizeWeightsPass
     if (products == 0)
       return;
     Builder attrs(&getContext());
-    module->setAttr(
-        "autoglm.weight_only",
-        attrs.getDictionaryAttr({
-            attrs.getNamedAttr("bits", attrs.getI64IntegerAttr(bits)),
-            attrs.getNamedAttr("group_size",
-                               attrs.getI64IntegerAttr(groupSize)),
-            attrs.getNamedAttr("products", attrs.getI64IntegerAttr(products)),
-            attrs.getNamedAttr("float_bytes",
-                               attrs.getI64IntegerAttr(floatBytes)),
-            attrs.getNamedAttr("quantized_bytes",
-                               attrs.getI64IntegerAttr(quantizedBytes)),
-        }));
+    SmallVector<NamedAttribute> record = {
+        attrs.getNamedAttr("format", attrs.getStringAttr(format)),
+        attrs.getNamedAttr("bits", attrs.getI64IntegerAttr(bits)),
+        attrs.getNamedAttr("products", attrs.getI64IntegerAttr(products)),
+        attrs.getNamedAttr("float_bytes", attrs.getI64IntegerAttr(floatBytes)),
+        attrs.getNamedAttr("quantized_bytes",
+                           attrs.getI64IntegerAttr(quantizedBytes))};
+    if (!bf16)
+      record.push_back(attrs.getNamedAttr("group_size",
+                                          attrs.getI64IntegerAttr(groupSize)));
+    module->setAttr("autoglm.weight_only", attrs.getDictionaryAttr(record));
   }
 };
 

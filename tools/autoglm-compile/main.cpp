@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
   unsigned optLevel = 3;
   int64_t maxSeqLen = 0;
   std::vector<std::string> lastTokenOutputs;
-  std::string weightOnly;
+  std::string weightOnly, precision = "fp32";
   int64_t groupSize = 128;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", outputPath,
@@ -226,6 +226,12 @@ int main(int argc, char **argv) {
                  "weight in int8 or int4 (one scale per group of depths and "
                  "column); their GEMMs dequantize as they read them")
       ->check(CLI::IsMember({"int8", "int4"}));
+  app.add_option("--precision", precision,
+                 "fp32 (default) or bf16: with bf16 the weights of matrix "
+                 "products with a constant weight are stored in bfloat16 "
+                 "(half the bytes) and widened to float32 in registers; "
+                 "activations, softmax, norms and sums stay float32. fp16 "
+                 "and int8 are not supported yet");
   CLI::Option *groupSizeOption =
       app.add_option("--group-size", groupSize,
                      "With --weight-only: depths per scale, a positive "
@@ -258,6 +264,19 @@ int main(int argc, char **argv) {
                  llvm::Twine(groupSize));
   if (!weightOnly.empty() && noKernels)
     return error("--weight-only needs the runtime's kernels; it cannot be "
+                 "combined with --no-kernels");
+  if (precision == "fp16" || precision == "int8")
+    return error("--precision " + precision +
+                 " is not supported yet: only fp32 and bf16 are (for weights "
+                 "in int8 or int4 with float32 arithmetic, use --weight-only)");
+  if (precision != "fp32" && precision != "bf16")
+    return error("--precision must be fp32 or bf16 (fp16 and int8 are not "
+                 "supported yet), got '" + precision + "'");
+  if (precision == "bf16" && !weightOnly.empty())
+    return error("--precision bf16 and --weight-only both choose how the "
+                 "weights of matrix products are stored; use one of them");
+  if (precision == "bf16" && noKernels)
+    return error("--precision bf16 needs the runtime's kernels; it cannot be "
                  "combined with --no-kernels");
   if (llvm::sys::path::extension(outputPath) == ".h")
     return error("output '" + outputPath +
@@ -358,6 +377,10 @@ int main(int argc, char **argv) {
   if (!weightOnly.empty() && pipelineOptions.externalWeights)
     return error("--weight-only quantizes the weights when they are packed, "
                  "which needs them embedded in the code: use --weights=embed");
+  if (precision == "bf16" && pipelineOptions.externalWeights)
+    return error("--precision bf16 rounds the weights when they are packed, "
+                 "which needs them embedded in the code: use --weights=embed");
+  pipelineOptions.bf16Weights = precision == "bf16";
   pipelineOptions.weightOnlyBits =
       weightOnly == "int8" ? 8 : weightOnly == "int4" ? 4 : 0;
   pipelineOptions.weightOnlyGroupSize = groupSize;

@@ -1,5 +1,5 @@
-// RUN: autoglm-opt %s --autoglm-quantize-weights="bits=8 group-size=32" | FileCheck %s --check-prefix=EPI
-// RUN: autoglm-opt %s --autoglm-quantize-weights="bits=4 group-size=32" | FileCheck %s --check-prefix=Q4
+// RUN: autoglm-opt %s --autoglm-quantize-weights="format=int8 group-size=32" | FileCheck %s --check-prefix=EPI
+// RUN: autoglm-opt %s --autoglm-quantize-weights="format=int4 group-size=32" | FileCheck %s --check-prefix=Q4
 
 // The packed calls with epilogue arguments (accumulate, alpha, bias,
 // activation, residual and its strides, blocking) are all quantized; the
@@ -23,7 +23,7 @@
 // EPI: func.func private @agl_kernel_sgemm_q8(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64, i32, f32, !llvm.ptr, i32, !llvm.ptr, i64, i64, !llvm.ptr)
 // EPI-NOT: @w_packed :
 
-// Q4: module attributes {autoglm.weight_only = {bits = 4 : i64, float_bytes = 8192 : i64, group_size = 32 : i64, products = 2 : i64
+// Q4: module attributes {autoglm.weight_only = {bits = 4 : i64, float_bytes = 8192 : i64, format = "int4", group_size = 32 : i64, products = 2 : i64
 // Q4-COUNT-2: call @agl_kernel_sgemm_q4(
 // Q4-NOT: agl_kernel_sgemm_packed
 module {

@@ -1,6 +1,6 @@
-// RUN: autoglm-opt %s --autoglm-contractions-to-kernels --autoglm-quantize-weights="bits=8 group-size=32" --canonicalize --cse | FileCheck %s --check-prefix=Q8
-// RUN: autoglm-opt %s --autoglm-contractions-to-kernels --autoglm-quantize-weights="bits=4 group-size=64" --canonicalize --cse | FileCheck %s --check-prefix=Q4
-// RUN: not autoglm-opt %s --autoglm-quantize-weights="bits=3" 2>&1 | FileCheck %s --check-prefix=BITS
+// RUN: autoglm-opt %s --autoglm-contractions-to-kernels --autoglm-quantize-weights="format=int8 group-size=32" --canonicalize --cse | FileCheck %s --check-prefix=Q8
+// RUN: autoglm-opt %s --autoglm-contractions-to-kernels --autoglm-quantize-weights="format=int4 group-size=64" --canonicalize --cse | FileCheck %s --check-prefix=Q4
+// RUN: not autoglm-opt %s --autoglm-quantize-weights="format=int3" 2>&1 | FileCheck %s --check-prefix=BITS
 // RUN: not autoglm-opt %s --autoglm-quantize-weights="group-size=48" 2>&1 | FileCheck %s --check-prefix=GROUP
 
 // Two products with the same constant 64 x 32 weight (k 64, n 32), one
@@ -11,7 +11,7 @@
 // 1152 bytes. The call passes the quantized weight's address and the group
 // size where the packed call passed the packed weight.
 
-// Q8: module attributes {autoglm.weight_only = {bits = 8 : i64, float_bytes = 8192 : i64, group_size = 32 : i64, products = 2 : i64, quantized_bytes = 2304 : i64}}
+// Q8: module attributes {autoglm.weight_only = {bits = 8 : i64, float_bytes = 8192 : i64, format = "int8", group_size = 32 : i64, products = 2 : i64, quantized_bytes = 2304 : i64}}
 // Q8-LABEL: func.func @two_products
 // Q8-DAG: %[[G32:.*]] = arith.constant 32 : i64
 // Q8: %[[W:.*]] = memref.get_global @weight_packed_q8 : memref<2304xi8>
@@ -25,14 +25,14 @@
 // Q8-DAG: func.func private @agl_kernel_sgemm_q8(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64, i32, f32, !llvm.ptr, i32, !llvm.ptr, i64, i64, !llvm.ptr)
 // Q8-NOT: @weight
 
-// Q4: module attributes {autoglm.weight_only = {bits = 4 : i64, float_bytes = 8192 : i64, group_size = 64 : i64, products = 2 : i64, quantized_bytes = 1152 : i64}}
+// Q4: module attributes {autoglm.weight_only = {bits = 4 : i64, float_bytes = 8192 : i64, format = "int4", group_size = 64 : i64, products = 2 : i64, quantized_bytes = 1152 : i64}}
 // Q4-LABEL: func.func @two_products
 // Q4-DAG: %[[G64:.*]] = arith.constant 64 : i64
 // Q4-DAG: memref.get_global @weight_packed_q4 : memref<1152xi8>
 // Q4-COUNT-2: call @agl_kernel_sgemm_q4(%{{.*}}, %{{.*}}, %{{.*}}, %[[G64]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[G64]],
 // Q4-DAG: memref.global "private" constant @weight_packed_q4 : memref<1152xi8>
 
-// BITS: bits must be 8 or 4, not 3
+// BITS: format must be int8, int4 or bf16, not 'int3'
 // GROUP: group-size must be a positive multiple of 32, not 48
 
 #mk = affine_map<(m, k, n) -> (m, k)>
