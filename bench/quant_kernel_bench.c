@@ -1,9 +1,10 @@
-/* Microbenchmark of the weight-only quantized GEMMs against the float one:
- * agl_kernel_sgemm_packed, agl_kernel_sgemm_q8 and agl_kernel_sgemm_q4 on
- * the same weights (packed, or quantized with agl_quantize_b), on the GLM
+/* Microbenchmark of the GEMMs with weights in fewer bits against the float
+ * one: agl_kernel_sgemm_packed, agl_kernel_sgemm_bf16, agl_kernel_sgemm_q8
+ * and agl_kernel_sgemm_q4 on the same weights (packed, rounded with
+ * agl_pack_b_bf16, or quantized with agl_quantize_b), on the GLM
  * layer's products at decode (m = 1) and prefill (m = 128) sizes; median
  * time of repeated calls after warm-up, GFLOP/s and GB/s of weights read.
- * The modes alternate call by call, so that other load falls on all three.
+ * The modes alternate call by call, so that other load falls on all four.
  *
  *   autoglm-quant-kernel-bench [--reps N] [--threads 1,2] [--group-size G]
  */
@@ -63,17 +64,24 @@ static void run_shape(const shape *s, int threads, int reps, int64_t group) {
   void *q8 = aligned((size_t)bytes8), *q4 = aligned((size_t)bytes4);
   agl_quantize_b(w, k, n, n, 1, 8, group, q8);
   agl_quantize_b(w, k, n, n, 1, 4, group, q4);
+  int64_t bytes16 = agl_bf16_weight_bytes(k, n);
+  void *b16 = aligned((size_t)bytes16);
+  agl_pack_b_bf16(w, k, n, n, 1, b16);
   int runs = reps;
-  double *times[3];
-  for (int mode = 0; mode < 3; ++mode)
+  enum { MODES = 4 };
+  double *times[MODES];
+  for (int mode = 0; mode < MODES; ++mode)
     times[mode] = malloc((size_t)runs * sizeof(double));
   for (int r = -3; r < runs; ++r)
-    for (int mode = 0; mode < 3; ++mode) {
+    for (int mode = 0; mode < MODES; ++mode) {
       double start = now();
       if (mode == 0)
         agl_kernel_sgemm_packed(1, m, n, k, a, 0, k, 1, packed, c, 0, n, 0,
                                 1.0f, NULL, 0, NULL, 0, 0, NULL);
       else if (mode == 1)
+        agl_kernel_sgemm_bf16(1, m, n, k, a, 0, k, 1, b16, c, 0, n, 0, 1.0f,
+                              NULL, 0, NULL, 0, 0, NULL);
+      else if (mode == 2)
         agl_kernel_sgemm_q8(1, m, n, k, a, 0, k, 1, q8, group, c, 0, n, 0,
                             1.0f, NULL, 0, NULL, 0, 0, NULL);
       else
@@ -82,10 +90,11 @@ static void run_shape(const shape *s, int threads, int reps, int64_t group) {
       if (r >= 0)
         times[mode][r] = now() - start;
     }
-  static const char *names[3] = {"fp32", "int8", "int4"};
-  double bytes[3] = {(double)(k * n * 4), (double)bytes8, (double)bytes4};
+  static const char *names[MODES] = {"fp32", "bf16", "int8", "int4"};
+  double bytes[MODES] = {(double)(k * n * 4), (double)bytes16,
+                         (double)bytes8, (double)bytes4};
   double fp32 = 0;
-  for (int mode = 0; mode < 3; ++mode) {
+  for (int mode = 0; mode < MODES; ++mode) {
     qsort(times[mode], (size_t)runs, sizeof(double), compare_doubles);
     double median = times[mode][runs / 2];
     if (mode == 0)
@@ -103,6 +112,7 @@ static void run_shape(const shape *s, int threads, int reps, int64_t group) {
   free(packed);
   free(q8);
   free(q4);
+  free(b16);
 }
 
 int main(int argc, char **argv) {

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Weight-only quantization against float32 on the GLM layer workloads of
-bench/workloads.py: latency of the same model compiled three ways, side by
-side in one run, and the GEMMs' share of each.
+"""Weights stored in fewer bits (bfloat16, weight-only int8 and int4)
+against float32 on the GLM layer workloads of bench/workloads.py: latency
+of the same model compiled each way, side by side in one run, and the
+GEMMs' share of each.
 
     python3 bench/weight_only.py [--threads 1,2] [--runs 200] [--rounds 5]
                                  [--only glm_decode,glm_prefill]
-                                 [--modes fp32,int8,int4] [--group-size 128]
+                                 [--modes fp32,bf16,int8,int4]
+                                 [--group-size 128]
 
 For every workload: `autoglm-compile model.onnx -o MODE.so` with
-`--weight-only int8|int4` (none for fp32), and the same with `--profile`.
+`--precision bf16` (bf16), `--weight-only int8|int4` (int8, int4) or
+nothing (fp32), and the same with `--profile`.
 Then, for each thread count, `--rounds` rounds that run every mode once
 (`autoglm-run MODE.so -i ... --bench RUNS --threads T --json`, the modes in
 turn, so that load from other processes spreads over all of them); the
@@ -64,7 +67,7 @@ def main():
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--only", default="glm_decode,glm_prefill")
-    parser.add_argument("--modes", default="fp32,int8,int4")
+    parser.add_argument("--modes", default="fp32,bf16,int8,int4")
     parser.add_argument("--group-size", type=int, default=128)
     parser.add_argument("--autoglm-bin",
                         default=os.path.join(REPO_ROOT, "build", "bin"))
@@ -76,7 +79,7 @@ def main():
     threads = [int(t) for t in args.threads.split(",")]
     out_dir = tempfile.mkdtemp(prefix="autoglm-weight-only-")
 
-    print(f"group size {args.group_size}; {args.rounds} rounds of "
+    print(f"int8/int4 group size {args.group_size}; {args.rounds} rounds of "
           f"{args.runs} runs per mode and thread count, medians")
     print("| workload | threads | mode | weights MiB | ms | speed-up "
           "| max abs err | cosine | GEMM share |")
@@ -88,8 +91,10 @@ def main():
             inputs += ["-i", f"{i['name']}={os.path.join(w['dir'], i['file'])}"]
         artifacts, sizes = {}, {}
         for mode in modes:
-            flags = [] if mode == "fp32" else [
-                "--weight-only", mode, "--group-size", str(args.group_size)]
+            flags = ([] if mode == "fp32" else
+                     ["--precision", "bf16"] if mode == "bf16" else
+                     ["--weight-only", mode, "--group-size",
+                      str(args.group_size)])
             so = os.path.join(out_dir, f"{name}_{mode}.so")
             report = run([compile_tool, w["model"], "-o", so, "--report=json",
                           *flags])
