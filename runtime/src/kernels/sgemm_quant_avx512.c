@@ -402,7 +402,7 @@ static ALWAYS_INLINE void bf16_panels(const int M, const int P, const int U,
                                       int64_t q, agl_view a,
                                       const agl_quant_b *b, float *c,
                                       int64_t crs, const agl_epilogue *e) {
-  enum { M_MAX = 4, P_MAX = 2, U_MAX = 2 };
+  enum { M_MAX = 4, P_MAX = 4, U_MAX = 2 };
   const unsigned char *pb = b->data + q * b->panel_bytes;
   const int64_t k = b->k;
   __m512 acc[U_MAX][M_MAX][2 * P_MAX];
@@ -452,12 +452,18 @@ static ALWAYS_INLINE void bf16_panels(const int M, const int P, const int U,
                              float *c, int64_t crs, const agl_epilogue *e) {  \
     bf16_panels(M, P, U, q, a, b, c, crs, e);                                  \
   }
-/* Eight or more independent accumulators at each row count; one row reads
- * two panels at a time, so that each broadcast of A serves four vectors. */
+/* Eight or more independent accumulators at each row count. Several panels
+ * at a time: each broadcast of A serves more vectors, and more streams of
+ * weights are in flight (with one row, four panels ran about 1.5x faster
+ * than two on weights in the L3: 2x the float GEMV instead of 1.4x). */
+BF16_VARIANT(1, 4, 1)
 BF16_VARIANT(1, 2, 2)
 BF16_VARIANT(1, 1, 2)
+BF16_VARIANT(2, 2, 1)
 BF16_VARIANT(2, 1, 2)
+BF16_VARIANT(3, 2, 1)
 BF16_VARIANT(3, 1, 2)
+BF16_VARIANT(4, 2, 1)
 BF16_VARIANT(4, 1, 2)
 
 void agl_bf16_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
@@ -465,6 +471,8 @@ void agl_bf16_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
                            const agl_epilogue *e) {
   int64_t q = q0;
   if (m == 1) {
+    for (; q + 4 <= q1; q += 4)
+      bf16_1_4(q, a, b, c, crs, e);
     for (; q + 2 <= q1; q += 2)
       bf16_1_2(q, a, b, c, crs, e);
     if (q < q1)
@@ -473,9 +481,12 @@ void agl_bf16_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
   }
   typedef void (*panel_fn)(int64_t, agl_view, const agl_quant_b *, float *,
                            int64_t, const agl_epilogue *);
-  static const panel_fn by_rows[3] = {bf16_2_1, bf16_3_1, bf16_4_1};
-  for (; q < q1; ++q)
-    by_rows[m - 2](q, a, b, c, crs, e);
+  static const panel_fn pairs[3] = {bf16_2_2, bf16_3_2, bf16_4_2};
+  static const panel_fn singles[3] = {bf16_2_1, bf16_3_1, bf16_4_1};
+  for (; q + 2 <= q1; q += 2)
+    pairs[m - 2](q, a, b, c, crs, e);
+  if (q < q1)
+    singles[m - 2](q, a, b, c, crs, e);
 }
 
 void agl_bf16_widen_avx512(const agl_quant_b *b, int64_t panel, int64_t pc,
