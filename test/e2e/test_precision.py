@@ -7,8 +7,8 @@ build of the same model, the report, and the option errors (fp16 and int8
 are not supported yet).
 
 bfloat16 rounds each weight to 8 significant bits (a relative error of at
-most 2^-8, 2^-9 on average); activations, softmax, norms and sums stay
-float32. Tolerances, against the float32 reference:
+most 2^-8); activations, softmax, norms and sums stay float32. Tolerances,
+against the float32 reference:
 
   model        max |out - ref| / max |ref|   cosine
   glm_layer    <= 0.01                        >= 0.9999 (issue 7's target)
