@@ -87,17 +87,19 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   // Where cuobjdump and the CUDA tools look for device code in an object.
   binary.elfSection = ".nv_fatbin";
   pm.addPass(createGpuModuleToBinaryPass(binary));
-  // Host code: launches through the runtime's mgpu* functions; the
-  // entry function keeps the CPU target's bare-pointer convention.
-  GpuToLLVMConversionPassOptions launches;
-  launches.hostBarePtrCallConv = true;
-  pm.addPass(createGpuToLLVMConversionPass(launches));
+  // Host code: the entry function keeps the CPU target's bare-pointer
+  // convention (the pointers are device memory), and kernels take memref
+  // descriptors (their operands may be views with dynamic offsets). The
+  // function is converted first: gpu-to-llvm with bare host pointers would
+  // pass bare pointers to the kernels too. Launches go through the
+  // runtime's mgpu* functions.
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   ConvertFuncToLLVMPassOptions functions;
   functions.useBarePtrCallConv = true;
   pm.addPass(createConvertFuncToLLVMPass(functions));
+  pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
