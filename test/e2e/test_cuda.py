@@ -252,12 +252,7 @@ class CudaTargetTest(E2ETestCase):
         clear "no CUDA device" error without one."""
         for model in MODELS:
             with self.subTest(model=model):
-                # The object as a shared library, next to it (and its
-                # weights file), as --emit=so links it.
-                obj = self.compiled_cuda(model)
-                lib = os.path.splitext(obj)[0] + ".so"
-                result = run(["cc", "-shared", "-o", lib, obj])
-                self.assertEqual(result.returncode, 0, describe(result))
+                lib = self.compiled_cuda(model, suffix=".so")
                 case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
                 names = case_names(case_dir, "inputs")
                 inputs = case_files(case_dir, "input")
