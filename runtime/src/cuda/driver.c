@@ -39,6 +39,11 @@ static const char *fallback_name(CUresult error, const char **description) {
   return NULL;
 }
 
+CUresult agl_cuda_make_current(void) {
+  const agl_cuda_api *api = agl_cuda_loaded();
+  return api ? api->cuCtxSetCurrent(driver_context) : -1;
+}
+
 void agl_cuda_describe(CUresult error, char *text, size_t size) {
   const char *name = NULL, *description = NULL;
   if (driver_api.cuGetErrorName &&

@@ -64,6 +64,10 @@ AGL_HIDDEN agl_status agl_cuda_open(const agl_cuda_api **api,
 /* The loaded driver, or null when none has been opened (never opens one). */
 AGL_HIDDEN const agl_cuda_api *agl_cuda_loaded(void);
 
+/* Makes the loaded driver's context current on the calling thread (an
+ * error when no driver is loaded). */
+AGL_HIDDEN CUresult agl_cuda_make_current(void);
+
 /* Writes "NAME (description)" of a driver error into `text`. */
 AGL_HIDDEN void agl_cuda_describe(CUresult error, char *text, size_t size);
 

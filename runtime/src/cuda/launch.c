@@ -161,7 +161,7 @@ void mgpuModuleUnload(void *module) {
   /* A library unloaded while the process goes on: its code leaves the
    * device too. At exit the driver may be gone already; errors are moot. */
   const agl_cuda_api *api = agl_cuda_loaded();
-  if (entry->module && api)
+  if (entry->module && api && agl_cuda_make_current() == AGL_CUDA_SUCCESS)
     api->cuModuleUnload(entry->module);
   free(entry);
 }
@@ -174,30 +174,36 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
     run_failed("a GPU module of the model could not be registered", 0);
     return NULL;
   }
-  for (int i = 0; i < entry->num_cached; ++i)
-    if (entry->names[i] == name || strcmp(entry->names[i], name) == 0)
-      return entry->functions[i];
-  const agl_cuda_api *api = agl_cuda_loaded();
-  if (!api || !entry->module) {
-    run_failed("a GPU module of the model was not loaded", 0);
-    return NULL;
-  }
-  CUfunction function = NULL;
-  CUresult result = api->cuModuleGetFunction(&function, entry->module, name);
-  if (result != AGL_CUDA_SUCCESS) {
-    char what[256];
-    snprintf(what, sizeof what, "cannot find kernel '%s'", name);
-    run_failed(what, result);
-    return NULL;
-  }
+  /* Under the lock: another instance's run may be caching a kernel. */
   pthread_mutex_lock(&modules_lock);
-  if (entry->num_cached < CACHED_FUNCTIONS) {
-    entry->names[entry->num_cached] = name;
-    entry->functions[entry->num_cached] = function;
-    ++entry->num_cached;
+  CUfunction function = NULL;
+  for (int i = 0; i < entry->num_cached && !function; ++i)
+    if (entry->names[i] == name || strcmp(entry->names[i], name) == 0)
+      function = entry->functions[i];
+  const agl_cuda_api *api = agl_cuda_loaded();
+  CUresult result = AGL_CUDA_SUCCESS;
+  if (!function && api && entry->module) {
+    result = api->cuModuleGetFunction(&function, entry->module, name);
+    if (result != AGL_CUDA_SUCCESS)
+      function = NULL;
+    else if (entry->num_cached < CACHED_FUNCTIONS) {
+      entry->names[entry->num_cached] = name;
+      entry->functions[entry->num_cached] = function;
+      ++entry->num_cached;
+    }
   }
+  int loaded = entry->module != NULL;
   pthread_mutex_unlock(&modules_lock);
-  return function;
+  if (function)
+    return function;
+  if (!api || !loaded) {
+    run_failed("a GPU module of the model was not loaded", 0);
+  } else {
+    char what[256];
+    snprintf(what, sizeof what, "cannot find kernel '%.200s'", name);
+    run_failed(what, result);
+  }
+  return NULL;
 }
 
 void *mgpuStreamCreate(void) {
