@@ -69,6 +69,7 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createMapLoopsToGpu(mapping));
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createNameGpuKernels());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.arch;
   target.optLevel = 3;

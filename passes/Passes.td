@@ -570,4 +570,17 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
                            "mlir::gpu::GPUDialect"];
 }
 
+def NameGpuKernels : Pass<"autoglm-name-gpu-kernels", "mlir::ModuleOp"> {
+  let summary = "Name each outlined GPU kernel after its launch and ONNX node";
+  let description = [{
+    After `gpu-kernel-outlining`, which names kernels after their function
+    (`main_kernel`, `main_kernel_0`, ...), renames each `gpu.module` and
+    its kernel to `k<N>_<node>`: N counts the launches in order, and node is
+    the first ONNX node of the launch's location (in identifier
+    characters; just `k<N>` when it has none). Profilers and `cuobjdump`
+    show these names.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 #endif // AUTOGLM_PASSES_TD

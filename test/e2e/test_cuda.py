@@ -163,7 +163,12 @@ class CudaTargetTest(E2ETestCase):
                 ptx = run([self.cuobjdump, "-ptx", obj]).stdout
                 entries = re.findall(r"\.entry\s+(\w+)", ptx)
                 self.assertEqual(len(entries), len(ptxs))
-                self.assertEqual(set(entries), {"main_kernel"})
+                # k<launch>_<ONNX node>, one per launch.
+                self.assertEqual(
+                    sorted(int(re.match(r"k(\d+)(_\w+)?$", e).group(1))
+                           for e in entries), list(range(len(entries))))
+                if model == "mlp":
+                    self.assertIn("k0_fc1_MatMul", entries)
 
     def test_other_architectures(self):
         for arch in ("sm_80", "sm_89"):
@@ -200,7 +205,7 @@ class CudaTargetTest(E2ETestCase):
                     m = re.match(r"\s*gpu.binary @(\w+)\s", line)
                     if m:
                         kernels[m.group(1)] = len(set(re.findall(
-                            r"main_kernel_param_\d+", line)))
+                            m.group(1) + r"_param_\d+", line)))
                 self.assertGreater(len(launches), 0)
                 self.assertEqual(set(launches), set(kernels))
                 for name, count in launches.items():
