@@ -119,13 +119,25 @@ struct MapLoopsToGpuPass
   void mapParallelLoop(scf::ParallelOp loop) {
     MLIRContext *context = loop.getContext();
     unsigned rank = loop.getNumLoops();
+    auto tripCount = [&](unsigned d) -> std::optional<int64_t> {
+      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[d]);
+      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[d]);
+      std::optional<int64_t> st = getConstantIntValue(loop.getStep()[d]);
+      if (!lb || !ub || !st || *st <= 0)
+        return std::nullopt;
+      return std::max<int64_t>(0, (*ub - *lb + *st - 1) / *st);
+    };
     int64_t tile = blockSize;
-    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()[rank - 1]);
-    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound()[rank - 1]);
-    std::optional<int64_t> step = getConstantIntValue(loop.getStep()[rank - 1]);
-    if (lower && upper && step && *step > 0)
-      tile = std::max<int64_t>(
-          1, std::min(tile, (*upper - *lower + *step - 1) / *step));
+    if (std::optional<int64_t> extent = tripCount(rank - 1))
+      tile = std::max<int64_t>(1, std::min(tile, *extent));
+    // CUDA grids hold at most 65535 blocks along y and z; a longer loop
+    // (or one of unknown extent) runs sequentially in each block instead.
+    constexpr int64_t kMaxGridYZ = 65535;
+    SmallVector<bool> fitsGridYZ;
+    for (unsigned d = 0; d < rank; ++d) {
+      std::optional<int64_t> extent = tripCount(d);
+      fitsGridYZ.push_back(extent && *extent <= kMaxGridYZ);
+    }
     SmallVector<int64_t> tileSizes(rank, 1);
     tileSizes.back() = tile;
     auto [tiles, inner] =
@@ -136,9 +148,9 @@ struct MapLoopsToGpuPass
     SmallVector<gpu::ParallelLoopDimMappingAttr> outer, threads;
     for (unsigned d = 0; d < rank; ++d) {
       unsigned fromInnermost = rank - 1 - d;
-      outer.push_back(mapTo(context, fromInnermost < 3
-                                         ? blocks[fromInnermost]
-                                         : gpu::Processor::Sequential));
+      bool fits = fromInnermost == 0 || (fromInnermost < 3 && fitsGridYZ[d]);
+      outer.push_back(mapTo(context, fits ? blocks[fromInnermost]
+                                          : gpu::Processor::Sequential));
       threads.push_back(mapTo(context, fromInnermost == 0
                                            ? gpu::Processor::ThreadX
                                            : gpu::Processor::Sequential));

@@ -548,8 +548,9 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     `convert-parallel-loops-to-gpu`. Every top-level `scf.parallel` is tiled
     along its innermost loop by `block-size` (the tile loop is guarded, not
     clamped, so its extent is a constant); the tile's innermost loop goes to
-    thread x, the tiles' innermost three loops to blocks x, y and z, and
-    any other loop runs sequentially inside the kernel.
+    thread x, the tiles' innermost three loops to blocks x, y and z (y and
+    z only for constant extents of at most 65535, CUDA's limit), and any
+    other loop runs sequentially inside the kernel.
 
     Any other top-level op that reads or writes tensor data (a loop nest
     with no parallel loop, such as a full reduction to a scalar, or a lone

@@ -42,6 +42,18 @@ func.func @rank4(%a: memref<2x3x5x16xf32>) {
 
 // -----
 
+// CUDA grids have at most 65535 blocks along y and z: a longer loop runs
+// sequentially in each block.
+// CHECK-LABEL: func.func @long_rows
+// CHECK: processor = sequential{{.*}}processor = block_x
+func.func @long_rows(%a: memref<70000x4xf32>) {
+  %c = arith.constant 1.0 : f32
+  linalg.fill ins(%c : f32) outs(%a : memref<70000x4xf32>)
+  return
+}
+
+// -----
+
 // A full reduction has no parallel loop: it runs in a one-thread kernel.
 // The run's output extents are host memory and stay on the host.
 // CHECK-LABEL: func.func @full_reduction
