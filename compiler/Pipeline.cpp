@@ -52,6 +52,13 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addPass(createRecognizeNorms());
     if (options.fuseAttention)
       pm.addPass(createRecognizeAttention());
+    // After the recognitions: norms and attention move as one op.
+    if (!options.lastTokenOutputs.empty()) {
+      LastTokenOptions lastToken;
+      lastToken.outputs.assign(options.lastTokenOutputs.begin(),
+                               options.lastTokenOutputs.end());
+      pm.addPass(createLastToken(lastToken));
+    }
     pm.addPass(createCSEPass());
     return;
   case Stage::Linalg: {

@@ -54,6 +54,8 @@ struct PipelineOptions {
   /// Keep past keys and values as a cache of this many positions, updated
   /// in place (0: the model's inputs and outputs as exported).
   int64_t maxSeqLen = 0;
+  /// Outputs computed for the last token only (a generator's logits).
+  std::vector<std::string> lastTokenOutputs;
   /// Weight-only quantization of the GEMMs with constant weights: 0 (off),
   /// 8 or 4 bits per weight, one scale per weightOnlyGroupSize depths.
   int weightOnlyBits = 0;

@@ -45,6 +45,7 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
                        op.getOutput()}) {
     auto [strides, offset] =
         cast<MemRefType>(buffer.getType()).getStridesAndOffset();
+    // The lowering asks for unit-stride rows; anything else is a bug.
     if (strides.back() != 1)
       return op.emitOpError("the kernel needs contiguous rows; operand has "
                             "stride ")
@@ -55,11 +56,17 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
   auto i64 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, v, 64).getResult();
   };
-  auto q = op.getQuery().getType().getShape();
-  auto k = op.getKey().getType().getShape();
-  auto v = op.getValue().getType().getShape();
-  SmallVector<Value> args = {i64(q[0]), i64(q[1]), i64(k[1]), i64(q[2]),
-                             i64(k[2]), i64(q[3]), i64(v[3])};
+  // An extent, static or read from the buffer (symbolic lengths).
+  auto extent = [&](Value buffer, int64_t d) -> Value {
+    int64_t size = cast<MemRefType>(buffer.getType()).getDimSize(d);
+    if (!ShapedType::isDynamic(size))
+      return i64(size);
+    return autoglm::asI64(b, loc, memref::DimOp::create(b, loc, buffer, d));
+  };
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  SmallVector<Value> args = {extent(q, 0), extent(q, 1), extent(k, 1),
+                             extent(q, 2), extent(k, 2), extent(q, 3),
+                             extent(v, 3)};
   // The pointer and the batch, head and row strides of a 4-D buffer.
   auto addBuffer = [&](Value buffer) {
     autoglm::BufferPointer view = autoglm::pointerTo(b, loc, buffer);
@@ -78,9 +85,18 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
     args.push_back(view.pointer);
     for (int64_t d = 0; d < 4; ++d) {
       int64_t axis = d - missing;
-      args.push_back(axis < 0 || shape[axis] == 1
-                         ? i64(0)
-                         : autoglm::asI64(b, loc, view.strides[axis]));
+      if (axis < 0 || shape[axis] == 1) {
+        args.push_back(i64(0));
+        continue;
+      }
+      Value stride = autoglm::asI64(b, loc, view.strides[axis]);
+      if (ShapedType::isDynamic(shape[axis])) {
+        // A symbolic extent that is 1 when the model runs broadcasts too.
+        Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          extent(mask, axis), i64(1));
+        stride = arith::SelectOp::create(b, loc, one, i64(0), stride);
+      }
+      args.push_back(stride);
     }
   } else {
     args.push_back(

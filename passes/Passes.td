@@ -65,6 +65,39 @@ def KVCache : Pass<"autoglm-kv-cache", "mlir::ModuleOp"> {
   ];
 }
 
+def LastToken : Pass<"autoglm-last-token", "mlir::ModuleOp"> {
+  let summary = "Compute the named outputs for the last token only";
+  let description = [{
+    A decoder returns the logits of every position it ran on, but a
+    generator reads only the last one; in a prefill the LM head, often the
+    largest product of the model, would compute every other row for
+    nothing. For each output named in `outputs`, this pass keeps only the
+    last position along the output's second-to-last axis (the tokens of
+    `[batch, tokens, vocabulary]`), which becomes 1, and then moves that
+    slice up through the ops that compute each position independently:
+    products with a weight (the rows of the left operand), RMSNorm and
+    LayerNorm, elementwise ops (not through operands that broadcast along
+    the axis), softmax-like ops along other axes, transposes, reshapes that
+    keep the leading axes, windows along other axes, and attention (its
+    query rows and mask rows; the keys and values stay whole). It stops at
+    a value that any other user needs whole, so the positions that feed
+    keys and values (and the KV cache) are all computed.
+
+    ```mlir
+    // --autoglm-last-token="outputs=logits": the LM head runs on one row
+    %h = tensor.extract_slice %x[0, %last, 0] [1, 1, 256] [1, 1, 1]
+    %logits = autoglm.matmul %h, %w : (tensor<1x1x256xf32>, tensor<256x8192xf32>) -> tensor<1x1x8192xf32>
+    ```
+  }];
+  let options = [
+    ListOption<"outputs", "outputs", "std::string",
+               "Names of the outputs to compute for the last token only">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
 def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Fuse chains of elementwise linalg.generic ops";
   let description = [{
@@ -161,7 +194,8 @@ def RecognizeNorms : Pass<"autoglm-recognize-norms", "mlir::ModuleOp"> {
     `x / sqrt(mean(x^2) + eps) * scale` into `autoglm.rms_norm`, and
     `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) * scale + bias` into
     `autoglm.layer_norm`, where the means run over the trailing axes (kept
-    as extent 1), `eps` is a constant, the square is `Pow` by 2 or a
+    as extent 1, and static; leading axes such as a decoder's token axis may
+    be symbolic), `eps` is a constant, the square is `Pow` by 2 or a
     self-`Mul`, the division is `Div`, or `Mul` by `Reciprocal` or by
     `1 / sqrt`, and scale and bias apply per element of the normalized axes.
     The new op's location fuses those of every op it replaces. Ops the
@@ -172,13 +206,16 @@ def RecognizeNorms : Pass<"autoglm-recognize-norms", "mlir::ModuleOp"> {
 def RecognizeAttention : Pass<"autoglm-recognize-attention", "mlir::ModuleOp"> {
   let summary = "Recognize scaled dot-product attention written out in primitive ops";
   let description = [{
-    On static f32 tensors, rewrites
+    On f32 tensors, rewrites
     `MatMul(Softmax(mask(scale * MatMul(Q, Transpose(K)))), V)` into
-    `autoglm.attention`. The transpose swaps the last two axes of a 4-D K;
+    `autoglm.attention`. Heads and head sizes must be static; batch and
+    sequence lengths may be symbolic (a decoder compiled for any prompt and
+    cache length, whose K and V are views of its KV cache). The transpose swaps the last two axes of a 4-D K;
     the scale is a constant `Mul` or `Div` of the scores, or of Q and K
     (any of them, multiplied together); the softmax runs over the keys (the
     last axis). The mask is either an `Add` of an f32 tensor broadcasting to
-    the scores, or `Where(keep, scores, fill)` with a constant boolean `keep`
+    the scores (a constant, or computed when the model runs from an
+    attention-mask input), or `Where(keep, scores, fill)` with a constant boolean `keep`
     and a constant `fill` of -1e4 or below: such a Where becomes the causal
     flag when `keep` is the causal pattern (`j <= i + Sk - Sq`), nothing when
     it keeps every key, and else a constant 0 / -inf mask; it is not

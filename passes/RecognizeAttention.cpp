@@ -40,10 +40,17 @@ namespace {
 /// is 0 in f32 against any score near the row's maximum.
 constexpr float kExcludingFill = -1.0e4f;
 
-RankedTensorType staticF32(Value value, int64_t rank) {
+RankedTensorType rankedF32(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
-      type.getRank() != rank)
+  return type && type.getElementType().isF32() ? type : nullptr;
+}
+
+/// A [B, H, S, D] f32 tensor whose heads H and size D are static (batch and
+/// sequence may be symbolic, as in a decoder compiled for any length).
+RankedTensorType headsF32(Value value) {
+  auto type = rankedF32(value);
+  if (!type || type.getRank() != 4 || type.isDynamicDim(1) ||
+      type.isDynamicDim(3))
     return nullptr;
   return type;
 }
@@ -97,7 +104,9 @@ bool isScaledProduct(Value value, Type type) {
 
 /// A [B, H, S, D] tensor whose heads repeat those of a [B, Hkv, S, D] one
 /// in groups (Reshape to [B, Hkv, 1, S, D], Expand to [B, Hkv, G, S, D],
-/// Reshape back): that one; else `value` itself.
+/// Reshape back): that one; else `value` itself. A symbolic S is the same
+/// length throughout: the reshapes keep the element count, and all other
+/// extents are static.
 Value unrepeatHeads(Value value) {
   auto merge = value.getDefiningOp<ReshapeOp>();
   auto expand = merge ? merge.getInput().getDefiningOp<ExpandOp>() : nullptr;
@@ -107,8 +116,15 @@ Value unrepeatHeads(Value value) {
   auto full = cast<RankedTensorType>(value.getType());
   auto wide = cast<RankedTensorType>(expand.getType());
   auto narrow = cast<RankedTensorType>(split.getType());
-  auto source = staticF32(split.getInput(), 4);
-  if (!source || !wide.hasStaticShape() || wide.getRank() != 5 ||
+  auto source = headsF32(split.getInput());
+  auto staticBut = [](RankedTensorType type, int64_t axis) {
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != axis && type.isDynamicDim(d))
+        return false;
+    return true;
+  };
+  if (!source || wide.getRank() != 5 || !staticBut(source, 2) ||
+      !staticBut(wide, 3) || !staticBut(narrow, 3) || !staticBut(full, 2) ||
       narrow.getShape() != ArrayRef<int64_t>{source.getDimSize(0),
                                              source.getDimSize(1), 1,
                                              source.getDimSize(2),
@@ -203,9 +219,9 @@ struct RecognizeScaledDotProduct : OpRewritePattern<MatMulOp> {
       probs = guard.getY();
     }
     auto softmax = probs.getDefiningOp<SoftmaxOp>();
-    auto probsType = softmax ? staticF32(softmax, 4) : nullptr;
-    if (!probsType || softmax.getAxis() != 3 || !staticF32(root, 4) ||
-        !staticF32(root.getRhs(), 4))
+    auto probsType = softmax ? rankedF32(softmax) : nullptr;
+    if (!probsType || probsType.getRank() != 4 || softmax.getAxis() != 3 ||
+        !headsF32(root) || !headsF32(root.getRhs()))
       return rewriter.notifyMatchFailure(root, "not softmax(4-D) x V");
     int64_t qLen = probsType.getDimSize(2), kvLen = probsType.getDimSize(3);
 
@@ -219,7 +235,7 @@ struct RecognizeScaledDotProduct : OpRewritePattern<MatMulOp> {
           mask = m;
           break;
         }
-      if (!mask || !staticF32(mask, cast<ShapedType>(mask.getType()).getRank()))
+      if (!mask || !rankedF32(mask))
         return rewriter.notifyMatchFailure(root, "Add of no f32 mask");
     } else if (auto where = scores.getDefiningOp<WhereOp>()) {
       auto fill = scalarConstant(where.getY());
@@ -244,8 +260,9 @@ struct RecognizeScaledDotProduct : OpRewritePattern<MatMulOp> {
     Value q = stripScale(product.getLhs(), scale);
     Value k = unrepeatHeads(stripScale(transpose.getInput(), scale));
     Value v = unrepeatHeads(root.getRhs());
-    if (!staticF32(q, 4) || !staticF32(k, 4))
-      return rewriter.notifyMatchFailure(root, "Q or K not static 4-D f32");
+    if (!headsF32(q) || !headsF32(k) || !headsF32(v))
+      return rewriter.notifyMatchFailure(root, "Q, K or V not 4-D f32 with "
+                                               "static heads");
 
     Location loc = locationOfPattern(
         rewriter, root, {q, k, v, mask, condition});
@@ -264,7 +281,8 @@ struct RecognizeScaledDotProduct : OpRewritePattern<MatMulOp> {
     auto shape = attentionShape(std::nullopt, shaped(q), shaped(k), shaped(v),
                                 shaped(masking.mask));
     if (failed(shape) ||
-        ArrayRef<int64_t>(*shape) != root.getType().getShape()) {
+        RankedTensorType::get(*shape, rewriter.getF32Type()) !=
+            root.getType()) {
       if (masking.mask && masking.mask != mask)
         rewriter.eraseOp(masking.mask.getDefiningOp());
       return rewriter.notifyMatchFailure(root, "shapes do not agree");

@@ -91,13 +91,15 @@ std::optional<std::pair<Value, Value>> dividedByRoot(Value value) {
 }
 
 /// Whether `scale` (or a bias) applies per element of the normalized axes.
+/// Those must be static (the mean divides by their count); the leading
+/// axes may be symbolic, as the token axis of a decoder is.
 bool perNormalizedElement(Value scale, Value x, int64_t axis) {
   auto xType = cast<ShapedType>(x.getType());
   auto sType = cast<ShapedType>(scale.getType());
-  return xType.hasStaticShape() && sType.hasStaticShape() &&
+  ArrayRef<int64_t> normalized = xType.getShape().drop_front(axis);
+  return !ShapedType::isDynamicShape(normalized) && sType.hasStaticShape() &&
          sType.getRank() <= xType.getRank() - axis &&
-         inference::broadcastsTo(sType.getShape(),
-                                 xType.getShape().drop_front(axis));
+         inference::broadcastsTo(sType.getShape(), normalized);
 }
 
 bool isF32(Value value) {

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include "autoglm/kernels.h"
@@ -39,13 +40,18 @@ Value repeatHeads(OpBuilder &b, Location loc, Value x, int64_t group) {
     return x;
   auto type = cast<RankedTensorType>(x.getType());
   auto s = type.getShape();
+  // The symbolic extents (batch, sequence), in the order the ops take them.
+  SmallVector<Value> sizes;
+  for (int64_t d : {0, 2})
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, x, d));
   auto reshaped = [&](Value input, ArrayRef<int64_t> shape) {
-    return ReshapeOp::create(b, loc, type.clone(shape), input, ValueRange{})
+    return ReshapeOp::create(b, loc, type.clone(shape), input, sizes)
         .getResult();
   };
   Value grouped = reshaped(x, {s[0], s[1], 1, s[2], s[3]});
   Value wide = ExpandOp::create(
-      b, loc, grouped, ValueRange{},
+      b, loc, grouped, sizes,
       ArrayRef<int64_t>{s[0], s[1], group, s[2], s[3]});
   return reshaped(wide, {s[0], s[1] * group, s[2], s[3]});
 }
@@ -68,6 +74,9 @@ Value expand(OpBuilder &b, AttentionOp op, Value q, Value k, Value v,
   if (mask)
     scores = AddOp::create(b, loc, scores, mask);
   if (op.getCausal()) {
+    // Recognized causal masks come from constants, of static lengths.
+    assert(qLen != ShapedType::kDynamic && kvLen != ShapedType::kDynamic &&
+           "causal attention expanded over symbolic lengths");
     SmallVector<float> bias;
     for (int64_t i = 0; i < qLen; ++i)
       for (int64_t j = 0; j < kvLen; ++j)
@@ -102,26 +111,46 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     auto vType = cast<RankedTensorType>(op.getValue().getType());
     bool fits = qType.getDimSize(3) <= AGL_ATTENTION_MAX_HEAD_DIM &&
                 vType.getDimSize(3) <= AGL_ATTENTION_MAX_HEAD_DIM;
+    bool symbolic = !qType.hasStaticShape() ||
+                    !cast<ShapedType>(op.getKey().getType()).hasStaticShape();
+    if (op.getCausal() && symbolic && (!kernel || !fits))
+      return op.emitOpError("causal attention over symbolic lengths needs "
+                            "the runtime's attention kernel");
     if (!kernel || !fits) {
       rewriter.replaceOp(op, expand(rewriter, op, adaptor.getQuery(),
                                     adaptor.getKey(), adaptor.getValue(),
                                     adaptor.getMask()));
       return success();
     }
+    // The kernel takes strides: an operand that is a view (the keys and
+    // values of a KV cache, read up to its length) is read in place.
     auto buffer = [&](Value tensor) -> Value {
       if (!tensor)
         return nullptr;
       auto type = cast<RankedTensorType>(tensor.getType());
+      SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
+      if (!strides.empty())
+        strides.back() = 1;
+      auto layout = StridedLayoutAttr::get(getContext(), ShapedType::kDynamic,
+                                           strides);
       return bufferization::ToBufferOp::create(
-          rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+          rewriter, loc,
+          MemRefType::get(type.getShape(), type.getElementType(), layout),
           tensor, /*read_only=*/true);
     };
     Value q = buffer(adaptor.getQuery()), k = buffer(adaptor.getKey()),
           v = buffer(adaptor.getValue()), mask = buffer(adaptor.getMask());
     auto outType = op.getType();
+    // Symbolic batch and query length: those of Q (the verifier checked
+    // that they agree).
+    SmallVector<Value> sizes;
+    for (int64_t d : {0, 2})
+      if (outType.isDynamicDim(d))
+        sizes.push_back(
+            tensor::DimOp::create(rewriter, loc, adaptor.getQuery(), d));
     auto out = memref::AllocOp::create(
         rewriter, loc,
-        MemRefType::get(outType.getShape(), outType.getElementType()),
+        MemRefType::get(outType.getShape(), outType.getElementType()), sizes,
         rewriter.getI64IntegerAttr(64));
     AttentionBuffersOp::create(rewriter, loc, q, k, v, mask, out,
                                op.getScaleAttr(), op.getCausalAttr());

@@ -8,17 +8,27 @@ using namespace mlir;
 using namespace autoglm;
 using namespace autoglm::inference;
 
+/// Equal extents, or one of them symbolic (checked when the op runs).
+static bool agree(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+}
+
 FailureOr<SmallVector<int64_t>>
 autoglm::attentionShape(std::optional<Location> loc, ShapedType q, ShapedType k,
                ShapedType v, ShapedType mask) {
+  // Batch and sequence lengths may be symbolic; heads and head sizes fix
+  // the kernel's work split and registers.
+  auto headsStatic = [](ShapedType t) {
+    return !t.isDynamicDim(1) && !t.isDynamicDim(3);
+  };
   if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4 ||
-      !q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
-    return fail(loc, "query, key and value must be static 4-D tensors "
-                     "[batch, heads, sequence, size]");
+      !headsStatic(q) || !headsStatic(k) || !headsStatic(v))
+    return fail(loc, "query, key and value must be 4-D tensors [batch, "
+                     "heads, sequence, size] with static heads and sizes");
   ArrayRef<int64_t> qs = q.getShape(), ks = k.getShape(), vs = v.getShape();
-  if (ks[0] != qs[0] || vs[0] != qs[0])
+  if (!agree(ks[0], qs[0]) || !agree(vs[0], qs[0]))
     return fail(loc, "query, key and value have different batch sizes");
-  if (ks[1] != vs[1] || ks[2] != vs[2])
+  if (ks[1] != vs[1] || !agree(ks[2], vs[2]))
     return fail(loc, "key " + shapeString(ks) + " and value " +
                          shapeString(vs) +
                          " differ in heads or sequence length");
@@ -28,13 +38,17 @@ autoglm::attentionShape(std::optional<Location> loc, ShapedType q, ShapedType k,
   if (ks[1] == 0 || qs[1] % ks[1] != 0)
     return fail(loc, Twine(qs[1]) + " query heads are not a multiple of " +
                          Twine(ks[1]) + " key/value heads");
-  SmallVector<int64_t> scores = {qs[0], qs[1], qs[2], ks[2]};
+  auto known = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) ? b : a;
+  };
+  int64_t batch = known(qs[0], known(ks[0], vs[0]));
+  SmallVector<int64_t> scores = {batch, qs[1], qs[2], known(ks[2], vs[2])};
   if (mask && (mask.getRank() > 4 ||
                !broadcastsTo(mask.getShape(), scores)))
     return fail(loc, "mask of shape " + shapeString(mask.getShape()) +
                          " does not broadcast to the scores " +
                          shapeString(scores));
-  return SmallVector<int64_t>{qs[0], qs[1], qs[2], vs[3]};
+  return SmallVector<int64_t>{batch, qs[1], qs[2], vs[3]};
 }
 
 static ShapedType optionalShaped(Value value) {
@@ -61,7 +75,8 @@ LogicalResult AttentionBuffersOp::verify() {
       getValue().getType(), optionalShaped(getMask()));
   if (failed(shape))
     return failure();
-  if (getOutput().getType().getShape() != ArrayRef<int64_t>(*shape))
+  ArrayRef<int64_t> out = getOutput().getType().getShape();
+  if (!llvm::all_of_zip(out, *shape, agree))
     return emitOpError("output must have shape ") << shapeString(*shape);
   return success();
 }

@@ -14,7 +14,8 @@ def AGL_AttentionOp : AGL_InferredOp<"attention"> {
     `p[b, h, i, :] = softmax_j(scale * Q[b, h, i, :] · K[b, h', j, :] +
     mask[b, h, i, j])`, for Q `[B, H, Sq, D]`, K `[B, Hkv, Sk, D]` and V
     `[B, Hkv, Sk, Dv]`. Grouped-query attention: H is a multiple of Hkv and
-    query head `h` reads K/V head `h' = h / (H / Hkv)`. The optional mask is
+    query head `h` reads K/V head `h' = h / (H / Hkv)`. Batch and sequence
+    lengths may be symbolic; heads and head sizes are static. The optional mask is
     added to the scores and broadcasts to `[B, H, Sq, Sk]` (numpy rules,
     `-inf` leaves a key out). With `causal`, key `j` is left out of query row
     `i` when `j > i + Sk - Sq`: the queries are the last Sq positions, as in

@@ -6,16 +6,20 @@ continues it greedily with onnxruntime's tokens (NAME/generate.json, written
 by models/export_llm.py from an onnxruntime KV-cache loop). Top-p sampling
 is reproducible from its seed; a model without a cache, a prompt longer than
 the `seq` range, a generation longer than the cache and malformed ids are
-clean errors."""
+clean errors. Compiled with --last-token logits, the prefill returns the
+last row of onnxruntime's logits and generation gives the same tokens."""
 
 import json
 import os
 import sys
 import unittest
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    MODELS_DIR, TOOLS_DIR, E2ETestCase, describe, run, run_model)
+    MODELS_DIR, TOOLS_DIR, E2ETestCase, compile_model, describe, run,
+    run_model)
 
 GENERATE = os.path.join(TOOLS_DIR, "autoglm-generate")
 MODELS = ["glm_tiny", "gpt2_tiny"]
@@ -26,12 +30,12 @@ RTOL, ATOL = 1e-4, 1e-4
 
 class GenerateTest(E2ETestCase):
 
-    def artifact(self, model):
+    def artifact(self, model, *options):
         return self.compiled(
             os.path.join(MODELS_DIR, model + ".onnx"), ".so",
             "--dim", "batch=1", "--dim", "seq=1..32", "--dim",
             f"past=0..{CAPACITY}", "--dim", f"total=1..{CAPACITY}",
-            "--max-seq-len", str(CAPACITY))
+            "--max-seq-len", str(CAPACITY), *options)
 
     def reference(self, model):
         with open(os.path.join(MODELS_DIR, model, "generate.json")) as f:
@@ -69,6 +73,53 @@ class GenerateTest(E2ETestCase):
                 self.assertEqual(report["decode_steps"],
                                  len(ref["generated"]) - 1)
                 self.assertGreater(report["decode_tokens_per_s"], 0)
+                # A cold start (no warm-up run) gives the same tokens: the
+                # warm-up leaves an empty cache behind.
+                cold = self.generate(
+                    self.artifact(model), "--prompt-ids",
+                    ",".join(map(str, ref["prompt"])), "--max-new-tokens",
+                    "8", "--no-warmup", "--json")
+                self.assertEqual(cold.returncode, 0, describe(cold))
+                self.assertEqual(json.loads(cold.stdout)["tokens"],
+                                 ref["generated"][:8])
+
+    def test_last_token_logits(self):
+        # --last-token logits: the prefill returns the prompt's last row of
+        # logits (onnxruntime's), and generation gives the same tokens.
+        for model in MODELS:
+            with self.subTest(model=model):
+                artifact = self.artifact(model, "--last-token", "logits")
+                folder = os.path.join(MODELS_DIR, model, "prefill")
+                expected = np.load(f"{folder}/output_0.npy")[:, -1:]
+                last = self.cache.path(model, "last_logits.npy")
+                np.save(last, expected)
+                args = []
+                for i, name in enumerate(["input_ids", "attention_mask",
+                                          "position_ids"]):
+                    args += ["-i", f"{name}={folder}/input_{i}.npy"]
+                result = run_model(artifact, *args, "-e", f"logits={last}",
+                                   "--rtol", str(RTOL), "--atol", str(ATOL))
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertIn("OK", result.stdout, describe(result))
+
+                ref = self.reference(model)
+                result = self.generate(
+                    artifact, "--prompt-ids", ",".join(map(str, ref["prompt"])),
+                    "--max-new-tokens", str(len(ref["generated"])), "--json")
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertEqual(json.loads(result.stdout)["tokens"],
+                                 ref["generated"])
+
+    def test_last_token_of_a_missing_output_is_an_error(self):
+        out = self.cache.path("missing.so")
+        result = compile_model(os.path.join(MODELS_DIR, "glm_tiny.onnx"), out,
+                               "--dim", "batch=1", "--dim", "seq=1..8",
+                               "--dim", "past=0..16", "--dim", "total=1..16",
+                               "--last-token", "scores")
+        self.assertCleanError(result, "autoglm-compile",
+                              "--last-token: the model has no output 'scores'",
+                              one_line=False)
+        self.assertFalse(os.path.exists(out))
 
     def test_top_p_is_reproducible_from_the_seed(self):
         artifact = self.artifact("glm_tiny")

@@ -4,7 +4,10 @@ inputs and present outputs compiles into a model that keeps its keys and
 values itself. A prefill and then single-token steps through the runtime's C
 API match onnxruntime fed the growing past explicitly; the cache length
 advances, rewinds, and a run past the capacity fails cleanly without
-changing anything; models without a usable cache get clear compile errors."""
+changing anything; models without a usable cache get clear compile errors.
+A whole decoder (models/glm_tiny.onnx) compiled for a batch of two keeps
+one cache per sequence: two prompts, one left-padded, then single-token
+steps match onnxruntime fed the growing past explicitly."""
 
 import ctypes
 import os
@@ -18,7 +21,8 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_common import E2ETestCase, compile_model, describe  # noqa: E402
+from e2e_common import (  # noqa: E402
+    MODELS_DIR, E2ETestCase, compile_model, describe)
 
 RT_SHARED = os.environ.get("AUTOGLM_RT_SHARED", "")
 HEADS, HEAD_DIM, HIDDEN = 2, 8, 16
@@ -112,6 +116,23 @@ class Runtime:
                                                   shapes, outputs, out_shapes)
         return status, y[:, :out_shape[1]].copy()
 
+    def run_decoder(self, ids, mask, positions, vocab):
+        """One run of a decoder (input_ids, attention_mask, position_ids ->
+        logits); returns the logits, or raises on a failed status."""
+        feeds = [np.ascontiguousarray(a, dtype=np.int64)
+                 for a in (ids, mask, positions)]
+        logits = np.zeros(ids.shape + (vocab,), np.float32)
+        shapes = [(ctypes.c_int64 * 2)(*a.shape) for a in feeds]
+        inputs = (ctypes.c_void_p * 3)(*[a.ctypes.data for a in feeds])
+        shape_ptrs = (ctypes.c_void_p * 3)(
+            *[ctypes.addressof(x) for x in shapes])
+        outputs = (ctypes.c_void_p * 1)(logits.ctypes.data)
+        out_shape = (ctypes.c_int64 * 3)()
+        out_shapes = (ctypes.c_void_p * 1)(ctypes.addressof(out_shape))
+        self.check(self.lib.agl_instance_run_shaped(
+            self.instance, inputs, shape_ptrs, outputs, out_shapes))
+        return logits
+
     def length(self):
         value = ctypes.c_int64(-1)
         self.check(self.lib.agl_instance_cache_length(self.instance,
@@ -121,6 +142,53 @@ class Runtime:
     def set_length(self, length):
         return self.lib.agl_instance_set_cache_length(
             self.instance, ctypes.c_int64(length))
+
+
+class BatchedDecoderTest(E2ETestCase):
+    """glm_tiny with a cache for two sequences that advance together."""
+
+    BATCH, CAPACITY, MAX_SEQ = 2, 32, 8
+
+    def test_padded_batch_matches_onnxruntime_with_explicit_past(self):
+        import onnxruntime as ort
+        model = os.path.join(MODELS_DIR, "glm_tiny.onnx")
+        artifact = self.compiled(
+            model, ".so", "--dim", f"batch={self.BATCH}", "--dim",
+            f"seq=1..{self.MAX_SEQ}", "--dim", f"past=0..{self.CAPACITY}",
+            "--dim", f"total=1..{self.CAPACITY}", "--max-seq-len",
+            str(self.CAPACITY))
+        session = ort.InferenceSession(model,
+                                       providers=["CPUExecutionProvider"])
+        runtime = Runtime(artifact)
+        self.addCleanup(runtime.close)
+        names = [i.name for i in session.get_inputs()]
+        past_shape = session.get_inputs()[3].shape
+        heads, head_dim = past_shape[1], past_shape[3]
+        past = {n: np.zeros((self.BATCH, heads, 0, head_dim), np.float32)
+                for n in names[3:]}
+        vocab = session.get_outputs()[0].shape[2]
+        # Prompts of 5 and 3 tokens, the second padded on the left; its
+        # positions count its own tokens only (as transformers' generate).
+        ids = np.array([[11, 7, 301, 42, 5], [0, 0, 99, 3, 250]], np.int64)
+        mask = np.array([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1]], np.int64)
+        positions = np.array([[0, 1, 2, 3, 4], [1, 1, 0, 1, 2]], np.int64)
+        rng = np.random.default_rng(3)
+        for step in range(4):
+            feeds = {"input_ids": ids, "attention_mask": mask,
+                     "position_ids": positions, **past}
+            expected = session.run(None, feeds)
+            past = dict(zip(names[3:], expected[1:]))
+            logits = runtime.run_decoder(ids, mask, positions, vocab)
+            # Rows of the padding see no token; only real positions count.
+            real = mask[:, -ids.shape[1]:] == 1
+            np.testing.assert_allclose(logits[real], expected[0][real],
+                                       rtol=1e-4, atol=1e-5,
+                                       err_msg=f"step {step}")
+            self.assertEqual(runtime.length(), mask.shape[1])
+            ids = rng.integers(1, vocab, (self.BATCH, 1), dtype=np.int64)
+            mask = np.concatenate([mask, np.ones((self.BATCH, 1), np.int64)],
+                                  axis=1)
+            positions = positions[:, -1:] + 1
 
 
 class KVCacheTest(E2ETestCase):

@@ -122,6 +122,7 @@ int main(int argc, char **argv) {
   bool serialLoops = false;
   unsigned optLevel = 3;
   int64_t maxSeqLen = 0;
+  std::vector<std::string> lastTokenOutputs;
   std::string weightOnly;
   int64_t groupSize = 128;
   std::string target = "x86_64", gpuArch;
@@ -157,6 +158,11 @@ int main(int argc, char **argv) {
                  "place; the past inputs and present outputs leave the "
                  "signature")
       ->check(CLI::PositiveNumber);
+  app.add_option("--last-token", lastTokenOutputs,
+                 "Compute output NAME (e.g. logits) for the last token "
+                 "only: its token axis (second to last) becomes 1, and the "
+                 "ops that feed only that row run on one row (repeatable)")
+      ->type_name("NAME");
   app.add_option("--bind", binds,
                  "Fix a graph input to the tensor in FILE (.npy or .pb): "
                  "NAME=FILE; the input becomes a constant")
@@ -367,8 +373,6 @@ int main(int argc, char **argv) {
                  signature.symbols.front().name +
                  "' is a range: pin it with --dim " +
                  signature.symbols.front().name + "=N");
-  if (cuda)
-    signature.device = kDeviceCuda;
 
   PipelineOptions pipelineOptions;
   pipelineOptions.printIRAfterAll = printIRAfterAll;
@@ -383,6 +387,7 @@ int main(int argc, char **argv) {
   pipelineOptions.fuseAttention = !noFusedAttention;
   pipelineOptions.profile = profile;
   pipelineOptions.maxSeqLen = maxSeqLen;
+  pipelineOptions.lastTokenOutputs = lastTokenOutputs;
   pipelineOptions.dumpAll = dumpAll;
   pipelineOptions.printLocations = printLocations;
   pipelineOptions.printOpStats = printOpStats;
@@ -407,9 +412,9 @@ int main(int argc, char **argv) {
       weightOnly == "int8" ? 8 : weightOnly == "int4" ? 4 : 0;
   pipelineOptions.weightOnlyGroupSize = groupSize;
   pipelineOptions.afterStage = [&](Stage stage, mlir::ModuleOp planned) {
-    // A KV cache changes the signature: the past inputs and present
-    // outputs become state.
-    if (stage == Stage::Autoglm && maxSeqLen > 0)
+    // A KV cache changes the signature (the past inputs and present
+    // outputs become state), and so does a last-token output's shape.
+    if (stage == Stage::Autoglm && (maxSeqLen > 0 || !lastTokenOutputs.empty()))
       signature =
           readSignature(planned.lookupSymbol<mlir::func::FuncOp>("main"), name);
     if (stage != Stage::Memref)
@@ -493,6 +498,9 @@ int main(int argc, char **argv) {
   llvm::SmallString<256> weightsPath(outputPath);
   llvm::sys::path::replace_extension(weightsPath, ".weights");
   emitOptions.weightsPath = weightsPath.str().str();
+  // Here, not at import: stages may read the signature again.
+  if (cuda)
+    signature.device = kDeviceCuda;
   mlir::TimingScope emitTiming = rootTiming.nest("code generation");
   if (auto e = emitArtifact(**module, signature, *kind.artifact, outputPath,
                             emitOptions)) {

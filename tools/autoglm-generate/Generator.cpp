@@ -117,6 +117,12 @@ const float *Generator::step(const std::vector<int64_t> &tokens) {
          (rows - 1) * vocab_;
 }
 
+void Generator::warmUp() {
+  instance_.setCacheLength(0);
+  step({0});
+  instance_.setCacheLength(0);
+}
+
 Generation Generator::generate(const std::vector<int64_t> &prompt,
                                int64_t maxNewTokens, Sampler &sampler,
                                std::optional<int64_t> eos) {

@@ -34,6 +34,12 @@ public:
   Generation generate(const std::vector<int64_t> &prompt, int64_t maxNewTokens,
                       Sampler &sampler, std::optional<int64_t> eos);
 
+  /// One untimed run on a single token, then an empty cache again: the
+  /// weights (mapped from the artifact, read on first use) are in memory
+  /// before the prompt is timed, as an engine that loads them at start has
+  /// them.
+  void warmUp();
+
   int64_t capacity() const { return model_.kv_cache->capacity; }
   int64_t vocabulary() const { return vocab_; }
 

@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
   int64_t maxNewTokens = 32;
   int64_t eos = -1;
   int threads = 0;
-  bool pinThreads = false, json = false;
+  bool pinThreads = false, json = false, noWarmUp = false;
   generate::SamplingOptions options;
   app.add_option("artifact", artifactPath, "Model artifact (.so)")->required();
   app.add_option("--prompt-ids", promptIds, "Prompt token ids: 1,2,3")
@@ -84,6 +84,9 @@ int main(int argc, char **argv) {
   app.add_flag("--pin-threads", pinThreads,
                "Pin each kernel thread to its own CPU");
   app.add_flag("--json", json, "Print one JSON line instead of text");
+  app.add_flag("--no-warmup", noWarmUp,
+               "Time a cold start: no untimed one-token run before the "
+               "prompt (which brings the weights into memory)");
   CLI11_PARSE(app, argc, argv);
   options.greedy = sampling == "greedy";
 
@@ -95,6 +98,8 @@ int main(int argc, char **argv) {
       throw std::runtime_error(agl_last_error());
     run::Artifact artifact(artifactPath);
     generate::Generator generator(artifact.model(), artifact.weights());
+    if (!noWarmUp)
+      generator.warmUp();
     generate::Sampler sampler(options);
     generate::Generation result = generator.generate(
         prompt, maxNewTokens, sampler,

@@ -3,12 +3,13 @@
 
 // For the runtime's kernel: the operands' buffers (read only), a new
 // output buffer written by autoglm.attention_buffers, read back as the
-// result.
+// result. The operands may be views (strided rows), which the kernel reads
+// in place.
 // KERNEL-LABEL: func.func @grouped
-// KERNEL-DAG: %[[Q:.*]] = bufferization.to_buffer %arg0 read_only : tensor<1x4x3x8xf32> to memref<1x4x3x8xf32>
-// KERNEL-DAG: %[[K:.*]] = bufferization.to_buffer %arg1 read_only : tensor<1x2x5x8xf32> to memref<1x2x5x8xf32>
-// KERNEL-DAG: %[[V:.*]] = bufferization.to_buffer %arg2 read_only : tensor<1x2x5x16xf32> to memref<1x2x5x16xf32>
-// KERNEL-DAG: %[[M:.*]] = bufferization.to_buffer %arg3 read_only : tensor<3x5xf32> to memref<3x5xf32>
+// KERNEL-DAG: %[[Q:.*]] = bufferization.to_buffer %arg0 read_only : tensor<1x4x3x8xf32> to memref<1x4x3x8xf32, strided<[?, ?, ?, 1], offset: ?>>
+// KERNEL-DAG: %[[K:.*]] = bufferization.to_buffer %arg1 read_only : tensor<1x2x5x8xf32> to memref<1x2x5x8xf32, strided<[?, ?, ?, 1], offset: ?>>
+// KERNEL-DAG: %[[V:.*]] = bufferization.to_buffer %arg2 read_only : tensor<1x2x5x16xf32> to memref<1x2x5x16xf32, strided<[?, ?, ?, 1], offset: ?>>
+// KERNEL-DAG: %[[M:.*]] = bufferization.to_buffer %arg3 read_only : tensor<3x5xf32> to memref<3x5xf32, strided<[?, 1], offset: ?>>
 // KERNEL: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x4x3x16xf32>
 // KERNEL: autoglm.attention_buffers %[[Q]], %[[K]], %[[V]], %[[M]] into %[[OUT]] {causal = true, scale = 2.500000e-01 : f32}
 // KERNEL: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
@@ -40,4 +41,22 @@ func.func @grouped(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<
 func.func @plain(%q: tensor<1x2x1x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>) -> tensor<1x2x1x8xf32> {
   %y = autoglm.attention %q, %k, %v {scale = 0.125 : f32} : (tensor<1x2x1x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>) -> tensor<1x2x1x8xf32>
   return %y : tensor<1x2x1x8xf32>
+}
+
+// -----
+
+// Symbolic lengths (a decoder compiled for any prompt and cache length):
+// the output takes Q's length; without the kernel, the repeated heads take
+// the symbolic extents as operands.
+// KERNEL-LABEL: func.func @symbolic
+// KERNEL: %[[SQ:.*]] = tensor.dim %arg0, %c2
+// KERNEL: %[[OUT:.*]] = memref.alloc(%[[SQ]]) {alignment = 64 : i64} : memref<1x4x?x8xf32>
+// KERNEL: autoglm.attention_buffers {{.*}} into %[[OUT]] {scale = 1.250000e-01 : f32} : {{.*}}memref<1x1x?x?xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x4x?x8xf32>
+// LOOPS-LABEL: func.func @symbolic
+// LOOPS-NOT: autoglm.
+// LOOPS: math.exp
+// LOOPS: return
+func.func @symbolic(%q: tensor<1x4x?x8xf32>, %k: tensor<1x2x?x8xf32>, %v: tensor<1x2x?x8xf32>, %mask: tensor<1x1x?x?xf32>) -> tensor<1x4x?x8xf32> {
+  %y = autoglm.attention %q, %k, %v, %mask {scale = 0.125 : f32} : (tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x1x?x?xf32>) -> tensor<1x4x?x8xf32>
+  return %y : tensor<1x4x?x8xf32>
 }

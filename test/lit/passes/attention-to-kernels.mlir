@@ -46,3 +46,20 @@ func.func @unmasked(%q: memref<1x1x1x4xf32>, %k: memref<1x1x7x4xf32>, %v: memref
   return
 }
 
+
+// -----
+
+// Symbolic lengths: the extents come from the buffers; K and V are views of
+// a cache (rows 8 floats apart, heads 64 apart) read in place; the mask's
+// symbolic extents broadcast only when they are 1 at run time.
+// CHECK-LABEL: func.func @symbolic_views
+// CHECK-DAG: %[[SQ:.*]] = memref.dim %arg0, %c2
+// CHECK-DAG: %[[SK:.*]] = memref.dim %arg1, %c2
+// CHECK-DAG: %[[MROWS:.*]] = memref.dim %arg3, %c2
+// CHECK-DAG: %[[ONE:.*]] = arith.cmpi eq, %{{.*}}, %c1_i64
+// CHECK-DAG: arith.select %[[ONE]], %c0_i64, %{{.*}} : i64
+// CHECK: call @agl_kernel_attention(%c1_i64, %c4_i64, %c2_i64, %{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c128_i64, %c64_i64, %c8_i64,
+func.func @symbolic_views(%q: memref<1x4x?x8xf32>, %k: memref<1x2x?x8xf32, strided<[128, 64, 8, 1]>>, %v: memref<1x2x?x8xf32, strided<[128, 64, 8, 1]>>, %mask: memref<1x1x?x?xf32>, %out: memref<1x4x?x8xf32>) {
+  autoglm.attention_buffers %q, %k, %v, %mask into %out {scale = 0.125 : f32} : memref<1x4x?x8xf32>, memref<1x2x?x8xf32, strided<[128, 64, 8, 1]>>, memref<1x2x?x8xf32, strided<[128, 64, 8, 1]>>, memref<1x1x?x?xf32>, memref<1x4x?x8xf32>
+  return
+}

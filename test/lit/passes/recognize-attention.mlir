@@ -159,3 +159,36 @@ func.func @not_attention(%q: tensor<1x1x2x4xf32>, %k: tensor<1x1x2x4xf32>, %v: t
   %y3 = autoglm.matmul %p3, %v : (tensor<1x1x2x2xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x2x4xf32>
   return %y1, %y2, %y3 : tensor<1x1x2x4xf32>, tensor<1x1x2x4xf32>, tensor<1x1x2x4xf32>
 }
+
+// -----
+
+// A decoder compiled for any length: symbolic query and key lengths, K/V
+// read from a cache up to its length with their heads repeated for
+// grouped-query attention (Reshape, Expand, Reshape with symbolic extents),
+// and an additive mask computed at run time. The repeats are read
+// unrepeated; the mask is passed as it is.
+// CHECK-LABEL: func.func @symbolic_grouped
+// CHECK: %[[K:.*]] = tensor.extract_slice %arg1
+// CHECK: %[[V:.*]] = tensor.extract_slice %arg2
+// CHECK: %[[A:.*]] = autoglm.attention %arg0, %[[K]], %[[V]], %arg3 {scale = 1.250000e-01 : f32} : (tensor<1x4x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x1x?x?xf32>) -> tensor<1x4x?x8xf32>
+// CHECK-NOT: autoglm.expand
+// CHECK-NOT: autoglm.softmax
+// CHECK: return %[[A]]
+func.func @symbolic_grouped(%q: tensor<1x4x?x8xf32>, %kc: tensor<1x2x16x8xf32>, %vc: tensor<1x2x16x8xf32>, %mask: tensor<1x1x?x?xf32>, %len: index) -> tensor<1x4x?x8xf32> {
+  %scale = autoglm.constant dense<0.125> : tensor<f32>
+  %k = tensor.extract_slice %kc[0, 0, 0, 0] [1, 2, %len, 8] [1, 1, 1, 1] : tensor<1x2x16x8xf32> to tensor<1x2x?x8xf32>
+  %v = tensor.extract_slice %vc[0, 0, 0, 0] [1, 2, %len, 8] [1, 1, 1, 1] : tensor<1x2x16x8xf32> to tensor<1x2x?x8xf32>
+  %k5 = autoglm.reshape %k[%len] : (tensor<1x2x?x8xf32>) -> tensor<1x2x1x?x8xf32>
+  %kx = autoglm.expand %k5[%len] {shape = array<i64: 1, 2, 2, -9223372036854775808, 8>} : (tensor<1x2x1x?x8xf32>) -> tensor<1x2x2x?x8xf32>
+  %kr = autoglm.reshape %kx[%len] : (tensor<1x2x2x?x8xf32>) -> tensor<1x4x?x8xf32>
+  %v5 = autoglm.reshape %v[%len] : (tensor<1x2x?x8xf32>) -> tensor<1x2x1x?x8xf32>
+  %vx = autoglm.expand %v5[%len] {shape = array<i64: 1, 2, 2, -9223372036854775808, 8>} : (tensor<1x2x1x?x8xf32>) -> tensor<1x2x2x?x8xf32>
+  %vr = autoglm.reshape %vx[%len] : (tensor<1x2x2x?x8xf32>) -> tensor<1x4x?x8xf32>
+  %kT = autoglm.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x4x?x8xf32>) -> tensor<1x4x8x?xf32>
+  %s = autoglm.matmul %q, %kT : (tensor<1x4x?x8xf32>, tensor<1x4x8x?xf32>) -> tensor<1x4x?x?xf32>
+  %ss = autoglm.mul %s, %scale : (tensor<1x4x?x?xf32>, tensor<f32>) -> tensor<1x4x?x?xf32>
+  %m = autoglm.add %ss, %mask : (tensor<1x4x?x?xf32>, tensor<1x1x?x?xf32>) -> tensor<1x4x?x?xf32>
+  %p = autoglm.softmax %m {axis = 3 : i64} : tensor<1x4x?x?xf32>
+  %y = autoglm.matmul %p, %vr : (tensor<1x4x?x?xf32>, tensor<1x4x?x8xf32>) -> tensor<1x4x?x8xf32>
+  return %y : tensor<1x4x?x8xf32>
+}

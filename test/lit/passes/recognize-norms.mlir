@@ -93,3 +93,44 @@ func.func @not_norms(%x: tensor<8x32xf32>, %w: tensor<32xf32>, %v: tensor<8x1xf3
   %y2 = autoglm.mul %n2, %v : (tensor<8x32xf32>, tensor<8x1xf32>) -> tensor<8x32xf32>
   return %y0, %y1, %y2 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>
 }
+
+// -----
+
+// A symbolic token axis (a decoder compiled for any length): the normalized
+// axis is static, so the mean's count is known.
+// CHECK-LABEL: func.func @rms_symbolic_tokens
+// CHECK-NEXT: %[[N:.*]] = autoglm.rms_norm %arg0, %arg1 {axis = 2 : i64} : (tensor<1x?x8xf32>, tensor<8xf32>) -> tensor<1x?x8xf32>
+// CHECK-NEXT: return %[[N]]
+func.func @rms_symbolic_tokens(%x: tensor<1x?x8xf32>, %w: tensor<8xf32>) -> tensor<1x?x8xf32> {
+  %two = autoglm.constant dense<2.0> : tensor<f32>
+  %eps = autoglm.constant dense<1.0e-5> : tensor<f32>
+  %sq = autoglm.pow %x, %two : (tensor<1x?x8xf32>, tensor<f32>) -> tensor<1x?x8xf32>
+  %mean = autoglm.reduce_mean %sq {axes = array<i64: 2>} : (tensor<1x?x8xf32>) -> tensor<1x?x1xf32>
+  %s = autoglm.add %mean, %eps : (tensor<1x?x1xf32>, tensor<f32>) -> tensor<1x?x1xf32>
+  %r = autoglm.sqrt %s : tensor<1x?x1xf32>
+  %inv = autoglm.reciprocal %r : tensor<1x?x1xf32>
+  %n = autoglm.mul %x, %inv : (tensor<1x?x8xf32>, tensor<1x?x1xf32>) -> tensor<1x?x8xf32>
+  %y = autoglm.mul %n, %w : (tensor<1x?x8xf32>, tensor<8xf32>) -> tensor<1x?x8xf32>
+  return %y : tensor<1x?x8xf32>
+}
+
+// -----
+
+// A symbolic normalized axis: no count to divide by at compile time; the
+// primitive ops stay.
+// CHECK-LABEL: func.func @rms_symbolic_features
+// CHECK-NOT: autoglm.rms_norm
+// CHECK: return
+func.func @rms_symbolic_features(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {
+  %two = autoglm.constant dense<2.0> : tensor<f32>
+  %eps = autoglm.constant dense<1.0e-5> : tensor<f32>
+  %w = autoglm.constant dense<1.5> : tensor<f32>
+  %sq = autoglm.pow %x, %two : (tensor<2x?xf32>, tensor<f32>) -> tensor<2x?xf32>
+  %mean = autoglm.reduce_mean %sq {axes = array<i64: 1>} : (tensor<2x?xf32>) -> tensor<2x1xf32>
+  %s = autoglm.add %mean, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %r = autoglm.sqrt %s : tensor<2x1xf32>
+  %inv = autoglm.reciprocal %r : tensor<2x1xf32>
+  %n = autoglm.mul %x, %inv : (tensor<2x?xf32>, tensor<2x1xf32>) -> tensor<2x?xf32>
+  %y = autoglm.mul %n, %w : (tensor<2x?xf32>, tensor<f32>) -> tensor<2x?xf32>
+  return %y : tensor<2x?xf32>
+}
