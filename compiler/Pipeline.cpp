@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the compilation pipeline, stage by stage ------------===//
 
 #include "compiler/Pipeline.h"
+#include "compiler/CudaPipeline.h"
 #include "dialects/AutoGLMDialect.h"
 #include "passes/Passes.h"
 
@@ -110,9 +111,11 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       }
       pm.addPass(createAttentionToKernels());
     }
-    if (options.externalWeights) {
+    if (options.externalWeights || !options.gpuArch.empty()) {
       ExternalizeWeightsOptions external;
-      external.minBytes = 1024; // scalars and shape constants stay inline
+      // Scalars and shape constants stay inline, except on a GPU, whose
+      // kernels cannot read host memory: there all go to device memory.
+      external.minBytes = options.gpuArch.empty() ? 1024 : 0;
       pm.addPass(createExternalizeWeights(external));
     }
     // Last, so that the symbol values and output extents trail the arena
@@ -126,6 +129,14 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     return;
   }
   case Stage::LLVM: {
+    if (!options.gpuArch.empty()) {
+      CudaOptions cuda;
+      cuda.arch = options.gpuArch;
+      if (!options.cudaToolkit.empty())
+        cuda.toolkit = options.cudaToolkit;
+      buildCudaStagePipeline(pm, cuda);
+      return;
+    }
     pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
     // Before vectorization, which then sees each op's one-iteration slice.
     if (options.runtimeKernels && options.parallelLoops)
@@ -388,10 +399,12 @@ void autoglm::registerAutoGLMDialects(DialectRegistry &registry) {
   memref::registerAllocationOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerCudaDialects(registry);
 }
 
 void autoglm::registerAutoGLMPipelines() {
   registerAutoGLMPasses();
+  registerCudaPipeline();
   static const std::pair<const char *, Stage> stages[] = {
       {"autoglm-stage-autoglm", Stage::Autoglm},
       {"autoglm-stage-linalg", Stage::Linalg},

@@ -72,6 +72,13 @@ struct PipelineOptions {
   /// with dumpAll) into this folder.
   std::string dumpIRDir;
   bool dumpAll = false;
+  /// Non-empty for --target=cuda: the GPU architecture ("sm_90"). The
+  /// memref stage then keeps every constant in the weights argument (device
+  /// memory) and the LLVM stage is the CUDA stage (CudaPipeline.h); the
+  /// runtime's CPU kernels must be off (runtimeKernels = false).
+  std::string gpuArch;
+  /// The CUDA toolkit that compiles the kernels (with gpuArch).
+  std::string cudaToolkit;
   /// Called with the module after each stage (for reports, sizes).
   std::function<void(Stage, mlir::ModuleOp)> afterStage;
 };

@@ -596,4 +596,48 @@ def ExternalizeWeights : Pass<"autoglm-externalize-weights", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "Map the top-level parallel loops of a planned model to GPU blocks and threads";
+  let description = [{
+    Runs on a bufferized, arena-planned function whose linalg ops have
+    become `scf.parallel` nests (`convert-linalg-to-parallel-loops`), before
+    `convert-parallel-loops-to-gpu`. Every top-level `scf.parallel` is tiled
+    along its innermost loop by `block-size` (the tile loop is guarded, not
+    clamped, so its extent is a constant); the tile's innermost loop goes to
+    thread x, the tiles' innermost three loops to blocks x, y and z (y and
+    z only for constant extents of at most 65535, CUDA's limit), and any
+    other loop runs sequentially inside the kernel.
+
+    Any other top-level op that reads or writes tensor data (a loop nest
+    with no parallel loop, such as a full reduction to a scalar, or a lone
+    `memref.load`/`memref.store`) is wrapped in a one-iteration
+    `scf.parallel`, so that it runs as a one-thread kernel: kernels cannot
+    touch host memory, and the function's tensor buffers are device
+    memory. Only the run's host-side arguments (`autoglm.symbol_values`,
+    `autoglm.output_dims`) stay on the host. An op whose results are used
+    outside it cannot be moved into a kernel; as does a host global
+    (`memref.get_global`, left when weights are not externalized), it is
+    an error that names the ONNX node.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "128",
+           "Threads per block along the innermost loop">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::gpu::GPUDialect"];
+}
+
+def NameGpuKernels : Pass<"autoglm-name-gpu-kernels", "mlir::ModuleOp"> {
+  let summary = "Name each outlined GPU kernel after its launch and ONNX node";
+  let description = [{
+    After `gpu-kernel-outlining`, which names kernels after their function
+    (`main_kernel`, `main_kernel_0`, ...), renames each `gpu.module` and
+    its kernel to `k<N>_<node>`: N counts the launches in order, and node is
+    the first ONNX node of the launch's location (in identifier
+    characters; just `k<N>` when it has none). Profilers and `cuobjdump`
+    show these names.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 #endif // AUTOGLM_PASSES_TD

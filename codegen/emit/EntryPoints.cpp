@@ -50,7 +50,7 @@ struct AbiTypes {
     // cache_offsets
     kvCacheInfo = llvm::StructType::create(
         ctx, {i64, i64, i32, i32, i64, ptr, ptr}, "agl_kv_cache_info");
-    // abi_version, reserved, name, num_inputs, num_outputs, inputs, outputs,
+    // abi_version, device, name, num_inputs, num_outputs, inputs, outputs,
     // num_symbols, reserved2, symbols, arena_size, arena_alignment,
     // weights_size, weights_file, run, num_kernels, reserved3, kernels,
     // kv_cache
@@ -362,7 +362,7 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
       llvm::ConstantStruct::get(
           t.modelDesc,
           {llvm::ConstantInt::get(t.i32, kAbiVersion),
-           llvm::ConstantInt::get(t.i32, 0), cString(module, name, name + "_name"),
+           llvm::ConstantInt::get(t.i32, sig.device), cString(module, name, name + "_name"),
            llvm::ConstantInt::get(t.i32, sig.inputs.size()),
            llvm::ConstantInt::get(t.i32, sig.outputs.size()),
            tensorTable(module, t, sig.inputs, name + "_input"),

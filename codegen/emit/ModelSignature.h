@@ -55,8 +55,15 @@ struct KVCacheSignature {
   std::vector<uint64_t> cacheOffsets;
 };
 
+/// Where a model's code runs (agl_model_desc::device).
+constexpr uint32_t kDeviceHost = 0;
+constexpr uint32_t kDeviceCuda = 1;
+
 struct ModelSignature {
   std::string name; // C identifier prefix of every exported symbol
+  /// kDeviceHost, or kDeviceCuda: the entry function then takes device
+  /// pointers (the runtime copies inputs and outputs).
+  uint32_t device = kDeviceHost;
   std::vector<TensorSignature> inputs, outputs;
   /// In declaration order; a run passes their values in this order.
   std::vector<SymbolSignature> symbols;

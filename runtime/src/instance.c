@@ -2,6 +2,7 @@
  * symbol values and output extents, all allocated once up front so that
  * running allocates nothing. */
 #include "internal.h"
+#include "cuda/launch.h"
 #include "kernels/kernels_internal.h"
 
 #include <stdint.h>
@@ -15,6 +16,7 @@ struct agl_instance {
   int64_t *symbol_values; /* num_symbols entries */
   int64_t *output_dims;   /* every output's extents, one after the other */
   agl_profile *profile;   /* null unless profiling */
+  agl_cuda_instance *cuda; /* a CUDA model's device state, else null */
   int64_t storage[];      /* backs symbol_values and output_dims */
 };
 
@@ -37,6 +39,7 @@ static agl_status make_instance(const agl_model_desc *model, void *arena,
   instance->owns_arena = owns_arena;
   instance->weights = NULL;
   instance->profile = NULL;
+  instance->cuda = NULL;
   instance->symbol_values = instance->storage;
   instance->output_dims = instance->storage + values;
   agl_kv_cache_reset(model, arena); /* a new instance's cache is empty */
@@ -53,6 +56,20 @@ agl_status agl_instance_create(const agl_model_desc *model,
   agl_status status = agl_model_check(model);
   if (status != AGL_OK)
     return status;
+  if (model->device == AGL_DEVICE_CUDA) {
+    /* The arena is device memory, which the device state holds. */
+    agl_cuda_instance *cuda;
+    status = agl_cuda_instance_create(model, &cuda);
+    if (status != AGL_OK)
+      return status;
+    status = make_instance(model, NULL, 0, out);
+    if (status != AGL_OK) {
+      agl_cuda_instance_destroy(cuda);
+      return status;
+    }
+    (*out)->cuda = cuda;
+    return AGL_OK;
+  }
   /* Kernels run on the pool: make it (and its memory) now, not in a run. */
   status = agl_pool_ensure();
   if (status != AGL_OK)
@@ -94,6 +111,12 @@ agl_status agl_instance_create_with_arena(const agl_model_desc *model,
   agl_status status = agl_model_check(model);
   if (status != AGL_OK)
     return status;
+  if (model->device == AGL_DEVICE_CUDA)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' runs on a CUDA device, whose arena the "
+                    "instance allocates in device memory: use "
+                    "agl_instance_create",
+                    agl_model_label(model));
   status = agl_pool_ensure();
   if (status != AGL_OK)
     return status;
@@ -124,6 +147,7 @@ void agl_instance_destroy(agl_instance *instance) {
     return;
   if (instance->owns_arena)
     free(instance->arena);
+  agl_cuda_instance_destroy(instance->cuda);
   agl_profile_destroy(instance->profile);
   free(instance);
 }
@@ -140,6 +164,11 @@ agl_status agl_instance_set_weights(agl_instance *instance,
   if (!weights)
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                     "agl_instance_set_weights: weights are null");
+  if (instance->cuda) {
+    agl_status status = agl_cuda_instance_set_weights(instance->cuda, weights);
+    if (status != AGL_OK)
+      return status;
+  }
   instance->weights = weights;
   return AGL_OK;
 }
@@ -185,6 +214,9 @@ static agl_status call_entry(agl_instance *instance, const void *const *inputs,
                              void *const *outputs, const int64_t *symbols,
                              int64_t *output_dims) {
   const agl_model_desc *model = instance->model;
+  if (instance->cuda)
+    return agl_cuda_instance_run(instance->cuda, inputs, outputs, symbols,
+                                 output_dims);
   agl_profile *outer = agl_profile_record_into(instance->profile);
   int32_t code = model->run(instance->arena, instance->weights, inputs,
                             outputs, symbols, output_dims);

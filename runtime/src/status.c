@@ -26,6 +26,8 @@ const char *agl_status_string(agl_status status) {
     return "model failed";
   case AGL_ERR_CACHE_FULL:
     return "KV cache full";
+  case AGL_ERR_DEVICE:
+    return "device error";
   }
   return "unknown status";
 }

@@ -19,3 +19,12 @@ config.substitutions.append(("%models", os.path.join(config.autoglm_source_dir, 
 config.substitutions.append(("%fixtures", os.path.join(config.autoglm_source_dir, "test", "e2e", "fixtures")))
 config.substitutions.append(("%runtime_include", os.path.join(config.autoglm_source_dir, "runtime", "include")))
 config.substitutions.append(("%runtime_lib", config.runtime_lib_dir))
+
+# --target=cuda compiles kernels with the CUDA toolkit's ptxas; tests that
+# build real GPU objects need it (CI machines have it, without a GPU).
+_cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+if os.access(os.path.join(_cuda_home, "bin", "ptxas"), os.X_OK):
+    config.available_features.add("cuda-toolkit")
+for _variable in ("CUDA_HOME", "CUDA_PATH"):
+    if _variable in os.environ:
+        config.environment[_variable] = os.environ[_variable]

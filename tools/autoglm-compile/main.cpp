@@ -8,6 +8,7 @@
 #include "codegen/emit/HeaderEmitter.h"
 #include "codegen/emit/ModelSignature.h"
 #include "codegen/emit/ObjectEmitter.h"
+#include "compiler/CudaPipeline.h"
 #include "compiler/Explain.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Report.h"
@@ -124,6 +125,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> lastTokenOutputs;
   std::string weightOnly, precision = "fp32";
   int64_t groupSize = 128;
+  std::string target = "x86_64", gpuArch;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", outputPath,
                  "Output file; its suffix (.o .so .mlir .ll .s) picks the "
@@ -134,7 +136,15 @@ int main(int argc, char **argv) {
     kindNames.push_back(k);
   app.add_option("--emit", emit, "What to write")
       ->check(CLI::IsMember(kindNames));
-  app.add_option("--mcpu", cpu, "Target CPU (LLVM name) or 'native'");
+  app.add_option("--mcpu", cpu, "Target CPU (LLVM name) or 'native'; with "
+                 "--target=cuda, the CPU of the host code");
+  app.add_option("--target", target,
+                 "What the model runs on: x86_64 (default) or cuda (NVIDIA "
+                 "GPU kernels embedded in the host object, see docs/cuda.md)");
+  CLI::Option *gpuArchOption = app.add_option(
+      "--gpu-arch", gpuArch,
+      "With --target=cuda: the GPU architecture, sm_80, sm_89 or sm_90 "
+      "(default sm_90)");
   app.add_option("--name", name,
                  "Symbol prefix of the entry points (default: output file "
                  "name)");
@@ -278,6 +288,34 @@ int main(int argc, char **argv) {
   if (precision == "bf16" && noKernels)
     return error("--precision bf16 needs the runtime's kernels; it cannot be "
                  "combined with --no-kernels");
+  bool cuda = target == "cuda";
+  if (target != "x86_64" && !cuda)
+    return error("unknown --target '" + target +
+                 "'; the targets are x86_64 (the default) and cuda");
+  if (gpuArchOption->count() && !cuda)
+    return error("--gpu-arch needs --target=cuda");
+  if (cuda) {
+    if (gpuArch.empty())
+      gpuArch = "sm_90";
+    if (!llvm::is_contained(supportedGpuArchs(), gpuArch))
+      return error("unsupported --gpu-arch '" + gpuArch + "'; --target=cuda "
+                   "supports " + llvm::join(supportedGpuArchs(), ", "));
+    // What the CUDA target does not do yet (docs/cuda.md).
+    for (auto [given, flag] :
+         {std::pair{!weightOnly.empty(), "--weight-only"},
+          std::pair{maxSeqLen > 0, "--max-seq-len"},
+          std::pair{profile, "--profile"}, std::pair{explain, "--explain"},
+          std::pair{weights == "embed", "--weights=embed"}})
+      if (given)
+        return error(llvm::Twine(flag) + " is not supported with "
+                     "--target=cuda yet");
+    std::string toolkit = defaultCudaToolkit();
+    llvm::SmallString<256> ptxas(toolkit);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    if (!llvm::sys::fs::can_execute(ptxas))
+      return error("--target=cuda needs the CUDA toolkit's ptxas, not found "
+                   "at '" + ptxas + "'; set CUDA_HOME to the toolkit");
+  }
   if (llvm::sys::path::extension(outputPath) == ".h")
     return error("output '" + outputPath +
                  "' ends in .h, the suffix of the generated C header");
@@ -349,12 +387,22 @@ int main(int argc, char **argv) {
     name = llvm::sys::path::stem(outputPath).str();
   auto entry = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
   ModelSignature signature = readSignature(entry, name);
+  if (cuda && !signature.symbols.empty())
+    return error("--target=cuda needs static shapes; symbol '" +
+                 signature.symbols.front().name +
+                 "' is a range: pin it with --dim " +
+                 signature.symbols.front().name + "=N");
 
   PipelineOptions pipelineOptions;
   pipelineOptions.printIRAfterAll = printIRAfterAll;
   pipelineOptions.dumpIRDir = dumpIRDir;
   pipelineOptions.verifyMemoryPlan = verifyMemoryPlan;
-  pipelineOptions.runtimeKernels = !noKernels;
+  // The runtime's kernels run on the CPU: a GPU model runs generated code.
+  pipelineOptions.runtimeKernels = !noKernels && !cuda;
+  if (cuda) {
+    pipelineOptions.gpuArch = gpuArch;
+    pipelineOptions.cudaToolkit = defaultCudaToolkit();
+  }
   pipelineOptions.fuseAttention = !noFusedAttention;
   pipelineOptions.profile = profile;
   pipelineOptions.maxSeqLen = maxSeqLen;
@@ -371,8 +419,10 @@ int main(int argc, char **argv) {
   measureGraph(**module, modelReport);
   modelReport.tuningTarget = tuningTargetName(cpu);
   constexpr int64_t kEmbedLimit = int64_t(1) << 30;
+  // A GPU reads its weights from device memory, which the runtime fills
+  // from the weights file once.
   pipelineOptions.externalWeights =
-      weights == "file" ||
+      cuda || weights == "file" ||
       (weights == "auto" && modelReport.weightsBytes > kEmbedLimit);
   if (!weightOnly.empty() && pipelineOptions.externalWeights)
     return error("--weight-only quantizes the weights when they are packed, "
@@ -471,6 +521,9 @@ int main(int argc, char **argv) {
   llvm::SmallString<256> weightsPath(outputPath);
   llvm::sys::path::replace_extension(weightsPath, ".weights");
   emitOptions.weightsPath = weightsPath.str().str();
+  // Here, not at import: stages may read the signature again.
+  if (cuda)
+    signature.device = kDeviceCuda;
   mlir::TimingScope emitTiming = rootTiming.nest("code generation");
   if (auto e = emitArtifact(**module, signature, *kind.artifact, outputPath,
                             emitOptions)) {

@@ -38,7 +38,9 @@
 extern "C" {
 #endif
 
-#define AGL_ABI_VERSION 7u
+/* 8: agl_model_desc's first reserved field became `device` (models
+ * compiled with --target=cuda), status AGL_ERR_DEVICE. */
+#define AGL_ABI_VERSION 8u
 
 typedef enum agl_status {
   AGL_OK = 0,
@@ -49,7 +51,22 @@ typedef enum agl_status {
   AGL_ERR_NOT_FOUND = 5,        /* missing symbol, input or output name */
   AGL_ERR_MODEL_FAILED = 6,     /* the compiled code reported a failure */
   AGL_ERR_CACHE_FULL = 7,       /* a run would append past the KV cache */
+  AGL_ERR_DEVICE = 8, /* no usable GPU or driver, or a CUDA call failed
+                         (agl_last_error has CUDA's message) */
 } agl_status;
+
+/* Where a model's code runs (agl_model_desc::device). */
+#define AGL_DEVICE_HOST 0u
+/* An NVIDIA GPU: the model's kernels are embedded in the artifact, and the
+ * runtime runs them through the CUDA driver (libcuda.so.1, loaded when the
+ * first instance is created; the runtime itself does not link it). Each
+ * instance then owns a CUDA stream and, in device memory allocated when it
+ * is created, the arena, the weights (uploaded once by
+ * agl_instance_set_weights) and one buffer per input and output; a run
+ * copies the caller's host inputs in and the outputs back, and allocates
+ * nothing. Without a driver or a device, creating an instance fails with
+ * AGL_ERR_DEVICE and a message that says so. */
+#define AGL_DEVICE_CUDA 1u
 
 /* Element types use the ONNX TensorProto.DataType codes. */
 typedef enum agl_dtype {
@@ -148,7 +165,7 @@ typedef struct agl_kv_cache_info {
 
 typedef struct agl_model_desc {
   uint32_t abi_version; /* AGL_ABI_VERSION of the compiler that built it */
-  uint32_t reserved;
+  uint32_t device;      /* AGL_DEVICE_HOST or AGL_DEVICE_CUDA */
   const char *name;
   int32_t num_inputs;
   int32_t num_outputs;
@@ -199,7 +216,9 @@ typedef struct agl_instance agl_instance;
  * symbol values and output extents; checks the ABI version. */
 agl_status agl_instance_create(const agl_model_desc *model,
                                agl_instance **out);
-/* Uses caller memory: `arena` must be aligned to model->arena_alignment and
+/* Host models only (AGL_ERR_INVALID_ARGUMENT for a CUDA model, whose arena
+ * is device memory the instance allocates).
+ * Uses caller memory: `arena` must be aligned to model->arena_alignment and
  * hold at least model->arena_size bytes. The instance does not own it. */
 agl_status agl_instance_create_with_arena(const agl_model_desc *model,
                                           void *arena, size_t arena_bytes,

@@ -1,0 +1,178 @@
+/* The device side of an instance of a CUDA model: a stream and one block
+ * of device memory holding the arena and a buffer per input and output,
+ * allocated when the instance is created, and the weights, uploaded once
+ * when they are given. A run copies in, launches, copies out and waits:
+ * nothing is allocated. */
+#include "launch.h"
+
+#include <stdlib.h>
+
+/* cudaMalloc's own granularity; the kernels assume no more than 64. */
+enum { DEVICE_ALIGNMENT = 256, STREAM_NON_BLOCKING = 1 };
+
+struct agl_cuda_instance {
+  const agl_model_desc *model;
+  const agl_cuda_api *api;
+  CUcontext context;
+  CUstream stream;
+  CUdeviceptr memory;  /* arena, inputs, outputs */
+  CUdeviceptr weights; /* 0 until set */
+  CUdeviceptr arena;
+  /* Device addresses as the entry function takes them. */
+  void **inputs;
+  void **outputs;
+};
+
+static uint64_t align_up(uint64_t value) {
+  return (value + DEVICE_ALIGNMENT - 1) / DEVICE_ALIGNMENT * DEVICE_ALIGNMENT;
+}
+
+void agl_cuda_instance_destroy(agl_cuda_instance *instance) {
+  if (!instance)
+    return;
+  if (instance->api) {
+    instance->api->cuCtxSetCurrent(instance->context);
+    if (instance->stream)
+      instance->api->cuStreamDestroy(instance->stream);
+    if (instance->memory)
+      instance->api->cuMemFree(instance->memory);
+    if (instance->weights)
+      instance->api->cuMemFree(instance->weights);
+  }
+  free(instance->inputs);
+  free(instance->outputs);
+  free(instance);
+}
+
+agl_status agl_cuda_instance_create(const agl_model_desc *model,
+                                    agl_cuda_instance **out) {
+  *out = NULL;
+  const agl_cuda_api *api;
+  CUcontext context;
+  agl_status status = agl_cuda_open(&api, &context);
+  if (status != AGL_OK)
+    return status;
+  status = agl_cuda_load_modules(api);
+  if (status != AGL_OK)
+    return status;
+
+  agl_cuda_instance *instance = calloc(1, sizeof *instance);
+  if (instance) {
+    instance->inputs = calloc((size_t)model->num_inputs + 1, sizeof(void *));
+    instance->outputs =
+        calloc((size_t)model->num_outputs + 1, sizeof(void *));
+  }
+  if (!instance || !instance->inputs || !instance->outputs) {
+    agl_cuda_instance_destroy(instance);
+    return agl_fail(AGL_ERR_OUT_OF_MEMORY,
+                    "cannot allocate an instance of model '%s'",
+                    agl_model_label(model));
+  }
+  instance->model = model;
+  instance->api = api;
+  instance->context = context;
+
+  CUresult result = api->cuStreamCreate(&instance->stream, STREAM_NON_BLOCKING);
+  if (result != AGL_CUDA_SUCCESS) {
+    instance->stream = NULL;
+    agl_cuda_instance_destroy(instance);
+    return agl_cuda_fail(result, "cuStreamCreate");
+  }
+
+  /* One allocation: the arena, then each input and output. */
+  uint64_t bytes = align_up(model->arena_size);
+  for (int32_t i = 0; i < model->num_inputs; ++i)
+    bytes += align_up(agl_tensor_num_bytes(&model->inputs[i]));
+  for (int32_t i = 0; i < model->num_outputs; ++i)
+    bytes += align_up(agl_tensor_num_bytes(&model->outputs[i]));
+  if (bytes > 0) {
+    result = api->cuMemAlloc(&instance->memory, (size_t)bytes);
+    if (result != AGL_CUDA_SUCCESS) {
+      instance->memory = 0;
+      agl_cuda_instance_destroy(instance);
+      return agl_cuda_fail(result, "cannot allocate the model's device "
+                                   "memory (cuMemAlloc)");
+    }
+  }
+  CUdeviceptr next = instance->memory;
+  instance->arena = next;
+  next += align_up(model->arena_size);
+  for (int32_t i = 0; i < model->num_inputs; ++i) {
+    instance->inputs[i] = (void *)(uintptr_t)next;
+    next += align_up(agl_tensor_num_bytes(&model->inputs[i]));
+  }
+  for (int32_t i = 0; i < model->num_outputs; ++i) {
+    instance->outputs[i] = (void *)(uintptr_t)next;
+    next += align_up(agl_tensor_num_bytes(&model->outputs[i]));
+  }
+  *out = instance;
+  return AGL_OK;
+}
+
+agl_status agl_cuda_instance_set_weights(agl_cuda_instance *instance,
+                                         const void *weights) {
+  const agl_cuda_api *api = instance->api;
+  CUresult result = api->cuCtxSetCurrent(instance->context);
+  if (result != AGL_CUDA_SUCCESS)
+    return agl_cuda_fail(result, "cuCtxSetCurrent");
+  size_t bytes = (size_t)instance->model->weights_size;
+  if (!instance->weights && bytes > 0) {
+    result = api->cuMemAlloc(&instance->weights, bytes);
+    if (result != AGL_CUDA_SUCCESS) {
+      instance->weights = 0;
+      return agl_cuda_fail(result, "cannot allocate device memory for the "
+                                   "weights (cuMemAlloc)");
+    }
+  }
+  if (bytes > 0) {
+    result = api->cuMemcpyHtoD(instance->weights, weights, bytes);
+    if (result != AGL_CUDA_SUCCESS)
+      return agl_cuda_fail(result, "cannot upload the weights (cuMemcpyHtoD)");
+  }
+  return AGL_OK;
+}
+
+agl_status agl_cuda_instance_run(agl_cuda_instance *instance,
+                                 const void *const *inputs,
+                                 void *const *outputs,
+                                 const int64_t *symbols,
+                                 int64_t *output_dims) {
+  const agl_model_desc *model = instance->model;
+  const agl_cuda_api *api = instance->api;
+  CUresult result = api->cuCtxSetCurrent(instance->context);
+  if (result != AGL_CUDA_SUCCESS)
+    return agl_cuda_fail(result, "cuCtxSetCurrent");
+  for (int32_t i = 0; i < model->num_inputs; ++i) {
+    result = api->cuMemcpyHtoDAsync(
+        (CUdeviceptr)(uintptr_t)instance->inputs[i], inputs[i],
+        agl_tensor_num_bytes(&model->inputs[i]), instance->stream);
+    if (result != AGL_CUDA_SUCCESS)
+      return agl_cuda_fail(result, "cannot copy an input to the device");
+  }
+  agl_cuda_bind_run(instance->stream);
+  int32_t code = model->run((void *)(uintptr_t)instance->arena,
+                            (const void *)(uintptr_t)instance->weights,
+                            (const void *const *)instance->inputs,
+                            (void *const *)instance->outputs, symbols,
+                            output_dims);
+  agl_status status = agl_cuda_unbind_run();
+  for (int32_t i = 0; i < model->num_outputs && status == AGL_OK; ++i) {
+    result = api->cuMemcpyDtoHAsync(
+        outputs[i], (CUdeviceptr)(uintptr_t)instance->outputs[i],
+        agl_tensor_num_bytes(&model->outputs[i]), instance->stream);
+    if (result != AGL_CUDA_SUCCESS)
+      status = agl_cuda_fail(result, "cannot copy an output from the device");
+  }
+  /* Wait even after a failure: the stream must be idle before the
+   * caller's buffers are reused. */
+  result = api->cuStreamSynchronize(instance->stream);
+  if (status != AGL_OK)
+    return status;
+  if (result != AGL_CUDA_SUCCESS)
+    return agl_cuda_fail(result, "the model's kernels failed "
+                                 "(cuStreamSynchronize)");
+  if (code != 0)
+    return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",
+                    agl_model_label(model), (int)code);
+  return AGL_OK;
+}

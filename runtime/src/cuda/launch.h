@@ -1,0 +1,54 @@
+/* Kernel launches of compiled CUDA models (launch.c) and the per-instance
+ * device state (instance_cuda.c). */
+#ifndef AUTOGLM_RUNTIME_CUDA_LAUNCH_H
+#define AUTOGLM_RUNTIME_CUDA_LAUNCH_H
+
+#include "driver.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- called by compiled models (declared for the tests too) ------------ */
+#define AGL_EXPORT __attribute__((visibility("default")))
+AGL_EXPORT void *mgpuModuleLoad(void *data, size_t size);
+AGL_EXPORT void mgpuModuleUnload(void *module);
+AGL_EXPORT void *mgpuModuleGetFunction(void *module, const char *name);
+AGL_EXPORT void *mgpuStreamCreate(void);
+AGL_EXPORT void mgpuStreamSynchronize(void *stream);
+AGL_EXPORT void mgpuStreamDestroy(void *stream);
+AGL_EXPORT void mgpuLaunchKernel(void *function, intptr_t grid_x,
+                                 intptr_t grid_y, intptr_t grid_z,
+                                 intptr_t block_x, intptr_t block_y,
+                                 intptr_t block_z, int32_t shared_bytes,
+                                 void *stream, void **params, void **extra,
+                                 size_t num_params);
+
+/* ---- the runtime's side ------------------------------------------------- */
+/* Makes the calling thread's launches go to `stream` until unbound; unbind
+ * returns the run's first failure (and records its message). */
+AGL_HIDDEN void agl_cuda_bind_run(CUstream stream);
+AGL_HIDDEN agl_status agl_cuda_unbind_run(void);
+/* The failure recorded by mgpu* calls made outside a run on this thread
+ * (and forgets it); AGL_OK if none. */
+AGL_HIDDEN agl_status agl_cuda_outside_run_status(void);
+/* Loads every registered image that is not loaded yet. */
+AGL_HIDDEN agl_status agl_cuda_load_modules(const agl_cuda_api *api);
+AGL_HIDDEN size_t agl_cuda_registered_modules(void);
+
+/* An instance's device memory and stream. */
+typedef struct agl_cuda_instance agl_cuda_instance;
+AGL_HIDDEN agl_status agl_cuda_instance_create(const agl_model_desc *model,
+                                               agl_cuda_instance **out);
+AGL_HIDDEN void agl_cuda_instance_destroy(agl_cuda_instance *instance);
+/* Uploads the weights (weights_size bytes of host memory) once. */
+AGL_HIDDEN agl_status agl_cuda_instance_set_weights(
+    agl_cuda_instance *instance, const void *weights);
+/* Copies the inputs in, runs the model's entry function on the device
+ * buffers, copies the outputs out and waits. */
+AGL_HIDDEN agl_status agl_cuda_instance_run(agl_cuda_instance *instance,
+                                            const void *const *inputs,
+                                            void *const *outputs,
+                                            const int64_t *symbols,
+                                            int64_t *output_dims);
+
+#endif /* AUTOGLM_RUNTIME_CUDA_LAUNCH_H */

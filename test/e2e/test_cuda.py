@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""--target=cuda on every model in models/, on machines with the CUDA
+toolkit and no GPU (where CI runs) as well as with one.
+
+Each model is compiled for sm_90 into an object whose device code cuobjdump
+lists (a cubin for sm_90 and PTX per kernel), whose kernel launches pass the
+parameters its kernels declare, and that links with the runtime. Where no
+GPU (or no driver) is present, running it must fail with the runtime's
+"no CUDA device" error, never crash; where one is, its outputs must match
+the references. Without the toolkit the whole file is skipped, saying so.
+
+Models with symbolic dimensions are compiled with the dimensions pinned
+(--target=cuda needs static shapes); the decoders take their KV cache as
+inputs and outputs (no --max-seq-len).
+"""
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+import unittest
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_common import (  # noqa: E402
+    ATOL, MODELS_DIR, RT_STATIC, RTOL, RUNTIME_INCLUDE, TOOLS_DIR, E2ETestCase,
+    describe, run, run_model, saved_output_name)
+
+OPT = os.path.join(TOOLS_DIR, "autoglm-opt")
+
+# Every model in models/: how its symbolic dimensions are pinned, and the
+# folder of inputs and references (under models/) of that shape. The
+# decoders run one decode step after 12 positions.
+DECODE = ["batch=1", "seq=1", "past=12", "total=13"]
+MODELS = {
+    "mlp": ([], "mlp"),
+    "glm_layer": ([], "glm_layer"),
+    "resnet_cnn": ([], "resnet_cnn"),
+    "glm_layer_dynamic": (["batch=1", "seq=32"],
+                          "glm_layer_dynamic/batch1_seq32"),
+    "glm_tiny": (DECODE, "glm_tiny/decode"),
+    "gpt2_tiny": (DECODE, "gpt2_tiny/decode"),
+}
+# Models the CUDA target cannot compile yet, with the error expected.
+UNSUPPORTED = {}
+
+
+def cuda_toolkit():
+    for variable in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(variable):
+            return os.environ[variable]
+    return "/usr/local/cuda"
+
+
+def find_cuobjdump():
+    """cuobjdump from $CUOBJDUMP, PATH or the toolkit, else the copy that
+    the triton Python package ships; None when there is none."""
+    candidates = [os.environ.get("CUOBJDUMP"), shutil.which("cuobjdump"),
+                  os.path.join(cuda_toolkit(), "bin", "cuobjdump")]
+    spec = importlib.util.find_spec("triton")
+    if spec and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            candidates.append(os.path.join(location, "backends", "nvidia",
+                                           "bin", "cuobjdump"))
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def dims_options(model):
+    return [a for d in MODELS[model][0] for a in ("--dim", d)]
+
+
+def case_names(case_dir, kind):
+    """Input or output names of a case folder: its own inputs.json /
+    outputs.json, or its model's (the decoders' prefill/decode folders)."""
+    for folder in (case_dir, os.path.dirname(case_dir)):
+        path = os.path.join(folder, kind + ".json")
+        if os.path.isfile(path):
+            with open(path) as f:
+                return json.load(f)
+    raise FileNotFoundError(f"no {kind}.json for {case_dir}")
+
+
+def case_files(case_dir, kind):
+    files = []
+    while os.path.isfile(os.path.join(case_dir, f"{kind}_{len(files)}.npy")):
+        files.append(os.path.join(case_dir, f"{kind}_{len(files)}.npy"))
+    return files
+
+
+# Creates an instance of the model linked in and prints the status and the
+# runtime's message.
+INSTANCE_PROGRAM = r"""
+#include "autoglm/runtime.h"
+#include <stdio.h>
+const agl_model_desc *mlp_model(void);
+int main(void) {
+  const agl_model_desc *model = mlp_model();
+  printf("device %u\n", (unsigned)model->device);
+  agl_instance *instance = NULL;
+  agl_status status = agl_instance_create(model, &instance);
+  printf("status %d: %s\n", (int)status,
+         status == AGL_OK ? "ok" : agl_last_error());
+  agl_instance_destroy(instance);
+  return 0;
+}
+"""
+
+
+class CudaTargetTest(E2ETestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        ptxas = os.path.join(cuda_toolkit(), "bin", "ptxas")
+        if not os.access(ptxas, os.X_OK):
+            raise unittest.SkipTest(
+                f"CUDA toolkit not found ({ptxas} missing; set CUDA_HOME): "
+                f"--target=cuda cannot build GPU code here")
+        cls.cuobjdump = find_cuobjdump()
+        super().setUpClass()
+
+    def compiled_cuda(self, model, suffix=".o", arch="sm_90"):
+        return self.compiled(os.path.join(MODELS_DIR, model + ".onnx"),
+                             suffix, "--target=cuda", f"--gpu-arch={arch}",
+                             *dims_options(model))
+
+    def cuobjdump_lists(self, obj):
+        result = run([self.cuobjdump, "--list-elf", obj])
+        self.assertEqual(result.returncode, 0, describe(result))
+        elfs = re.findall(r"ELF file\s+\d+: (\S+)", result.stdout)
+        result = run([self.cuobjdump, "--list-ptx", obj])
+        self.assertEqual(result.returncode, 0, describe(result))
+        ptxs = re.findall(r"PTX file\s+\d+: (\S+)", result.stdout)
+        return elfs, ptxs
+
+    def test_objects_hold_cubin_and_ptx(self):
+        for model in MODELS:
+            with self.subTest(model=model):
+                obj = self.compiled_cuda(model)
+                stem = os.path.splitext(obj)[0]
+                for suffix in (".h", ".weights"):
+                    self.assertTrue(os.path.isfile(stem + suffix), suffix)
+                symbols = run(["nm", obj]).stdout
+                for name in ("mgpuModuleLoad", "mgpuLaunchKernel"):
+                    self.assertRegex(symbols, rf"\bU {name}\b")
+                self.assertRegex(symbols, rf"\bT {model}_model\b")
+                if self.cuobjdump is None:
+                    self.skipTest("no cuobjdump (not in the toolkit, PATH, "
+                                  "$CUOBJDUMP or triton): device code not "
+                                  "listed")
+                elfs, ptxs = self.cuobjdump_lists(obj)
+                self.assertGreater(len(elfs), 0)
+                self.assertEqual(len(elfs), len(ptxs))
+                for name in elfs:
+                    self.assertTrue(name.endswith(".sm_90.cubin"), name)
+                for name in ptxs:
+                    self.assertTrue(name.endswith(".sm_90.ptx"), name)
+                ptx = run([self.cuobjdump, "-ptx", obj]).stdout
+                entries = re.findall(r"\.entry\s+(\w+)", ptx)
+                self.assertEqual(len(entries), len(ptxs))
+                # k<launch>_<ONNX node>, one per launch.
+                self.assertEqual(
+                    sorted(int(re.match(r"k(\d+)(_\w+)?$", e).group(1))
+                           for e in entries), list(range(len(entries))))
+                if model == "mlp":
+                    self.assertIn("k0_fc1_MatMul", entries)
+
+    def test_other_architectures(self):
+        for arch in ("sm_80", "sm_89"):
+            with self.subTest(arch=arch):
+                obj = self.compiled_cuda("mlp", arch=arch)
+                if self.cuobjdump is None:
+                    self.skipTest("no cuobjdump: device code not listed")
+                elfs, ptxs = self.cuobjdump_lists(obj)
+                self.assertTrue(elfs and all(
+                    name.endswith(f".{arch}.cubin") for name in elfs), elfs)
+                self.assertTrue(ptxs and all(
+                    name.endswith(f".{arch}.ptx") for name in ptxs), ptxs)
+
+    def test_launches_match_kernel_parameters(self):
+        """Each launch passes as many parameters as its kernel declares
+        (memref descriptors on both sides), checked on the PTX that the
+        GPU stage makes of the planned model."""
+        for model in ("mlp", "glm_layer", "resnet_cnn"):
+            with self.subTest(model=model):
+                planned = self.compiled(
+                    os.path.join(MODELS_DIR, model + ".onnx"), ".mlir",
+                    "--target=cuda", "--emit=memref", *dims_options(model))
+                lowered = self.cache.path("isa", model + ".mlir")
+                result = run([OPT, planned, "--autoglm-stage-cuda=format=isa",
+                              "-o", lowered])
+                self.assertEqual(result.returncode, 0, describe(result))
+                with open(lowered) as f:
+                    text = f.read()
+                launches = {m.group(1): m.group(2).count(" : ") for m in
+                            re.finditer(r"gpu.launch_func\s+@(\w+)::@\w+ .*? "
+                                        r"args\((.*)\)\n", text)}
+                kernels = {}
+                for line in text.splitlines():
+                    m = re.match(r"\s*gpu.binary @(\w+)\s", line)
+                    if m:
+                        kernels[m.group(1)] = len(set(re.findall(
+                            m.group(1) + r"_param_\d+", line)))
+                self.assertGreater(len(launches), 0)
+                self.assertEqual(set(launches), set(kernels))
+                for name, count in launches.items():
+                    self.assertEqual(count, kernels[name], name)
+
+    def test_unsupported_models_fail_clearly(self):
+        if not UNSUPPORTED:
+            self.skipTest("every model in models/ compiles for CUDA")
+        for model, message in UNSUPPORTED.items():
+            with self.subTest(model=model):
+                out, result = self.cache.compile(
+                    os.path.join(MODELS_DIR, model + ".onnx"), ".o",
+                    "--target=cuda", *dims_options(model))
+                self.assertCleanError(result, "autoglm-compile", message,
+                                      one_line=False)
+                self.assertFalse(os.path.exists(out))
+
+    def test_linked_program_reports_the_device(self):
+        """The object links with the static runtime into a program; without
+        a GPU, creating an instance fails with the "no CUDA device" error
+        (also with the toolkit's stub driver)."""
+        cc = shutil.which("cc")
+        if cc is None:
+            self.skipTest("no system C compiler 'cc'")
+        obj = self.compiled_cuda("mlp")
+        source = self.cache.path("program", "main.c")
+        with open(source, "w") as f:
+            f.write(INSTANCE_PROGRAM)
+        exe = self.cache.path("program", "instance")
+        result = run([cc, "-std=c11", "-Wall", "-Werror", "-I",
+                      RUNTIME_INCLUDE, source, obj, RT_STATIC, "-lm", "-ldl",
+                      "-lpthread", "-o", exe])
+        self.assertEqual(result.returncode, 0, describe(result))
+        result = run([exe])
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("device 1", result.stdout)
+        if "status 0: ok" in result.stdout:
+            return  # a GPU: test_run_on_device compares the outputs
+        self.assertIn("status 8: no CUDA device: ", result.stdout)
+        stub = os.path.join(cuda_toolkit(), "lib64", "stubs", "libcuda.so")
+        if os.path.isfile(stub):
+            result = run(["env", f"AUTOGLM_CUDA_DRIVER={stub}", exe])
+            self.assertIn("status 8: no CUDA device: cuInit failed: "
+                          "CUDA_ERROR_STUB_LIBRARY", result.stdout,
+                          describe(result))
+
+    def run_case(self, model):
+        """autoglm-run on the model's shared library with the inputs of its
+        case; returns (result, output folder, case folder)."""
+        lib = self.compiled_cuda(model, suffix=".so")
+        case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
+        names = case_names(case_dir, "inputs")
+        inputs = case_files(case_dir, "input")
+        self.assertEqual(len(names), len(inputs))
+        out_dir = self.cache.path("outputs", model, "")
+        args = [a for n, p in zip(names, inputs)
+                for a in ("--input", f"{n}={p}")]
+        result = run_model(lib, *args, "--output-dir", out_dir)
+        self.assertNoCrash(result)
+        return result, out_dir, case_dir
+
+    def test_run_on_device(self):
+        """autoglm-run on the shared libraries: the references on a GPU;
+        without one, the clear "no CUDA device" error (checked on mlp: the
+        same for every model)."""
+        result, _, _ = self.run_case("mlp")
+        if result.returncode != 0:
+            self.assertCleanError(result, "autoglm-run", "no CUDA device: ")
+            self.skipTest(f"no CUDA device, outputs not checked "
+                          f"({result.stderr.strip()})")
+        for model in MODELS:
+            with self.subTest(model=model):
+                result, out_dir, case_dir = self.run_case(model)
+                self.assertEqual(result.returncode, 0, describe(result))
+                # fp32 everywhere: the CPU's tolerances.
+                for name, reference in zip(case_names(case_dir, "outputs"),
+                                           case_files(case_dir, "output")):
+                    expected = np.load(reference)
+                    actual = np.load(os.path.join(out_dir,
+                                                  saved_output_name(name)))
+                    self.assertTrue(np.allclose(actual, expected, rtol=RTOL,
+                                                atol=ATOL), name)
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

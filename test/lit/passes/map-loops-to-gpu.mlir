@@ -1,0 +1,101 @@
+// RUN: autoglm-opt %s --split-input-file --convert-linalg-to-parallel-loops --autoglm-map-loops-to-gpu --verify-diagnostics | FileCheck %s
+
+// An elementwise loop nest: the innermost loop is tiled by the block size
+// (128 of 300, guarded rather than clamped); the tile goes to thread x, the
+// tiles to block x, the outer loop to block y.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[C300:.*]] = arith.constant 300 : index
+// CHECK: %[[STEP:.*]] = arith.muli %{{.*}}, %[[C128]] : index
+// CHECK: scf.parallel (%{{.*}}, %[[J:.*]]) = ({{.*}}) to (%c4, %[[C300]]) step (%{{.*}}, %[[STEP]])
+// CHECK: scf.parallel (%{{.*}}, %[[TJ:.*]]) = ({{.*}}) to (%{{.*}}, %[[STEP]]) step
+// CHECK: arith.cmpi ult, %{{.*}}, %[[C300]] : index
+// CHECK: scf.if
+// CHECK: arith.addf
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = sequential, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+func.func @elementwise(%a: memref<4x300xf32>, %b: memref<4x300xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x300xf32>) outs(%b : memref<4x300xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.addf %x, %x : f32
+    linalg.yield %z : f32
+  }
+  return
+}
+
+// -----
+
+// A short innermost loop takes a block of its own extent; loops beyond the
+// third from the inside run sequentially in each block.
+// CHECK-LABEL: func.func @rank4
+// CHECK: scf.parallel {{.*}} to (%c2, %c3, %c5, %c16)
+// CHECK-NOT: scf.if
+// CHECK: processor = sequential{{.*}}processor = sequential{{.*}}processor = sequential{{.*}}processor = thread_x
+// CHECK: processor = sequential{{.*}}processor = block_z{{.*}}processor = block_y{{.*}}processor = block_x
+func.func @rank4(%a: memref<2x3x5x16xf32>) {
+  %c = arith.constant 1.0 : f32
+  linalg.fill ins(%c : f32) outs(%a : memref<2x3x5x16xf32>)
+  return
+}
+
+// -----
+
+// CUDA grids have at most 65535 blocks along y and z: a longer loop runs
+// sequentially in each block.
+// CHECK-LABEL: func.func @long_rows
+// CHECK: processor = sequential{{.*}}processor = block_x
+func.func @long_rows(%a: memref<70000x4xf32>) {
+  %c = arith.constant 1.0 : f32
+  linalg.fill ins(%c : f32) outs(%a : memref<70000x4xf32>)
+  return
+}
+
+// -----
+
+// A full reduction has no parallel loop: it runs in a one-thread kernel.
+// The run's output extents are host memory and stay on the host.
+// CHECK-LABEL: func.func @full_reduction
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}}) step (%c1{{.*}})
+// CHECK-NEXT: scf.for
+// CHECK: processor = block_x
+// CHECK: memref.store %{{.*}}, %arg2[%{{.*}}] : memref<1xi64>
+// CHECK-NEXT: return
+func.func @full_reduction(%a: memref<64xf32>, %out: memref<f32>, %dims: memref<1xi64> {autoglm.output_dims}) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%a : memref<64xf32>) outs(%out : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1 : i64
+  memref.store %one, %dims[%c0] : memref<1xi64>
+  return
+}
+
+// -----
+
+// A value read from tensor data for host code cannot move into a kernel.
+func.func @host_read(%a: memref<4xindex>, %b: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'memref.load' computes a value from tensor data that host code would use after it}}
+  %n = memref.load %a[%c0] : memref<4xindex>
+  %v = memref.subview %b[0] [%n] [1] : memref<8xf32> to memref<?xf32, strided<[1]>>
+  %c = arith.constant 1.0 : f32
+  linalg.fill ins(%c : f32) outs(%v : memref<?xf32, strided<[1]>>)
+  return
+}
+
+// -----
+
+// Host globals are out of a kernel's reach.
+memref.global "private" constant @table : memref<4xf32> = dense<1.0>
+func.func @global(%b: memref<4xf32>) {
+  // expected-error @+1 {{constant 'table' is host memory, which a GPU kernel cannot read}}
+  %t = memref.get_global @table : memref<4xf32>
+  linalg.copy ins(%t : memref<4xf32>) outs(%b : memref<4xf32>)
+  return
+}

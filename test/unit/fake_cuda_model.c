@@ -1,0 +1,93 @@
+/* A CUDA model written by hand, as compiled ones call the runtime: its GPU
+ * image registered by a constructor, its entry function launching one
+ * kernel on device pointers, y = x + weights (4 floats). With the fake
+ * driver (fake_cuda_driver.c) the kernel is a host function. A second
+ * descriptor names a kernel the image lacks. */
+#include "autoglm/runtime.h"
+#include "fake_cuda.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *mgpuModuleLoad(void *data, size_t size);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void *mgpuStreamCreate(void);
+void mgpuStreamSynchronize(void *stream);
+void mgpuStreamDestroy(void *stream);
+void mgpuLaunchKernel(void *function, intptr_t gx, intptr_t gy, intptr_t gz,
+                      intptr_t bx, intptr_t by, intptr_t bz, int32_t shared,
+                      void *stream, void **params, void **extra,
+                      size_t num_params);
+
+static void add_kernel(unsigned threads, void **params) {
+  const float *x = *(const float **)params[0];
+  const float *w = *(const float **)params[1];
+  float *y = *(float **)params[2];
+  for (unsigned i = 0; i < threads; ++i)
+    y[i] = x[i] + w[i];
+}
+
+static fake_cuda_image image = {"add_kernel", add_kernel};
+static void *module;
+
+__attribute__((constructor)) static void load_image(void) {
+  module = mgpuModuleLoad(&image, sizeof image);
+}
+
+__attribute__((destructor)) static void unload_image(void) {
+  mgpuModuleUnload(module);
+}
+
+static int32_t launch(const char *kernel, const void *weights,
+                      const void *const *inputs, void *const *outputs) {
+  void *function = mgpuModuleGetFunction(module, kernel);
+  void *stream = mgpuStreamCreate();
+  const void *x = inputs[0];
+  void *y = outputs[0];
+  void *params[] = {&x, &weights, &y};
+  mgpuLaunchKernel(function, 1, 1, 1, 4, 1, 1, 0, stream, params, NULL, 3);
+  mgpuStreamSynchronize(stream);
+  mgpuStreamDestroy(stream);
+  return 0;
+}
+
+static int32_t run(void *arena, const void *weights, const void *const *inputs,
+                   void *const *outputs, const int64_t *symbols,
+                   int64_t *output_dims) {
+  (void)symbols;
+  (void)output_dims;
+  return arena ? launch("add_kernel", weights, inputs, outputs) : 1;
+}
+
+static int32_t run_missing_kernel(void *arena, const void *weights,
+                                  const void *const *inputs,
+                                  void *const *outputs, const int64_t *symbols,
+                                  int64_t *output_dims) {
+  (void)arena;
+  (void)symbols;
+  (void)output_dims;
+  return launch("no_such_kernel", weights, inputs, outputs);
+}
+
+static const int64_t shape[] = {4};
+static const agl_tensor_info input = {"x", AGL_DTYPE_F32, 1, shape, NULL};
+static const agl_tensor_info output = {"y", AGL_DTYPE_F32, 1, shape, NULL};
+
+#define FAKE_CUDA_DESC(entry)                                                  \
+  {                                                                            \
+    .abi_version = AGL_ABI_VERSION, .device = AGL_DEVICE_CUDA,                 \
+    .name = "fake_cuda", .num_inputs = 1, .num_outputs = 1, .inputs = &input,  \
+    .outputs = &output, .arena_size = 64, .arena_alignment = 64,               \
+    .weights_size = 4 * sizeof(float), .weights_file = "fake_cuda.weights",    \
+    .run = entry,                                                              \
+  }
+
+static const agl_model_desc desc = FAKE_CUDA_DESC(run);
+static const agl_model_desc missing_kernel_desc =
+    FAKE_CUDA_DESC(run_missing_kernel);
+
+const agl_model_desc *fake_cuda_model(void) { return &desc; }
+const agl_model_desc *fake_cuda_model_missing_kernel(void) {
+  return &missing_kernel_desc;
+}
