@@ -12,9 +12,103 @@
  * are the micro-kernel's epilogue. */
 #include "kernels_internal.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 typedef agl_conv_geometry conv_geometry;
+
+static _Atomic int g_conv_which;
+
+int agl_conv_select(int which) {
+  return atomic_exchange(&g_conv_which, which);
+}
+
+/* ---- direct path ---------------------------------------------------------- */
+
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* Whether the direct kernel should take this convolution (see the note at
+ * agl_kernel_conv2d). */
+static int direct_pays(const agl_conv_direct *d) {
+  int which = atomic_load_explicit(&g_conv_which, memory_order_relaxed);
+  if (which == 1 || agl_gemm_current() != &agl_gemm_avx512 ||
+      !agl_conv_direct_supported_avx512(d))
+    return 0;
+  if (which == 2)
+    return 1;
+  /* Measured with bench/conv_kernel_bench.c (Zen 4, one and two threads):
+   * the direct kernel is 5-30% faster where the filters are few, since
+   * the implicit GEMM then uses each packed window for one 32-filter panel
+   * only, and the rows are at least one vector wide; also with up to 64
+   * filters on rows that are whole tiles of 32. With more filters, or a
+   * column stride of 2, the implicit GEMM is as fast or faster. */
+  if (d->stride_w != 1 || d->out_w < 16)
+    return 0;
+  return d->out_channels <= AGL_CONV_PACKED_NR ||
+         (d->out_channels <= 2 * AGL_CONV_PACKED_NR && d->out_w % 32 == 0);
+}
+
+/* Tasks: (image, group, block of output rows, chunk of filters). */
+typedef struct direct_grid {
+  const agl_conv_direct *d;
+  int64_t groups, row_blocks, rows, chunks, chunk;
+} direct_grid;
+
+static void direct_tasks(void *raw, int64_t begin, int64_t end) {
+  const direct_grid *grid = raw;
+  const agl_conv_direct *d = grid->d;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t fc = t % grid->chunks, r = t / grid->chunks;
+    int64_t rb = r % grid->row_blocks, ng = r / grid->row_blocks;
+    int64_t f0 = fc * grid->chunk, f1 = f0 + grid->chunk;
+    if (f1 > d->out_channels)
+      f1 = d->out_channels;
+    int64_t oy0 = rb * grid->rows, oy1 = oy0 + grid->rows;
+    if (oy1 > d->out_h)
+      oy1 = d->out_h;
+    agl_conv_direct_rows_avx512(d, ng / grid->groups, ng % grid->groups, oy0,
+                                oy1, f0, f1);
+  }
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static void run_direct(const agl_conv_direct *d, int64_t batch,
+                       int64_t groups) {
+  int threads = agl_pool_acquire();
+  int tasks_wanted = threads > 1 ? 4 * threads : 1;
+  /* About 512 output positions per task: its output stays in the L2 while
+   * the blocks of depths pass. */
+  int64_t rows = ceil_div(512, d->out_w);
+  int64_t planes = batch * groups;
+  if (planes * ceil_div(d->out_h, rows) < tasks_wanted)
+    rows = ceil_div(d->out_h, ceil_div(tasks_wanted, planes));
+  if (rows > d->out_h)
+    rows = d->out_h;
+  if (rows < 1)
+    rows = 1;
+  direct_grid grid = {d, groups, ceil_div(d->out_h, rows), rows, 1,
+                      d->out_channels};
+  /* Still few tasks: split the filters too, in whole panels. */
+  int64_t row_tasks = planes * grid.row_blocks;
+  if (row_tasks < tasks_wanted) {
+    int64_t panels = ceil_div(d->out_channels, AGL_CONV_PACKED_NR);
+    int64_t want = ceil_div(tasks_wanted, row_tasks);
+    if (want > panels)
+      want = panels;
+    grid.chunk = ceil_div(panels, want) * AGL_CONV_PACKED_NR;
+    grid.chunks = ceil_div(d->out_channels, grid.chunk);
+  }
+  int64_t tasks = row_tasks * grid.chunks;
+  if (threads > 1 && tasks > 1)
+    agl_pool_run(tasks, tasks, direct_tasks, &grid);
+  else
+    direct_tasks(&grid, 0, tasks);
+  if (threads > 0)
+    agl_pool_release();
+}
+#endif
+
+/* ---- implicit GEMM -------------------------------------------------------- */
 
 /* dst[t] = row[x0 + t * step] for t < count, zero where that column is
  * outside [0, width) or the row is null (outside the image). */
@@ -122,6 +216,45 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        int32_t accumulate, int32_t activation,
                        const agl_gemm_blocking *blocking) {
   const int64_t depth = in_channels * kernel_h * kernel_w;
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  if (batch > 0 && groups > 0 && out_channels > 0 && out_h > 0 &&
+      out_w > 0 && in_channels > 0) {
+    const agl_conv_direct direct = {
+        .input = input,
+        .in_batch_stride = in_batch_stride,
+        .group_stride = in_channels * in_channel_stride,
+        .channel_stride = in_channel_stride,
+        .row_stride = in_row_stride,
+        .in_channels = in_channels,
+        .in_h = in_h,
+        .in_w = in_w,
+        .kernel_h = kernel_h,
+        .kernel_w = kernel_w,
+        .stride_h = stride_h,
+        .stride_w = stride_w,
+        .dilation_h = dilation_h,
+        .dilation_w = dilation_w,
+        .pad_top = pad_top,
+        .pad_left = pad_left,
+        .weights = packed_weights,
+        .bias = bias,
+        .out_channels = out_channels,
+        .out = out,
+        .out_h = out_h,
+        .out_w = out_w,
+        .out_batch_stride = out_batch_stride,
+        .out_channel_stride = out_channel_stride,
+        .accumulate = accumulate != 0,
+        .act = activation >= AGL_ACT_NONE && activation <= AGL_ACT_SILU
+                   ? activation
+                   : AGL_ACT_NONE,
+    };
+    if (direct_pays(&direct)) {
+      run_direct(&direct, batch, groups);
+      return;
+    }
+  }
+#endif
   conv_geometry geometry = {
       .group_stride = in_channels * in_channel_stride,
       .channel_stride = in_channel_stride,
