@@ -720,6 +720,9 @@ const ConvShape kConvShapes[] = {
     {1, 1, 2, 3, 20, 6, 5, 5, 1, 1, 1, 1, 4, 2, 4, 2},     // rows of padding
     {1, 1, 3, 6, 37, 45, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},    // stride 2, 19 wide
     {1, 3, 2, 5, 18, 2, 2, 3, 3, 1, 1, 2, 1, 2, 1, 2},     // stride 3 rows
+    // Stride 2 with rows too many to split into the packing memory (the
+    // direct path then takes the even columns with permutes).
+    {1, 1, 1000, 9, 200, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
 };
 
 // Each way of agl_kernel_conv2d: chosen by shape (0), the implicit GEMM

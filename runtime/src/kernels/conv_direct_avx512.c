@@ -45,6 +45,7 @@ typedef struct tile_args {
   int64_t panel_w;      /* floats between two depths of the panel */
   int64_t channels, kernel_h, kernel_w, ki_lo, ki_hi;
   int64_t channel_stride, ki_step, kj_step; /* ki_step = dilation_h * rows */
+  const int64_t *kj_at; /* per kj, the column offset (stride 1 tiles) */
   const __mmask16 *load; /* per kj: 2 masks (stride 1) or 4 (stride 2) */
   float *out;            /* the tile's first filter and position */
   int64_t out_channel_stride;
@@ -90,7 +91,7 @@ tile(const int R, const int VECS, const int S2, const tile_args *t) {
       }
 #endif
       for (int64_t kj = 0; kj < kw; ++kj) {
-        const float *x = at_column(row, kj * t->kj_step);
+        const float *x = at_column(row, S2 ? kj * t->kj_step : t->kj_at[kj]);
         __m512 v0, v1 = _mm512_setzero_ps();
         if (!S2) {
           v0 = _mm512_maskz_loadu_ps(m[0], x);
@@ -279,6 +280,22 @@ static void row_masks(const agl_conv_direct *d, int64_t count, int64_t col0,
   }
 }
 
+/* The load masks of a row tile reading the split columns: lane u of kernel
+ * column kj reads index ox0 + u + half of its phase, which holds column
+ * 2 * index + phase. */
+static void phase_masks(const agl_conv_direct *d, int64_t count, int64_t ox0,
+                        const int64_t *phase_of, const int64_t *kj_at,
+                        int64_t half_w, __mmask16 *m) {
+  for (int64_t kj = 0; kj < d->kernel_w; ++kj) {
+    const int64_t phase = phase_of[kj];
+    const int64_t at = ox0 + kj_at[kj] - phase * half_w; /* index of lane 0 */
+    const int64_t columns = (d->in_w - phase + 1) / 2;  /* of this phase */
+    uint32_t lanes = lane_range(0, count) & lane_range(-at, columns - at);
+    m[2 * kj] = (__mmask16)lanes;
+    m[2 * kj + 1] = (__mmask16)(lanes >> 16);
+  }
+}
+
 void agl_conv_direct_rows_avx512(const agl_conv_direct *d, int64_t n,
                                  int64_t g, int64_t oy0, int64_t oy1,
                                  int64_t f0, int64_t f1) {
@@ -298,6 +315,65 @@ void agl_conv_direct_rows_avx512(const agl_conv_direct *d, int64_t n,
       .out_channel_stride = d->out_channel_stride,
   };
   const float *image = d->input + n * d->in_batch_stride + g * d->group_stride;
+  /* Column stride 2: the rows of the task's input are split into their even
+   * and odd columns once, in the packing memory, so that the tiles load
+   * them as with stride 1 (kernel column kj reads phase (kj * dilation_w -
+   * pad_left) mod 2 from half that offset on). */
+  int phases = 0;
+  int64_t channel_stride = d->channel_stride, row_stride = d->row_stride;
+  int64_t kj_at[AGL_CONV_DIRECT_MAX_KW], phase_of[AGL_CONV_DIRECT_MAX_KW];
+  int64_t half_w = (d->in_w + 1) / 2;
+  int64_t iy_first = 0;
+  for (int64_t kj = 0; kj < d->kernel_w; ++kj)
+    kj_at[kj] = kj * d->dilation_w;
+  t.kj_at = kj_at;
+  if (s2) {
+    float *scratch = agl_pool_scratch();
+    /* The input rows the task's output rows reach, inside the image. */
+    iy_first = oy0 * d->stride_h - d->pad_top;
+    int64_t iy_last = (oy1 - 1) * d->stride_h - d->pad_top +
+                      (d->kernel_h - 1) * d->dilation_h;
+    if (iy_first < 0)
+      iy_first = 0;
+    if (iy_last > d->in_h - 1)
+      iy_last = d->in_h - 1;
+    int64_t nrows = iy_last >= iy_first ? iy_last - iy_first + 1 : 0;
+    half_w = (half_w + 15) / 16 * 16; /* whole vectors per phase */
+    if (scratch && nrows > 0 &&
+        d->in_channels * nrows * 2 * half_w <= (int64_t)AGL_SCRATCH_FLOATS) {
+      const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16,
+                                            14, 12, 10, 8, 6, 4, 2, 0);
+      const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+      for (int64_t c = 0; c < d->in_channels; ++c)
+        for (int64_t r = 0; r < nrows; ++r) {
+          const float *src = image + c * d->channel_stride +
+                             (iy_first + r) * d->row_stride;
+          float *dst = scratch + (c * nrows + r) * 2 * half_w;
+          for (int64_t v = 0; v < half_w; v += 16) {
+            uint32_t inside = lane_range(-2 * v, d->in_w - 2 * v);
+            __m512 a = _mm512_maskz_loadu_ps((__mmask16)inside, src + 2 * v);
+            __m512 b = _mm512_maskz_loadu_ps((__mmask16)(inside >> 16),
+                                             src + 2 * v + 16);
+            _mm512_storeu_ps(dst + v, _mm512_permutex2var_ps(a, even, b));
+            _mm512_storeu_ps(dst + half_w + v,
+                             _mm512_permutex2var_ps(a, odd, b));
+          }
+        }
+      phases = 1;
+      image = at_column(scratch, -iy_first * 2 * half_w);
+      channel_stride = nrows * 2 * half_w;
+      row_stride = 2 * half_w;
+      for (int64_t kj = 0; kj < d->kernel_w; ++kj) {
+        int64_t j = kj * d->dilation_w - d->pad_left;
+        int64_t phase = j & 1, half = (j - phase) / 2;
+        phase_of[kj] = phase;
+        kj_at[kj] = phase * half_w + half;
+      }
+      t.channel_stride = channel_stride;
+      t.ki_step = d->dilation_h * row_stride;
+      t.kj_at = kj_at;
+    }
+  }
   const float *weights = d->weights + g * d->out_channels * depth;
   const float *bias = d->bias ? d->bias + g * d->out_channels : NULL;
   float *out = d->out + n * d->out_batch_stride +
@@ -320,7 +396,7 @@ void agl_conv_direct_rows_avx512(const agl_conv_direct *d, int64_t n,
     const int64_t c1 =
         c0 + block < d->in_channels ? c0 + block : d->in_channels;
     const int first = c0 == 0, last = c1 == d->in_channels;
-    const float *channels = image + c0 * d->channel_stride;
+    const float *channels = at_column(image, c0 * channel_stride);
     t.channels = c1 - c0;
     t.load_c = d->accumulate || !first;
     t.act = last ? d->act : AGL_ACT_NONE;
@@ -359,11 +435,16 @@ void agl_conv_direct_rows_avx512(const agl_conv_direct *d, int64_t n,
           inside_rows(d, y0, &t.ki_lo, &t.ki_hi);
           __mmask16 *m = keep ? kept + k % xtiles * AGL_CONV_DIRECT_MAX_KW * 4
                               : fresh;
-          if (!keep || (c0 == 0 && f == f0 && k < xtiles))
-            row_masks(d, count, col0, m);
+          if (!keep || (c0 == 0 && f == f0 && k < xtiles)) {
+            if (phases)
+              phase_masks(d, count, ox0, phase_of, kj_at, half_w, m);
+            else
+              row_masks(d, count, col0, m);
+          }
           t.load = m;
-          t.input = at_column(channels, y0 * d->row_stride + col0);
-          fns = tiles[s2][count > 16];
+          t.input = phases ? at_column(channels, y0 * row_stride + ox0)
+                           : at_column(channels, y0 * d->row_stride + col0);
+          fns = tiles[s2 && !phases][count > 16];
         } else {
           /* Vector h: its lanes in output row oy_h, then in the next. */
           int64_t ki_lo = d->kernel_h, ki_hi = 0;
