@@ -1,10 +1,12 @@
-/* Microbenchmark of agl_kernel_conv2d: its two ways (the implicit GEMM that
- * packs windows, and the direct convolution that reads input rows in place)
- * side by side on the convolutions of bench/workloads.py's resnet224 and a
- * few others, alternating call by call, fastest of the repetitions, at 1 and
- * 2 threads. Prints GFLOP/s of each and of agl_kernel_conv2d's own choice
- * ("auto"), the ratio direct/GEMM (time), and the largest difference
- * between the two results relative to the largest output.
+/* Microbenchmark of agl_kernel_conv2d: its three ways (the implicit GEMM
+ * that packs windows; the direct kernel with output positions along the
+ * vectors, "rows"; the direct kernel with filters along the vectors and the
+ * input broadcast from a copy of its rows, "bcast") and its own choice
+ * ("auto") side by side on the convolutions of bench/workloads.py's
+ * resnet224 and a few others, alternating call by call, fastest of the
+ * repetitions, at 1 and 2 threads. Prints GFLOP/s of each, the ratio
+ * auto/GEMM (time), and the largest difference between the direct kernels'
+ * results and the GEMM's, relative to the largest output.
  *
  * At 1 thread the times are the thread's CPU time (the machine may be
  * shared), at more, wall-clock time.
@@ -21,7 +23,7 @@
 #include <time.h>
 
 /* The runtime's internal switch (kernels_internal.h): 0 by shape, 1 the
- * implicit GEMM, 2 direct where it can. */
+ * implicit GEMM, 2 and 3 the direct kernels where they can. */
 extern int agl_conv_select(int which);
 
 /* At 1 thread, the CPU time of this thread: on a shared machine it leaves
@@ -144,13 +146,14 @@ int main(int argc, char **argv) {
   }
   if (reps < 1)
     reps = 1;
-  double *t_gemm = malloc(sizeof(double) * reps),
-         *t_direct = malloc(sizeof(double) * reps),
-         *t_auto = malloc(sizeof(double) * reps);
+  double *times[4]; /* by way: auto, GEMM, rows, bcast */
+  for (int w = 0; w < 4; ++w)
+    times[w] = malloc(sizeof(double) * reps);
   g_cpu_clock = 1; /* the peak in CPU time, as the 1-thread times */
   printf("FP32 FMA peak of one core: %.1f GFLOP/s\n", measure_peak());
-  printf("%-30s %3s %9s %9s %9s %8s %9s\n", "convolution", "thr",
-         "gemm GF/s", "dir GF/s", "auto GF/s", "dir/gemm", "max diff");
+  printf("%-30s %3s %9s %9s %9s %9s %9s %9s\n", "convolution", "thr",
+         "gemm GF/s", "rows GF/s", "bcst GF/s", "auto GF/s", "auto/gemm",
+         "max diff");
   char list[64];
   snprintf(list, sizeof list, "%s", threads_arg);
   for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -179,45 +182,41 @@ int main(int argc, char **argv) {
         b.w[i] = (float)rand() / RAND_MAX - 0.5f;
       for (int64_t i = 0; i < s->cout; ++i)
         b.bias[i] = (float)rand() / RAND_MAX - 0.5f;
-      /* The two results, and warm-up. */
+      /* The GEMM's result, the direct kernels' against it, warm-up. */
       agl_conv_select(1);
       call(s, &b);
       memcpy(ref, b.out, sizeof(float) * nout);
-      agl_conv_select(2);
-      call(s, &b);
       double diff = 0, top = 0;
-      for (int64_t i = 0; i < nout; ++i) {
-        double d = fabs((double)b.out[i] - ref[i]);
-        if (d > diff)
-          diff = d;
-        if (fabs(ref[i]) > top)
-          top = fabs(ref[i]);
+      for (int way = 2; way <= 3; ++way) {
+        agl_conv_select(way);
+        call(s, &b);
+        for (int64_t i = 0; i < nout; ++i) {
+          double d = fabs((double)b.out[i] - ref[i]);
+          if (d > diff)
+            diff = d;
+          if (fabs(ref[i]) > top)
+            top = fabs(ref[i]);
+        }
       }
-      for (int r = 0; r < reps; ++r) {
-        double t0;
-        agl_conv_select(1);
-        t0 = now();
-        call(s, &b);
-        t_gemm[r] = now() - t0;
-        agl_conv_select(2);
-        t0 = now();
-        call(s, &b);
-        t_direct[r] = now() - t0;
-        agl_conv_select(0);
-        t0 = now();
-        call(s, &b);
-        t_auto[r] = now() - t0;
+      for (int r = 0; r < reps; ++r)
+        for (int way = 1; way <= 4; ++way) {
+          agl_conv_select(way % 4);
+          double t0 = now();
+          call(s, &b);
+          times[way % 4][r] = now() - t0;
+        }
+      double best[4];
+      for (int w = 0; w < 4; ++w) {
+        qsort(times[w], reps, sizeof(double), compare_doubles);
+        /* The machine is shared: the fastest of the repetitions shows what
+         * each way costs with the least interference. */
+        best[w] = times[w][0];
       }
-      qsort(t_gemm, reps, sizeof(double), compare_doubles);
-      qsort(t_direct, reps, sizeof(double), compare_doubles);
-      qsort(t_auto, reps, sizeof(double), compare_doubles);
-      /* The machine is shared: the fastest of the repetitions shows what
-       * each way costs with the least interference. */
-      double g = t_gemm[0], d = t_direct[0], a = t_auto[0];
       double flops = 2.0 * (double)nout * depth;
-      printf("%-30s %3d %9.1f %9.1f %9.1f %8.3f %9.2e\n", s->name,
-             threads, flops / g * 1e-9, flops / d * 1e-9, flops / a * 1e-9,
-             d / g, top > 0 ? diff / top : diff);
+      printf("%-30s %3d %9.1f %9.1f %9.1f %9.1f %9.3f %9.2e\n", s->name,
+             threads, flops / best[1] * 1e-9, flops / best[2] * 1e-9,
+             flops / best[3] * 1e-9, flops / best[0] * 1e-9,
+             best[0] / best[1], top > 0 ? diff / top : diff);
       fflush(stdout);
       free(b.in);
       free(b.w);
@@ -227,8 +226,7 @@ int main(int argc, char **argv) {
     }
   }
   agl_conv_select(0);
-  free(t_gemm);
-  free(t_direct);
-  free(t_auto);
+  for (int w = 0; w < 4; ++w)
+    free(times[w]);
   return 0;
 }

@@ -720,19 +720,24 @@ const ConvShape kConvShapes[] = {
     {1, 1, 2, 3, 20, 6, 5, 5, 1, 1, 1, 1, 4, 2, 4, 2},     // rows of padding
     {1, 1, 3, 6, 37, 45, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},    // stride 2, 19 wide
     {1, 3, 2, 5, 18, 2, 2, 3, 3, 1, 1, 2, 1, 2, 1, 2},     // stride 3 rows
-    // Stride 2 with rows too many to split into the packing memory (the
-    // direct path then takes the even columns with permutes).
+    // Stride 2 with rows too many to split or copy into the packing memory
+    // (the direct paths then take the even columns with permutes).
     {1, 1, 1000, 9, 200, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    // Filters along the vectors: rows of 14 positions and less, partial
+    // filter panels, rows copied in halves to fit the packing memory.
+    {1, 1, 7, 9, 29, 50, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 1, 1000, 14, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
 };
 
 // Each way of agl_kernel_conv2d: chosen by shape (0), the implicit GEMM
-// (1), the direct kernel wherever it can (2; AVX-512 only).
+// (1), the direct kernels wherever they can (2: positions along the
+// vectors, 3: filters along the vectors; AVX-512 only).
 TEST_F(KernelsTest, Conv2dMatchesReference) {
   std::mt19937 rng(77);
-  for (int way : {0, 1, 2})
+  for (int way : {0, 1, 2, 3})
   for (int isa : {0, 1})
     for (int threads : {1, 2, 3}) {
-      if (way == 2 && isa == 1)
+      if (way >= 2 && isa == 1)
         continue;
       agl_conv_select(way);
       agl_gemm_select(isa);

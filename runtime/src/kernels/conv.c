@@ -26,35 +26,45 @@ int agl_conv_select(int which) {
 /* ---- direct path ---------------------------------------------------------- */
 
 #if defined(AGL_HAVE_AVX512_KERNELS)
-/* Whether the direct kernel should take this convolution (see the note at
- * agl_kernel_conv2d). */
-static int direct_pays(const agl_conv_direct *d) {
+enum { WAY_GEMM = 0, WAY_ROWS = 1, WAY_BCAST = 2 };
+
+/* How agl_kernel_conv2d computes this convolution: WAY_GEMM (the implicit
+ * GEMM below), WAY_ROWS (agl_conv_direct_rows_avx512: positions along the
+ * vectors) or WAY_BCAST (agl_conv_bcast_rows_avx512: filters along the
+ * vectors, as in the GEMM's tile, input elements broadcast in place). */
+static int choose_way(const agl_conv_direct *d) {
   int which = atomic_load_explicit(&g_conv_which, memory_order_relaxed);
   if (which == 1 || agl_gemm_current() != &agl_gemm_avx512 ||
       !agl_conv_direct_supported_avx512(d))
-    return 0;
+    return WAY_GEMM;
   if (which == 2)
-    return 1;
-  /* Measured with bench/conv_kernel_bench.c (Zen 4, one and two threads):
-   * the direct kernel is 5-30% faster where the filters are few, since
-   * the implicit GEMM then uses each packed window for one 32-filter panel
-   * only, and the rows are at least one vector wide; also with up to 64
-   * filters on rows that are whole tiles of 32; with column stride 2, for
-   * a stem (at most 64 filters, kernels at least 5 wide: the ResNet stem
-   * measured 4% faster). With more filters, or 3x3 and 1x1 kernels of
-   * stride 2, the implicit GEMM is as fast or faster. */
-  if (d->out_w < 16)
-    return 0;
-  if (d->stride_w == 2)
-    return d->out_channels <= 2 * AGL_CONV_PACKED_NR && d->kernel_w >= 5;
-  return d->out_channels <= AGL_CONV_PACKED_NR ||
-         (d->out_channels <= 2 * AGL_CONV_PACKED_NR && d->out_w % 32 == 0);
+    return WAY_ROWS;
+  if (which == 3)
+    return WAY_BCAST;
+  /* Measured with bench/conv_kernel_bench.c (Zen 4): the broadcasting
+   * kernel is 5-25% faster than the implicit GEMM on every convolution
+   * with a kernel larger than 1x1 (resnet224's 3x3 ones and its 7x7/2
+   * stem included): the same 14 x 32 tile, without the packing of the
+   * windows. 1x1 convolutions read each input element once per filter
+   * panel anyway; there copying the rows costs more than it saves. */
+  if (d->kernel_h * d->kernel_w > 1 &&
+      agl_conv_bcast_floats(d, 1) <= (int64_t)AGL_SCRATCH_FLOATS)
+    return WAY_BCAST;
+  /* Else the rows kernel where it is 5-30% faster than the GEMM: few
+   * filters (the GEMM then uses each packed window for one 32-filter panel
+   * only) on rows at least a vector wide. */
+  if (d->out_w >= 16 && d->stride_w == 1 &&
+      (d->out_channels <= AGL_CONV_PACKED_NR ||
+       (d->out_channels <= 2 * AGL_CONV_PACKED_NR && d->out_w % 32 == 0)))
+    return WAY_ROWS;
+  return WAY_GEMM;
 }
 
 /* Tasks: (image, group, block of output rows, chunk of filters). */
 typedef struct direct_grid {
   const agl_conv_direct *d;
   int64_t groups, row_blocks, rows, chunks, chunk;
+  int bcast;
 } direct_grid;
 
 static void direct_tasks(void *raw, int64_t begin, int64_t end) {
@@ -69,6 +79,10 @@ static void direct_tasks(void *raw, int64_t begin, int64_t end) {
     int64_t oy0 = rb * grid->rows, oy1 = oy0 + grid->rows;
     if (oy1 > d->out_h)
       oy1 = d->out_h;
+    if (grid->bcast &&
+        agl_conv_bcast_rows_avx512(d, ng / grid->groups, ng % grid->groups,
+                                   oy0, oy1, f0, f1))
+      continue;
     agl_conv_direct_rows_avx512(d, ng / grid->groups, ng % grid->groups, oy0,
                                 oy1, f0, f1);
   }
@@ -77,7 +91,7 @@ static void direct_tasks(void *raw, int64_t begin, int64_t end) {
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static void run_direct(const agl_conv_direct *d, int64_t batch,
-                       int64_t groups) {
+                       int64_t groups, int way) {
   int threads = agl_pool_acquire();
   int tasks_wanted = threads > 1 ? 4 * threads : 1;
   /* About 512 output positions per task: its output stays in the L2 while
@@ -88,10 +102,16 @@ static void run_direct(const agl_conv_direct *d, int64_t batch,
     rows = ceil_div(d->out_h, ceil_div(tasks_wanted, planes));
   if (rows > d->out_h)
     rows = d->out_h;
+  /* The broadcasting kernel's copy of the input rows must fit the packing
+   * memory. */
+  while (way == WAY_BCAST && rows > 1 &&
+         agl_conv_bcast_floats(d, rows) > (int64_t)AGL_SCRATCH_FLOATS)
+    rows = (rows + 1) / 2;
   if (rows < 1)
     rows = 1;
   direct_grid grid = {d, groups, ceil_div(d->out_h, rows), rows, 1,
-                      d->out_channels};
+                      d->out_channels,
+                      way == WAY_BCAST};
   /* Still few tasks: split the filters too, in whole panels. */
   int64_t row_tasks = planes * grid.row_blocks;
   if (row_tasks < tasks_wanted) {
@@ -253,8 +273,9 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                    ? activation
                    : AGL_ACT_NONE,
     };
-    if (direct_pays(&direct)) {
-      run_direct(&direct, batch, groups);
+    const int way = choose_way(&direct);
+    if (way != WAY_GEMM) {
+      run_direct(&direct, batch, groups, way);
       return;
     }
   }

@@ -212,8 +212,9 @@ typedef struct agl_conv_direct {
 } agl_conv_direct;
 
 /* Which way agl_kernel_conv2d computes: 0 chooses per shape, 1 always the
- * implicit GEMM, 2 the direct convolution wherever it can (tests compare
- * them). Returns the previous setting. */
+ * implicit GEMM, 2 the direct convolution with positions along the vectors
+ * wherever it can, 3 the one with filters along the vectors wherever it can
+ * (else as 2) (tests compare them). Returns the previous setting. */
 AGL_HIDDEN int agl_conv_select(int which);
 
 enum { AGL_CONV_DIRECT_MAX_KW = 16 };
@@ -228,6 +229,16 @@ AGL_HIDDEN void agl_conv_direct_rows_avx512(const agl_conv_direct *d,
                                             int64_t n, int64_t g,
                                             int64_t oy0, int64_t oy1,
                                             int64_t f0, int64_t f1);
+/* The same in the GEMM's orientation (14 positions x 32 filters, input
+ * elements broadcast from a zero-bordered copy of the rows in the packing
+ * memory); returns 0, computing nothing, where it cannot. */
+AGL_HIDDEN int agl_conv_bcast_rows_avx512(const agl_conv_direct *d,
+                                          int64_t n, int64_t g, int64_t oy0,
+                                          int64_t oy1, int64_t f0,
+                                          int64_t f1);
+/* The packing memory it needs for `rows` output rows (floats). */
+AGL_HIDDEN int64_t agl_conv_bcast_floats(const agl_conv_direct *d,
+                                         int64_t rows);
 #endif
 
 /* ---- max pooling (pool.c) ----------------------------------------------- */
