@@ -9,7 +9,9 @@
  * NCHW as they are stored. Instead of an im2col copy, the driver asks for
  * each block of A's panels and pack_windows writes it straight from the
  * input, zeros where a window reaches into the padding. Bias and activation
- * are the micro-kernel's epilogue. */
+ * are the micro-kernel's epilogue. With AVX-512, choose_way may instead run
+ * one of the direct kernels (conv_bcast_avx512.c, conv_direct_avx512.c),
+ * which pack no windows. */
 #include "kernels_internal.h"
 
 #include <stdatomic.h>
