@@ -26,6 +26,7 @@
 // Internal to the runtime (static library): which kernel table runs.
 struct agl_gemm_isa;
 extern "C" const agl_gemm_isa *agl_gemm_select(int which);
+extern "C" int agl_conv_select(int which);
 
 namespace {
 
@@ -202,6 +203,7 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
 class KernelsTest : public ::testing::Test {
 protected:
   void TearDown() override {
+    agl_conv_select(0);
     agl_gemm_select(0);
     ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
   }
@@ -701,16 +703,48 @@ const ConvShape kConvShapes[] = {
     {1, 1, 2, 4, 40, 9, 1, 17, 1, 1, 1, 1, 0, 8, 0, 8},    // kernel 17 wide
     {1, 1, 3, 21, 21, 8, 3, 3, 1, 2, 2, 1, 2, 1, 2, 1},    // mixed strides
     {1, 1, 0, 5, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},      // no channels
+    // The direct kernel: tiles of 32 positions running over into the next
+    // output row (rows 16..31 wide: over three rows), rows a multiple of
+    // 32, strides 2 with a partial last tile, filters split into tiles of
+    // at most 14 within 32-filter panels, depth blocks of 1024, kernel
+    // rows wholly in the padding, the widest kernel it takes.
+    {1, 1, 5, 9, 20, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},     // 20 wide
+    {1, 1, 4, 6, 40, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // 40, 32 + 1
+    {2, 1, 3, 8, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // ResNet-like
+    {1, 1, 130, 5, 17, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  // depth 1170
+    {1, 1, 3, 9, 70, 20, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},    // 7x7/2, 35 wide
+    {1, 1, 2, 7, 48, 5, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},     // dilation 2
+    {1, 2, 3, 10, 33, 16, 3, 5, 1, 1, 1, 1, 1, 2, 1, 2},   // groups, 33 wide
+    {1, 1, 3, 12, 64, 28, 3, 3, 1, 1, 1, 1, 0, 0, 2, 2},   // uneven pads
+    {1, 1, 2, 4, 40, 9, 1, 16, 1, 1, 1, 1, 0, 8, 0, 7},    // kernel 16 wide
+    {1, 1, 2, 3, 20, 6, 5, 5, 1, 1, 1, 1, 4, 2, 4, 2},     // rows of padding
+    {1, 1, 3, 6, 37, 45, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},    // stride 2, 19 wide
+    {1, 3, 2, 5, 18, 2, 2, 3, 3, 1, 1, 2, 1, 2, 1, 2},     // stride 3 rows
+    // Stride 2 with rows too many to split or copy into the packing memory
+    // (the direct paths then take the even columns with permutes).
+    {1, 1, 1000, 9, 200, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    // Filters along the vectors: rows of 14 positions and less, partial
+    // filter panels, rows copied in halves to fit the packing memory.
+    {1, 1, 7, 9, 29, 50, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 1, 1000, 14, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
 };
 
+// Each way of agl_kernel_conv2d: chosen by shape (0), the implicit GEMM
+// (1), the direct kernels wherever they can (2: positions along the
+// vectors, 3: filters along the vectors; AVX-512 only).
 TEST_F(KernelsTest, Conv2dMatchesReference) {
   std::mt19937 rng(77);
+  for (int way : {0, 1, 2, 3})
   for (int isa : {0, 1})
     for (int threads : {1, 2, 3}) {
+      if (way >= 2 && isa == 1)
+        continue;
+      agl_conv_select(way);
       agl_gemm_select(isa);
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
-      // Each thread count gives each shape another bias/accumulate/ReLU mix.
-      int variant = threads, failures = 0;
+      // Each way and thread count gives each shape another
+      // bias/accumulate/ReLU mix.
+      int variant = threads + 3 * way, failures = 0, index = 0;
       for (const ConvShape &s : kConvShapes) {
         bool withBias = variant % 2 == 0;
         int accumulate = variant % 3 == 1;
@@ -720,8 +754,10 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
         const agl_gemm_blocking small = {50, 64, 28};
         failures += checkConv(s, withBias, accumulate, act, rng,
                               variant % 4 == 0 ? &small : nullptr);
-        ASSERT_EQ(failures, 0) << "isa=" << isa << " threads=" << threads
-                               << " shape " << variant - 1 - threads;
+        ASSERT_EQ(failures, 0) << "way=" << way << " isa=" << isa
+                               << " threads=" << threads << " shape "
+                               << index;
+        ++index;
       }
     }
 }

@@ -117,7 +117,11 @@ void agl_kernel_sgemm_describe(agl_sgemm_plan *out);
    The activation is one of AGL_ACT_*; an unknown value is treated as none.
    `blocking` is as for agl_kernel_sgemm, with the windows as A (mc output
    positions per block) and the filters as B (nc filters per block); null:
-   the cost model. */
+   the cost model. On CPUs with AVX-512, shapes where that measures faster
+   (kernels larger than 1x1 with column stride 1 or 2; 1x1 ones with few
+   filters) run as a direct convolution that reads the input rows without
+   packing windows and ignores `blocking`; results agree within
+   rounding. */
 #define AGL_CONV_PACKED_NR AGL_SGEMM_PACKED_NR
 void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        int64_t in_h, int64_t in_w, const float *input,

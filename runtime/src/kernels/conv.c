@@ -9,12 +9,132 @@
  * NCHW as they are stored. Instead of an im2col copy, the driver asks for
  * each block of A's panels and pack_windows writes it straight from the
  * input, zeros where a window reaches into the padding. Bias and activation
- * are the micro-kernel's epilogue. */
+ * are the micro-kernel's epilogue. With AVX-512, choose_way may instead run
+ * one of the direct kernels (conv_bcast_avx512.c, conv_direct_avx512.c),
+ * which pack no windows. */
 #include "kernels_internal.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 typedef agl_conv_geometry conv_geometry;
+
+static _Atomic int g_conv_which;
+
+int agl_conv_select(int which) {
+  return atomic_exchange(&g_conv_which, which);
+}
+
+/* ---- direct path ---------------------------------------------------------- */
+
+#if defined(AGL_HAVE_AVX512_KERNELS)
+enum { WAY_GEMM = 0, WAY_ROWS = 1, WAY_BCAST = 2 };
+
+/* How agl_kernel_conv2d computes this convolution: WAY_GEMM (the implicit
+ * GEMM below), WAY_ROWS (agl_conv_direct_rows_avx512: positions along the
+ * vectors) or WAY_BCAST (agl_conv_bcast_rows_avx512: filters along the
+ * vectors, as in the GEMM's tile, input elements broadcast in place). */
+static int choose_way(const agl_conv_direct *d) {
+  int which = atomic_load_explicit(&g_conv_which, memory_order_relaxed);
+  if (which == 1 || agl_gemm_current() != &agl_gemm_avx512 ||
+      !agl_conv_direct_supported_avx512(d))
+    return WAY_GEMM;
+  if (which == 2)
+    return WAY_ROWS;
+  if (which == 3)
+    return WAY_BCAST;
+  /* Measured with bench/conv_kernel_bench.c (Zen 4): the broadcasting
+   * kernel is 5-25% faster than the implicit GEMM on every convolution
+   * with a kernel larger than 1x1 (resnet224's 3x3 ones and its 7x7/2
+   * stem included): the same 14 x 32 tile, without the packing of the
+   * windows. 1x1 convolutions read each input element once per filter
+   * panel anyway; there copying the rows costs more than it saves. */
+  if (d->kernel_h * d->kernel_w > 1 &&
+      agl_conv_bcast_floats(d, 1) <= (int64_t)AGL_SCRATCH_FLOATS)
+    return WAY_BCAST;
+  /* Else the rows kernel where it is 5-30% faster than the GEMM: few
+   * filters (the GEMM then uses each packed window for one 32-filter panel
+   * only) on rows at least a vector wide. */
+  if (d->out_w >= 16 && d->stride_w == 1 &&
+      (d->out_channels <= AGL_CONV_PACKED_NR ||
+       (d->out_channels <= 2 * AGL_CONV_PACKED_NR && d->out_w % 32 == 0)))
+    return WAY_ROWS;
+  return WAY_GEMM;
+}
+
+/* Tasks: (image, group, block of output rows, chunk of filters). */
+typedef struct direct_grid {
+  const agl_conv_direct *d;
+  int64_t groups, row_blocks, rows, chunks, chunk;
+  int bcast;
+} direct_grid;
+
+static void direct_tasks(void *raw, int64_t begin, int64_t end) {
+  const direct_grid *grid = raw;
+  const agl_conv_direct *d = grid->d;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t fc = t % grid->chunks, r = t / grid->chunks;
+    int64_t rb = r % grid->row_blocks, ng = r / grid->row_blocks;
+    int64_t f0 = fc * grid->chunk, f1 = f0 + grid->chunk;
+    if (f1 > d->out_channels)
+      f1 = d->out_channels;
+    int64_t oy0 = rb * grid->rows, oy1 = oy0 + grid->rows;
+    if (oy1 > d->out_h)
+      oy1 = d->out_h;
+    if (grid->bcast &&
+        agl_conv_bcast_rows_avx512(d, ng / grid->groups, ng % grid->groups,
+                                   oy0, oy1, f0, f1))
+      continue;
+    agl_conv_direct_rows_avx512(d, ng / grid->groups, ng % grid->groups, oy0,
+                                oy1, f0, f1);
+  }
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static void run_direct(const agl_conv_direct *d, int64_t batch,
+                       int64_t groups, int way) {
+  int threads = agl_pool_acquire();
+  int tasks_wanted = threads > 1 ? 4 * threads : 1;
+  /* About 512 output positions per task: its output stays in the L2 while
+   * the blocks of depths pass. */
+  int64_t rows = ceil_div(512, d->out_w);
+  int64_t planes = batch * groups;
+  if (planes * ceil_div(d->out_h, rows) < tasks_wanted)
+    rows = ceil_div(d->out_h, ceil_div(tasks_wanted, planes));
+  if (rows > d->out_h)
+    rows = d->out_h;
+  /* The broadcasting kernel's copy of the input rows must fit the packing
+   * memory. */
+  while (way == WAY_BCAST && rows > 1 &&
+         agl_conv_bcast_floats(d, rows) > (int64_t)AGL_SCRATCH_FLOATS)
+    rows = (rows + 1) / 2;
+  if (rows < 1)
+    rows = 1;
+  direct_grid grid = {d, groups, ceil_div(d->out_h, rows), rows, 1,
+                      d->out_channels,
+                      way == WAY_BCAST};
+  /* Still few tasks: split the filters too, in whole panels. */
+  int64_t row_tasks = planes * grid.row_blocks;
+  if (row_tasks < tasks_wanted) {
+    int64_t panels = ceil_div(d->out_channels, AGL_CONV_PACKED_NR);
+    int64_t want = ceil_div(tasks_wanted, row_tasks);
+    if (want > panels)
+      want = panels;
+    grid.chunk = ceil_div(panels, want) * AGL_CONV_PACKED_NR;
+    grid.chunks = ceil_div(d->out_channels, grid.chunk);
+  }
+  int64_t tasks = row_tasks * grid.chunks;
+  if (threads > 1 && tasks > 1)
+    agl_pool_run(tasks, tasks, direct_tasks, &grid);
+  else
+    direct_tasks(&grid, 0, tasks);
+  if (threads > 0)
+    agl_pool_release();
+}
+#endif
+
+/* ---- implicit GEMM -------------------------------------------------------- */
 
 /* dst[t] = row[x0 + t * step] for t < count, zero where that column is
  * outside [0, width) or the row is null (outside the image). */
@@ -122,6 +242,46 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        int32_t accumulate, int32_t activation,
                        const agl_gemm_blocking *blocking) {
   const int64_t depth = in_channels * kernel_h * kernel_w;
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  if (batch > 0 && groups > 0 && out_channels > 0 && out_h > 0 &&
+      out_w > 0 && in_channels > 0) {
+    const agl_conv_direct direct = {
+        .input = input,
+        .in_batch_stride = in_batch_stride,
+        .group_stride = in_channels * in_channel_stride,
+        .channel_stride = in_channel_stride,
+        .row_stride = in_row_stride,
+        .in_channels = in_channels,
+        .in_h = in_h,
+        .in_w = in_w,
+        .kernel_h = kernel_h,
+        .kernel_w = kernel_w,
+        .stride_h = stride_h,
+        .stride_w = stride_w,
+        .dilation_h = dilation_h,
+        .dilation_w = dilation_w,
+        .pad_top = pad_top,
+        .pad_left = pad_left,
+        .weights = packed_weights,
+        .bias = bias,
+        .out_channels = out_channels,
+        .out = out,
+        .out_h = out_h,
+        .out_w = out_w,
+        .out_batch_stride = out_batch_stride,
+        .out_channel_stride = out_channel_stride,
+        .accumulate = accumulate != 0,
+        .act = activation >= AGL_ACT_NONE && activation <= AGL_ACT_SILU
+                   ? activation
+                   : AGL_ACT_NONE,
+    };
+    const int way = choose_way(&direct);
+    if (way != WAY_GEMM) {
+      run_direct(&direct, batch, groups, way);
+      return;
+    }
+  }
+#endif
   conv_geometry geometry = {
       .group_stride = in_channels * in_channel_stride,
       .channel_stride = in_channel_stride,

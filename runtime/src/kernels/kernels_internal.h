@@ -196,6 +196,51 @@ AGL_HIDDEN void agl_pack_windows_avx512(const agl_conv_geometry *g,
                                         int mr, float *dst);
 #endif
 
+/* A direct convolution (conv_direct_avx512.c): agl_kernel_conv2d's
+ * arguments, the input at image 0, group 0. */
+typedef struct agl_conv_direct {
+  const float *input;
+  int64_t in_batch_stride, group_stride, channel_stride, row_stride;
+  int64_t in_channels, in_h, in_w, kernel_h, kernel_w;
+  int64_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+  const float *weights; /* packed as for agl_kernel_conv2d */
+  const float *bias;
+  int64_t out_channels;
+  float *out;
+  int64_t out_h, out_w, out_batch_stride, out_channel_stride;
+  int accumulate, act;
+} agl_conv_direct;
+
+/* Which way agl_kernel_conv2d computes: 0 chooses per shape, 1 always the
+ * implicit GEMM, 2 the direct convolution with positions along the vectors
+ * wherever it can, 3 the one with filters along the vectors wherever it can
+ * (else as 2) (tests compare them). Returns the previous setting. */
+AGL_HIDDEN int agl_conv_select(int which);
+
+enum { AGL_CONV_DIRECT_MAX_KW = 16 };
+
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* Whether the direct kernel takes this convolution (column stride 1 or 2,
+ * kernel at most AGL_CONV_DIRECT_MAX_KW wide). */
+AGL_HIDDEN int agl_conv_direct_supported_avx512(const agl_conv_direct *d);
+/* Output rows [oy0, oy1) of image n, group g, filters [f0, f1) of the
+ * group (f0 a multiple of AGL_CONV_PACKED_NR). */
+AGL_HIDDEN void agl_conv_direct_rows_avx512(const agl_conv_direct *d,
+                                            int64_t n, int64_t g,
+                                            int64_t oy0, int64_t oy1,
+                                            int64_t f0, int64_t f1);
+/* The same in the GEMM's orientation (14 positions x 32 filters, input
+ * elements broadcast from a zero-bordered copy of the rows in the packing
+ * memory); returns 0, computing nothing, where it cannot. */
+AGL_HIDDEN int agl_conv_bcast_rows_avx512(const agl_conv_direct *d,
+                                          int64_t n, int64_t g, int64_t oy0,
+                                          int64_t oy1, int64_t f0,
+                                          int64_t f1);
+/* The packing memory it needs for `rows` output rows (floats). */
+AGL_HIDDEN int64_t agl_conv_bcast_floats(const agl_conv_direct *d,
+                                         int64_t rows);
+#endif
+
 /* ---- max pooling (pool.c) ----------------------------------------------- */
 
 /* The arguments of agl_kernel_maxpool2d, and how it computes a row. */

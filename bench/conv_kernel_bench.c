@@ -1,0 +1,232 @@
+/* Microbenchmark of agl_kernel_conv2d: its three ways (the implicit GEMM
+ * that packs windows; the direct kernel with output positions along the
+ * vectors, "rows"; the direct kernel with filters along the vectors and the
+ * input broadcast from a copy of its rows, "bcast") and its own choice
+ * ("auto") side by side on the convolutions of bench/workloads.py's
+ * resnet224 and a few others, alternating call by call, fastest of the
+ * repetitions, at 1 and 2 threads. Prints GFLOP/s of each, the ratio
+ * auto/GEMM (time), and the largest difference between the direct kernels'
+ * results and the GEMM's, relative to the largest output.
+ *
+ * At 1 thread the times are the thread's CPU time (the machine may be
+ * shared), at more, wall-clock time.
+ *
+ *   autoglm-conv-kernel-bench [--reps N] [--threads 1,2] [--only NAME]
+ */
+#include "autoglm/kernels.h"
+#include "autoglm/runtime.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The runtime's internal switch (kernels_internal.h): 0 by shape, 1 the
+ * implicit GEMM, 2 and 3 the direct kernels where they can. */
+extern int agl_conv_select(int which);
+
+/* At 1 thread, the CPU time of this thread: on a shared machine it leaves
+ * out the time the thread waits for a core. Else wall-clock time. */
+static int g_cpu_clock;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(g_cpu_clock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+#if defined(__x86_64__)
+/* The FP32 FMA peak of one core: 24 independent chains of AVX-512 FMAs in
+ * assembly (as in kernel_bench.c), the best of a few runs. */
+#define CHAINS(op)                                                             \
+  op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11)    \
+      op(12) op(13) op(14) op(15) op(16) op(17) op(18) op(19) op(20) op(21)    \
+          op(22) op(23)
+#define FMA_CHAIN(i) "vfmadd231ps %%zmm30, %%zmm31, %%zmm" #i "\n\t"
+#define ZERO_CHAIN(i) "vxorps %%xmm" #i ", %%xmm" #i ", %%xmm" #i "\n\t"
+__attribute__((target("avx512f,fma"), noinline)) static void
+fma_chains(long iterations) {
+  float x = 0.999999f, y = 1e-7f;
+  __asm__ volatile(
+      "vbroadcastss %1, %%zmm30\n\t"
+      "vbroadcastss %2, %%zmm31\n\t" CHAINS(ZERO_CHAIN) "1:\n\t"
+          CHAINS(FMA_CHAIN) "dec %0\n\t"
+                            "jnz 1b\n\t"
+                            "vzeroupper\n\t"
+      : "+r"(iterations)
+      : "m"(x), "m"(y)
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+        "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
+        "xmm23", "xmm30", "xmm31", "cc");
+}
+
+static double measure_peak(void) {
+  fma_chains(1000000);
+  double best = 0;
+  for (int r = 0; r < 9; ++r) {
+    long iterations = 1000000;
+    double t0 = now();
+    fma_chains(iterations);
+    double gflops = 24.0 * 16 * 2 * (double)iterations / (now() - t0) / 1e9;
+    if (gflops > best)
+      best = gflops;
+  }
+  return best;
+}
+#else
+static double measure_peak(void) { return 0; }
+#endif
+
+typedef struct conv_shape {
+  const char *name;
+  int64_t cin, h, w, cout, k, stride, pad;
+} conv_shape;
+
+static const conv_shape kShapes[] = {
+    {"stem 7x7/2 3->64 224", 3, 224, 224, 64, 7, 2, 3},
+    {"stage1 3x3 64->64 56", 64, 56, 56, 64, 3, 1, 1},
+    {"stage2.ds 1x1/2 64->128", 64, 56, 56, 128, 1, 2, 0},
+    {"stage2.conv1 3x3/2 64->128", 64, 56, 56, 128, 3, 2, 1},
+    {"stage2.conv2 3x3 128->128 28", 128, 28, 28, 128, 3, 1, 1},
+    {"stage3.ds 1x1/2 128->256", 128, 28, 28, 256, 1, 2, 0},
+    {"stage3.conv1 3x3/2 128->256", 128, 28, 28, 256, 3, 2, 1},
+    {"stage3.conv2 3x3 256->256 14", 256, 14, 14, 256, 3, 1, 1},
+    {"stage4.ds 1x1/2 256->512", 256, 14, 14, 512, 1, 2, 0},
+    {"stage4.conv1 3x3/2 256->512", 256, 14, 14, 512, 3, 2, 1},
+    {"stage4.conv2 3x3 512->512 7", 512, 7, 7, 512, 3, 1, 1},
+    /* Others. */
+    {"3x3 32->32 112", 32, 112, 112, 32, 3, 1, 1},
+    {"3x3 64->128 56", 64, 56, 56, 128, 3, 1, 1},
+    {"3x3 128->64 28", 128, 28, 28, 64, 3, 1, 1},
+    {"1x1 64->64 56", 64, 56, 56, 64, 1, 1, 0},
+    {"5x5 16->48 40", 16, 40, 40, 48, 5, 1, 2},
+    {"3x3 16->16 112", 16, 112, 112, 16, 3, 1, 1},
+    {"3x3 32->32 56", 32, 56, 56, 32, 3, 1, 1},
+    {"3x3 48->48 28", 48, 28, 28, 48, 3, 1, 1},
+    {"3x3 64->32 56", 64, 56, 56, 32, 3, 1, 1},
+    {"3x3 32->64 112", 32, 112, 112, 64, 3, 1, 1},
+    {"3x3/2 32->32 112", 32, 112, 112, 32, 3, 2, 1},
+};
+
+typedef struct buffers {
+  float *in, *w, *bias, *out;
+  int64_t oh, ow;
+} buffers;
+
+static void call(const conv_shape *s, buffers *b) {
+  agl_kernel_conv2d(1, 1, s->cin, s->h, s->w, b->in, s->cin * s->h * s->w,
+                    s->h * s->w, s->w, s->cout, s->k, s->k, s->stride,
+                    s->stride, 1, 1, s->pad, s->pad, b->w, b->bias, b->out,
+                    b->oh, b->ow, s->cout * b->oh * b->ow, b->oh * b->ow, 0,
+                    AGL_ACT_RELU, NULL);
+}
+
+int main(int argc, char **argv) {
+  int reps = 30;
+  const char *threads_arg = "1,2", *only = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads_arg = argv[++i];
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else {
+      fprintf(stderr, "usage: %s [--reps N] [--threads 1,2] [--only NAME]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  if (reps < 1)
+    reps = 1;
+  double *times[4]; /* by way: auto, GEMM, rows, bcast */
+  for (int w = 0; w < 4; ++w)
+    times[w] = malloc(sizeof(double) * reps);
+  g_cpu_clock = 1; /* the peak in CPU time, as the 1-thread times */
+  printf("FP32 FMA peak of one core: %.1f GFLOP/s\n", measure_peak());
+  printf("%-30s %3s %9s %9s %9s %9s %9s %9s\n", "convolution", "thr",
+         "gemm GF/s", "rows GF/s", "bcst GF/s", "auto GF/s", "auto/gemm",
+         "max diff");
+  char list[64];
+  snprintf(list, sizeof list, "%s", threads_arg);
+  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+    int threads = atoi(tok);
+    agl_set_num_threads(threads);
+    g_cpu_clock = threads == 1;
+    for (size_t si = 0; si < sizeof kShapes / sizeof kShapes[0]; ++si) {
+      const conv_shape *s = &kShapes[si];
+      if (only && !strstr(s->name, only))
+        continue;
+      buffers b;
+      b.oh = (s->h + 2 * s->pad - s->k) / s->stride + 1;
+      b.ow = (s->w + 2 * s->pad - s->k) / s->stride + 1;
+      int64_t depth = s->cin * s->k * s->k;
+      int64_t nin = s->cin * s->h * s->w, nw = s->cout * depth,
+              nout = s->cout * b.oh * b.ow;
+      b.in = malloc(sizeof(float) * nin);
+      b.w = malloc(sizeof(float) * nw);
+      b.bias = malloc(sizeof(float) * s->cout);
+      b.out = malloc(sizeof(float) * nout);
+      float *ref = malloc(sizeof(float) * nout);
+      srand(7);
+      for (int64_t i = 0; i < nin; ++i)
+        b.in[i] = (float)rand() / RAND_MAX - 0.5f;
+      for (int64_t i = 0; i < nw; ++i)
+        b.w[i] = (float)rand() / RAND_MAX - 0.5f;
+      for (int64_t i = 0; i < s->cout; ++i)
+        b.bias[i] = (float)rand() / RAND_MAX - 0.5f;
+      /* The GEMM's result, the direct kernels' against it, warm-up. */
+      agl_conv_select(1);
+      call(s, &b);
+      memcpy(ref, b.out, sizeof(float) * nout);
+      double diff = 0, top = 0;
+      for (int way = 2; way <= 3; ++way) {
+        agl_conv_select(way);
+        call(s, &b);
+        for (int64_t i = 0; i < nout; ++i) {
+          double d = fabs((double)b.out[i] - ref[i]);
+          if (d > diff)
+            diff = d;
+          if (fabs(ref[i]) > top)
+            top = fabs(ref[i]);
+        }
+      }
+      for (int r = 0; r < reps; ++r)
+        for (int way = 1; way <= 4; ++way) {
+          agl_conv_select(way % 4);
+          double t0 = now();
+          call(s, &b);
+          times[way % 4][r] = now() - t0;
+        }
+      double best[4];
+      for (int w = 0; w < 4; ++w) {
+        qsort(times[w], reps, sizeof(double), compare_doubles);
+        /* The machine is shared: the fastest of the repetitions shows what
+         * each way costs with the least interference. */
+        best[w] = times[w][0];
+      }
+      double flops = 2.0 * (double)nout * depth;
+      printf("%-30s %3d %9.1f %9.1f %9.1f %9.1f %9.3f %9.2e\n", s->name,
+             threads, flops / best[1] * 1e-9, flops / best[2] * 1e-9,
+             flops / best[3] * 1e-9, flops / best[0] * 1e-9,
+             best[0] / best[1], top > 0 ? diff / top : diff);
+      fflush(stdout);
+      free(b.in);
+      free(b.w);
+      free(b.bias);
+      free(b.out);
+      free(ref);
+    }
+  }
+  agl_conv_select(0);
+  for (int w = 0; w < 4; ++w)
+    free(times[w]);
+  return 0;
+}

@@ -1,0 +1,222 @@
+/* Direct convolution in the GEMM's orientation (AVX-512, column strides 1
+ * and 2): a tile is up to 14 output positions of one output row x one
+ * 32-filter panel, its accumulators 14 x 2 vectors of filters. Per depth it
+ * loads the panel's weights of that depth (two vectors, contiguous in the
+ * packed weights) and broadcasts each position's input element straight
+ * from a copy of the task's input rows with zero columns on either side,
+ * so nothing is packed per tile. The tile is stored into NCHW through a
+ * small transposition on the stack. This file is compiled with AVX-512
+ * enabled. */
+#include "kernels_internal.h"
+
+#include "avx512_math.h"
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { MR = 14 };
+
+typedef struct bcast_args {
+  const float *input; /* channel 0, row of ki = 0, column of position 0 */
+  const float *weights; /* the panel at the block's first depth */
+  int64_t panel_w, channels, kernel_h, kernel_w, ki_lo, ki_hi;
+  int64_t channel_stride, ki_step, kj_step;
+} bcast_args;
+
+static inline __attribute__((always_inline)) void
+bcast_tile(const int R, const int SW, const int VECS, const bcast_args *t,
+           float *tmp) {
+  __m512 acc[MR][2];
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    acc[i][0] = _mm512_setzero_ps();
+    acc[i][1] = _mm512_setzero_ps();
+  }
+  const int64_t kw = t->kernel_w, W = t->panel_w;
+  const __mmask16 m0 = W >= 16 ? 0xFFFF : (__mmask16)((1u << W) - 1u);
+  const __mmask16 m1 =
+      W >= 32 ? 0xFFFF : W <= 16 ? 0 : (__mmask16)((1u << (W - 16)) - 1u);
+  for (int64_t c = 0; c < t->channels; ++c) {
+    const float *w = t->weights + (c * t->kernel_h + t->ki_lo) * kw * W;
+    const float *plane = t->input + c * t->channel_stride;
+    for (int64_t ki = t->ki_lo; ki < t->ki_hi; ++ki) {
+      const float *x = plane + ki * t->ki_step;
+      for (int64_t kj = 0; kj < kw; ++kj) {
+        __m512 b0 = _mm512_maskz_loadu_ps(m0, w);
+        __m512 b1 = VECS > 1 ? _mm512_maskz_loadu_ps(m1, w + 16)
+                             : _mm512_setzero_ps();
+#pragma GCC unroll 14
+        for (int i = 0; i < R; ++i) {
+          __m512 a = _mm512_set1_ps(x[i * SW]);
+          acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
+          if (VECS > 1)
+            acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
+        }
+        x += t->kj_step;
+        w += W;
+      }
+    }
+  }
+  /* Out through the stack: tmp[i * 32 + j] for position i, filter j. */
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    _mm512_storeu_ps(tmp + i * 32, acc[i][0]);
+    _mm512_storeu_ps(tmp + i * 32 + 16, acc[i][1]);
+  }
+}
+
+typedef void (*bcast_fn)(const bcast_args *t, float *tmp);
+
+#define BCAST(R)                                                               \
+  static void b11_##R(const bcast_args *t, float *a) {                  \
+    bcast_tile(R, 1, 1, t, a);                                                 \
+  }                                                                            \
+  static void b12_##R(const bcast_args *t, float *a) {                  \
+    bcast_tile(R, 1, 2, t, a);                                                 \
+  }                                                                            \
+  static void b21_##R(const bcast_args *t, float *a) {                  \
+    bcast_tile(R, 2, 1, t, a);                                                 \
+  }                                                                            \
+  static void b22_##R(const bcast_args *t, float *a) {                  \
+    bcast_tile(R, 2, 2, t, a);                                                 \
+  }
+BCAST(1)
+BCAST(2)
+BCAST(3)
+BCAST(4)
+BCAST(5)
+BCAST(6)
+BCAST(7)
+BCAST(8)
+BCAST(9)
+BCAST(10)
+BCAST(11)
+BCAST(12)
+BCAST(13)
+BCAST(14)
+
+#define BROW(p)                                                                \
+  {NULL,    p##_1,  p##_2,  p##_3,  p##_4,  p##_5,  p##_6, p##_7,              \
+   p##_8,   p##_9,  p##_10, p##_11, p##_12, p##_13, p##_14}
+/* [stride 2][two vectors][R] */
+static const bcast_fn bcasts[2][2][MR + 1] = {
+    {BROW(b11), BROW(b12)},
+    {BROW(b21), BROW(b22)},
+};
+
+/* The columns of the copied rows. */
+static int64_t copy_width(const agl_conv_direct *d) {
+  int64_t width =
+      (d->out_w - 1) * d->stride_w + (d->kernel_w - 1) * d->dilation_w + 1;
+  if (width < d->pad_left + d->in_w)
+    width = d->pad_left + d->in_w;
+  return (width + 15) / 16 * 16;
+}
+
+int64_t agl_conv_bcast_floats(const agl_conv_direct *d, int64_t rows) {
+  int64_t nrows = (rows - 1) * d->stride_h +
+                  (d->kernel_h - 1) * d->dilation_h + 1;
+  if (nrows > d->in_h)
+    nrows = d->in_h;
+  return d->in_channels * nrows * copy_width(d) + MR * 32 + 16;
+}
+
+int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
+                               int64_t g, int64_t oy0, int64_t oy1,
+                               int64_t f0, int64_t f1) {
+  const int64_t taps = d->kernel_h * d->kernel_w;
+  const int64_t depth = d->in_channels * taps;
+  const int64_t sw = d->stride_w, ow = d->out_w;
+  float *scratch = agl_pool_scratch();
+  if (!scratch || (sw != 1 && sw != 2))
+    return 0;
+  /* The input rows the output rows reach, inside the image, copied with
+   * pad_left zero columns before and enough after. */
+  int64_t iy_first = oy0 * d->stride_h - d->pad_top;
+  int64_t iy_last = (oy1 - 1) * d->stride_h - d->pad_top +
+                    (d->kernel_h - 1) * d->dilation_h;
+  if (iy_first < 0)
+    iy_first = 0;
+  if (iy_last > d->in_h - 1)
+    iy_last = d->in_h - 1;
+  const int64_t nrows = iy_last - iy_first + 1;
+  const int64_t width = copy_width(d);
+  /* Room for a tile's transposition after the rows. */
+  if (nrows <= 0 ||
+      d->in_channels * nrows * width + MR * 32 + 16 >
+                         (int64_t)AGL_SCRATCH_FLOATS)
+    return 0;
+  const float *image = d->input + n * d->in_batch_stride + g * d->group_stride;
+  for (int64_t c = 0; c < d->in_channels; ++c)
+    for (int64_t r = 0; r < nrows; ++r) {
+      float *dst = scratch + (c * nrows + r) * width;
+      const float *src =
+          image + c * d->channel_stride + (iy_first + r) * d->row_stride;
+      int64_t copy = d->in_w < width - d->pad_left ? d->in_w
+                                                    : width - d->pad_left;
+      memset(dst, 0, (size_t)d->pad_left * sizeof(float));
+      memcpy(dst + d->pad_left, src, (size_t)copy * sizeof(float));
+      memset(dst + d->pad_left + copy, 0,
+             (size_t)(width - d->pad_left - copy) * sizeof(float));
+    }
+  float *tmp = scratch + d->in_channels * nrows * width;
+  tmp = (float *)(((uintptr_t)tmp + 63) & ~(uintptr_t)63);
+  const float *rows = scratch - iy_first * width; /* row iy at iy * width */
+  const float *weights = d->weights + g * d->out_channels * depth;
+  const float *bias = d->bias ? d->bias + g * d->out_channels : NULL;
+  float *out = d->out + n * d->out_batch_stride +
+               g * d->out_channels * d->out_channel_stride;
+  bcast_args t = {
+      .kernel_h = d->kernel_h,
+      .kernel_w = d->kernel_w,
+      .channels = d->in_channels,
+      .channel_stride = nrows * width,
+      .ki_step = d->dilation_h * width,
+      .kj_step = d->dilation_w,
+  };
+  const int s2 = sw == 2;
+  for (int64_t f = f0; f < f1; f += AGL_CONV_PACKED_NR) {
+    const int64_t nr = d->out_channels - f < AGL_CONV_PACKED_NR
+                           ? d->out_channels - f
+                           : AGL_CONV_PACKED_NR;
+    t.panel_w = nr;
+    t.weights = weights + f * depth;
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      const int64_t dh = d->dilation_h;
+      const int64_t y0 = oy * d->stride_h - d->pad_top;
+      int64_t lo = y0 >= 0 ? 0 : (-y0 + dh - 1) / dh;
+      int64_t hi = d->in_h - y0 <= 0 ? 0 : (d->in_h - y0 + dh - 1) / dh;
+      if (hi > d->kernel_h)
+        hi = d->kernel_h;
+      if (hi < lo)
+        hi = lo;
+      t.ki_lo = lo;
+      t.ki_hi = hi;
+      for (int64_t ox0 = 0; ox0 < ow; ox0 += MR) {
+        const int R = ow - ox0 < MR ? (int)(ow - ox0) : MR;
+        t.input = rows + y0 * width + ox0 * sw;
+        bcasts[s2][nr > 16][R](&t, tmp);
+        /* Transposed: filter j's positions, 32 apart in tmp. */
+        const __mmask16 m = (__mmask16)((1u << R) - 1u);
+        const __m512i across = _mm512_mullo_epi32(
+            _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
+                             0),
+            _mm512_set1_epi32(32));
+        for (int64_t j = 0; j < nr; ++j) {
+          float *o = out + (f + j) * d->out_channel_stride + oy * ow + ox0;
+          __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, across,
+                                              tmp + j, 4);
+          if (bias)
+            v = _mm512_add_ps(v, _mm512_set1_ps(bias[f + j]));
+          if (d->accumulate)
+            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, o));
+          if (d->act != AGL_ACT_NONE)
+            v = agl_activate512(v, d->act);
+          _mm512_mask_storeu_ps(o, m, v);
+        }
+      }
+    }
+  }
+  return 1;
+}
