@@ -60,17 +60,20 @@ std::optional<int64_t> lastPositionAxis(tensor::ExtractSliceOp slice) {
   if (slice.getResultType().getRank() != type.getRank() ||
       !slice.hasUnitStride())
     return std::nullopt;
+  // Whether `value` is the source's extent along axis `d`.
+  auto isExtent = [&](OpFoldResult value, int64_t d) {
+    auto v = dyn_cast<Value>(value);
+    auto dim = v ? v.getDefiningOp<tensor::DimOp>() : nullptr;
+    return dim && dim.getSource() == slice.getSource() &&
+           dim.getConstantIndex() == d;
+  };
   std::optional<int64_t> axis;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     OpFoldResult offset = slice.getMixedOffsets()[d];
     OpFoldResult size = slice.getMixedSizes()[d];
     bool whole = isZeroInteger(offset) &&
                  (type.isDynamicDim(d)
-                      ? matchPattern(dyn_cast<Value>(size),
-                                     m_Op<tensor::DimOp>()) &&
-                            cast<Value>(size)
-                                    .getDefiningOp<tensor::DimOp>()
-                                    .getSource() == slice.getSource()
+                      ? isExtent(size, d)
                       : getConstantIntValue(size) == type.getDimSize(d));
     if (whole) // extent-1 axes too: the slice leaves them as they are
       continue;
@@ -81,12 +84,9 @@ std::optional<int64_t> lastPositionAxis(tensor::ExtractSliceOp slice) {
       if (getConstantIntValue(offset) != type.getDimSize(d) - 1)
         return std::nullopt;
     } else {
-      auto sub = dyn_cast<Value>(offset)
-                     ? cast<Value>(offset).getDefiningOp<arith::SubIOp>()
-                     : nullptr;
-      auto dim = sub ? sub.getLhs().getDefiningOp<tensor::DimOp>() : nullptr;
-      if (!dim || dim.getSource() != slice.getSource() ||
-          dim.getConstantIndex() != d || !isOneInteger(sub.getRhs()))
+      auto v = dyn_cast<Value>(offset);
+      auto sub = v ? v.getDefiningOp<arith::SubIOp>() : nullptr;
+      if (!sub || !isExtent(sub.getLhs(), d) || !isOneInteger(sub.getRhs()))
         return std::nullopt;
     }
     axis = d;
@@ -106,9 +106,10 @@ operandAxes(Operation *op, int64_t axis) {
   auto rankOf = [&](unsigned i) {
     return cast<RankedTensorType>(op->getOperand(i).getType()).getRank();
   };
-  if (auto matmul = dyn_cast<MatMulOp>(op)) {
-    // Rows of the product are rows of the left operand.
-    if (axis != rank - 2 || rankOf(0) < 2)
+  if (isa<MatMulOp>(op)) {
+    // Rows of the product are rows of the left operand (both at least
+    // matrices: with a vector on either side the axes shift).
+    if (axis != rank - 2 || rankOf(0) < 2 || rankOf(1) < 2)
       return std::nullopt;
     return Axes{{0, rankOf(0) - 2}};
   }
@@ -122,11 +123,27 @@ operandAxes(Operation *op, int64_t axis) {
   if (auto transpose = dyn_cast<TransposeOp>(op))
     return Axes{{0, transpose.getPerm()[axis]}};
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
-    // Only a reshape that keeps the axes up to `axis` as they are.
+    // Only a reshape that keeps the axes up to `axis` as they are, and
+    // regroups static ones after it: then each position keeps its
+    // elements. (One symbolic axis at most before: two could trade
+    // extents.)
     auto input = cast<RankedTensorType>(reshape.getInput().getType());
-    if (input.getRank() <= axis ||
-        input.getShape().take_front(axis + 1) !=
-            result.getShape().take_front(axis + 1))
+    if (input.getRank() <= axis)
+      return std::nullopt;
+    ArrayRef<int64_t> head = result.getShape().take_front(axis + 1);
+    ArrayRef<int64_t> inputTail = input.getShape().drop_front(axis + 1),
+                      resultTail = result.getShape().drop_front(axis + 1);
+    auto product = [](ArrayRef<int64_t> extents) {
+      int64_t n = 1;
+      for (int64_t e : extents)
+        n *= e;
+      return n;
+    };
+    if (input.getShape().take_front(axis + 1) != head ||
+        llvm::count_if(head, ShapedType::isDynamic) > 1 ||
+        ShapedType::isDynamicShape(inputTail) ||
+        ShapedType::isDynamicShape(resultTail) ||
+        product(inputTail) != product(resultTail))
       return std::nullopt;
     return Axes{{0, axis}};
   }

@@ -57,3 +57,20 @@ func.func @softmax_over_tokens(%x: tensor<2x5x3xf32>) -> (tensor<2x5x3xf32> {aut
   %s = autoglm.softmax %x {axis = 1 : i64} : tensor<2x5x3xf32>
   return %s : tensor<2x5x3xf32>
 }
+
+// -----
+
+// Where positions do not map one to one, the slice stays: a reshape that
+// regroups the token axis itself ([?, 4] to [?, 2] halves every row), and
+// a product with a vector (its rows are not the result's second-to-last
+// axis).
+// CHECK-LABEL: func.func @not_row_wise
+// CHECK: %[[R:.*]] = autoglm.reshape %arg0
+// CHECK: %[[P:.*]] = autoglm.matmul %arg1, %arg2 : (tensor<3x?x4xf32>, tensor<4xf32>) -> tensor<3x?xf32>
+// CHECK: tensor.extract_slice %[[R]]
+// CHECK: tensor.extract_slice %[[P]]
+func.func @not_row_wise(%x: tensor<?x4xf32>, %a: tensor<3x?x4xf32>, %v: tensor<4xf32>, %n: index) -> (tensor<?x2xf32> {autoglm.name = "logits"}, tensor<3x?xf32> {autoglm.name = "logits"}) {
+  %r = autoglm.reshape %x[%n] : (tensor<?x4xf32>) -> tensor<?x2xf32>
+  %p = autoglm.matmul %a, %v : (tensor<3x?x4xf32>, tensor<4xf32>) -> tensor<3x?xf32>
+  return %r, %p : tensor<?x2xf32>, tensor<3x?xf32>
+}
