@@ -19,6 +19,7 @@
 // infinities, overflow) and the layout.
 #include "autoglm/kernels_quant.h"
 #include "autoglm/runtime.h"
+#include "KernelTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -34,27 +35,10 @@
 struct agl_gemm_isa;
 extern "C" const agl_gemm_isa *agl_gemm_select(int which);
 
+using autoglm::test::activate;
+using autoglm::test::Aligned;
+
 namespace {
-
-double activate(double x, int act) {
-  switch (act) {
-  case AGL_ACT_RELU:
-    return x > 0 ? x : 0;
-  case AGL_ACT_GELU_ERF:
-    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-  case AGL_ACT_SILU:
-    return x / (1 + std::exp(-x));
-  default:
-    return x;
-  }
-}
-
-struct Aligned {
-  explicit Aligned(size_t bytes)
-      : data(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)) {}
-  ~Aligned() { std::free(data); }
-  void *data;
-};
 
 struct Case {
   int64_t batch, m, n, k;

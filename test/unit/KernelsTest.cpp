@@ -10,6 +10,7 @@
 // activations' approximation error (their derivatives are at most 1.13).
 #include "autoglm/kernels.h"
 #include "autoglm/runtime.h"
+#include "KernelTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -28,6 +29,8 @@ struct agl_gemm_isa;
 extern "C" const agl_gemm_isa *agl_gemm_select(int which);
 extern "C" int agl_conv_select(int which);
 
+using autoglm::test::activate;
+
 namespace {
 
 struct Layout {
@@ -38,22 +41,6 @@ struct Layout {
   bool broadcast_b;  // B's batch stride 0
   bool packed_b;     // B given packed ahead of time (agl_kernel_sgemm_packed)
 };
-
-double activate(double x, int act) {
-  switch (act) {
-  case AGL_ACT_RELU:
-    return x > 0 ? x : 0;
-  case AGL_ACT_GELU_ERF:
-    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-  case AGL_ACT_GELU_TANH:
-    return 0.5 * x *
-           (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-  case AGL_ACT_SILU:
-    return x / (1 + std::exp(-x));
-  default:
-    return x;
-  }
-}
 
 std::string describe(int64_t batch, int64_t m, int64_t n, int64_t k,
                      const Layout &l, int accumulate, int act, int threads) {
