@@ -15,74 +15,22 @@
  */
 #include "autoglm/kernels.h"
 #include "autoglm/runtime.h"
+#include "bench_timing.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* The runtime's internal switch (kernels_internal.h): 0 by shape, 1 the
  * implicit GEMM, 2 and 3 the direct kernels where they can. */
 extern int agl_conv_select(int which);
 
-/* At 1 thread, the CPU time of this thread: on a shared machine it leaves
- * out the time the thread waits for a core. Else wall-clock time. */
-static int g_cpu_clock;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(g_cpu_clock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-#if defined(__x86_64__)
-/* The FP32 FMA peak of one core: 24 independent chains of AVX-512 FMAs in
- * assembly (as in kernel_bench.c), the best of a few runs. */
-#define CHAINS(op)                                                             \
-  op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11)    \
-      op(12) op(13) op(14) op(15) op(16) op(17) op(18) op(19) op(20) op(21)    \
-          op(22) op(23)
-#define FMA_CHAIN(i) "vfmadd231ps %%zmm30, %%zmm31, %%zmm" #i "\n\t"
-#define ZERO_CHAIN(i) "vxorps %%xmm" #i ", %%xmm" #i ", %%xmm" #i "\n\t"
-__attribute__((target("avx512f,fma"), noinline)) static void
-fma_chains(long iterations) {
-  float x = 0.999999f, y = 1e-7f;
-  __asm__ volatile(
-      "vbroadcastss %1, %%zmm30\n\t"
-      "vbroadcastss %2, %%zmm31\n\t" CHAINS(ZERO_CHAIN) "1:\n\t"
-          CHAINS(FMA_CHAIN) "dec %0\n\t"
-                            "jnz 1b\n\t"
-                            "vzeroupper\n\t"
-      : "+r"(iterations)
-      : "m"(x), "m"(y)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-        "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
-        "xmm23", "xmm30", "xmm31", "cc");
-}
-
+/* The FP32 FMA peak of one core, the best of a few short runs (in CPU
+ * time, as the 1-thread times). */
 static double measure_peak(void) {
-  fma_chains(1000000);
-  double best = 0;
-  for (int r = 0; r < 9; ++r) {
-    long iterations = 1000000;
-    double t0 = now();
-    fma_chains(iterations);
-    double gflops = 24.0 * 16 * 2 * (double)iterations / (now() - t0) / 1e9;
-    if (gflops > best)
-      best = gflops;
-  }
-  return best;
+  return measure_peak_with(1000000, 9, 1000000);
 }
-#else
-static double measure_peak(void) { return 0; }
-#endif
 
 typedef struct conv_shape {
   const char *name;

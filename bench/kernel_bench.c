@@ -7,70 +7,19 @@
  */
 #include "autoglm/kernels.h"
 #include "autoglm/runtime.h"
+#include "bench_timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-#if defined(__x86_64__)
-/* 24 independent accumulator chains (zmm0..zmm23), enough to cover the FMA
- * latency at any issue rate the core has; written in assembly so that the
- * compiler can neither spill nor fold them. */
-#define FMA24(op)                                                              \
-  op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11)    \
-      op(12) op(13) op(14) op(15) op(16) op(17) op(18) op(19) op(20) op(21)    \
-          op(22) op(23)
-#define FMA_ONE(i) "vfmadd231ps %%zmm30, %%zmm31, %%zmm" #i "\n\t"
-#define ZERO_ONE(i) "vxorps %%xmm" #i ", %%xmm" #i ", %%xmm" #i "\n\t"
-__attribute__((target("avx512f,fma"), noinline)) static void
-fma_loop(long iterations) {
-  float x = 0.999999f, y = 1e-7f;
-  __asm__ volatile(
-      "vbroadcastss %1, %%zmm30\n\t"
-      "vbroadcastss %2, %%zmm31\n\t" FMA24(ZERO_ONE) "1:\n\t" FMA24(FMA_ONE)
-      "dec %0\n\t"
-      "jnz 1b\n\t"
-      "vzeroupper\n\t"
-      : "+r"(iterations)
-      : "m"(x), "m"(y)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
-        "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
-        "xmm23", "xmm30", "xmm31", "cc");
-}
-
 static double measure_peak(void) {
-  fma_loop(2000000); /* warm-up, clocks up */
-  double best = 0;
-  for (int r = 0; r < 7; ++r) {
-    long iterations = 4000000;
-    double t0 = now();
-    fma_loop(iterations);
-    double gflops = 24.0 * 16 * 2 * (double)iterations / (now() - t0) / 1e9;
-    if (gflops > best)
-      best = gflops;
-  }
-  return best;
+  return measure_peak_with(2000000, 7, 4000000);
 }
-#else
-static double measure_peak(void) { return 0; }
-#endif
 
 typedef struct shape {
   const char *name;
