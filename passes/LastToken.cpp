@@ -133,17 +133,12 @@ operandAxes(Operation *op, int64_t axis) {
     ArrayRef<int64_t> head = result.getShape().take_front(axis + 1);
     ArrayRef<int64_t> inputTail = input.getShape().drop_front(axis + 1),
                       resultTail = result.getShape().drop_front(axis + 1);
-    auto product = [](ArrayRef<int64_t> extents) {
-      int64_t n = 1;
-      for (int64_t e : extents)
-        n *= e;
-      return n;
-    };
     if (input.getShape().take_front(axis + 1) != head ||
         llvm::count_if(head, ShapedType::isDynamic) > 1 ||
         ShapedType::isDynamicShape(inputTail) ||
         ShapedType::isDynamicShape(resultTail) ||
-        product(inputTail) != product(resultTail))
+        ShapedType::getNumElements(inputTail) !=
+            ShapedType::getNumElements(resultTail))
       return std::nullopt;
     return Axes{{0, axis}};
   }
