@@ -1,0 +1,317 @@
+/* agl_kernel_gemm_u8s8: uint8 x int8 products summed in int32 (layout of B
+ * in autoglm/kernels_int8.h). The loop nest of the packed float GEMM (see
+ * sgemm.c), for one task (a batch entry's rows [i0, i1) x panels [q0, q1)):
+ *   for each MC block of rows, for each KC block of depth quads:
+ *     pack A (MC x KC) into panels of 14 rows              -> L2/L3
+ *     for each NC block of columns (B, packed ahead of time) -> L2
+ *       for each A panel (14 x KC, stays in L1):
+ *         for each B panel: micro-kernel 14 x 32
+ * A is packed although it is already bytes: the micro-kernel then reads a
+ * single stream of A (no 14 rows falling into the same L1 sets when A's row
+ * stride is a multiple of 4 KiB, no k % 4 tail) for about 1/n of its work.
+ * The blocking is the float GEMM's cost model, read with one depth quad
+ * (4 bytes of a row of A, 128 bytes of a B panel) in place of one float:
+ * every block then takes the bytes it takes in the float GEMM, so the
+ * model's cache budget holds as it is (kc quads x 14 rows of A in the L1,
+ * kc quads x nc columns of B in the L2). Partial sums of all depth blocks
+ * but the last are kept in C as int32. Nothing is allocated. */
+#include "int8_internal.h"
+
+#include <string.h>
+
+/* ---- portable micro-kernel ------------------------------------------------ */
+
+void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap, const int8_t *bp,
+                            int rows, int cols, void *c, int64_t ldc,
+                            const agl_s8_epilogue *e) {
+  unsigned char *cb = c;
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      /* Unsigned: wraps as vpdpbusd does, so the final sum is exact
+       * whenever it fits in int32. */
+      uint32_t acc = 0;
+      const uint8_t *x = ap + 4 * i;
+      const int8_t *w = bp + j / 16 * 64 + j % 16 * 4;
+      for (int64_t r = 0; r < kq; ++r, x += AGL_S8_QUAD_BYTES, w += 128)
+        for (int d = 0; d < 4; ++d)
+          acc += (uint32_t)((int32_t)x[d] * (int32_t)w[d]);
+      unsigned char *cij = cb + (i * ldc + j) * 4;
+      if (e->load) {
+        int32_t old;
+        memcpy(&old, cij, 4);
+        acc += (uint32_t)old;
+      }
+      if (e->last)
+        acc -= (uint32_t)e->zero_point * (uint32_t)e->colsum[j];
+      int32_t sum = (int32_t)acc;
+      if (!e->last || !e->scale) {
+        memcpy(cij, &sum, 4);
+        continue;
+      }
+      float x32 = (float)sum * (e->alpha * e->scale[j]);
+      if (e->bias)
+        x32 += e->bias[j];
+      if (e->act != AGL_ACT_NONE)
+        x32 = agl_activate_scalar(x32, e->act);
+      if (e->residual)
+        x32 += e->residual[i * e->res_rs + j];
+      memcpy(cij, &x32, 4);
+    }
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+typedef struct s8_args {
+  int64_t batch, m, n, k;
+  const uint8_t *a;
+  int64_t a_bs, a_rs;
+  int32_t zero_point;
+  const unsigned char *b;
+  int64_t panel_bytes;
+  unsigned char *c; /* int32 or float elements, 4 bytes either way */
+  int64_t c_bs, c_rs;
+  float alpha;
+  const float *scale, *bias;
+  int act;
+  const float *residual;
+  int64_t res_bs, res_rs;
+  agl_s8_kernel_fn kernel;
+  /* Blocking: kc depth quads, nc columns (whole panels), mc rows (whole
+   * A panels). */
+  int64_t kc, nc, mc;
+  /* Task grid: per batch entry, mt x nt tiles of m_step rows x n_step
+   * panels. */
+  int64_t mt, nt, m_step, n_step;
+} s8_args;
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Packs rows [0, rows) x quads [q0, q0 + kq) of A (row stride lda) into
+ * panels of AGL_S8_MR rows; depths past k are zero. */
+static void pack_a(const uint8_t *a, int64_t lda, int64_t rows, int64_t k,
+                   int64_t q0, int64_t kq, uint8_t *dst) {
+  const int64_t whole = k / 4 - q0 < kq ? k / 4 - q0 : kq; /* full quads */
+  for (int64_t i0 = 0; i0 < rows; i0 += AGL_S8_MR) {
+    int live = rows - i0 < AGL_S8_MR ? (int)(rows - i0) : AGL_S8_MR;
+    for (int i = 0; i < AGL_S8_MR; ++i) {
+      uint8_t *out = dst + 4 * i;
+      if (i >= live) {
+        for (int64_t r = 0; r < kq; ++r)
+          memset(out + r * AGL_S8_QUAD_BYTES, 0, 4);
+        continue;
+      }
+      const uint8_t *row = a + (i0 + i) * lda + 4 * q0;
+      for (int64_t r = 0; r < whole; ++r)
+        memcpy(out + r * AGL_S8_QUAD_BYTES, row + 4 * r, 4);
+      for (int64_t r = whole > 0 ? whole : 0; r < kq; ++r) {
+        /* The tail quad: only the row's own bytes, zero past k. */
+        uint8_t quad[4] = {0, 0, 0, 0};
+        for (int64_t d = 4 * (q0 + r); d < k && d < 4 * (q0 + r) + 4; ++d)
+          quad[d - 4 * (q0 + r)] = a[(i0 + i) * lda + d];
+        memcpy(out + r * AGL_S8_QUAD_BYTES, quad, 4);
+      }
+    }
+    dst += kq * AGL_S8_QUAD_BYTES;
+  }
+}
+
+/* Rows [i0, i1) x panels [q0, q1) of batch entry bt; `abuf` holds a packed
+ * block of A (mc x kc quads). */
+static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
+                    int64_t q0, int64_t q1, uint8_t *abuf, int64_t kc_max,
+                    int64_t mc_max) {
+  const int64_t quads = ceil_div(g->k, 4);
+  /* Equal depth blocks: no thin last one. */
+  const int64_t kc = ceil_div(quads, ceil_div(quads, kc_max));
+  const int64_t ncp = g->nc / AGL_S8_PACKED_NR;
+  const uint8_t *a = g->a + bt * g->a_bs;
+  unsigned char *c = g->c + bt * g->c_bs * 4;
+  const float *residual = g->residual ? g->residual + bt * g->res_bs : NULL;
+  for (int64_t ic = i0; ic < i1; ic += mc_max) {
+    int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
+    for (int64_t pq = 0; pq < quads; pq += kc) {
+      int64_t kq = quads - pq < kc ? quads - pq : kc;
+      pack_a(a + ic * g->a_rs, g->a_rs, mc, g->k, pq, kq, abuf);
+      for (int64_t qc = q0; qc < q1; qc += ncp) {
+        int64_t qe = q1 - qc < ncp ? q1 : qc + ncp;
+        for (int64_t ir = 0; ir < mc; ir += AGL_S8_MR) {
+          int rows = mc - ir < AGL_S8_MR ? (int)(mc - ir) : AGL_S8_MR;
+          const uint8_t *ap = abuf + ir / AGL_S8_MR * kq * AGL_S8_QUAD_BYTES;
+          int64_t i = ic + ir;
+          for (int64_t q = qc; q < qe; ++q) {
+            const unsigned char *panel = g->b + q * g->panel_bytes;
+            int64_t j = q * AGL_S8_PACKED_NR;
+            int cols = g->n - j < AGL_S8_PACKED_NR ? (int)(g->n - j)
+                                                    : AGL_S8_PACKED_NR;
+            agl_s8_epilogue e = {
+                .load = pq > 0,
+                .last = pq + kq == quads,
+                .zero_point = g->zero_point,
+                .colsum = (const int32_t *)(const void *)panel,
+                .alpha = g->alpha,
+                .scale = g->scale ? g->scale + j : NULL,
+                .bias = g->bias ? g->bias + j : NULL,
+                .act = g->act,
+                .residual = residual ? residual + i * g->res_rs + j : NULL,
+                .res_rs = g->res_rs};
+            g->kernel(kq, ap,
+                      (const int8_t *)(panel + 32 * sizeof(int32_t) +
+                                       pq * 128),
+                      rows, cols, c + (i * g->c_rs + j) * 4, g->c_rs, &e);
+          }
+        }
+      }
+    }
+  }
+}
+
+static void s8_tasks(void *raw, int64_t begin, int64_t end) {
+  const s8_args *g = raw;
+  /* Without pool memory, a small block of A on the stack. */
+  enum { STACK_QUADS = 64 };
+  uint8_t stack[AGL_S8_MR * STACK_QUADS * 4];
+  uint8_t *abuf = (uint8_t *)agl_pool_scratch();
+  int64_t kc = g->kc, mc = g->mc;
+  if (!abuf) {
+    abuf = stack;
+    kc = STACK_QUADS;
+    mc = AGL_S8_MR;
+  }
+  const int64_t panels = ceil_div(g->n, AGL_S8_PACKED_NR);
+  const int64_t per_batch = g->mt * g->nt;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t bt = t / per_batch, r = t % per_batch;
+    int64_t i0 = r / g->nt * g->m_step, q0 = r % g->nt * g->n_step;
+    int64_t i1 = i0 + g->m_step < g->m ? i0 + g->m_step : g->m;
+    int64_t q1 = q0 + g->n_step < panels ? q0 + g->n_step : panels;
+    if (i0 < i1 && q0 < q1)
+      s8_tile(g, bt, i0, i1, q0, q1, abuf, kc, mc);
+  }
+}
+
+static void s8_run(s8_args *g, int threads) {
+  const int64_t panels = ceil_div(g->n, AGL_S8_PACKED_NR);
+  /* As for the float GEMM: below this much work per extra thread, waking
+   * the workers costs more than it saves (int8 work is about 4x cheaper). */
+  double work = (double)g->batch * g->m * g->n * g->k / 4;
+  int useful = (int)(work / 65536.0) + 1;
+  if (threads > useful)
+    threads = useful;
+  /* Columns first (each thread reads only its own panels of B; A is packed
+   * by each), rows too when there are fewer panels than about two per
+   * thread. */
+  g->mt = 1;
+  g->m_step = g->m;
+  int64_t nt = panels < 2 * (int64_t)threads ? panels : 2 * (int64_t)threads;
+  if (threads == 1)
+    nt = 1;
+  g->n_step = ceil_div(panels, nt);
+  nt = ceil_div(panels, g->n_step);
+  int64_t want = ceil_div(2 * (int64_t)threads, nt * g->batch);
+  int64_t row_panels = ceil_div(g->m, AGL_S8_MR);
+  if (threads > 1 && want > 1) {
+    g->mt = want < row_panels ? want : row_panels;
+    g->m_step = ceil_div(row_panels, g->mt) * AGL_S8_MR;
+    g->mt = ceil_div(g->m, g->m_step);
+  }
+  g->nt = ceil_div(panels, g->n_step);
+  int64_t tasks = g->batch * g->mt * g->nt;
+  if (threads > 1 && tasks > 1)
+    agl_pool_run(tasks, tasks, s8_tasks, g);
+  else
+    s8_tasks(g, 0, tasks);
+}
+
+#if defined(AGL_HAVE_AVX512_KERNELS)
+static int cpu_has_vnni(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vnni");
+}
+#endif
+
+/* The AVX-512 kernel where the float GEMM runs AVX-512 (tests force the
+ * portable one through agl_gemm_select) and the CPU has VNNI. */
+static agl_s8_kernel_fn s8_kernel(void) {
+#if defined(AGL_HAVE_AVX512_KERNELS)
+  static int vnni = -1;
+  if (vnni < 0)
+    vnni = cpu_has_vnni(); /* idempotent: a race only repeats it */
+  if (vnni && agl_gemm_current() == &agl_gemm_avx512)
+    return agl_s8_kernel_avx512;
+#endif
+  return agl_s8_kernel_portable;
+}
+
+void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                          const uint8_t *a, int64_t a_batch_stride,
+                          int64_t a_row_stride, int32_t a_zero_point,
+                          const void *packed_b, void *c,
+                          int64_t c_batch_stride, int64_t c_row_stride,
+                          float alpha, const float *scale, const float *bias,
+                          int32_t activation, const float *residual,
+                          int64_t residual_batch_stride,
+                          int64_t residual_row_stride,
+                          const agl_gemm_blocking *blocking) {
+  if (batch <= 0 || m <= 0 || n <= 0)
+    return;
+  if (activation < AGL_ACT_NONE || activation > AGL_ACT_SILU)
+    activation = AGL_ACT_NONE;
+  if (!scale) { /* int32 output: no epilogue */
+    bias = residual = NULL;
+    activation = AGL_ACT_NONE;
+  }
+  if (k <= 0) {
+    /* The epilogue of a zero sum. */
+    for (int64_t bt = 0; bt < batch; ++bt)
+      for (int64_t i = 0; i < m; ++i) {
+        unsigned char *row =
+            (unsigned char *)c + (bt * c_batch_stride + i * c_row_stride) * 4;
+        for (int64_t j = 0; j < n; ++j) {
+          if (!scale) {
+            memset(row + 4 * j, 0, 4);
+            continue;
+          }
+          float x = bias ? bias[j] : 0.0f;
+          x = agl_activate_scalar(x, activation);
+          if (residual)
+            x += residual[bt * residual_batch_stride +
+                          i * residual_row_stride + j];
+          memcpy(row + 4 * j, &x, 4);
+        }
+      }
+    return;
+  }
+  s8_args g = {.batch = batch, .m = m, .n = n, .k = k, .a = a,
+               .a_bs = a_batch_stride, .a_rs = a_row_stride,
+               .zero_point = a_zero_point, .b = packed_b,
+               .panel_bytes = agl_s8_panel_bytes(k), .c = c,
+               .c_bs = c_batch_stride, .c_rs = c_row_stride, .alpha = alpha,
+               .scale = scale, .bias = bias, .act = activation,
+               .residual = residual, .res_bs = residual_batch_stride,
+               .res_rs = residual_row_stride, .kernel = s8_kernel()};
+  agl_block_sizes sizes = agl_gemm_block_sizes(agl_gemm_current(), blocking);
+  g.kc = sizes.kc > 0 ? sizes.kc : 1;
+  g.nc = sizes.nc / AGL_S8_PACKED_NR * AGL_S8_PACKED_NR;
+  if (g.nc < AGL_S8_PACKED_NR)
+    g.nc = AGL_S8_PACKED_NR;
+  /* The packed A block (mc rows of kc quads, whole panels) takes what the
+   * float GEMM's A block takes: at most kc * mc floats of the packing
+   * memory. */
+  g.mc = sizes.mc / AGL_S8_MR * AGL_S8_MR;
+  if (g.mc < AGL_S8_MR)
+    g.mc = AGL_S8_MR;
+  if (g.kc * g.mc * 4 * (int64_t)sizeof(uint8_t) >
+      (int64_t)(AGL_SCRATCH_FLOATS * sizeof(float))) {
+    g.mc = AGL_S8_MR;
+    if (g.kc * g.mc * 4 > (int64_t)(AGL_SCRATCH_FLOATS * sizeof(float)))
+      g.kc = (int64_t)(AGL_SCRATCH_FLOATS * sizeof(float)) / (g.mc * 4);
+  }
+  int threads = agl_pool_acquire();
+  if (threads <= 0) {
+    s8_run(&g, 1); /* nested in a parallel region, or no pool memory */
+    return;
+  }
+  s8_run(&g, threads);
+  agl_pool_release();
+}

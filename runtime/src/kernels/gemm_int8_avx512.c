@@ -1,0 +1,159 @@
+/* The AVX-512 VNNI micro-kernel of agl_kernel_gemm_u8s8. This file is
+ * compiled with AVX-512 and VNNI enabled; nothing in it runs unless the CPU
+ * has them (gemm_int8.c checks).
+ *
+ * 14 rows x 32 columns = 28 int32 accumulators. Per depth quad: the two
+ * 64-byte B vectors (columns 0-15 and 16-31, 4 depths per column), and per
+ * row 4 bytes of packed A broadcast to every lane and two vpdpbusd (u8 x s8
+ * products of the 4 depths summed into int32, not saturating: 4 * 255 * 128
+ * fits). That is 28 dot products for 2 vector and 14 broadcast loads, as in
+ * the float kernel (sgemm_avx512.c), with 4 depths per instruction. */
+#include "int8_internal.h"
+
+#include "avx512_math.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+enum { MR = AGL_S8_MR };
+
+static inline __mmask16 lanes(int count) {
+  return count >= 16 ? (__mmask16)0xFFFF
+         : count <= 0 ? (__mmask16)0
+                      : (__mmask16)((1u << count) - 1u);
+}
+
+static inline __attribute__((always_inline)) void
+kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
+            int cols, void *c, int64_t ldc, const agl_s8_epilogue *e) {
+  __m512i acc[MR][2];
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    acc[i][0] = _mm512_setzero_si512();
+    acc[i][1] = _mm512_setzero_si512();
+  }
+  int32_t *c32 = c;
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    _mm_prefetch((const char *)(c32 + i * ldc), _MM_HINT_T0);
+    _mm_prefetch((const char *)(c32 + i * ldc + 31), _MM_HINT_T0);
+  }
+#pragma GCC unroll 2
+  for (int64_t r = 0; r < kq; ++r) {
+    /* Unaligned loads: a packed B may sit anywhere. */
+    __m512i b0 = _mm512_loadu_si512(bp);
+    __m512i b1 = _mm512_loadu_si512(bp + 64);
+#pragma GCC unroll 14
+    for (int i = 0; i < R; ++i) {
+      int32_t quad;
+      memcpy(&quad, ap + 4 * i, 4);
+      __m512i x = _mm512_set1_epi32(quad);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, b0);
+      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, b1);
+    }
+    ap += AGL_S8_QUAD_BYTES;
+    bp += 128;
+  }
+
+  const __mmask16 m0 = lanes(cols), m1 = lanes(cols - 16);
+  if (e->load) {
+#pragma GCC unroll 14
+    for (int i = 0; i < R; ++i) {
+      const int32_t *row = c32 + i * ldc;
+      acc[i][0] = _mm512_add_epi32(acc[i][0], _mm512_maskz_loadu_epi32(m0, row));
+      acc[i][1] =
+          _mm512_add_epi32(acc[i][1], _mm512_maskz_loadu_epi32(m1, row + 16));
+    }
+  }
+  if (!e->last || !e->scale) {
+    __m512i z0 = _mm512_setzero_si512(), z1 = _mm512_setzero_si512();
+    if (e->last && e->zero_point) {
+      __m512i zp = _mm512_set1_epi32(e->zero_point);
+      z0 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum));
+      z1 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum + 16));
+    }
+#pragma GCC unroll 14
+    for (int i = 0; i < R; ++i) {
+      int32_t *row = c32 + i * ldc;
+      _mm512_mask_storeu_epi32(row, m0, _mm512_sub_epi32(acc[i][0], z0));
+      _mm512_mask_storeu_epi32(row + 16, m1, _mm512_sub_epi32(acc[i][1], z1));
+    }
+    return;
+  }
+
+  /* The float epilogue: the zero point's term in int32 (exact), then
+   * alpha * scale[j] as one factor per column. */
+  __m512i z0 = _mm512_setzero_si512(), z1 = _mm512_setzero_si512();
+  if (e->zero_point) {
+    __m512i zp = _mm512_set1_epi32(e->zero_point);
+    z0 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum));
+    z1 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum + 16));
+  }
+  const __m512 alpha = _mm512_set1_ps(e->alpha);
+  const __m512 s0 = _mm512_mul_ps(alpha, _mm512_maskz_loadu_ps(m0, e->scale));
+  const __m512 s1 =
+      _mm512_mul_ps(alpha, _mm512_maskz_loadu_ps(m1, e->scale + 16));
+  __m512 bias0 = _mm512_setzero_ps(), bias1 = _mm512_setzero_ps();
+  if (e->bias) {
+    bias0 = _mm512_maskz_loadu_ps(m0, e->bias);
+    bias1 = _mm512_maskz_loadu_ps(m1, e->bias + 16);
+  }
+  const int act = e->act;
+  const float *residual = e->residual;
+  float *cf = c;
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    __m512 v0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][0], z0));
+    __m512 v1 = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][1], z1));
+    v0 = _mm512_fmadd_ps(v0, s0, bias0);
+    v1 = _mm512_fmadd_ps(v1, s1, bias1);
+    if (act != AGL_ACT_NONE) {
+      v0 = agl_activate512(v0, act);
+      v1 = agl_activate512(v1, act);
+    }
+    if (residual) {
+      const float *res = residual + i * e->res_rs;
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, res + 16));
+    }
+    float *row = cf + i * ldc;
+    _mm512_mask_storeu_ps(row, m0, v0);
+    _mm512_mask_storeu_ps(row + 16, m1, v1);
+  }
+}
+
+#define KERNEL_ROWS(R)                                                         \
+  static void kernel_##R(int64_t kq, const uint8_t *ap, const int8_t *bp,      \
+                         int cols, void *c, int64_t ldc,                       \
+                         const agl_s8_epilogue *e) {                           \
+    kernel_rows(R, kq, ap, bp, cols, c, ldc, e);                               \
+  }
+KERNEL_ROWS(1)
+KERNEL_ROWS(2)
+KERNEL_ROWS(3)
+KERNEL_ROWS(4)
+KERNEL_ROWS(5)
+KERNEL_ROWS(6)
+KERNEL_ROWS(7)
+KERNEL_ROWS(8)
+KERNEL_ROWS(9)
+KERNEL_ROWS(10)
+KERNEL_ROWS(11)
+KERNEL_ROWS(12)
+KERNEL_ROWS(13)
+KERNEL_ROWS(14)
+
+typedef void (*rows_fn)(int64_t, const uint8_t *, const int8_t *, int, void *,
+                        int64_t, const agl_s8_epilogue *);
+/* The kernel for each row count: the last panel of a block computes only
+ * its live rows. */
+static const rows_fn kernels[MR + 1] = {
+    NULL,       kernel_1,  kernel_2,  kernel_3,  kernel_4,
+    kernel_5,   kernel_6,  kernel_7,  kernel_8,  kernel_9,
+    kernel_10,  kernel_11, kernel_12, kernel_13, kernel_14};
+
+void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap, const int8_t *bp,
+                          int rows, int cols, void *c, int64_t ldc,
+                          const agl_s8_epilogue *e) {
+  kernels[rows](kq, ap, bp, cols, c, ldc, e);
+}

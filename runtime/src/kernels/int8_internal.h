@@ -1,0 +1,56 @@
+/* Declarations shared by the int8 GEMM sources (gemm_int8*.c). Not
+ * installed. */
+#ifndef AUTOGLM_INT8_INTERNAL_H
+#define AUTOGLM_INT8_INTERNAL_H
+
+#include "kernels_internal.h"
+
+#include "autoglm/kernels_int8.h"
+
+/* A's rows are packed into panels of AGL_S8_MR rows: for each depth quad r,
+ * the panel's rows' depths 4r..4r+3 (4 bytes per row, AGL_S8_MR * 4 bytes
+ * per quad), zero past k and past the last row. The micro-kernel then reads
+ * one stream of A whatever A's row stride, and k % 4 needs no special
+ * case. */
+enum { AGL_S8_MR = 14, AGL_S8_QUAD_BYTES = AGL_S8_MR * 4 };
+
+/* What the micro-kernel does with its tile's sums. Depth blocks after the
+ * first add to the int32 partial sums the earlier ones left in C (`load`;
+ * C's 4-byte elements hold them as int32 even when C is float); the last
+ * block (`last`) subtracts the zero point's term and stores C: as int32
+ * without `scale`, else through the float epilogue
+ *   act(alpha * scale[j] * acc + bias[j]) + residual[i * res_rs + j].
+ * Pointers are at the tile's column 0 (the residual at its element (0, 0)). */
+typedef struct agl_s8_epilogue {
+  int load, last;
+  int32_t zero_point;
+  const int32_t *colsum; /* the panel's 32 column sums */
+  float alpha;
+  const float *scale, *bias;
+  int act;
+  const float *residual;
+  int64_t res_rs;
+} agl_s8_epilogue;
+
+/* A tile of `rows` (<= AGL_S8_MR) x `cols` (<= 32) of C from kq depth quads
+ * of a packed A panel (ap) and of a packed B panel (bp, at the block's first
+ * quad, 128 bytes per quad); C's element (i, j) is at c + (i * ldc + j) * 4
+ * bytes. */
+typedef void (*agl_s8_kernel_fn)(int64_t kq, const uint8_t *ap,
+                                  const int8_t *bp, int rows, int cols,
+                                  void *c, int64_t ldc,
+                                  const agl_s8_epilogue *e);
+
+AGL_HIDDEN void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap,
+                                       const int8_t *bp, int rows, int cols,
+                                       void *c, int64_t ldc,
+                                       const agl_s8_epilogue *e);
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* Compiled with AVX-512 VNNI enabled; only for CPUs that have it. */
+AGL_HIDDEN void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap,
+                                     const int8_t *bp, int rows, int cols,
+                                     void *c, int64_t ldc,
+                                     const agl_s8_epilogue *e);
+#endif
+
+#endif /* AUTOGLM_INT8_INTERNAL_H */

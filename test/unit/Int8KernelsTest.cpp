@@ -1,0 +1,328 @@
+// Tests of the uint8 x int8 GEMM (autoglm/kernels_int8.h):
+// agl_kernel_gemm_u8s8 against a plain loop in 64-bit integers, on sizes
+// around the micro-kernel's boundaries (14 rows, 32 columns, depth quads),
+// zero points 0, 128, 255 and others, batches with padded strides, int32
+// output (compared exactly) and the float epilogue (scale, alpha, bias, every
+// activation, residual), the cost model's blocking and small ones that split
+// rows and depths into many blocks, both kernels (the AVX-512 VNNI one only
+// where the CPU has it) and 1 and 2 threads. Also the packing's layout and
+// that A is never read past its last row's end.
+//
+// Tolerance of the float epilogue: the sum is exact in int32 and rounded to
+// float once (2^-24 relative), alpha * scale[j] rounds once more, and the
+// activations are good to a few ulp, so |C - reference| <= 1e-6 * (|alpha
+// scale[j] acc| + |bias[j]|) + 1e-6 |residual| + 1e-30.
+#include "autoglm/kernels_int8.h"
+#include "autoglm/runtime.h"
+#include "KernelTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+struct agl_gemm_isa;
+extern "C" const agl_gemm_isa *agl_gemm_select(int which);
+
+using autoglm::test::activate;
+using autoglm::test::Aligned;
+
+namespace {
+
+bool cpu_has_vnni() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vnni") &&
+         __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+struct Case {
+  int64_t batch, m, n, k;
+  int32_t zero_point;
+  bool float_out = false;
+  float alpha = 1.0f;
+  bool bias = false, residual = false;
+  int act = AGL_ACT_NONE;
+  bool small_blocks = false;
+};
+
+std::string describe(const Case &c, int threads) {
+  return "batch=" + std::to_string(c.batch) + " m=" + std::to_string(c.m) +
+         " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
+         " zp=" + std::to_string(c.zero_point) +
+         (c.float_out ? " float alpha=" + std::to_string(c.alpha) +
+                            " act=" + std::to_string(c.act)
+                      : " int32") +
+         (c.bias ? " bias" : "") + (c.residual ? " residual" : "") +
+         (c.small_blocks ? " small blocks" : "") +
+         " threads=" + std::to_string(threads);
+}
+
+int check(const Case &c, int threads, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  // B: k x n int8 (the full range, -128 included), packed.
+  std::vector<int8_t> b(c.k * c.n);
+  for (int8_t &x : b)
+    x = static_cast<int8_t>(byte(rng) - 128);
+  Aligned packed(agl_s8_packed_bytes(c.k, c.n));
+  agl_pack_b_s8(b.data(), c.k, c.n, c.n, 1, packed.data);
+  // A: batch x m x k uint8 with padded rows and batch entries.
+  int64_t a_rs = c.k + 3, a_bs = c.m * a_rs + 5;
+  std::vector<uint8_t> a(c.batch * a_bs);
+  for (uint8_t &x : a)
+    x = static_cast<uint8_t>(byte(rng));
+  // C (int32 or float, 4 bytes either way) with padded strides, whose gaps
+  // must stay untouched.
+  int64_t c_rs = c.n + 5, c_bs = c.m * c_rs + 3;
+  std::vector<uint32_t> out(c.batch * c_bs);
+  for (uint32_t &x : out)
+    x = static_cast<uint32_t>(rng());
+  std::vector<uint32_t> before = out;
+  std::vector<float> scale(c.n), bias(c.n);
+  for (float &x : scale)
+    x = std::ldexp(dist(rng), -12);
+  for (float &x : bias)
+    x = dist(rng);
+  int64_t r_rs = c.n + 3, r_bs = c.m * r_rs + 1;
+  std::vector<float> res(c.batch * r_bs);
+  for (float &x : res)
+    x = dist(rng);
+  agl_gemm_blocking small = {2, 64, 28};
+  agl_kernel_gemm_u8s8(c.batch, c.m, c.n, c.k, a.data(), a_bs, a_rs,
+                       c.zero_point, packed.data, out.data(), c_bs, c_rs,
+                       c.alpha, c.float_out ? scale.data() : nullptr,
+                       c.bias ? bias.data() : nullptr, c.act,
+                       c.residual ? res.data() : nullptr, r_bs, r_rs,
+                       c.small_blocks ? &small : nullptr);
+  int failures = 0;
+  std::vector<bool> written(out.size());
+  for (int64_t bt = 0; bt < c.batch; ++bt)
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        int64_t at = bt * c_bs + i * c_rs + j;
+        written[at] = true;
+        int64_t acc = 0;
+        for (int64_t p = 0; p < c.k; ++p)
+          acc += (int64_t(a[bt * a_bs + i * a_rs + p]) - c.zero_point) *
+                 b[p * c.n + j];
+        if (!c.float_out) {
+          int32_t got;
+          std::memcpy(&got, &out[at], 4);
+          if (got != acc && ++failures <= 3)
+            ADD_FAILURE() << describe(c, threads) << ": C[" << bt << "," << i
+                          << "," << j << "] = " << got << ", expected "
+                          << acc;
+          continue;
+        }
+        float got;
+        std::memcpy(&got, &out[at], 4);
+        double x = double(c.alpha) * scale[j] * double(acc);
+        double bound = std::fabs(x);
+        if (c.bias) {
+          x += bias[j];
+          bound += std::fabs(bias[j]);
+        }
+        double r = c.residual ? res[bt * r_bs + i * r_rs + j] : 0.0;
+        double expected = activate(x, c.act) + r;
+        double tolerance = 1e-6 * bound + 1e-6 * std::fabs(r) + 1e-30;
+        if (!(std::fabs(got - expected) <= tolerance) && ++failures <= 3)
+          ADD_FAILURE() << describe(c, threads) << ": C[" << bt << "," << i
+                        << "," << j << "] = " << got << ", expected "
+                        << expected << " (tolerance " << tolerance << ")";
+      }
+  for (size_t at = 0; at < out.size(); ++at)
+    if (!written[at] && out[at] != before[at] && ++failures <= 3)
+      ADD_FAILURE() << describe(c, threads) << ": wrote outside C at " << at;
+  return failures;
+}
+
+class Int8KernelsTest : public ::testing::Test {
+protected:
+  void TearDown() override {
+    agl_gemm_select(0);
+    ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
+  }
+};
+
+const int64_t kM[] = {1, 2, 13, 14, 15, 64, 100};
+const int64_t kN[] = {1, 31, 32, 33, 96, 200};
+const int64_t kK[] = {1, 3, 4, 5, 64, 255, 513};
+const int kActs[] = {AGL_ACT_NONE, AGL_ACT_RELU, AGL_ACT_GELU_ERF,
+                     AGL_ACT_GELU_TANH, AGL_ACT_SILU};
+
+// Every (m, n, k), with the zero point, batch, output and epilogue cycling
+// through their variants.
+void sweep(int isa, int threads, int &failures) {
+  agl_gemm_select(isa);
+  ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+  std::mt19937 rng(2024 + isa * 10 + threads);
+  std::uniform_int_distribution<int32_t> any_zero_point(1, 254);
+  int variant = 0;
+  for (int64_t m : kM)
+    for (int64_t n : kN)
+      for (int64_t k : kK) {
+        ++variant;
+        const int32_t zero_points[] = {0, 128, 255, any_zero_point(rng)};
+        Case c{variant % 2 ? 1 : 2, m, n, k, zero_points[variant % 4]};
+        c.small_blocks = variant % 3 == 0;
+        failures += check(c, threads, rng); // int32 output
+        // The float epilogue: each part alone and all together.
+        c.float_out = true;
+        c.act = kActs[variant % 5];
+        c.alpha = variant % 4 == 1 ? -0.75f : 1.0f;
+        c.bias = variant % 3 != 1;
+        c.residual = variant % 4 >= 2;
+        failures += check(c, threads, rng);
+        c.act = AGL_ACT_GELU_ERF;
+        c.alpha = 0.5f;
+        c.bias = c.residual = true;
+        failures += check(c, threads, rng);
+        if (failures > 10)
+          return;
+      }
+}
+
+TEST_F(Int8KernelsTest, MatchesReferencePortable) {
+  int failures = 0;
+  for (int threads : {1, 2})
+    sweep(1, threads, failures);
+  EXPECT_EQ(failures, 0);
+}
+
+TEST_F(Int8KernelsTest, MatchesReferenceAvx512Vnni) {
+  if (!cpu_has_vnni())
+    GTEST_SKIP() << "this CPU lacks AVX-512 VNNI: only the portable kernel "
+                    "runs here";
+  int failures = 0;
+  for (int threads : {1, 2})
+    sweep(2, threads, failures);
+  EXPECT_EQ(failures, 0);
+}
+
+// k == 0: the sum is 0, the epilogue still applies.
+TEST_F(Int8KernelsTest, ZeroDepth) {
+  const int64_t m = 3, n = 5;
+  Aligned packed(64);
+  std::vector<int32_t> ci(m * n, 7);
+  agl_kernel_gemm_u8s8(1, m, n, 0, nullptr, 0, 0, 9, packed.data, ci.data(),
+                       0, n, 1.0f, nullptr, nullptr, 0, nullptr, 0, 0,
+                       nullptr);
+  for (int32_t x : ci)
+    EXPECT_EQ(x, 0);
+  std::vector<float> cf(m * n, 7.0f), scale(n, 1.0f), bias(n), res(m * n);
+  for (int64_t j = 0; j < n; ++j)
+    bias[j] = float(j) - 2;
+  for (int64_t i = 0; i < m * n; ++i)
+    res[i] = 0.25f * float(i);
+  agl_kernel_gemm_u8s8(1, m, n, 0, nullptr, 0, 0, 9, packed.data, cf.data(),
+                       0, n, 1.0f, scale.data(), bias.data(), AGL_ACT_RELU,
+                       res.data(), 0, n, nullptr);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      EXPECT_EQ(cf[i * n + j], std::max(bias[j], 0.0f) + res[i * n + j]);
+}
+
+// A's last row ends at an inaccessible page: the kernels read only A's own
+// bytes, whatever k % 4.
+TEST_F(Int8KernelsTest, ReadsNoFurtherThanA) {
+  const long page = sysconf(_SC_PAGESIZE);
+  void *map = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  ASSERT_EQ(mprotect(static_cast<char *>(map) + page, page, PROT_NONE), 0);
+  for (int isa : {1, 2}) {
+    if (isa == 2 && !cpu_has_vnni())
+      continue;
+    agl_gemm_select(isa);
+    for (int64_t k : {1, 5, 63, 130}) {
+      const int64_t m = 15, n = 33;
+      uint8_t *a = static_cast<uint8_t *>(map) + page - m * k;
+      for (int64_t i = 0; i < m * k; ++i)
+        a[i] = static_cast<uint8_t>(i * 37);
+      std::vector<int8_t> b(k * n);
+      for (int64_t i = 0; i < k * n; ++i)
+        b[i] = static_cast<int8_t>(i * 11);
+      Aligned packed(agl_s8_packed_bytes(k, n));
+      agl_pack_b_s8(b.data(), k, n, n, 1, packed.data);
+      std::vector<int32_t> c(m * n);
+      agl_kernel_gemm_u8s8(1, m, n, k, a, 0, k, 3, packed.data, c.data(), 0,
+                           n, 1.0f, nullptr, nullptr, 0, nullptr, 0, 0,
+                           nullptr);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t acc = 0;
+          for (int64_t p = 0; p < k; ++p)
+            acc += (int64_t(a[i * k + p]) - 3) * b[p * n + j];
+          ASSERT_EQ(c[i * n + j], acc) << "isa " << isa << " k " << k;
+        }
+    }
+  }
+  munmap(map, 2 * page);
+}
+
+// Every call from inside a parallel region runs serially, still exact.
+TEST_F(Int8KernelsTest, NestedInParallelRegion) {
+  ASSERT_EQ(agl_set_num_threads(2), AGL_OK);
+  struct Ctx {
+    int failures = 0;
+  } ctx;
+  agl_parallel_for(
+      2, 1,
+      [](void *raw, int64_t begin, int64_t end) {
+        auto *ctx = static_cast<Ctx *>(raw);
+        for (int64_t t = begin; t < end; ++t) {
+          std::mt19937 rng(55 + t);
+          Case c{1, t == 0 ? 3 : 40, 70, 150, 128};
+          c.float_out = t == 1;
+          ctx->failures += check(c, 1, rng);
+        }
+      },
+      &ctx);
+  EXPECT_EQ(ctx.failures, 0);
+}
+
+// The layout: whole 64-byte multiples, the column sums first, weight (p, j)
+// where agl_s8_packed_offset says, zero padding, and any strides of B.
+TEST(Int8PackTest, Layout) {
+  const int64_t k = 7, n = 37;
+  std::vector<int8_t> b(k * n), bt(k * n);
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j)
+      bt[j * k + p] = b[p * n + j] = static_cast<int8_t>(p * 31 - j * 7);
+  const int64_t bytes = agl_s8_packed_bytes(k, n);
+  EXPECT_EQ(bytes % 64, 0);
+  EXPECT_EQ(bytes, 2 * (128 + 2 * 128));
+  std::vector<unsigned char> x(bytes, 0xAB), y(bytes, 0xCD);
+  agl_pack_b_s8(b.data(), k, n, n, 1, x.data());
+  agl_pack_b_s8(bt.data(), k, n, 1, k, y.data());
+  EXPECT_EQ(x, y);
+  for (int64_t j = 0; j < 64; ++j) {
+    int32_t sum = 0, stored;
+    for (int64_t p = 0; p < k && j < n; ++p)
+      sum += b[p * n + j];
+    std::memcpy(&stored, &x[j / 32 * agl_s8_panel_bytes(k) + j % 32 * 4], 4);
+    EXPECT_EQ(stored, sum) << "column " << j;
+    for (int64_t p = 0; p < 8; ++p) {
+      int8_t w = p < k && j < n ? b[p * n + j] : 0;
+      EXPECT_EQ(static_cast<int8_t>(x[agl_s8_packed_offset(k, p, j)]), w)
+          << "p " << p << " j " << j;
+    }
+  }
+}
+
+} // namespace
