@@ -26,34 +26,51 @@ static inline __mmask16 lanes(int count) {
 static inline __attribute__((always_inline)) void
 kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
             int cols, void *c, int64_t ldc, const agl_s8_epilogue *e) {
-  __m512i acc[MR][2];
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i) {
-    acc[i][0] = _mm512_setzero_si512();
-    acc[i][1] = _mm512_setzero_si512();
-  }
   int32_t *c32 = c;
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
     _mm_prefetch((const char *)(c32 + i * ldc), _MM_HINT_T0);
     _mm_prefetch((const char *)(c32 + i * ldc + 31), _MM_HINT_T0);
   }
-#pragma GCC unroll 2
+  /* Named accumulators, not an array: GCC keeps an array of 28 vectors in
+   * memory across the loop, with a store per dot product. */
+#define DPBUSD(acc, x, b)                                                      \
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(b))
+#define ACC_DECLARE(i)                                                         \
+  __m512i acc##i##_0 = _mm512_setzero_si512(),                                 \
+          acc##i##_1 = _mm512_setzero_si512();
+#define ACC_STEP(i)                                                            \
+  if (R > i) {                                                                 \
+    int32_t quad;                                                              \
+    memcpy(&quad, ap + 4 * i, 4);                                              \
+    __m512i x = _mm512_set1_epi32(quad);                                       \
+    DPBUSD(acc##i##_0, x, b0);                                                 \
+    DPBUSD(acc##i##_1, x, b1);                                                 \
+  }
+#define ACC_SAVE(i)                                                            \
+  if (R > i) {                                                                 \
+    acc[i][0] = acc##i##_0;                                                    \
+    acc[i][1] = acc##i##_1;                                                    \
+  }
+#define ROWS(op)                                                               \
+  op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7) op(8) op(9) op(10) op(11)    \
+      op(12) op(13)
+  ROWS(ACC_DECLARE)
   for (int64_t r = 0; r < kq; ++r) {
     /* Unaligned loads: a packed B may sit anywhere. */
     __m512i b0 = _mm512_loadu_si512(bp);
     __m512i b1 = _mm512_loadu_si512(bp + 64);
-#pragma GCC unroll 14
-    for (int i = 0; i < R; ++i) {
-      int32_t quad;
-      memcpy(&quad, ap + 4 * i, 4);
-      __m512i x = _mm512_set1_epi32(quad);
-      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, b0);
-      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, b1);
-    }
+    ROWS(ACC_STEP)
     ap += AGL_S8_QUAD_BYTES;
     bp += 128;
   }
+  __m512i acc[MR][2];
+  ROWS(ACC_SAVE)
+#undef DPBUSD
+#undef ACC_DECLARE
+#undef ACC_STEP
+#undef ACC_SAVE
+#undef ROWS
 
   const __mmask16 m0 = lanes(cols), m1 = lanes(cols - 16);
   if (e->load) {
