@@ -58,6 +58,7 @@ struct Case {
   bool bias = false, residual = false;
   int act = AGL_ACT_NONE;
   bool small_blocks = false;
+  bool misaligned = false; // B packed at an odd address
 };
 
 std::string describe(const Case &c, int threads) {
@@ -69,6 +70,7 @@ std::string describe(const Case &c, int threads) {
                       : " int32") +
          (c.bias ? " bias" : "") + (c.residual ? " residual" : "") +
          (c.small_blocks ? " small blocks" : "") +
+         (c.misaligned ? " misaligned B" : "") +
          " threads=" + std::to_string(threads);
 }
 
@@ -79,8 +81,9 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
   std::vector<int8_t> b(c.k * c.n);
   for (int8_t &x : b)
     x = static_cast<int8_t>(byte(rng) - 128);
-  Aligned packed(agl_s8_packed_bytes(c.k, c.n));
-  agl_pack_b_s8(b.data(), c.k, c.n, c.n, 1, packed.data);
+  Aligned storage(agl_s8_packed_bytes(c.k, c.n) + 1);
+  void *packed = static_cast<char *>(storage.data) + (c.misaligned ? 1 : 0);
+  agl_pack_b_s8(b.data(), c.k, c.n, c.n, 1, packed);
   // A: batch x m x k uint8 with padded rows and batch entries.
   int64_t a_rs = c.k + 3, a_bs = c.m * a_rs + 5;
   std::vector<uint8_t> a(c.batch * a_bs);
@@ -104,7 +107,7 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
     x = dist(rng);
   agl_gemm_blocking small = {2, 64, 28};
   agl_kernel_gemm_u8s8(c.batch, c.m, c.n, c.k, a.data(), a_bs, a_rs,
-                       c.zero_point, packed.data, out.data(), c_bs, c_rs,
+                       c.zero_point, packed, out.data(), c_bs, c_rs,
                        c.alpha, c.float_out ? scale.data() : nullptr,
                        c.bias ? bias.data() : nullptr, c.act,
                        c.residual ? res.data() : nullptr, r_bs, r_rs,
@@ -180,6 +183,7 @@ void sweep(int isa, int threads, int &failures) {
         const int32_t zero_points[] = {0, 128, 255, any_zero_point(rng)};
         Case c{variant % 2 ? 1 : 2, m, n, k, zero_points[variant % 4]};
         c.small_blocks = variant % 3 == 0;
+        c.misaligned = variant % 5 == 2;
         failures += check(c, threads, rng); // int32 output
         // The float epilogue: each part alone and all together.
         c.float_out = true;

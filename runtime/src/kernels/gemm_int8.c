@@ -17,6 +17,7 @@
  * but the last are kept in C as int32. Nothing is allocated. */
 #include "int8_internal.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 /* ---- portable micro-kernel ------------------------------------------------ */
@@ -41,8 +42,11 @@ void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap, const int8_t *bp,
         memcpy(&old, cij, 4);
         acc += (uint32_t)old;
       }
-      if (e->last)
-        acc -= (uint32_t)e->zero_point * (uint32_t)e->colsum[j];
+      if (e->last) {
+        int32_t colsum;
+        memcpy(&colsum, e->colsum + 4 * j, 4);
+        acc -= (uint32_t)e->zero_point * (uint32_t)colsum;
+      }
       int32_t sum = (int32_t)acc;
       if (!e->last || !e->scale) {
         memcpy(cij, &sum, 4);
@@ -147,7 +151,7 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
                 .load = pq > 0,
                 .last = pq + kq == quads,
                 .zero_point = g->zero_point,
-                .colsum = (const int32_t *)(const void *)panel,
+                .colsum = panel,
                 .alpha = g->alpha,
                 .scale = g->scale ? g->scale + j : NULL,
                 .bias = g->bias ? g->bias + j : NULL,
@@ -234,10 +238,11 @@ static int cpu_has_vnni(void) {
  * portable one through agl_gemm_select) and the CPU has VNNI. */
 static agl_s8_kernel_fn s8_kernel(void) {
 #if defined(AGL_HAVE_AVX512_KERNELS)
-  static int vnni = -1;
-  if (vnni < 0)
-    vnni = cpu_has_vnni(); /* idempotent: a race only repeats it */
-  if (vnni && agl_gemm_current() == &agl_gemm_avx512)
+  static _Atomic int vnni = -1; /* checked once; a race only repeats it */
+  int has = atomic_load_explicit(&vnni, memory_order_relaxed);
+  if (has < 0)
+    atomic_store_explicit(&vnni, has = cpu_has_vnni(), memory_order_relaxed);
+  if (has && agl_gemm_current() == &agl_gemm_avx512)
     return agl_s8_kernel_avx512;
 #endif
   return agl_s8_kernel_portable;

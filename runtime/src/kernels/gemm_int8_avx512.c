@@ -17,12 +17,6 @@
 
 enum { MR = AGL_S8_MR };
 
-static inline __mmask16 lanes(int count) {
-  return count >= 16 ? (__mmask16)0xFFFF
-         : count <= 0 ? (__mmask16)0
-                      : (__mmask16)((1u << count) - 1u);
-}
-
 static inline __attribute__((always_inline)) void
 kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
             int cols, void *c, int64_t ldc, const agl_s8_epilogue *e) {
@@ -72,7 +66,7 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
 #undef ACC_SAVE
 #undef ROWS
 
-  const __mmask16 m0 = lanes(cols), m1 = lanes(cols - 16);
+  const __mmask16 m0 = agl_lanes16(cols), m1 = agl_lanes16(cols - 16);
   if (e->load) {
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
@@ -82,13 +76,14 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
           _mm512_add_epi32(acc[i][1], _mm512_maskz_loadu_epi32(m1, row + 16));
     }
   }
+  /* The zero point's term, exact in int32, with the last block. */
+  __m512i z0 = _mm512_setzero_si512(), z1 = _mm512_setzero_si512();
+  if (e->last && e->zero_point) {
+    __m512i zp = _mm512_set1_epi32(e->zero_point);
+    z0 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum));
+    z1 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum + 64));
+  }
   if (!e->last || !e->scale) {
-    __m512i z0 = _mm512_setzero_si512(), z1 = _mm512_setzero_si512();
-    if (e->last && e->zero_point) {
-      __m512i zp = _mm512_set1_epi32(e->zero_point);
-      z0 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum));
-      z1 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum + 16));
-    }
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
       int32_t *row = c32 + i * ldc;
@@ -98,14 +93,7 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
     return;
   }
 
-  /* The float epilogue: the zero point's term in int32 (exact), then
-   * alpha * scale[j] as one factor per column. */
-  __m512i z0 = _mm512_setzero_si512(), z1 = _mm512_setzero_si512();
-  if (e->zero_point) {
-    __m512i zp = _mm512_set1_epi32(e->zero_point);
-    z0 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum));
-    z1 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum + 16));
-  }
+  /* The float epilogue, with alpha * scale[j] as one factor per column. */
   const __m512 alpha = _mm512_set1_ps(e->alpha);
   const __m512 s0 = _mm512_mul_ps(alpha, _mm512_maskz_loadu_ps(m0, e->scale));
   const __m512 s1 =

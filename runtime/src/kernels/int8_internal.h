@@ -24,7 +24,8 @@ enum { AGL_S8_MR = 14, AGL_S8_QUAD_BYTES = AGL_S8_MR * 4 };
 typedef struct agl_s8_epilogue {
   int load, last;
   int32_t zero_point;
-  const int32_t *colsum; /* the panel's 32 column sums */
+  /* The panel's 32 column sums (int32, as stored: any alignment). */
+  const unsigned char *colsum;
   float alpha;
   const float *scale, *bias;
   int act;
