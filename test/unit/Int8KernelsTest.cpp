@@ -59,6 +59,7 @@ struct Case {
   int act = AGL_ACT_NONE;
   bool small_blocks = false;
   bool misaligned = false; // B packed at an odd address
+  int64_t a_rs = 0;         // A's row stride; 0: k + 3
 };
 
 std::string describe(const Case &c, int threads) {
@@ -71,6 +72,7 @@ std::string describe(const Case &c, int threads) {
          (c.bias ? " bias" : "") + (c.residual ? " residual" : "") +
          (c.small_blocks ? " small blocks" : "") +
          (c.misaligned ? " misaligned B" : "") +
+         (c.a_rs ? " a_rs=" + std::to_string(c.a_rs) : "") +
          " threads=" + std::to_string(threads);
 }
 
@@ -85,7 +87,7 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
   void *packed = static_cast<char *>(storage.data) + (c.misaligned ? 1 : 0);
   agl_pack_b_s8(b.data(), c.k, c.n, c.n, 1, packed);
   // A: batch x m x k uint8 with padded rows and batch entries.
-  int64_t a_rs = c.k + 3, a_bs = c.m * a_rs + 5;
+  int64_t a_rs = c.a_rs ? c.a_rs : c.k + 3, a_bs = c.m * a_rs + 5;
   std::vector<uint8_t> a(c.batch * a_bs);
   for (uint8_t &x : a)
     x = static_cast<uint8_t>(byte(rng));
@@ -218,6 +220,27 @@ TEST_F(Int8KernelsTest, MatchesReferenceAvx512Vnni) {
   EXPECT_EQ(failures, 0);
 }
 
+// Rows of A whose stride is a multiple of 4 KiB are packed even when k is a
+// multiple of 4 (elsewhere they are read in place).
+TEST_F(Int8KernelsTest, RowStridesOf4KiB) {
+  for (int isa : {1, 2}) {
+    if (isa == 2 && !cpu_has_vnni())
+      continue;
+    agl_gemm_select(isa);
+    std::mt19937 rng(31 + isa);
+    int failures = 0;
+    for (int64_t k : {64, 4096}) {
+      Case c{2, 15, 33, k, 77};
+      c.a_rs = 4096;
+      failures += check(c, 1, rng);
+      c.float_out = c.bias = c.residual = true;
+      c.act = AGL_ACT_SILU;
+      failures += check(c, 1, rng);
+    }
+    EXPECT_EQ(failures, 0);
+  }
+}
+
 // k == 0: the sum is 0, the epilogue still applies.
 TEST_F(Int8KernelsTest, ZeroDepth) {
   const int64_t m = 3, n = 5;
@@ -242,7 +265,8 @@ TEST_F(Int8KernelsTest, ZeroDepth) {
 }
 
 // A's last row ends at an inaccessible page: the kernels read only A's own
-// bytes, whatever k % 4.
+// bytes, whatever k % 4 (rows read in place with k % 4 == 0, packed with a
+// zero-padded last quad otherwise).
 TEST_F(Int8KernelsTest, ReadsNoFurtherThanA) {
   const long page = sysconf(_SC_PAGESIZE);
   void *map = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE,
@@ -253,7 +277,7 @@ TEST_F(Int8KernelsTest, ReadsNoFurtherThanA) {
     if (isa == 2 && !cpu_has_vnni())
       continue;
     agl_gemm_select(isa);
-    for (int64_t k : {1, 5, 63, 130}) {
+    for (int64_t k : {1, 4, 5, 63, 64, 130}) {
       const int64_t m = 15, n = 33;
       uint8_t *a = static_cast<uint8_t *>(map) + page - m * k;
       for (int64_t i = 0; i < m * k; ++i)

@@ -93,10 +93,13 @@ static inline void agl_pack_b_s8(const int8_t *b, int64_t k, int64_t n,
    The sum is exact when k * 255 * 128 fits in int32 (k up to 65793); the
    float epilogue rounds it to float first.
    No allocation; threads on the pool (columns first, rows when there are
-   few columns). `blocking` as for agl_kernel_sgemm, in the units of the
-   float GEMM with one depth quad (4 bytes of a row of A) in place of a
-   float: kc depth quads per block of A's rows (packed, mc rows, into the
-   packing memory) and nc columns of B per block; null: the cost model. */
+   few columns). A's rows are read in place where k % 4 == 0 and
+   a_row_stride is not a multiple of 4096 (its rows would share L1 sets),
+   else packed into the packing memory; either way no byte past a row's k
+   is read. `blocking` as for agl_kernel_sgemm, in the float GEMM's units
+   with one depth quad (4 bytes of a row of A) in place of a float: kc depth
+   quads per block, nc columns of B per block, mc rows of A per block; null:
+   the cost model. */
 void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                           const uint8_t *a, int64_t a_batch_stride,
                           int64_t a_row_stride, int32_t a_zero_point,

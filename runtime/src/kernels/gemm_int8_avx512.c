@@ -18,8 +18,10 @@
 enum { MR = AGL_S8_MR };
 
 static inline __attribute__((always_inline)) void
-kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
-            int cols, void *c, int64_t ldc, const agl_s8_epilogue *e) {
+kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
+            const int8_t *bp, int cols, void *c, int64_t ldc, const agl_s8_epilogue *e) {
+  /* Row i's quad r at ap + i * a_row + r * a_quad. */
+  const int64_t a_row = lda ? lda : 4, a_quad = lda ? 4 : AGL_S8_QUAD_BYTES;
   int32_t *c32 = c;
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
@@ -36,7 +38,7 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
 #define ACC_STEP(i)                                                            \
   if (R > i) {                                                                 \
     int32_t quad;                                                              \
-    memcpy(&quad, ap + 4 * i, 4);                                              \
+    memcpy(&quad, ap + i * a_row, 4);                                          \
     __m512i x = _mm512_set1_epi32(quad);                                       \
     DPBUSD(acc##i##_0, x, b0);                                                 \
     DPBUSD(acc##i##_1, x, b1);                                                 \
@@ -55,7 +57,7 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
     __m512i b0 = _mm512_loadu_si512(bp);
     __m512i b1 = _mm512_loadu_si512(bp + 64);
     ROWS(ACC_STEP)
-    ap += AGL_S8_QUAD_BYTES;
+    ap += a_quad;
     bp += 128;
   }
   __m512i acc[MR][2];
@@ -128,10 +130,10 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, const int8_t *bp,
 }
 
 #define KERNEL_ROWS(R)                                                         \
-  static void kernel_##R(int64_t kq, const uint8_t *ap, const int8_t *bp,      \
-                         int cols, void *c, int64_t ldc,                       \
+  static void kernel_##R(int64_t kq, const uint8_t *ap, int64_t lda,          \
+                         const int8_t *bp, int cols, void *c, int64_t ldc,     \
                          const agl_s8_epilogue *e) {                           \
-    kernel_rows(R, kq, ap, bp, cols, c, ldc, e);                               \
+    kernel_rows(R, kq, ap, lda, bp, cols, c, ldc, e);                          \
   }
 KERNEL_ROWS(1)
 KERNEL_ROWS(2)
@@ -148,8 +150,8 @@ KERNEL_ROWS(12)
 KERNEL_ROWS(13)
 KERNEL_ROWS(14)
 
-typedef void (*rows_fn)(int64_t, const uint8_t *, const int8_t *, int, void *,
-                        int64_t, const agl_s8_epilogue *);
+typedef void (*rows_fn)(int64_t, const uint8_t *, int64_t, const int8_t *, int,
+                        void *, int64_t, const agl_s8_epilogue *);
 /* The kernel for each row count: the last panel of a block computes only
  * its live rows. */
 static const rows_fn kernels[MR + 1] = {
@@ -157,8 +159,8 @@ static const rows_fn kernels[MR + 1] = {
     kernel_5,   kernel_6,  kernel_7,  kernel_8,  kernel_9,
     kernel_10,  kernel_11, kernel_12, kernel_13, kernel_14};
 
-void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap, const int8_t *bp,
-                          int rows, int cols, void *c, int64_t ldc,
-                          const agl_s8_epilogue *e) {
-  kernels[rows](kq, ap, bp, cols, c, ldc, e);
+void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap, int64_t lda,
+                          const int8_t *bp, int rows, int cols, void *c,
+                          int64_t ldc, const agl_s8_epilogue *e) {
+  kernels[rows](kq, ap, lda, bp, cols, c, ldc, e);
 }

@@ -7,11 +7,9 @@
 
 #include "autoglm/kernels_int8.h"
 
-/* A's rows are packed into panels of AGL_S8_MR rows: for each depth quad r,
- * the panel's rows' depths 4r..4r+3 (4 bytes per row, AGL_S8_MR * 4 bytes
- * per quad), zero past k and past the last row. The micro-kernel then reads
- * one stream of A whatever A's row stride, and k % 4 needs no special
- * case. */
+/* A's rows are read in place, or packed into panels of AGL_S8_MR rows: for
+ * each depth quad r, the panel's rows' depths 4r..4r+3 (4 bytes per row,
+ * AGL_S8_MR * 4 bytes per quad), zero past k and past the last row. */
 enum { AGL_S8_MR = 14, AGL_S8_QUAD_BYTES = AGL_S8_MR * 4 };
 
 /* What the micro-kernel does with its tile's sums. Depth blocks after the
@@ -34,23 +32,24 @@ typedef struct agl_s8_epilogue {
 } agl_s8_epilogue;
 
 /* A tile of `rows` (<= AGL_S8_MR) x `cols` (<= 32) of C from kq depth quads
- * of a packed A panel (ap) and of a packed B panel (bp, at the block's first
- * quad, 128 bytes per quad); C's element (i, j) is at c + (i * ldc + j) * 4
- * bytes. */
-typedef void (*agl_s8_kernel_fn)(int64_t kq, const uint8_t *ap,
+ * of A and of a packed B panel (bp, at the block's first quad, 128 bytes per
+ * quad); C's element (i, j) is at c + (i * ldc + j) * 4 bytes. A is a
+ * packed panel when lda is 0, else its rows in place, lda bytes apart
+ * (the block's first depth at ap, every quad whole). */
+typedef void (*agl_s8_kernel_fn)(int64_t kq, const uint8_t *ap, int64_t lda,
                                   const int8_t *bp, int rows, int cols,
                                   void *c, int64_t ldc,
                                   const agl_s8_epilogue *e);
 
 AGL_HIDDEN void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap,
-                                       const int8_t *bp, int rows, int cols,
-                                       void *c, int64_t ldc,
-                                       const agl_s8_epilogue *e);
+                                       int64_t lda, const int8_t *bp,
+                                       int rows, int cols, void *c,
+                                       int64_t ldc, const agl_s8_epilogue *e);
 #if defined(AGL_HAVE_AVX512_KERNELS)
 /* Compiled with AVX-512 VNNI enabled; only for CPUs that have it. */
 AGL_HIDDEN void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap,
-                                     const int8_t *bp, int rows, int cols,
-                                     void *c, int64_t ldc,
+                                     int64_t lda, const int8_t *bp, int rows,
+                                     int cols, void *c, int64_t ldc,
                                      const agl_s8_epilogue *e);
 #endif
 
