@@ -67,14 +67,13 @@ static void run_shape(const shape *s, int threads, int reps) {
         agl_kernel_sgemm_packed(1, m, n, k, a, 0, k, 1, packed, c, 0, n, 0,
                                 1.0f, NULL, 0, NULL, 0, 0, NULL);
       else
-        agl_kernel_gemm_u8s8(1, m, n, k, a8, 0, k, 128, packed8, c, 0, n,
-                             1.0f, mode == 2 ? scale : NULL, NULL, 0, NULL,
-                             0, 0, NULL);
+        agl_kernel_gemm_u8s8(1, m, n, k, a8, 0, k, 128, packed8, c, 0, n, 1.0f,
+                             mode == 2 ? scale : NULL, NULL, 0, NULL, 0, 0,
+                             NULL);
       if (r >= 0)
         times[mode][r] = now() - start;
     }
-  static const char *names[MODES] = {"fp32 packed", "u8s8 int32",
-                                     "u8s8 float"};
+  static const char *names[MODES] = {"fp32 packed", "u8s8 int32", "u8s8 float"};
   double fp32 = 0;
   for (int mode = 0; mode < MODES; ++mode) {
     qsort(times[mode], (size_t)reps, sizeof(double), compare_doubles);

@@ -43,8 +43,7 @@ static inline int64_t agl_s8_panel_bytes(int64_t k) {
 
 /* Bytes of a packed k x n weight: whole panels (a multiple of 64). */
 static inline int64_t agl_s8_packed_bytes(int64_t k, int64_t n) {
-  return (n + AGL_S8_PACKED_NR - 1) / AGL_S8_PACKED_NR *
-         agl_s8_panel_bytes(k);
+  return (n + AGL_S8_PACKED_NR - 1) / AGL_S8_PACKED_NR * agl_s8_panel_bytes(k);
 }
 
 /* Byte offset of weight (p, j) in the packed layout (past the sums). */
@@ -103,11 +102,10 @@ static inline void agl_pack_b_s8(const int8_t *b, int64_t k, int64_t n,
 void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                           const uint8_t *a, int64_t a_batch_stride,
                           int64_t a_row_stride, int32_t a_zero_point,
-                          const void *packed_b, void *c,
-                          int64_t c_batch_stride, int64_t c_row_stride,
-                          float alpha, const float *scale, const float *bias,
-                          int32_t activation, const float *residual,
-                          int64_t residual_batch_stride,
+                          const void *packed_b, void *c, int64_t c_batch_stride,
+                          int64_t c_row_stride, float alpha, const float *scale,
+                          const float *bias, int32_t activation,
+                          const float *residual, int64_t residual_batch_stride,
                           int64_t residual_row_stride,
                           const agl_gemm_blocking *blocking);
 

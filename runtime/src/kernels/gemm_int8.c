@@ -154,7 +154,7 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
             const unsigned char *panel = g->b + q * g->panel_bytes;
             int64_t j = q * AGL_S8_PACKED_NR;
             int cols = g->n - j < AGL_S8_PACKED_NR ? (int)(g->n - j)
-                                                    : AGL_S8_PACKED_NR;
+                                                   : AGL_S8_PACKED_NR;
             agl_s8_epilogue e = {
                 .load = pq > 0,
                 .last = pq + kq == quads,

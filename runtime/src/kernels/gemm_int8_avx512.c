@@ -4,7 +4,7 @@
  *
  * 14 rows x 32 columns = 28 int32 accumulators. Per depth quad: the two
  * 64-byte B vectors (columns 0-15 and 16-31, 4 depths per column), and per
- * row 4 bytes of packed A broadcast to every lane and two vpdpbusd (u8 x s8
+ * row 4 bytes of A broadcast to every lane and two vpdpbusd (u8 x s8
  * products of the 4 depths summed into int32, not saturating: 4 * 255 * 128
  * fits). That is 28 dot products for 2 vector and 14 broadcast loads, as in
  * the float kernel (sgemm_avx512.c), with 4 depths per instruction. */
@@ -19,7 +19,8 @@ enum { MR = AGL_S8_MR };
 
 static inline __attribute__((always_inline)) void
 kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
-            const int8_t *bp, int cols, void *c, int64_t ldc, const agl_s8_epilogue *e) {
+            const int8_t *bp, int cols, void *c, int64_t ldc,
+            const agl_s8_epilogue *e) {
   /* Row i's quad r at ap + i * a_row + r * a_quad. */
   const int64_t a_row = lda ? lda : 4, a_quad = lda ? 4 : AGL_S8_QUAD_BYTES;
   int32_t *c32 = c;
@@ -28,8 +29,10 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
     _mm_prefetch((const char *)(c32 + i * ldc), _MM_HINT_T0);
     _mm_prefetch((const char *)(c32 + i * ldc + 31), _MM_HINT_T0);
   }
-  /* Named accumulators, not an array: GCC keeps an array of 28 vectors in
-   * memory across the loop, with a store per dot product. */
+  /* Named accumulators and the dot product in inline assembly (updating
+   * its accumulator in place): with an array and the intrinsic, GCC 12
+   * copied and spilled the accumulators every step, at less than half the
+   * speed. */
 #define DPBUSD(acc, x, b)                                                      \
   __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(b))
 #define ACC_DECLARE(i)                                                         \
@@ -73,7 +76,8 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
       const int32_t *row = c32 + i * ldc;
-      acc[i][0] = _mm512_add_epi32(acc[i][0], _mm512_maskz_loadu_epi32(m0, row));
+      acc[i][0] =
+          _mm512_add_epi32(acc[i][0], _mm512_maskz_loadu_epi32(m0, row));
       acc[i][1] =
           _mm512_add_epi32(acc[i][1], _mm512_maskz_loadu_epi32(m1, row + 16));
     }
@@ -130,7 +134,7 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
 }
 
 #define KERNEL_ROWS(R)                                                         \
-  static void kernel_##R(int64_t kq, const uint8_t *ap, int64_t lda,          \
+  static void kernel_##R(int64_t kq, const uint8_t *ap, int64_t lda,           \
                          const int8_t *bp, int cols, void *c, int64_t ldc,     \
                          const agl_s8_epilogue *e) {                           \
     kernel_rows(R, kq, ap, lda, bp, cols, c, ldc, e);                          \
@@ -155,9 +159,9 @@ typedef void (*rows_fn)(int64_t, const uint8_t *, int64_t, const int8_t *, int,
 /* The kernel for each row count: the last panel of a block computes only
  * its live rows. */
 static const rows_fn kernels[MR + 1] = {
-    NULL,       kernel_1,  kernel_2,  kernel_3,  kernel_4,
-    kernel_5,   kernel_6,  kernel_7,  kernel_8,  kernel_9,
-    kernel_10,  kernel_11, kernel_12, kernel_13, kernel_14};
+    NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
+    kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
+    kernel_10, kernel_11, kernel_12, kernel_13, kernel_14};
 
 void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap, int64_t lda,
                           const int8_t *bp, int rows, int cols, void *c,

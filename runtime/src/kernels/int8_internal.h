@@ -37,19 +37,18 @@ typedef struct agl_s8_epilogue {
  * packed panel when lda is 0, else its rows in place, lda bytes apart
  * (the block's first depth at ap, every quad whole). */
 typedef void (*agl_s8_kernel_fn)(int64_t kq, const uint8_t *ap, int64_t lda,
-                                  const int8_t *bp, int rows, int cols,
-                                  void *c, int64_t ldc,
-                                  const agl_s8_epilogue *e);
+                                 const int8_t *bp, int rows, int cols, void *c,
+                                 int64_t ldc, const agl_s8_epilogue *e);
 
 AGL_HIDDEN void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap,
-                                       int64_t lda, const int8_t *bp,
-                                       int rows, int cols, void *c,
-                                       int64_t ldc, const agl_s8_epilogue *e);
+                                       int64_t lda, const int8_t *bp, int rows,
+                                       int cols, void *c, int64_t ldc,
+                                       const agl_s8_epilogue *e);
 #if defined(AGL_HAVE_AVX512_KERNELS)
 /* Compiled with AVX-512 VNNI enabled; only for CPUs that have it. */
-AGL_HIDDEN void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap,
-                                     int64_t lda, const int8_t *bp, int rows,
-                                     int cols, void *c, int64_t ldc,
+AGL_HIDDEN void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap, int64_t lda,
+                                     const int8_t *bp, int rows, int cols,
+                                     void *c, int64_t ldc,
                                      const agl_s8_epilogue *e);
 #endif
 
