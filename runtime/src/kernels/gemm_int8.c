@@ -29,41 +29,55 @@ void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap, int64_t lda,
                             const int8_t *bp, int rows, int cols, void *c,
                             int64_t ldc, const agl_s8_epilogue *e) {
   const int64_t a_row = lda ? lda : 4, a_quad = lda ? 4 : AGL_S8_QUAD_BYTES;
+  /* Unsigned sums wrap as vpdpbusd's do, so the final sum is exact
+   * whenever it fits in int32. Each quad of B is first spread into rows
+   * of 32 columns, so that the loops over columns vectorize; a product of
+   * a uint8 and an int8 fits in 16 bits (16-bit vector multiplies). */
+  uint32_t acc[AGL_S8_MR][32];
+  memset(acc, 0, sizeof acc);
+  for (int64_t r = 0; r < kq; ++r) {
+    int16_t w[4][32];
+    const int8_t *quad = bp + r * 128;
+    for (int j = 0; j < 32; ++j)
+      for (int d = 0; d < 4; ++d)
+        w[d][j] = quad[j / 16 * 64 + j % 16 * 4 + d];
+    for (int i = 0; i < rows; ++i) {
+      const uint8_t *x = ap + i * a_row + r * a_quad;
+      for (int d = 0; d < 4; ++d) {
+        const int16_t xd = x[d];
+        for (int j = 0; j < 32; ++j)
+          acc[i][j] += (uint32_t)(int32_t)(int16_t)(xd * w[d][j]);
+      }
+    }
+  }
   unsigned char *cb = c;
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j) {
-      /* Unsigned: wraps as vpdpbusd does, so the final sum is exact
-       * whenever it fits in int32. */
-      uint32_t acc = 0;
-      const uint8_t *x = ap + i * a_row;
-      const int8_t *w = bp + j / 16 * 64 + j % 16 * 4;
-      for (int64_t r = 0; r < kq; ++r, x += a_quad, w += 128)
-        for (int d = 0; d < 4; ++d)
-          acc += (uint32_t)((int32_t)x[d] * (int32_t)w[d]);
+      uint32_t sum = acc[i][j];
       unsigned char *cij = cb + (i * ldc + j) * 4;
       if (e->load) {
         int32_t old;
         memcpy(&old, cij, 4);
-        acc += (uint32_t)old;
+        sum += (uint32_t)old;
       }
       if (e->last) {
         int32_t colsum;
         memcpy(&colsum, e->colsum + 4 * j, 4);
-        acc -= (uint32_t)e->zero_point * (uint32_t)colsum;
+        sum -= (uint32_t)e->zero_point * (uint32_t)colsum;
       }
-      int32_t sum = (int32_t)acc;
+      int32_t exact = (int32_t)sum;
       if (!e->last || !e->scale) {
-        memcpy(cij, &sum, 4);
+        memcpy(cij, &exact, 4);
         continue;
       }
-      float x32 = (float)sum * (e->alpha * e->scale[j]);
+      float x = (float)exact * (e->alpha * e->scale[j]);
       if (e->bias)
-        x32 += e->bias[j];
+        x += e->bias[j];
       if (e->act != AGL_ACT_NONE)
-        x32 = agl_activate_scalar(x32, e->act);
+        x = agl_activate_scalar(x, e->act);
       if (e->residual)
-        x32 += e->residual[i * e->res_rs + j];
-      memcpy(cij, &x32, 4);
+        x += e->residual[i * e->res_rs + j];
+      memcpy(cij, &x, 4);
     }
 }
 
