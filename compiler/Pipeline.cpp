@@ -59,6 +59,16 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
                                options.lastTokenOutputs.end());
       pm.addPass(createLastToken(lastToken));
     }
+    // After --last-token, which changes which rows the products read.
+    if (options.calibrationOutputs) {
+      pm.addPass(createCalibrationOutputs());
+    } else if (!options.activationRanges.empty()) {
+      QuantizeProductsOptions quantize;
+      quantize.ranges.assign(options.activationRanges.begin(),
+                             options.activationRanges.end());
+      pm.addPass(createQuantizeProducts(quantize));
+    }
+    pm.addPass(createIntegerMatMuls());
     pm.addPass(createCSEPass());
     return;
   case Stage::Linalg: {

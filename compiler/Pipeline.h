@@ -63,6 +63,12 @@ struct PipelineOptions {
   /// --precision bf16: the same GEMM weights rounded to bfloat16 (widened
   /// to float32 in the kernels' registers); not with weightOnlyBits.
   bool bf16Weights = false;
+  /// --precision int8: return the left operands of the products to quantize
+  /// (calibration runs the model so compiled)...
+  bool calibrationOutputs = false;
+  /// ...or quantize them, with these calibrated ranges (autoglm-quantize-
+  /// products: minimum and maximum per operand).
+  std::vector<double> activationRanges;
   /// Time every kernel of the plan with the runtime's profiling hooks.
   bool profile = false;
   /// Split large loop nests across the runtime's thread pool (only with

@@ -169,15 +169,11 @@ LogicalResult DequantizeLinearOp::verify() {
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
-                                         std::optional<Location> loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &inferred) {
-  auto lhs = shapedAs(adaptor.getLhs()), rhs = shapedAs(adaptor.getRhs());
+/// The shape of numpy's matmul of `lhs` and `rhs`.
+static FailureOr<SmallVector<int64_t>>
+inferMatMulShape(ShapedType lhs, ShapedType rhs, std::optional<Location> loc) {
   if (lhs.getRank() == 0 || rhs.getRank() == 0)
     return fail(loc, "matmul operands must have rank >= 1");
-  if (lhs.getElementType() != rhs.getElementType())
-    return fail(loc, "matmul operands must have the same element type");
   MatMulShape s = getMatMulShape(lhs.getShape(), rhs.getShape());
   if (s.lhsK != s.rhsK)
     return fail(loc, "matmul contraction extents differ: " +
@@ -193,7 +189,48 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
     shape.push_back(s.m);
   if (rhs.getRank() > 1)
     shape.push_back(s.n);
-  inferred.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return shape;
+}
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto lhs = shapedAs(adaptor.getLhs()), rhs = shapedAs(adaptor.getRhs());
+  if (lhs.getElementType() != rhs.getElementType())
+    return fail(loc, "matmul operands must have the same element type");
+  auto shape = inferMatMulShape(lhs, rhs, loc);
+  if (failed(shape))
+    return failure();
+  inferred.push_back(RankedTensorType::get(*shape, lhs.getElementType()));
+  return success();
+}
+
+LogicalResult MatMulIntegerOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto shape = inferMatMulShape(shapedAs(adaptor.getLhs()),
+                                shapedAs(adaptor.getRhs()), loc);
+  if (failed(shape))
+    return failure();
+  inferred.push_back(
+      RankedTensorType::get(*shape, IntegerType::get(ctx, 32)));
+  return success();
+}
+
+LogicalResult MatMulIntegerOp::verify() {
+  for (auto [operand, zeroPoint] :
+       {std::pair{getLhs(), getLhsZeroPoint()},
+        std::pair{getRhs(), getRhsZeroPoint()}}) {
+    Type element = getElementTypeOrSelf(operand);
+    if (!element.isInteger(8))
+      return emitOpError("operands must be 8-bit integers, got ") << element;
+    if (getElementTypeOrSelf(zeroPoint) != element)
+      return emitOpError("a zero point must have its operand's type");
+    if (shapedAs(zeroPoint).getNumElements() != 1 ||
+        shapedAs(zeroPoint).getRank() > 1)
+      return emitOpError("zero points must be per-tensor scalars");
+  }
   return success();
 }
 

@@ -109,7 +109,7 @@ bool isConstantFill(Operation *op, Value buffer,
 
 bool isZeroFill(Operation *op, Value buffer) {
   return isConstantFill(op, buffer, [](Value v) {
-    return matchPattern(v, m_AnyZeroFloat());
+    return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
   });
 }
 

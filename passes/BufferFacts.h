@@ -26,7 +26,7 @@ std::optional<llvm::SmallVector<int64_t>> staticStrides(mlir::Value buffer);
 /// `isValue` holds.
 bool isConstantFill(mlir::Operation *op, mlir::Value buffer,
                     llvm::function_ref<bool(mlir::Value)> isValue);
-/// The same for a zero constant.
+/// The same for a zero constant (float or integer).
 bool isZeroFill(mlir::Operation *op, mlir::Value buffer);
 
 /// Whether two buffers provably share no byte.

@@ -8,6 +8,10 @@
 // inner loop reads, and the call is agl_kernel_sgemm_packed: the kernel
 // then never copies it at run time.
 //
+// Integer products (autoglm.matmul_integer of a uint8 lhs and a constant
+// int8 weight) become agl_kernel_gemm_u8s8 calls the same way, with the
+// weight packed for its dot-product instructions.
+//
 // The elementwise loop that reads the product next (its epilogue) goes into
 // the call when it computes act(alpha * product + bias[col]) + residual,
 // each part optional: the kernel applies it to each tile of the output
@@ -37,6 +41,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "autoglm/kernels.h"
+#include "autoglm/kernels_int8.h"
 
 namespace autoglm {
 #define GEN_PASS_DEF_CONTRACTIONSTOKERNELS
@@ -49,6 +54,7 @@ namespace {
 
 constexpr StringLiteral kSgemm = "agl_kernel_sgemm";
 constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
+constexpr StringLiteral kGemmInt8 = "agl_kernel_gemm_u8s8";
 
 /// Which loop of the generic each role of the contraction is.
 struct ContractionLoops {
@@ -63,6 +69,10 @@ bool mentions(AffineMap map, int64_t dim) {
   });
 }
 
+/// The loops of a (batched) matrix product on memrefs, given that `op`'s
+/// first two inputs are its operands, whose output rows are contiguous.
+std::optional<ContractionLoops> matchContractionLoops(linalg::GenericOp op);
+
 /// The loops of a plain (batched) f32 matmul on memrefs whose output rows
 /// are contiguous, or nothing.
 std::optional<ContractionLoops> matchContraction(linalg::GenericOp op) {
@@ -76,9 +86,99 @@ std::optional<ContractionLoops> matchContraction(linalg::GenericOp op) {
   }
   if (!autoglm::isMultiplyAccumulate(op))
     return std::nullopt;
+  return matchContractionLoops(op);
+}
 
+/// The integer product of autoglm.matmul_integer as the int8 kernel takes
+/// it: acc + (extui(a) [- extui(a_zero_point)]) * extsi(b), a uint8, b
+/// int8 (its zero point 0), the sum int32; the lhs zero point is a scalar
+/// third input, or absent when it is 0.
+struct IntegerContraction {
+  ContractionLoops loops;
+  Value lhsZeroPoint;          // a rank-0 buffer, or null...
+  int64_t constantZeroPoint = 0; // ...when it is this constant
+};
+
+std::optional<IntegerContraction>
+matchIntegerContraction(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumDpsInputs() < 2 || op.getNumDpsInputs() > 3 ||
+      op.getNumReductionLoops() != 1)
+    return std::nullopt;
+  auto elementOf = [](Value v) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    return type ? type.getElementType() : Type();
+  };
+  for (Value input : op.getDpsInputs())
+    if (Type t = elementOf(input); !t || !t.isInteger(8))
+      return std::nullopt;
+  if (Type t = elementOf(op.getDpsInits()[0]); !t || !t.isInteger(32))
+    return std::nullopt;
+  Block *body = op.getBody();
+  auto arg = [&](unsigned i) { return body->getArgument(i); };
+  auto yield = body->getTerminator()->getOperand(0).getDefiningOp<arith::AddIOp>();
+  if (!yield)
+    return std::nullopt;
+  Value accumulator = arg(op.getNumDpsInputs());
+  Value productValue = yield.getLhs() == accumulator ? yield.getRhs()
+                       : yield.getRhs() == accumulator ? yield.getLhs()
+                                                        : Value();
+  auto product = productValue ? productValue.getDefiningOp<arith::MulIOp>()
+                              : arith::MulIOp();
+  if (!product)
+    return std::nullopt;
+  auto isExtended = [](Value v, Value from, bool isUnsigned) {
+    if (isUnsigned) {
+      auto ext = v.getDefiningOp<arith::ExtUIOp>();
+      return ext && ext.getIn() == from;
+    }
+    auto ext = v.getDefiningOp<arith::ExtSIOp>();
+    return ext && ext.getIn() == from;
+  };
+  // The zero point is the third input, or a constant (canonicalization
+  // moves scalar constants into the body).
+  IntegerContraction ic;
+  auto isLhs = [&](Value v) {
+    if (isExtended(v, arg(0), /*isUnsigned=*/true))
+      return op.getNumDpsInputs() == 2;
+    auto sub = v.getDefiningOp<arith::SubIOp>();
+    if (!sub || !isExtended(sub.getLhs(), arg(0), true))
+      return false;
+    if (op.getNumDpsInputs() == 3) {
+      ic.lhsZeroPoint = op.getDpsInputs()[2];
+      return isExtended(sub.getRhs(), arg(2), true);
+    }
+    APInt zeroPoint;
+    if (!matchPattern(sub.getRhs(), m_ConstantInt(&zeroPoint)))
+      return false;
+    ic.constantZeroPoint = zeroPoint.getSExtValue();
+    return ic.constantZeroPoint >= 0 && ic.constantZeroPoint <= 255;
+  };
+  auto isRhs = [&](Value v) { return isExtended(v, arg(1), false); };
+  if (!((isLhs(product.getLhs()) && isRhs(product.getRhs())) ||
+        (isLhs(product.getRhs()) && isRhs(product.getLhs()))))
+    return std::nullopt;
+  if (op.getNumDpsInputs() == 3 &&
+      (cast<MemRefType>(op.getDpsInputs()[2].getType()).getRank() != 0))
+    return std::nullopt;
+  std::optional<ContractionLoops> loops = matchContractionLoops(op);
+  if (!loops)
+    return std::nullopt;
+  // The kernel reads A's rows contiguously.
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
+  auto strides = autoglm::staticStrides(op.getDpsInputs()[0]);
+  if (!strides)
+    return std::nullopt;
+  for (auto [i, e] : llvm::enumerate(maps[0].getResults()))
+    if (autoglm::isDim(e, loops->k) && (*strides)[i] != 1)
+      return std::nullopt;
+  ic.loops = *loops;
+  return ic;
+}
+
+std::optional<ContractionLoops> matchContractionLoops(linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap lhs = maps[0], rhs = maps[1], out = maps.back();
   int64_t loops = op.getNumLoops();
   // The output names every parallel loop once, in order: (batch.., m, n).
   if (out.getNumResults() != loops - 1 || out.getNumResults() < 2 ||
@@ -165,62 +265,55 @@ public:
   /// The packed global for `rhs`, if it is a constant that every batch of
   /// the contraction shares.
   memref::GlobalOp pack(Value rhs, AffineMap map, const ContractionLoops &c) {
-    auto get = rhs.getDefiningOp<memref::GetGlobalOp>();
-    if (!get)
-      return nullptr;
-    auto type = cast<MemRefType>(rhs.getType());
-    auto [strides, offset] = type.getStridesAndOffset();
-    int64_t k = 1, n = 1, kStride = 0, nStride = 0;
-    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim)
-        continue;
-      if (dim.getPosition() == c.k) {
-        k = type.getDimSize(i);
-        kStride = strides[i];
-      } else if (dim.getPosition() == c.n) {
-        n = type.getDimSize(i);
-        nStride = strides[i];
-      } else if (type.getDimSize(i) != 1) {
-        return nullptr; // a batch of different weights
-      }
-    }
+    std::optional<Weight> w = locate(rhs, map, c, "f32");
     // Whole panels only, unless asked: padding would store more than the
     // weight itself.
-    if (n % AGL_SGEMM_PACKED_NR != 0 && !partialPanels)
+    if (!w || (w->n % AGL_SGEMM_PACKED_NR != 0 && !partialPanels))
       return nullptr;
-    std::string key = (get.getName() + "_k" + Twine(kStride) + "_n" +
-                       Twine(nStride)).str();
-    if (auto it = packed.find(key); it != packed.end())
+    if (auto it = packed.find(w->key); it != packed.end())
       return it->second;
-    auto global = symbols.lookup<memref::GlobalOp>(get.getName());
-    std::optional<SmallVector<float>> values;
-    if (global && global.getConstant())
-      values = autoglm::floatValues(global.getInitialValueAttr());
+    std::optional<SmallVector<float>> values =
+        autoglm::floatValues(w->global.getInitialValueAttr());
     if (!values)
       return nullptr;
-
     constexpr int64_t nr = AGL_SGEMM_PACKED_NR;
-    int64_t panels = (n + nr - 1) / nr;
-    SmallVector<float> data(panels * k * nr, 0.0f);
+    int64_t panels = (w->n + nr - 1) / nr;
+    SmallVector<float> data(panels * w->k * nr, 0.0f);
     for (int64_t p = 0; p < panels; ++p)
-      for (int64_t row = 0; row < k; ++row)
-        for (int64_t j = 0; j < nr && p * nr + j < n; ++j)
-          data[(p * k + row) * nr + j] =
-              (*values)[offset + row * kStride + (p * nr + j) * nStride];
-
+      for (int64_t row = 0; row < w->k; ++row)
+        for (int64_t j = 0; j < nr && p * nr + j < w->n; ++j)
+          data[(p * w->k + row) * nr + j] = (*values)[w->element(row, p * nr + j)];
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    auto packedType = MemRefType::get({(int64_t)data.size()}, b.getF32Type());
-    auto tensorType =
-        RankedTensorType::get({(int64_t)data.size()}, b.getF32Type());
-    auto result = memref::GlobalOp::create(
-        b, global.getLoc(), (global.getSymName() + "_packed").str(),
-        b.getStringAttr("private"), packedType,
-        DenseElementsAttr::get(tensorType, ArrayRef<float>(data)),
-        /*constant=*/true, b.getI64IntegerAttr(64));
-    symbols.insert(result); // renames on a clash
-    packed[key] = result;
-    return result;
+    return record(*w, DenseElementsAttr::get(
+                          RankedTensorType::get({(int64_t)data.size()},
+                                                b.getF32Type()),
+                          ArrayRef<float>(data)));
+  }
+
+  /// The packed global (autoglm/kernels_int8.h's layout, as bytes) for an
+  /// int8 `rhs`, if it is a constant that every batch shares.
+  memref::GlobalOp packInt8(Value rhs, AffineMap map,
+                            const ContractionLoops &c) {
+    std::optional<Weight> w = locate(rhs, map, c, "s8");
+    if (!w)
+      return nullptr;
+    if (auto it = packed.find(w->key); it != packed.end())
+      return it->second;
+    auto values = dyn_cast<DenseIntElementsAttr>(w->global.getInitialValueAttr());
+    if (!values)
+      return nullptr;
+    SmallVector<int8_t> all = llvm::to_vector(values.getValues<int8_t>());
+    SmallVector<int8_t> weight(w->k * w->n);
+    for (int64_t p = 0; p < w->k; ++p)
+      for (int64_t j = 0; j < w->n; ++j)
+        weight[p * w->n + j] = all[w->element(p, j)];
+    SmallVector<int8_t> data(agl_s8_packed_bytes(w->k, w->n));
+    agl_pack_b_s8(weight.data(), w->k, w->n, w->n, 1, data.data());
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    return record(*w, DenseElementsAttr::get(
+                          RankedTensorType::get({(int64_t)data.size()},
+                                                b.getI8Type()),
+                          ArrayRef<int8_t>(data)));
   }
 
   /// Erases the original weights that nothing reads any more.
@@ -237,6 +330,63 @@ public:
   }
 
 private:
+  /// A constant k x n weight: element (p, j) of its global's values is at
+  /// offset + p * kStride + j * nStride.
+  struct Weight {
+    memref::GlobalOp global;
+    int64_t k = 1, n = 1, kStride = 0, nStride = 0, offset = 0;
+    std::string key; // one packed copy per weight, view and format
+    int64_t element(int64_t p, int64_t j) const {
+      return offset + p * kStride + j * nStride;
+    }
+  };
+
+  std::optional<Weight> locate(Value rhs, AffineMap map,
+                               const ContractionLoops &c, StringRef format) {
+    auto get = rhs.getDefiningOp<memref::GetGlobalOp>();
+    if (!get)
+      return std::nullopt;
+    auto type = cast<MemRefType>(rhs.getType());
+    auto [strides, offset] = type.getStridesAndOffset();
+    Weight w;
+    w.offset = offset;
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        continue;
+      if (dim.getPosition() == c.k) {
+        w.k = type.getDimSize(i);
+        w.kStride = strides[i];
+      } else if (dim.getPosition() == c.n) {
+        w.n = type.getDimSize(i);
+        w.nStride = strides[i];
+      } else if (type.getDimSize(i) != 1) {
+        return std::nullopt; // a batch of different weights
+      }
+    }
+    w.global = symbols.lookup<memref::GlobalOp>(get.getName());
+    if (!w.global || !w.global.getConstant() ||
+        ShapedType::isDynamic(w.offset))
+      return std::nullopt;
+    w.key = (get.getName() + "_k" + Twine(w.kStride) + "_n" +
+             Twine(w.nStride) + "_" + format)
+                .str();
+    return w;
+  }
+
+  memref::GlobalOp record(Weight w, DenseElementsAttr data) {
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto type = cast<ShapedType>(data.getType());
+    auto result = memref::GlobalOp::create(
+        b, w.global.getLoc(), (w.global.getSymName() + "_packed").str(),
+        b.getStringAttr("private"),
+        MemRefType::get(type.getShape(), type.getElementType()), data,
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    symbols.insert(result); // renames on a clash
+    packed[w.key] = result;
+    return result;
+  }
+
   ModuleOp module;
   SymbolTable symbols;
   bool partialPanels;
@@ -584,16 +734,113 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   op->erase();
 }
 
+/// agl_kernel_gemm_u8s8 for an integer product whose weight is a constant
+/// (packed here) and whose output starts from zeros; other integer
+/// products stay loops. The int32 sums go to the product's buffer.
+void replaceWithInt8KernelCall(linalg::GenericOp op,
+                               const IntegerContraction &ic,
+                               WeightPacker *packer,
+                               SmallVectorImpl<ZeroSource> &zeroSources) {
+  const ContractionLoops &c = ic.loops;
+  Operation *init = nullptr;
+  if (!packer || !autoglm::zeroAt(op.getDpsInits()[0], op, init))
+    return;
+  // One batch loop at most: the kernel's own.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> batchLoops;
+  for (int64_t loop : c.batch)
+    if (ranges[loop] != 1)
+      batchLoops.push_back(loop);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  memref::GlobalOp packed =
+      batchLoops.size() <= 1 ? packer->packInt8(op.getDpsInputs()[1], maps[1], c)
+                             : nullptr;
+  if (!packed)
+    return;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> extents;
+  for (Range range : cast<linalg::LinalgOp>(op.getOperation())
+                         .createLoopRanges(b, loc))
+    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+  if (init == autoglm::previousEffect(op)) {
+    init->erase();
+    init = nullptr;
+  }
+  int64_t loops = op.getNumLoops();
+  OperandView lhs = viewOf(b, loc, op.getDpsInputs()[0], maps[0], loops);
+  OperandView out = viewOf(b, loc, op.getDpsInits()[0], maps.back(), loops);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value batch = one, aBatch = zero, cBatch = zero;
+  if (!batchLoops.empty()) {
+    batch = extents[batchLoops.back()];
+    aBatch = lhs.loopStrides[batchLoops.back()];
+    cBatch = out.loopStrides[batchLoops.back()];
+  }
+  auto i64 = [&](Value index) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index)
+        .getResult();
+  };
+  Value zeroPoint =
+      arith::ConstantIntOp::create(b, loc, ic.constantZeroPoint, 32);
+  if (ic.lhsZeroPoint)
+    zeroPoint = arith::ExtUIOp::create(
+        b, loc, b.getI32Type(),
+        memref::LoadOp::create(b, loc, ic.lhsZeroPoint, ValueRange{}));
+  Value weights = memref::GetGlobalOp::create(b, loc, packed.getType(),
+                                              packed.getSymName());
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  Value null = LLVM::ZeroOp::create(b, loc, ptrType);
+  auto module = op->getParentOfType<ModuleOp>();
+  auto staticExtent = [&](Value extent) {
+    return getConstantIntValue(extent).value_or(ShapedType::kDynamic);
+  };
+  std::string key = autoglm::gemmTuningKey(
+      staticExtent(batch), staticExtent(extents[c.m]),
+      staticExtent(extents[c.n]), staticExtent(extents[c.k]));
+  autoglm::GemmBlocking blocking = autoglm::tunedBlocking(op, key);
+  // (batch, m, n, k, a, its batch/row strides, a's zero point, packed b,
+  //  c, its batch/row strides, alpha, scale, bias, activation, residual,
+  //  its batch/row strides, blocking): int32 sums, no float epilogue.
+  SmallVector<Value> args = {
+      i64(batch), i64(extents[c.m]), i64(extents[c.n]), i64(extents[c.k]),
+      lhs.pointer, i64(aBatch), i64(lhs.loopStrides[c.m]), zeroPoint,
+      autoglm::pointerTo(b, loc, weights).pointer, out.pointer, i64(cBatch),
+      i64(out.loopStrides[c.m]),
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)), null, null,
+      arith::ConstantIntOp::create(b, loc, AGL_ACT_NONE, 32), null, i64(zero),
+      i64(zero), autoglm::blockingArgument(b, loc, module, blocking)};
+  SmallVector<Type> types = llvm::map_to_vector(
+      args, [](Value v) { return v.getType(); });
+  auto call = func::CallOp::create(
+      b, loc,
+      autoglm::declareRuntimeFunction(module, kGemmInt8,
+                                      b.getFunctionType(types, {})),
+      args);
+  autoglm::recordBlocking(call, blocking);
+  if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
+    zeroSources.push_back({init, call.getOperation()});
+  op->erase();
+}
+
 struct ContractionsToKernelsPass
     : autoglm::impl::ContractionsToKernelsBase<ContractionsToKernelsPass> {
   using ContractionsToKernelsBase::ContractionsToKernelsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::pair<linalg::GenericOp, ContractionLoops>> contractions;
+    struct Contraction {
+      linalg::GenericOp op;
+      ContractionLoops loops;
+      std::optional<IntegerContraction> integer;
+    };
+    SmallVector<Contraction> contractions;
     module.walk([&](linalg::GenericOp op) {
       if (auto loops = matchContraction(op))
-        contractions.emplace_back(op, *loops);
+        contractions.push_back({op, *loops, std::nullopt});
+      else if (auto integer = matchIntegerContraction(op))
+        contractions.push_back({op, integer->loops, integer});
     });
     if (contractions.empty())
       return;
@@ -603,9 +850,14 @@ struct ContractionsToKernelsPass
     // Last first: looking back for the zeros an output holds passes over
     // the earlier products while they are still linalg ops.
     SmallVector<ZeroSource> zeroSources;
-    for (auto &[op, loops] : llvm::reverse(contractions))
-      replaceWithKernelCall(op, loops, packer ? &*packer : nullptr,
-                            zeroSources);
+    for (Contraction &c : llvm::reverse(contractions)) {
+      if (c.integer)
+        replaceWithInt8KernelCall(c.op, *c.integer,
+                                  packer ? &*packer : nullptr, zeroSources);
+      else
+        replaceWithKernelCall(c.op, c.loops, packer ? &*packer : nullptr,
+                              zeroSources);
+    }
     // Zero fills that only the products read (before they were calls)
     // are dead now. Earlier fills first: one may feed a later one's copy.
     SmallVector<Operation *> overwriters;

@@ -65,6 +65,69 @@ def KVCache : Pass<"autoglm-kv-cache", "mlir::ModuleOp"> {
   ];
 }
 
+def CalibrationOutputs : Pass<"autoglm-calibration-outputs", "mlir::ModuleOp"> {
+  let summary = "Return the inputs that int8 quantization needs ranges for";
+  let description = [{
+    Calibration for `--precision int8`: appends to `main`'s results the
+    left operand of every product that `autoglm-quantize-products` would
+    quantize (an f32 `autoglm.matmul` by a constant 2-D weight), each
+    distinct value once, in the order that pass numbers them, named
+    `autoglm.calibration.N`. The compiler runs the model so compiled on the
+    calibration inputs and reads the ranges of these outputs. Needs static
+    shapes.
+  }];
+}
+
+def QuantizeProducts : Pass<"autoglm-quantize-products", "mlir::ModuleOp"> {
+  let summary = "Quantize the products with a constant weight to int8 (QDQ form)";
+  let description = [{
+    Post-training quantization. For the N-th distinct left operand of the
+    f32 `autoglm.matmul`s by a constant 2-D weight (numbered as
+    `autoglm-calibration-outputs` numbers them), `ranges` holds its
+    calibrated minimum and maximum at 2N and 2N+1. The operand becomes
+    `dequantize_linear(quantize_linear(x))` with an asymmetric `ui8`
+    per-tensor scale and zero point covering that range (and 0); the weight
+    becomes `dequantize_linear` of an `i8` constant with one symmetric scale
+    per column (`max|w| / 127`). `autoglm-integer-matmuls` then turns each
+    such product into an int8 one.
+
+    ```mlir
+    %q = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64}
+        : (tensor<4x64xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x64xui8>
+    %a = autoglm.dequantize_linear %q, %s, %zp {axis = 1 : i64} : ...
+    %w = autoglm.dequantize_linear %wq, %ws, %wzp {axis = 1 : i64}
+        : (tensor<64x32xi8>, tensor<32xf32>, tensor<32xi8>) -> tensor<64x32xf32>
+    %y = autoglm.matmul %a, %w : ...
+    ```
+  }];
+  let options = [
+    ListOption<"ranges", "ranges", "double",
+               "Minimum and maximum of each quantized operand, in order">
+  ];
+}
+
+def IntegerMatMuls : Pass<"autoglm-integer-matmuls", "mlir::ModuleOp"> {
+  let summary = "Products of dequantized int8 operands as integer products";
+  let description = [{
+    Rewrites `matmul(dequantize_linear(a), dequantize_linear(b))`, where `a`
+    and `b` are 8-bit integer tensors, `a`'s scale and zero point are
+    per-tensor, and `b`'s scale is per-tensor or per column (and its zero
+    point per-tensor, or per column with equal entries), into
+    `autoglm.matmul_integer` of the integer tensors, converted to f32 and
+    multiplied by `scale_a * scale_b`. The integer product is exact; the
+    result equals the float product up to float rounding. This is how QDQ
+    models (and `--precision int8`) run on the int8 GEMM.
+
+    ```mlir
+    %acc = autoglm.matmul_integer %aq, %bq, %azp, %bzp
+        : (tensor<4x64xui8>, tensor<64x32xi8>, tensor<ui8>, tensor<i8>) -> tensor<4x32xi32>
+    %f = autoglm.cast %acc {to = f32} : (tensor<4x32xi32>) -> tensor<4x32xf32>
+    %s = autoglm.mul %sa, %sb : (tensor<f32>, tensor<32xf32>) -> tensor<32xf32>
+    %y = autoglm.mul %f, %s : (tensor<4x32xf32>, tensor<32xf32>) -> tensor<4x32xf32>
+    ```
+  }];
+}
+
 def LastToken : Pass<"autoglm-last-token", "mlir::ModuleOp"> {
   let summary = "Compute the named outputs for the last token only";
   let description = [{

@@ -6,6 +6,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Dialect/Traits.h"
 
 using namespace mlir;
@@ -13,31 +15,30 @@ using namespace autoglm;
 
 namespace {
 
+/// The body of a multiply-accumulate generic: the accumulator plus the
+/// product of the operands' elements, given the block's arguments (the
+/// operands', any extra inputs', then the accumulator).
+using ProductBody =
+    function_ref<Value(OpBuilder &, Location, ValueRange arguments)>;
+
 /// One multiply-accumulate generic over loops (batch..., m, k, n): the
 /// reduction k sits outside n, so the innermost loop walks rows of the rhs
 /// and the output contiguously and vectorizes without reassociation.
-/// 16-bit floats accumulate in f32: the result has `outType`'s shape and
-/// the accumulator's element type.
-Value buildContraction(OpBuilder &b, Location loc, RankedTensorType outType,
-                       Value lhs, Value rhs, ArrayRef<AffineMap> maps,
-                       ValueRange sizes = {}) {
+/// `extra` inputs (scalars) follow the operands. The result has `accType`.
+Value buildContraction(OpBuilder &b, Location loc, RankedTensorType accType,
+                       ValueRange inputs, ArrayRef<AffineMap> maps,
+                       ValueRange sizes, ProductBody body) {
   int64_t loops = maps.front().getNumDims();
   SmallVector<utils::IteratorType> iterators(loops,
                                              utils::IteratorType::parallel);
   iterators[loops - 2] = utils::IteratorType::reduction;
-  Type element = outType.getElementType();
-  Type accElement = element;
-  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32)
-    accElement = b.getF32Type();
-  auto accType = outType.clone(accElement);
+  Type accElement = accType.getElementType();
   Value acc = filledTensor(b, loc, accType,
                            cast<TypedAttr>(b.getZeroAttr(accElement)), sizes);
   auto generic = linalg::GenericOp::create(
-      b, loc, accType, ValueRange{lhs, rhs}, acc, maps, iterators,
+      b, loc, accType, inputs, acc, maps, iterators,
       [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value product = emitMul(nb, l, emitConvert(nb, l, a[0], element, accElement),
-                                emitConvert(nb, l, a[1], element, accElement));
-        linalg::YieldOp::create(nb, l, emitAdd(nb, l, a[2], product));
+        linalg::YieldOp::create(nb, l, body(nb, l, a));
       });
   return generic.getResult(0);
 }
@@ -55,77 +56,146 @@ Value convertTensor(OpBuilder &b, Location loc, Value value,
                           });
 }
 
+/// numpy's matmul of `lhs` and `rhs` as a contraction whose element result
+/// `body` computes, into an accumulator of `accElement`; `scalars` are
+/// extra rank-0 inputs of the generic. The result has the op's shape.
+Value lowerMatMul(OpBuilder &rewriter, Location loc, Value lhsOperand,
+                  Value rhsOperand, ValueRange scalars, Type accElement,
+                  ArrayRef<int64_t> resultShape, ProductBody body) {
+  auto lhsType = cast<RankedTensorType>(lhsOperand.getType());
+  auto rhsType = cast<RankedTensorType>(rhsOperand.getType());
+  MatMulShape s = getMatMulShape(lhsType.getShape(), rhsType.getShape());
+  SmallVector<int64_t> batch;
+  (void)OpTrait::util::getBroadcastedShape(s.lhsBatch, s.rhsBatch, batch);
+
+  // Vectors become 1-row / 1-column matrices.
+  SmallVector<int64_t> lhsShape(s.lhsBatch), rhsShape(s.rhsBatch);
+  lhsShape.append({s.m, s.lhsK});
+  rhsShape.append({s.rhsK, s.n});
+  Value lhs = reshapeTensor(rewriter, loc, lhsOperand, lhsShape);
+  Value rhs = reshapeTensor(rewriter, loc, rhsOperand, rhsShape);
+
+  int64_t nb = batch.size(), loops = nb + 3;
+  AffineExpr m = rewriter.getAffineDimExpr(nb),
+             k = rewriter.getAffineDimExpr(nb + 1),
+             n = rewriter.getAffineDimExpr(nb + 2);
+  auto batchExprs = [&](ArrayRef<int64_t> operandBatch) {
+    SmallVector<AffineExpr> exprs;
+    int64_t offset = nb - operandBatch.size();
+    for (auto [d, extent] : llvm::enumerate(operandBatch))
+      exprs.push_back(extent == 1 && batch[d + offset] != 1
+                          ? rewriter.getAffineConstantExpr(0)
+                          : rewriter.getAffineDimExpr(d + offset));
+    return exprs;
+  };
+  auto lhsExprs = batchExprs(s.lhsBatch);
+  lhsExprs.append({m, k});
+  auto rhsExprs = batchExprs(s.rhsBatch);
+  rhsExprs.append({k, n});
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < nb; ++d)
+    outExprs.push_back(rewriter.getAffineDimExpr(d));
+  outExprs.append({m, n});
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, lhsExprs, ctx),
+                                 AffineMap::get(loops, 0, rhsExprs, ctx)};
+  maps.append(scalars.size(), AffineMap::get(loops, 0, {}, ctx));
+  maps.push_back(AffineMap::get(loops, 0, outExprs, ctx));
+  SmallVector<int64_t> outShape(batch);
+  outShape.append({s.m, s.n});
+  // Symbolic extents: batch ones from whichever operand has them, m from
+  // the lhs, n from the rhs.
+  SmallVector<Value> sizes;
+  auto lhsView = cast<RankedTensorType>(lhs.getType());
+  auto rhsView = cast<RankedTensorType>(rhs.getType());
+  for (int64_t d = 0; d < nb; ++d) {
+    if (!ShapedType::isDynamic(batch[d]))
+      continue;
+    int64_t l = d - (nb - (int64_t)s.lhsBatch.size());
+    int64_t r = d - (nb - (int64_t)s.rhsBatch.size());
+    if (l >= 0 && lhsView.isDynamicDim(l))
+      sizes.push_back(tensor::DimOp::create(rewriter, loc, lhs, l));
+    else
+      sizes.push_back(tensor::DimOp::create(rewriter, loc, rhs, r));
+  }
+  if (ShapedType::isDynamic(s.m))
+    sizes.push_back(
+        tensor::DimOp::create(rewriter, loc, lhs, s.lhsBatch.size()));
+  if (ShapedType::isDynamic(s.n))
+    sizes.push_back(
+        tensor::DimOp::create(rewriter, loc, rhs, rhsView.getRank() - 1));
+  SmallVector<Value> inputs = {lhs, rhs};
+  llvm::append_range(inputs, scalars);
+  Value out = buildContraction(rewriter, loc,
+                               RankedTensorType::get(outShape, accElement),
+                               inputs, maps, sizes, body);
+  return out;
+}
+
 struct MatMulLowering : OpConversionPattern<MatMulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto lhsType = cast<RankedTensorType>(adaptor.getLhs().getType());
-    auto rhsType = cast<RankedTensorType>(adaptor.getRhs().getType());
-    MatMulShape s = getMatMulShape(lhsType.getShape(), rhsType.getShape());
-    SmallVector<int64_t> batch;
-    (void)OpTrait::util::getBroadcastedShape(s.lhsBatch, s.rhsBatch, batch);
-
-    // Vectors become 1-row / 1-column matrices.
-    SmallVector<int64_t> lhsShape(s.lhsBatch), rhsShape(s.rhsBatch);
-    lhsShape.append({s.m, s.lhsK});
-    rhsShape.append({s.rhsK, s.n});
-    Value lhs = reshapeTensor(rewriter, loc, adaptor.getLhs(), lhsShape);
-    Value rhs = reshapeTensor(rewriter, loc, adaptor.getRhs(), rhsShape);
-
-    int64_t nb = batch.size(), loops = nb + 3;
-    AffineExpr m = rewriter.getAffineDimExpr(nb),
-               k = rewriter.getAffineDimExpr(nb + 1),
-               n = rewriter.getAffineDimExpr(nb + 2);
-    auto batchExprs = [&](ArrayRef<int64_t> operandBatch) {
-      SmallVector<AffineExpr> exprs;
-      int64_t offset = nb - operandBatch.size();
-      for (auto [d, extent] : llvm::enumerate(operandBatch))
-        exprs.push_back(extent == 1 && batch[d + offset] != 1
-                            ? rewriter.getAffineConstantExpr(0)
-                            : rewriter.getAffineDimExpr(d + offset));
-      return exprs;
-    };
-    auto lhsExprs = batchExprs(s.lhsBatch);
-    lhsExprs.append({m, k});
-    auto rhsExprs = batchExprs(s.rhsBatch);
-    rhsExprs.append({k, n});
-    SmallVector<AffineExpr> outExprs;
-    for (int64_t d = 0; d < nb; ++d)
-      outExprs.push_back(rewriter.getAffineDimExpr(d));
-    outExprs.append({m, n});
-    MLIRContext *ctx = rewriter.getContext();
-    SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, lhsExprs, ctx),
-                                   AffineMap::get(loops, 0, rhsExprs, ctx),
-                                   AffineMap::get(loops, 0, outExprs, ctx)};
-    SmallVector<int64_t> outShape(batch);
-    outShape.append({s.m, s.n});
-    // Symbolic extents: batch ones from whichever operand has them, m from
-    // the lhs, n from the rhs.
-    SmallVector<Value> sizes;
-    auto lhsView = cast<RankedTensorType>(lhs.getType());
-    auto rhsView = cast<RankedTensorType>(rhs.getType());
-    for (int64_t d = 0; d < nb; ++d) {
-      if (!ShapedType::isDynamic(batch[d]))
-        continue;
-      int64_t l = d - (nb - (int64_t)s.lhsBatch.size());
-      int64_t r = d - (nb - (int64_t)s.rhsBatch.size());
-      if (l >= 0 && lhsView.isDynamicDim(l))
-        sizes.push_back(tensor::DimOp::create(rewriter, loc, lhs, l));
-      else
-        sizes.push_back(tensor::DimOp::create(rewriter, loc, rhs, r));
-    }
-    if (ShapedType::isDynamic(s.m))
-      sizes.push_back(
-          tensor::DimOp::create(rewriter, loc, lhs, s.lhsBatch.size()));
-    if (ShapedType::isDynamic(s.n))
-      sizes.push_back(
-          tensor::DimOp::create(rewriter, loc, rhs, rhsView.getRank() - 1));
     auto resultType = signless(op.getType());
-    Value out = buildContraction(rewriter, loc, resultType.clone(outShape),
-                                 lhs, rhs, maps, sizes);
-    out = convertTensor(rewriter, loc, out, resultType.clone(outShape));
+    // 16-bit floats accumulate in f32.
+    Type element = resultType.getElementType();
+    Type accElement = element;
+    if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32)
+      accElement = rewriter.getF32Type();
+    Value out = lowerMatMul(
+        rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), {}, accElement,
+        resultType.getShape(), [&](OpBuilder &b, Location l, ValueRange a) {
+          Value product =
+              emitMul(b, l, emitConvert(b, l, a[0], element, accElement),
+                      emitConvert(b, l, a[1], element, accElement));
+          return emitAdd(b, l, a[2], product);
+        });
+    auto outType = cast<RankedTensorType>(out.getType());
+    out = convertTensor(rewriter, loc, out, outType.clone(element));
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, out,
+                                         resultType.getShape()));
+    return success();
+  }
+};
+
+/// acc + (lhs - lhs_zp) * (rhs - rhs_zp), the 8-bit values widened to i32
+/// as their autoglm types say (unsigned or signed). A zero point known to
+/// be 0 is left out, which is the form the int8 GEMM kernel takes.
+struct MatMulIntegerLowering : OpConversionPattern<MatMulIntegerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatMulIntegerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Type lhsType = getElementTypeOrSelf(op.getLhs());
+    Type rhsType = getElementTypeOrSelf(op.getRhs());
+    SmallVector<Value> scalars;
+    auto zeroPoint = [&](Value original, Value converted) -> int {
+      if (matchPattern(original, m_Zero()))
+        return -1;
+      scalars.push_back(reshapeTensor(rewriter, loc, converted, {}));
+      return scalars.size() - 1;
+    };
+    int lhsZp = zeroPoint(op.getLhsZeroPoint(), adaptor.getLhsZeroPoint());
+    int rhsZp = zeroPoint(op.getRhsZeroPoint(), adaptor.getRhsZeroPoint());
+    auto resultType = signless(op.getType());
+    Value out = lowerMatMul(
+        rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), scalars, i32,
+        resultType.getShape(), [&](OpBuilder &b, Location l, ValueRange a) {
+          auto widen = [&](Value x, Type type, int zp) -> Value {
+            Value wide = emitConvert(b, l, x, type, i32);
+            if (zp < 0)
+              return wide;
+            return arith::SubIOp::create(
+                b, l, wide, emitConvert(b, l, a[2 + zp], type, i32));
+          };
+          Value product = arith::MulIOp::create(b, l, widen(a[0], lhsType, lhsZp),
+                                                widen(a[1], rhsType, rhsZp));
+          return arith::AddIOp::create(b, l, a.back(), product);
+        });
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, out,
                                          resultType.getShape()));
     return success();
@@ -156,8 +226,19 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
     if (resultType.isDynamicDim(1))
       sizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getB(),
                                             op.getTransB() ? 0 : 1));
-    Value out = buildContraction(rewriter, loc, resultType, adaptor.getA(),
-                                 adaptor.getB(), maps, sizes);
+    Type element = resultType.getElementType();
+    Type accElement = element;
+    if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32)
+      accElement = rewriter.getF32Type();
+    Value out = buildContraction(
+        rewriter, loc, resultType.clone(accElement),
+        ValueRange{adaptor.getA(), adaptor.getB()}, maps, sizes,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value product =
+              emitMul(b, l, emitConvert(b, l, a[0], element, accElement),
+                      emitConvert(b, l, a[1], element, accElement));
+          return emitAdd(b, l, a[2], product);
+        });
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     Value c = adaptor.getC();
@@ -193,5 +274,5 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
 
 void autoglm::populateLinearAlgebraLowering(const TypeConverter &converter,
                                             RewritePatternSet &patterns) {
-  patterns.add<MatMulLowering, GemmLowering>(converter, patterns.getContext());
+  patterns.add<MatMulLowering, MatMulIntegerLowering, GemmLowering>(converter, patterns.getContext());
 }

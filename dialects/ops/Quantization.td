@@ -46,4 +46,29 @@ def AGL_DequantizeLinearOp : AGL_InferredOp<"dequantize_linear"> {
   let hasVerifier = 1;
 }
 
+def AGL_MatMulIntegerOp : AGL_InferredOp<"matmul_integer", [AGL_SymbolicShapes]> {
+  let summary = "integer matrix product: (lhs - lhs_zero_point) x (rhs - rhs_zero_point)";
+  let description = [{
+    The exact product of two 8-bit integer tensors (`ui8` or `i8` each),
+    accumulated in `i32`, with batch dimensions broadcast as by
+    `autoglm.matmul`. The zero points are per-tensor scalars of the
+    operands' types. This is ONNX's MatMulInteger, and what a product of
+    dequantized operands becomes (`autoglm-integer-matmuls`): the float
+    result is this one times the two scales. The runtime's int8 GEMM
+    computes it for a `ui8` lhs and a constant `i8` rhs whose zero point
+    is 0.
+
+    ```mlir
+    %acc = autoglm.matmul_integer %a, %w, %a_zp, %w_zp
+        : (tensor<4x64xui8>, tensor<64x32xi8>, tensor<ui8>, tensor<i8>)
+        -> tensor<4x32xi32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$lhs, AGL_Tensor:$rhs,
+                       AGL_Tensor:$lhs_zero_point, AGL_Tensor:$rhs_zero_point);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // AUTOGLM_OPS_QUANTIZATION_TD

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Calibration.h"
 #include "codegen/emit/HeaderEmitter.h"
 #include "codegen/emit/ModelSignature.h"
 #include "codegen/emit/ObjectEmitter.h"
@@ -105,6 +106,41 @@ onnx::TensorProto toTensorProto(const run::Tensor &tensor) {
   return proto;
 }
 
+/// --precision int8: measures the activations' ranges on the input sets in
+/// `dir` with a float32 build, sets them in `options` (the products to
+/// quantize), then reports the int8 build's accuracy on the same sets.
+llvm::Error calibrateInt8(mlir::ModuleOp module, PipelineOptions &options,
+                          const EmitOptions &emit, const std::string &dir,
+                          const CalibrationMethod &method, bool json,
+                          llvm::raw_ostream &os) {
+  auto sets =
+      readCalibrationSets(dir, module.lookupSymbol<mlir::func::FuncOp>("main"));
+  if (!sets)
+    return sets.takeError();
+  PipelineOptions calibrating = options;
+  calibrating.calibrationOutputs = true;
+  auto reference = compileAndRun(module, calibrating, emit, *sets,
+                                 "calibrating");
+  if (!reference)
+    return reference.takeError();
+  auto ranges = activationRanges(*reference, method);
+  if (!ranges)
+    return ranges.takeError();
+  if (ranges->empty()) {
+    llvm::errs() << "autoglm-compile: warning: --precision int8: the model "
+                    "has no matrix product by a constant weight to "
+                    "quantize; it stays float32\n";
+    return llvm::Error::success();
+  }
+  options.activationRanges = *ranges;
+  auto quantized = compileAndRun(module, options, emit, *sets,
+                                 "checking int8");
+  if (!quantized)
+    return quantized.takeError();
+  os << accuracyReport(*reference, *quantized, json);
+  return llvm::Error::success();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -124,6 +160,8 @@ int main(int argc, char **argv) {
   int64_t maxSeqLen = 0;
   std::vector<std::string> lastTokenOutputs;
   std::string weightOnly, precision = "fp32";
+  std::string calibrateDir, accuracyReportFormat = "text";
+  CalibrationMethod calibration;
   int64_t groupSize = 128;
   std::string target = "x86_64", gpuArch;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
@@ -237,11 +275,29 @@ int main(int argc, char **argv) {
                  "column); their GEMMs dequantize as they read them")
       ->check(CLI::IsMember({"int8", "int4"}));
   app.add_option("--precision", precision,
-                 "fp32 (default) or bf16: with bf16 the weights of matrix "
-                 "products with a constant weight are stored in bfloat16 "
-                 "(half the bytes) and widened to float32 in registers; "
-                 "activations, softmax, norms and sums stay float32. fp16 "
-                 "and int8 are not supported yet");
+                 "fp32 (default), bf16 or int8: with bf16 the weights of "
+                 "matrix products with a constant weight are stored in "
+                 "bfloat16 (half the bytes) and widened to float32 in "
+                 "registers; with int8 (and --calibrate) those products run "
+                 "in int8, weights per column, activations per tensor with "
+                 "calibrated ranges. Softmax, norms and the rest stay "
+                 "float32. fp16 is not supported yet");
+  app.add_option("--calibrate", calibrateDir,
+                 "With --precision int8: a folder of input sets (one "
+                 "subfolder each, or the folder itself; files NAME.npy, "
+                 "NAME.pb or input_I.pb) to measure the activations' "
+                 "ranges on; the accuracy on them is reported");
+  app.add_option("--calibration-method", calibration.name,
+                 "minmax (default): each activation's range is the smallest "
+                 "and largest value seen; percentile: outliers beyond "
+                 "--calibration-percentile are clipped")
+      ->check(CLI::IsMember({"minmax", "percentile"}));
+  app.add_option("--calibration-percentile", calibration.percentile,
+                 "With --calibration-method percentile (default 99.99)")
+      ->check(CLI::Range(50.0, 100.0));
+  app.add_option("--accuracy-report", accuracyReportFormat,
+                 "The int8 accuracy report's form: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
   CLI::Option *groupSizeOption =
       app.add_option("--group-size", groupSize,
                      "With --weight-only: depths per scale, a positive "
@@ -275,19 +331,24 @@ int main(int argc, char **argv) {
   if (!weightOnly.empty() && noKernels)
     return error("--weight-only needs the runtime's kernels; it cannot be "
                  "combined with --no-kernels");
-  if (precision == "fp16" || precision == "int8")
-    return error("--precision " + precision +
-                 " is not supported yet: only fp32 and bf16 are (for weights "
-                 "in int8 or int4 with float32 arithmetic, use --weight-only)");
-  if (precision != "fp32" && precision != "bf16")
-    return error("--precision must be fp32 or bf16 (fp16 and int8 are not "
+  if (precision == "fp16")
+    return error("--precision fp16 is not supported yet: fp32, bf16 and int8 "
+                 "are (for bfloat16 weights, use bf16)");
+  if (precision != "fp32" && precision != "bf16" && precision != "int8")
+    return error("--precision must be fp32, bf16 or int8 (fp16 is not "
                  "supported yet), got '" + precision + "'");
-  if (precision == "bf16" && !weightOnly.empty())
-    return error("--precision bf16 and --weight-only both choose how the "
-                 "weights of matrix products are stored; use one of them");
-  if (precision == "bf16" && noKernels)
-    return error("--precision bf16 needs the runtime's kernels; it cannot be "
-                 "combined with --no-kernels");
+  if (precision != "fp32" && !weightOnly.empty())
+    return error("--precision " + precision + " and --weight-only both "
+                 "choose how the weights of matrix products are stored; use "
+                 "one of them");
+  if (precision != "fp32" && noKernels)
+    return error("--precision " + precision + " needs the runtime's "
+                 "kernels; it cannot be combined with --no-kernels");
+  if (precision == "int8" && calibrateDir.empty())
+    return error("--precision int8 needs --calibrate DIR: input sets to "
+                 "measure the activations' ranges on");
+  if (!calibrateDir.empty() && precision != "int8")
+    return error("--calibrate needs --precision int8");
   bool cuda = target == "cuda";
   if (target != "x86_64" && !cuda)
     return error("unknown --target '" + target +
@@ -430,6 +491,10 @@ int main(int argc, char **argv) {
   if (precision == "bf16" && pipelineOptions.externalWeights)
     return error("--precision bf16 rounds the weights when they are packed, "
                  "which needs them embedded in the code: use --weights=embed");
+  if (precision == "int8" && (pipelineOptions.externalWeights || cuda))
+    return error("--precision int8 quantizes the weights when they are "
+                 "packed for the CPU, which needs them embedded in the code "
+                 "and --target=x86_64");
   pipelineOptions.bf16Weights = precision == "bf16";
   pipelineOptions.weightOnlyBits =
       weightOnly == "int8" ? 8 : weightOnly == "int4" ? 4 : 0;
@@ -497,6 +562,17 @@ int main(int argc, char **argv) {
       if (!llvm::is_contained(passes, pass))
         return error(llvm::Twine("unknown pass '") + pass + "' for " + flag +
                      "; the pipeline runs: " + llvm::join(passes, ", "));
+  EmitOptions emitOptions;
+  emitOptions.cpu = cpu;
+  emitOptions.optLevel = optLevel;
+  if (precision == "int8") {
+    if (auto e = calibrateInt8(**module, pipelineOptions, emitOptions,
+                               calibrateDir, calibration,
+                               accuracyReportFormat == "json",
+                               outputPath == "-" ? llvm::errs()
+                                                 : llvm::outs()))
+      return error(llvm::toString(std::move(e)));
+  }
   Stage last = kind.stage.value_or(Stage::LLVM);
   if (failed(runPipeline(**module, last, pipelineOptions)))
     return error("compilation of '" + modelPath + "' failed");
@@ -515,9 +591,6 @@ int main(int argc, char **argv) {
       return error(llvm::toString(std::move(e)));
     return 0;
   }
-  EmitOptions emitOptions;
-  emitOptions.cpu = cpu;
-  emitOptions.optLevel = optLevel;
   llvm::SmallString<256> weightsPath(outputPath);
   llvm::sys::path::replace_extension(weightsPath, ".weights");
   emitOptions.weightsPath = weightsPath.str().str();

@@ -172,8 +172,30 @@ LogicalResult importDynamicQuantizeLinear(NodeImporter &n) {
 
 /// (A - a_zero_point) x (B - b_zero_point) accumulated in int32. The lhs
 /// zero point is per row ([M]), the rhs one per column ([N]) or scalars.
+/// With scalar (or no) zero points, one autoglm.matmul_integer: the 8-bit
+/// operands stay 8-bit, for the int8 GEMM; otherwise the operands are
+/// widened to i32 and their zero points subtracted before an i32 matmul.
 LogicalResult importMatMulInteger(NodeImporter &n) {
   auto i32 = IntegerType::get(n.context(), 32);
+  auto scalarZeroPoint = [&](size_t operand, size_t zpIndex) -> Value {
+    if (!n.input(zpIndex)) {
+      auto type = RankedTensorType::get({}, n.inputType(operand).getElementType());
+      return n.constant(DenseElementsAttr::get(
+          type, cast<Attribute>(Builder(n.context()).getZeroAttr(
+                    type.getElementType()))));
+    }
+    if (n.inputType(zpIndex).getNumElements() != 1)
+      return {};
+    return n.reshape(n.input(zpIndex), {});
+  };
+  if (Value aZp = scalarZeroPoint(0, 2))
+    if (Value bZp = scalarZeroPoint(1, 3)) {
+      auto out = n.create<MatMulIntegerOp>(n.input(0), n.input(1), aZp, bZp);
+      if (failed(out))
+        return failure();
+      n.setOutput(0, *out);
+      return success();
+    }
   auto widen = [&](size_t operand, size_t zpIndex,
                    bool perRow) -> FailureOr<Value> {
     auto value = n.create<CastOp>(n.input(operand), i32);

@@ -1,0 +1,189 @@
+//===- QuantizeProducts.cpp - int8 post-training quantization -------------===//
+//
+// --precision int8 quantizes the matrix products by constant weights, which
+// hold nearly all of a transformer's arithmetic. Weights are quantized per
+// column from their values; activations need the range they take on real
+// inputs, which calibration measures: autoglm-calibration-outputs makes the
+// model return the products' left operands, the compiler runs it on the
+// calibration inputs, and autoglm-quantize-products then writes the
+// quantization into the IR in QDQ form (as a quantized ONNX model would
+// bring it), where autoglm-integer-matmuls finds it. Both passes number
+// the operands the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/AutoGLMDialect.h"
+#include "dialects/FloatValues.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
+namespace autoglm {
+#define GEN_PASS_DEF_CALIBRATIONOUTPUTS
+#define GEN_PASS_DEF_QUANTIZEPRODUCTS
+#include "passes/Passes.h.inc"
+} // namespace autoglm
+
+using namespace mlir;
+using namespace autoglm;
+
+namespace {
+
+/// The f32 left operands of the products by a constant 2-D f32 weight, each
+/// once, in the order of their first product, with those products.
+struct QuantizableOperand {
+  Value input;
+  SmallVector<MatMulOp> products;
+};
+
+SmallVector<QuantizableOperand> quantizableOperands(func::FuncOp func) {
+  SmallVector<QuantizableOperand> operands;
+  DenseMap<Value, size_t> index;
+  func.walk([&](MatMulOp product) {
+    auto lhs = cast<ShapedType>(product.getLhs().getType());
+    auto rhs = cast<ShapedType>(product.getRhs().getType());
+    if (!lhs.getElementType().isF32() || !rhs.getElementType().isF32() ||
+        rhs.getRank() != 2 || !product.getRhs().getDefiningOp<ConstantOp>())
+      return;
+    auto [it, inserted] =
+        index.try_emplace(product.getLhs(), operands.size());
+    if (inserted)
+      operands.push_back({product.getLhs(), {}});
+    operands[it->second].products.push_back(product);
+  });
+  return operands;
+}
+
+func::FuncOp mainOf(ModuleOp module) {
+  return module.lookupSymbol<func::FuncOp>("main");
+}
+
+struct CalibrationOutputsPass
+    : autoglm::impl::CalibrationOutputsBase<CalibrationOutputsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = mainOf(getOperation());
+    if (!func)
+      return;
+    auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    SmallVector<Value> results(ret.getOperands());
+    Builder b(&getContext());
+    for (auto [i, operand] : llvm::enumerate(quantizableOperands(func))) {
+      if (!cast<ShapedType>(operand.input.getType()).hasStaticShape()) {
+        operand.products.front().emitError(
+            "calibration needs static shapes: pin the symbolic extents with "
+            "--dim");
+        return signalPassFailure();
+      }
+      if (failed(func.insertResult(
+              func.getNumResults(), operand.input.getType(),
+              b.getDictionaryAttr({b.getNamedAttr(
+                  "autoglm.name",
+                  b.getStringAttr("autoglm.calibration." + Twine(i)))}))))
+        return signalPassFailure();
+      results.push_back(operand.input);
+    }
+    ret->setOperands(results);
+  }
+};
+
+/// Asymmetric uint8 parameters covering [lo, hi] and 0 (so that 0, the
+/// padding of many tensors, is exact).
+std::pair<float, uint8_t> activationParameters(double lo, double hi) {
+  lo = std::min(lo, 0.0);
+  hi = std::max(hi, 0.0);
+  if (!(hi > lo)) // all zero (or not a number)
+    return {1.0f, 0};
+  float scale = static_cast<float>((hi - lo) / 255.0);
+  double zeroPoint = std::nearbyint(-lo / scale);
+  return {scale, static_cast<uint8_t>(std::clamp(zeroPoint, 0.0, 255.0))};
+}
+
+struct QuantizeProductsPass
+    : autoglm::impl::QuantizeProductsBase<QuantizeProductsPass> {
+  using QuantizeProductsBase::QuantizeProductsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = mainOf(getOperation());
+    if (!func)
+      return;
+    SmallVector<QuantizableOperand> operands = quantizableOperands(func);
+    if (ranges.size() != 2 * operands.size()) {
+      getOperation().emitError("autoglm-quantize-products: ")
+          << operands.size() << " products' operands need "
+          << 2 * operands.size() << " range values, got " << ranges.size();
+      return signalPassFailure();
+    }
+    OpBuilder b(&getContext());
+    auto f32 = b.getF32Type();
+    auto u8 = b.getIntegerType(8, /*isSigned=*/false);
+    DenseMap<Value, Value> quantizedWeights;
+    for (auto [i, operand] : llvm::enumerate(operands)) {
+      auto [scale, zeroPoint] =
+          activationParameters(ranges[2 * i], ranges[2 * i + 1]);
+      b.setInsertionPointAfterValue(operand.input);
+      Location loc = operand.input.getLoc();
+      Value s = ConstantOp::create(
+          b, loc, DenseElementsAttr::get(RankedTensorType::get({}, f32), scale));
+      Value zp = ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, u8),
+                                 APInt(8, zeroPoint)));
+      auto inputType = cast<ShapedType>(operand.input.getType());
+      int64_t axis = inputType.getRank() - 1;
+      Value q = QuantizeLinearOp::create(b, loc, operand.input, s, zp, axis);
+      Value dq = DequantizeLinearOp::create(b, loc, q, s, zp, axis);
+      for (MatMulOp product : operand.products) {
+        product.getLhsMutable().assign(dq);
+        Value &weight = quantizedWeights[product.getRhs()];
+        if (!weight)
+          weight = quantizeWeight(b, product.getRhs());
+        product.getRhsMutable().assign(weight);
+      }
+    }
+  }
+
+  /// dequantize_linear of the constant weight quantized to int8, one
+  /// symmetric scale per column; placed after the constant.
+  Value quantizeWeight(OpBuilder &b, Value weight) {
+    auto type = cast<RankedTensorType>(weight.getType());
+    int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+    auto constant = weight.getDefiningOp<ConstantOp>();
+    std::optional<SmallVector<float>> values =
+        autoglm::floatValues(constant.getValue());
+    SmallVector<float> scales(n, 1.0f);
+    SmallVector<int8_t> quantized(k * n, 0);
+    for (int64_t j = 0; j < n; ++j) {
+      float amax = 0.0f;
+      for (int64_t p = 0; p < k; ++p)
+        amax = std::max(amax, std::fabs((*values)[p * n + j]));
+      if (amax == 0.0f)
+        continue; // an all-zero column: scale 1, values 0
+      scales[j] = amax / 127.0f;
+      for (int64_t p = 0; p < k; ++p)
+        quantized[p * n + j] = static_cast<int8_t>(std::clamp(
+            std::nearbyint((*values)[p * n + j] / scales[j]), -127.0f, 127.0f));
+    }
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(constant);
+    Location loc = constant.getLoc();
+    auto i8 = b.getI8Type();
+    Value q = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({k, n}, i8),
+                               ArrayRef<int8_t>(quantized)));
+    Value s = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({n}, b.getF32Type()),
+                               ArrayRef<float>(scales)));
+    Value zp = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({n}, i8), APInt(8, 0)));
+    return DequantizeLinearOp::create(b, loc, q, s, zp, /*axis=*/1);
+  }
+};
+
+} // namespace
