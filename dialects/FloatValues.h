@@ -1,4 +1,4 @@
-//===- FloatValues.h - the f32 values of a constant ------------*- C++ -*-===//
+//===- FloatValues.h - the values of a constant weight ---------*- C++ -*-===//
 //
 // Rewrites that compute new weights from old ones (folding BatchNorm into a
 // convolution, packing a matmul's weight) read constants that are either
@@ -11,23 +11,30 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <cstdint>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 
 namespace autoglm {
 
-/// The values of an f32 constant in row-major order, or nothing if `value`
+/// The values of a constant whose elements are `T`s (f32 for float, any
+/// 8-bit integer type for int8_t) in row-major order, or nothing if `attr`
 /// is not one (or its blob is missing).
-inline std::optional<llvm::SmallVector<float>>
-floatValues(mlir::Attribute attr) {
+template <typename T>
+std::optional<llvm::SmallVector<T>> constantValues(mlir::Attribute attr) {
   auto value = llvm::dyn_cast_or_null<mlir::ElementsAttr>(attr);
-  if (!value || !value.getElementType().isF32())
+  if (!value)
+    return std::nullopt;
+  mlir::Type element = value.getElementType();
+  if (std::is_floating_point_v<T> ? !element.isF32()
+                                  : !element.isInteger(sizeof(T) * 8))
     return std::nullopt;
   if (auto blob = llvm::dyn_cast<mlir::DenseResourceElementsAttr>(value)) {
     llvm::ArrayRef<char> data = blob.getData();
-    if ((int64_t)data.size() != value.getNumElements() * 4)
+    if ((int64_t)data.size() != value.getNumElements() * (int64_t)sizeof(T))
       return std::nullopt;
-    llvm::SmallVector<float> values(value.getNumElements());
+    llvm::SmallVector<T> values(value.getNumElements());
     std::memcpy(values.data(), data.data(), data.size());
     return values;
   }
@@ -35,9 +42,15 @@ floatValues(mlir::Attribute attr) {
   if (!dense)
     return std::nullopt;
   if (dense.isSplat())
-    return llvm::SmallVector<float>(dense.getNumElements(),
-                                    dense.getSplatValue<float>());
-  return llvm::to_vector(dense.getValues<float>());
+    return llvm::SmallVector<T>(dense.getNumElements(),
+                                dense.getSplatValue<T>());
+  return llvm::to_vector(dense.getValues<T>());
+}
+
+/// The values of an f32 constant (see constantValues).
+inline std::optional<llvm::SmallVector<float>>
+floatValues(mlir::Attribute attr) {
+  return constantValues<float>(attr);
 }
 
 } // namespace autoglm

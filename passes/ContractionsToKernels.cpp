@@ -299,14 +299,14 @@ public:
       return nullptr;
     if (auto it = packed.find(w->key); it != packed.end())
       return it->second;
-    auto values = dyn_cast<DenseIntElementsAttr>(w->global.getInitialValueAttr());
+    std::optional<SmallVector<int8_t>> values =
+        autoglm::constantValues<int8_t>(w->global.getInitialValueAttr());
     if (!values)
       return nullptr;
-    SmallVector<int8_t> all = llvm::to_vector(values.getValues<int8_t>());
     SmallVector<int8_t> weight(w->k * w->n);
     for (int64_t p = 0; p < w->k; ++p)
       for (int64_t j = 0; j < w->n; ++j)
-        weight[p * w->n + j] = all[w->element(p, j)];
+        weight[p * w->n + j] = (*values)[w->element(p, j)];
     SmallVector<int8_t> data(agl_s8_packed_bytes(w->k, w->n));
     agl_pack_b_s8(weight.data(), w->k, w->n, w->n, 1, data.data());
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/AutoGLMDialect.h"
+#include "dialects/FloatValues.h"
 #include "dialects/InferenceUtils.h"
 #include "passes/Passes.h"
 
@@ -37,15 +38,23 @@ bool isPerTensor(Value value) {
   return type.getRank() <= 1 && type.getNumElements() == 1;
 }
 
-/// A dequantized operand: its 8-bit values and per-tensor zero point (a
-/// scalar, made one from a per-column constant whose entries are equal),
-/// and its scales.
+/// A dequantized operand: its 8-bit values, its scales, and its zero point:
+/// a per-tensor one, or the common entry of a per-column constant.
 struct Dequantized {
-  Value values, zeroPoint, scale;
+  Value values, scale, zeroPoint;
+  std::optional<int8_t> commonZeroPoint;
+
+  Value scalarZeroPoint(PatternRewriter &rewriter, Location loc) const {
+    if (!commonZeroPoint)
+      return zeroPoint;
+    auto type = RankedTensorType::get({}, getElementTypeOrSelf(zeroPoint));
+    return ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(type, APInt(8, uint8_t(*commonZeroPoint))));
+  }
 };
 
-std::optional<Dequantized> dequantized(PatternRewriter &rewriter, Value value,
-                                       bool perColumnScale) {
+std::optional<Dequantized> dequantized(Value value, bool perColumnScale) {
   auto dq = value.getDefiningOp<DequantizeLinearOp>();
   if (!dq || !getElementTypeOrSelf(dq.getInput()).isInteger(8) ||
       !getElementTypeOrSelf(dq.getType()).isF32())
@@ -53,22 +62,21 @@ std::optional<Dequantized> dequantized(PatternRewriter &rewriter, Value value,
   auto type = cast<ShapedType>(dq.getInput().getType());
   // Per-column parameters run along the last axis of a matrix operand.
   bool alongColumns = type.getRank() >= 2 && dq.getAxis() == type.getRank() - 1;
-  Value scale = dq.getScale();
-  if (!isPerTensor(scale) &&
+  Dequantized d{dq.getInput(), dq.getScale(), dq.getZeroPoint(), std::nullopt};
+  if (!isPerTensor(d.scale) &&
       !(perColumnScale && alongColumns &&
-        cast<ShapedType>(scale.getType()).getRank() == 1))
+        cast<ShapedType>(d.scale.getType()).getRank() == 1))
     return std::nullopt;
-  Value zeroPoint = dq.getZeroPoint();
-  if (!isPerTensor(zeroPoint)) {
-    DenseIntElementsAttr values;
-    if (!alongColumns || !matchPattern(zeroPoint, m_Constant(&values)) ||
-        !values.isSplat())
+  if (!isPerTensor(d.zeroPoint)) {
+    auto constant = d.zeroPoint.getDefiningOp<ConstantOp>();
+    auto values = constant ? constantValues<int8_t>(constant.getValue())
+                           : std::nullopt;
+    if (!alongColumns || !values ||
+        llvm::any_of(*values, [&](int8_t v) { return v != values->front(); }))
       return std::nullopt;
-    auto scalarType = RankedTensorType::get({}, values.getElementType());
-    zeroPoint = ConstantOp::create(rewriter, dq.getLoc(),
-                                   values.resizeSplat(scalarType));
+    d.commonZeroPoint = values->front();
   }
-  return Dequantized{dq.getInput(), zeroPoint, scale};
+  return d;
 }
 
 struct MatMulOfDequantized : OpRewritePattern<MatMulOp> {
@@ -77,15 +85,16 @@ struct MatMulOfDequantized : OpRewritePattern<MatMulOp> {
                                 PatternRewriter &rewriter) const override {
     if (cast<ShapedType>(op.getRhs().getType()).getRank() < 2)
       return failure();
-    auto lhs = dequantized(rewriter, op.getLhs(), /*perColumnScale=*/false);
-    auto rhs = dequantized(rewriter, op.getRhs(), /*perColumnScale=*/true);
+    auto lhs = dequantized(op.getLhs(), /*perColumnScale=*/false);
+    auto rhs = dequantized(op.getRhs(), /*perColumnScale=*/true);
     if (!lhs || !rhs)
       return rewriter.notifyMatchFailure(op, "operands are not dequantized "
                                              "8-bit tensors");
     Location loc = op.getLoc();
-    Value product = MatMulIntegerOp::create(rewriter, loc, lhs->values,
-                                            rhs->values, lhs->zeroPoint,
-                                            rhs->zeroPoint);
+    Value product = MatMulIntegerOp::create(
+        rewriter, loc, lhs->values, rhs->values,
+        lhs->scalarZeroPoint(rewriter, loc),
+        rhs->scalarZeroPoint(rewriter, loc));
     Value wide =
         CastOp::create(rewriter, loc, product, rewriter.getF32Type());
     Value scale = MulOp::create(rewriter, loc, lhs->scale, rhs->scale);

@@ -944,3 +944,27 @@ func.func @pad_crop_below_zero(%x: tensor<2x3xf32>) {
   return
 }
 
+
+// -----
+
+func.func @matmul_integer_not_8bit(%a: tensor<2x3xi32>, %b: tensor<3x5xi8>, %za: tensor<i32>, %zb: tensor<i8>) {
+  // expected-error @+1 {{operands must be 8-bit integers, got 'i32'}}
+  %0 = autoglm.matmul_integer %a, %b, %za, %zb : (tensor<2x3xi32>, tensor<3x5xi8>, tensor<i32>, tensor<i8>) -> tensor<2x5xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_integer_zero_point_type(%a: tensor<2x3xui8>, %b: tensor<3x5xi8>, %za: tensor<i8>, %zb: tensor<i8>) {
+  // expected-error @+1 {{a zero point must have its operand's type}}
+  %0 = autoglm.matmul_integer %a, %b, %za, %zb : (tensor<2x3xui8>, tensor<3x5xi8>, tensor<i8>, tensor<i8>) -> tensor<2x5xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_integer_per_row(%a: tensor<2x3xui8>, %b: tensor<3x5xi8>, %za: tensor<2xui8>, %zb: tensor<i8>) {
+  // expected-error @+1 {{zero points must be per-tensor scalars}}
+  %0 = autoglm.matmul_integer %a, %b, %za, %zb : (tensor<2x3xui8>, tensor<3x5xi8>, tensor<2xui8>, tensor<i8>) -> tensor<2x5xi32>
+  return
+}

@@ -60,3 +60,29 @@ func.func @dequantize_per_channel(%q: tensor<2x3xi8>, %s: tensor<3xf32>, %zp: te
       : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// matmul_integer: one contraction over (m, k, n) whose body widens the
+// 8-bit values as their autoglm types say (ui8 zero-extended, i8
+// sign-extended), subtracts the lhs zero point (a scalar input) and
+// accumulates in i32; the rhs zero point, a constant 0, is left out.
+// CHECK-LABEL: func.func @matmul_integer
+// CHECK: linalg.generic
+// CHECK-SAME: indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+// CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-SAME: outs(%{{.*}} : tensor<4x32xi32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: i8, %[[B:.*]]: i8, %[[Z:.*]]: i8, %[[ACC:.*]]: i32):
+// CHECK-DAG: %[[AW:.*]] = arith.extui %[[A]] : i8 to i32
+// CHECK-DAG: %[[ZW:.*]] = arith.extui %[[Z]] : i8 to i32
+// CHECK-DAG: %[[BW:.*]] = arith.extsi %[[B]] : i8 to i32
+// CHECK: %[[D:.*]] = arith.subi %[[AW]], %[[ZW]] : i32
+// CHECK: %[[P:.*]] = arith.muli %[[D]], %[[BW]] : i32
+// CHECK: %[[S:.*]] = arith.addi %[[ACC]], %[[P]] : i32
+// CHECK: linalg.yield %[[S]] : i32
+func.func @matmul_integer(%a: tensor<4x64xui8>, %b: tensor<64x32xi8>, %za: tensor<ui8>) -> tensor<4x32xi32> {
+  %zb = autoglm.constant dense<0> : tensor<i8>
+  %0 = autoglm.matmul_integer %a, %b, %za, %zb
+      : (tensor<4x64xui8>, tensor<64x32xi8>, tensor<ui8>, tensor<i8>) -> tensor<4x32xi32>
+  return %0 : tensor<4x32xi32>
+}

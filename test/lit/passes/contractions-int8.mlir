@@ -1,0 +1,93 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-contractions-to-kernels --canonicalize --cse | FileCheck %s
+
+// An integer product (autoglm.matmul_integer lowered) of a uint8 lhs with a
+// constant zero point 128 (canonicalization moved it into the body) and a
+// constant int8 weight, after a zero fill: one agl_kernel_gemm_u8s8 call.
+// Arguments: batch, m, n, k; a, its batch/row strides, its zero point; the
+// packed weight (column sums and 4-depth groups, 128 + 128 bytes per panel
+// of 32 columns: 256 bytes for k = 4, n = 2); c, its batch/row strides;
+// then the float epilogue, unused (alpha 1, no scale, bias, activation or
+// residual), and the blocking.
+// CHECK-LABEL: func.func @int8_product
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[W:.*]] = memref.get_global @weight_packed : memref<256xi8>
+// CHECK: call @agl_kernel_gemm_u8s8(%c1_i64, %c3_i64, %c2_i64, %c4_i64, %{{.*}}, %c0_i64, %c4_i64, %c128_i32, %{{.*}}, %{{.*}}, %c0_i64, %c2_i64, %cst, %[[NULL:.*]], %[[NULL]], %c0_i32, %[[NULL]], %c0_i64, %c0_i64, %[[NULL]])
+// CHECK-NOT: linalg.generic
+// The panel: column sums 3 and -2 (little-endian int32), then for depths
+// 0-3 column 0's bytes (1, 0, 2, 0) and column 1's (-2, -1, 1, 0).
+// CHECK: memref.global "private" constant @weight_packed : memref<256xi8> = dense<"0x03000000FEFFFFFF{{0+}}01000200FEFF0100{{0+}}"> {alignment = 64 : i64}
+memref.global "private" constant @weight : memref<4x2xi8> = dense<[[1, -2], [0, -1], [2, 1], [0, 0]]>
+func.func @int8_product(%a: memref<3x4xi8>, %c: memref<3x2xi32>) {
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant 0 : i32
+  %w = memref.get_global @weight : memref<4x2xi8>
+  linalg.fill ins(%zero : i32) outs(%c : memref<3x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (m, n)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<3x4xi8>, memref<4x2xi8>) outs(%c : memref<3x2xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extui %x : i8 to i32
+    %xz = arith.subi %xw, %c128 : i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xz, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// The zero point as a scalar input (computed at run time, as
+// DynamicQuantizeLinear does): loaded and widened at the call.
+// CHECK-LABEL: func.func @runtime_zero_point
+// CHECK: %[[Z:.*]] = memref.load %arg1[] : memref<i8>
+// CHECK: %[[ZW:.*]] = arith.extui %[[Z]] : i8 to i32
+// CHECK: call @agl_kernel_gemm_u8s8(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ZW]],
+memref.global "private" constant @weight : memref<4x2xi8> = dense<[[1, -2], [0, -1], [2, 1], [0, 0]]>
+func.func @runtime_zero_point(%a: memref<3x4xi8>, %za: memref<i8>, %c: memref<3x2xi32>) {
+  %zero = arith.constant 0 : i32
+  %w = memref.get_global @weight : memref<4x2xi8>
+  linalg.fill ins(%zero : i32) outs(%c : memref<3x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> ()>, affine_map<(m, k, n) -> (m, n)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w, %za : memref<3x4xi8>, memref<4x2xi8>, memref<i8>) outs(%c : memref<3x2xi32>) {
+  ^bb0(%x: i8, %y: i8, %z: i8, %acc: i32):
+    %xw = arith.extui %x : i8 to i32
+    %zw = arith.extui %z : i8 to i32
+    %xz = arith.subi %xw, %zw : i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xz, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// Stays loops: the weight is not a constant (nothing to pack), or the lhs
+// is sign-extended (int8 activations; the kernel takes uint8).
+// CHECK-LABEL: func.func @not_for_the_kernel
+// CHECK-NOT: call
+// CHECK-COUNT-2: linalg.generic
+func.func @not_for_the_kernel(%a: memref<3x4xi8>, %w: memref<4x2xi8>, %c: memref<3x2xi32>, %d: memref<3x2xi32>) {
+  %zero = arith.constant 0 : i32
+  %cw = memref.get_global @weight : memref<4x2xi8>
+  linalg.fill ins(%zero : i32) outs(%c : memref<3x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (m, n)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<3x4xi8>, memref<4x2xi8>) outs(%c : memref<3x2xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extui %x : i8 to i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xw, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  linalg.fill ins(%zero : i32) outs(%d : memref<3x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (m, n)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %cw : memref<3x4xi8>, memref<4x2xi8>) outs(%d : memref<3x2xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extsi %x : i8 to i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xw, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+memref.global "private" constant @weight : memref<4x2xi8> = dense<[[1, -2], [0, -1], [2, 1], [0, 0]]>

@@ -1,0 +1,57 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-integer-matmuls | FileCheck %s
+
+// QDQ as quantize_static writes it: a per-tensor uint8 activation times an
+// int8 weight with a scale per column (and zero points 0 per column). The
+// product becomes an exact integer one, scaled by s_a * s_b per column.
+// CHECK-LABEL: func.func @qdq_per_column
+// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W:.*]]: tensor<64x32xi8>, %[[WS:.*]]: tensor<32xf32>, %[[S:.*]]: tensor<f32>, %[[Z:.*]]: tensor<ui8>)
+// CHECK: %[[WZ:.*]] = autoglm.constant dense<0> : tensor<i8>
+// CHECK: %[[Q:.*]] = autoglm.quantize_linear %[[X]], %[[S]], %[[Z]]
+// CHECK: %[[ACC:.*]] = autoglm.matmul_integer %[[Q]], %[[W]], %[[Z]], %[[WZ]] : (tensor<4x64xui8>, tensor<64x32xi8>, tensor<ui8>, tensor<i8>) -> tensor<4x32xi32>
+// CHECK: %[[F:.*]] = autoglm.cast %[[ACC]] {to = f32} : (tensor<4x32xi32>) -> tensor<4x32xf32>
+// CHECK: %[[SCALE:.*]] = autoglm.mul %[[S]], %[[WS]] : (tensor<f32>, tensor<32xf32>) -> tensor<32xf32>
+// CHECK: %[[Y:.*]] = autoglm.mul %[[F]], %[[SCALE]] : (tensor<4x32xf32>, tensor<32xf32>) -> tensor<4x32xf32>
+// CHECK-NOT: autoglm.matmul %
+// CHECK: return %[[Y]]
+func.func @qdq_per_column(%x: tensor<4x64xf32>, %w: tensor<64x32xi8>, %ws: tensor<32xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4x32xf32> {
+  %wz = autoglm.constant dense<0> : tensor<32xi8>
+  %q = autoglm.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<4x64xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x64xui8>
+  %a = autoglm.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<4x64xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x64xf32>
+  %b = autoglm.dequantize_linear %w, %ws, %wz {axis = 1 : i64} : (tensor<64x32xi8>, tensor<32xf32>, tensor<32xi8>) -> tensor<64x32xf32>
+  %y = autoglm.matmul %a, %b : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+// Batched lhs, per-tensor everything: one matmul_integer, scales multiplied.
+// CHECK-LABEL: func.func @per_tensor_batched
+// CHECK: autoglm.matmul_integer %{{.*}} : (tensor<2x4x64xi8>, tensor<64x32xi8>, tensor<i8>, tensor<i8>) -> tensor<2x4x32xi32>
+// CHECK: autoglm.mul %{{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+func.func @per_tensor_batched(%aq: tensor<2x4x64xi8>, %w: tensor<64x32xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<2x4x32xf32> {
+  %a = autoglm.dequantize_linear %aq, %s, %z {axis = 1 : i64} : (tensor<2x4x64xi8>, tensor<f32>, tensor<i8>) -> tensor<2x4x64xf32>
+  %b = autoglm.dequantize_linear %w, %s, %z {axis = 1 : i64} : (tensor<64x32xi8>, tensor<f32>, tensor<i8>) -> tensor<64x32xf32>
+  %y = autoglm.matmul %a, %b : (tensor<2x4x64xf32>, tensor<64x32xf32>) -> tensor<2x4x32xf32>
+  return %y : tensor<2x4x32xf32>
+}
+
+// -----
+
+// Left alone: the lhs scale is per row (axis 0), which one column scale
+// cannot express; the weight's zero points differ between columns; a float
+// operand.
+// CHECK-LABEL: func.func @not_folded
+// CHECK-NOT: autoglm.matmul_integer
+// CHECK-COUNT-3: autoglm.matmul %
+func.func @not_folded(%aq: tensor<4x64xui8>, %w: tensor<64x32xi8>, %rows: tensor<4xf32>, %rz: tensor<4xui8>, %ws: tensor<32xf32>, %s: tensor<f32>, %z: tensor<ui8>, %f: tensor<4x64xf32>) -> (tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>) {
+  %wz = autoglm.constant dense<[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<32xi8>
+  %wz0 = autoglm.constant dense<0> : tensor<32xi8>
+  %per_row = autoglm.dequantize_linear %aq, %rows, %rz {axis = 0 : i64} : (tensor<4x64xui8>, tensor<4xf32>, tensor<4xui8>) -> tensor<4x64xf32>
+  %a = autoglm.dequantize_linear %aq, %s, %z {axis = 1 : i64} : (tensor<4x64xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x64xf32>
+  %b = autoglm.dequantize_linear %w, %ws, %wz0 {axis = 1 : i64} : (tensor<64x32xi8>, tensor<32xf32>, tensor<32xi8>) -> tensor<64x32xf32>
+  %uneven = autoglm.dequantize_linear %w, %ws, %wz {axis = 1 : i64} : (tensor<64x32xi8>, tensor<32xf32>, tensor<32xi8>) -> tensor<64x32xf32>
+  %y0 = autoglm.matmul %per_row, %b : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
+  %y1 = autoglm.matmul %a, %uneven : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
+  %y2 = autoglm.matmul %f, %b : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
+  return %y0, %y1, %y2 : tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>
+}
