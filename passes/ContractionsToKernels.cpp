@@ -316,6 +316,23 @@ public:
                           ArrayRef<int8_t>(data)));
   }
 
+  /// A constant global of `n` float ones, one per size.
+  memref::GlobalOp ones(int64_t n) {
+    std::string key = "ones_" + std::to_string(n);
+    if (auto it = packed.find(key); it != packed.end())
+      return it->second;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto type = RankedTensorType::get({n}, b.getF32Type());
+    auto global = memref::GlobalOp::create(
+        b, module.getLoc(), "agl_ones", b.getStringAttr("private"),
+        MemRefType::get({n}, b.getF32Type()),
+        DenseElementsAttr::get(type, 1.0f), /*constant=*/true,
+        b.getI64IntegerAttr(64));
+    symbols.insert(global); // renames on a clash
+    packed[key] = global;
+    return global;
+  }
+
   /// Erases the original weights that nothing reads any more.
   void eraseUnused() {
     module.walk([](memref::GetGlobalOp get) {
@@ -405,6 +422,9 @@ struct Epilogue {
   // The residual is the output itself (updated in place): the kernel
   // accumulates into it instead.
   bool accumulateResidual = false;
+  // An integer product enters as float(product) * scale: a constant (in
+  // alpha), a scalar buffer (computed at run time), or a column vector.
+  Value scalarScale, columnScale;
 
   /// "bias+gelu_erf+residual" and the like, for reports.
   std::string describe() const {
@@ -472,6 +492,8 @@ bool matchPreActivation(linalg::GenericOp op, Value x, Value product,
       }
     }
   }
+  if (x == product)
+    return true;
   FloatAttr scale;
   auto constantScale = [&](Value v) {
     return matchPattern(v, m_Constant(&scale)) && scale.getType().isF32();
@@ -496,9 +518,39 @@ bool matchPreActivation(linalg::GenericOp op, Value x, Value product,
 /// The epilogue of contraction `op` (whose output holds zeros before it
 /// unless `accumulate`): the next op that touches memory, an elementwise
 /// generic that reads the product and computes one of the forms above.
+/// For an integer product: matches `float(product) * scale` in `next`'s
+/// body, recording the scale; the value of the body, or null.
+Value dequantizedProduct(linalg::GenericOp next, Value productArg,
+                         Epilogue &e) {
+  if (!productArg.hasOneUse())
+    return Value();
+  auto wide = dyn_cast<arith::SIToFPOp>(*productArg.getUsers().begin());
+  if (!wide || !wide.getType().isF32() || !wide->hasOneUse())
+    return Value();
+  auto mul = dyn_cast<arith::MulFOp>(*wide->getUsers().begin());
+  if (!mul)
+    return Value();
+  Value scale = mul.getLhs() == wide ? mul.getRhs() : mul.getLhs();
+  FloatAttr constant;
+  if (matchPattern(scale, m_Constant(&constant))) {
+    e.alpha = constant.getValueAsDouble();
+  } else if (OpOperand *input = inputOf(next, scale)) {
+    auto type = cast<MemRefType>(input->get().getType());
+    if (type.getRank() == 0)
+      e.scalarScale = input->get();
+    else if (isColumnBias(next, input))
+      e.columnScale = input->get();
+    else
+      return Value();
+  } else {
+    return Value();
+  }
+  return mul;
+}
+
 std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
                                       const ContractionLoops &c,
-                                      bool accumulate) {
+                                      bool accumulate, bool integer = false) {
   Value product = op.getDpsInits()[0];
   auto next = dyn_cast_or_null<linalg::GenericOp>(autoglm::nextEffect(op));
   if (!next || !next.hasPureBufferSemantics() ||
@@ -509,18 +561,25 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
       !isWholeTile(next, next.getDpsInitOperand(0)))
     return std::nullopt;
   for (Value operand : next->getOperands())
-    if (!cast<MemRefType>(operand.getType()).getElementType().isF32())
+    if (!cast<MemRefType>(operand.getType()).getElementType().isF32() &&
+        !(integer && operand == product))
       return std::nullopt;
   Epilogue e;
   e.op = next;
   e.output = next.getDpsInits()[0];
-  // The product's block argument.
+  // The product's block argument (for an integer product, the value it
+  // becomes once dequantized).
   Value productArg;
   for (OpOperand *input : next.getDpsInputOperands())
     if (input->get() == product && isWholeTile(next, input))
       productArg = next.getMatchingBlockArgument(input);
+  if (productArg && integer)
+    productArg = dequantizedProduct(next, productArg, e);
   if (!productArg)
     return std::nullopt;
+  // A constant dequantization scale, times the epilogue's own multiply.
+  float dequantizationScale = e.alpha;
+  e.alpha = 1.0f;
 
   // yield [act(x) [+ residual]]
   Block *body = next.getBody();
@@ -559,9 +618,14 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
   }
   if (!x && !matchPreActivation(next, y, productArg, e))
     return std::nullopt;
+  e.alpha *= dequantizationScale;
   // Every input has its role.
   for (Value input : next.getDpsInputs())
-    if (input != product && input != e.bias && input != e.residual)
+    if (input != product && input != e.bias && input != e.residual &&
+        input != e.scalarScale && input != e.columnScale)
+      return std::nullopt;
+  for (Value v : {e.scalarScale, e.columnScale})
+    if (v && !autoglm::canHoistBefore(v, op))
       return std::nullopt;
 
   // The call at the product's place writes the output and reads the bias
@@ -734,6 +798,14 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   op->erase();
 }
 
+/// A constant buffer of `n` (static) float ones: the column scale of an
+/// int8 call whose scale is one number.
+Value onesOf(OpBuilder &b, Location loc, WeightPacker &packer, Value n) {
+  memref::GlobalOp global = packer.ones(*getConstantIntValue(n));
+  return memref::GetGlobalOp::create(b, loc, global.getType(),
+                                     global.getSymName());
+}
+
 /// agl_kernel_gemm_u8s8 for an integer product whose weight is a constant
 /// (packed here) and whose output starts from zeros; other integer
 /// products stay loops. The int32 sums go to the product's buffer.
@@ -757,8 +829,23 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
                              : nullptr;
   if (!packed)
     return;
+  // The dequantization that follows, with its epilogue, goes into the
+  // call (not when the residual is the output: the kernel may keep partial
+  // sums in the output between blocks of depths).
+  std::optional<Epilogue> epilogue =
+      matchEpilogue(op, c, /*accumulate=*/false, /*integer=*/true);
+  if (epilogue && epilogue->accumulateResidual)
+    epilogue.reset();
+  if (epilogue)
+    for (Value v : {epilogue->output, epilogue->bias, epilogue->residual,
+                    epilogue->scalarScale, epilogue->columnScale})
+      if (v)
+        autoglm::hoistBefore(v, op);
+  Value output = epilogue ? epilogue->output : op.getDpsInits()[0];
   OpBuilder b(op);
-  Location loc = op.getLoc();
+  Location loc = epilogue ? FusedLoc::get(op.getContext(),
+                                          {op.getLoc(), epilogue->op.getLoc()})
+                          : op.getLoc();
   SmallVector<Value> extents;
   for (Range range : cast<linalg::LinalgOp>(op.getOperation())
                          .createLoopRanges(b, loc))
@@ -769,14 +856,19 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
   }
   int64_t loops = op.getNumLoops();
   OperandView lhs = viewOf(b, loc, op.getDpsInputs()[0], maps[0], loops);
-  OperandView out = viewOf(b, loc, op.getDpsInits()[0], maps.back(), loops);
+  OperandView out = viewOf(b, loc, output, maps.back(), loops);
+  std::optional<OperandView> residual;
+  if (epilogue && epilogue->residual)
+    residual = viewOf(b, loc, epilogue->residual, maps.back(), loops);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value batch = one, aBatch = zero, cBatch = zero;
+  Value batch = one, aBatch = zero, cBatch = zero, rBatch = zero;
   if (!batchLoops.empty()) {
     batch = extents[batchLoops.back()];
     aBatch = lhs.loopStrides[batchLoops.back()];
     cBatch = out.loopStrides[batchLoops.back()];
+    if (residual)
+      rBatch = residual->loopStrides[batchLoops.back()];
   }
   auto i64 = [&](Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), index)
@@ -800,17 +892,40 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
       staticExtent(batch), staticExtent(extents[c.m]),
       staticExtent(extents[c.n]), staticExtent(extents[c.k]));
   autoglm::GemmBlocking blocking = autoglm::tunedBlocking(op, key);
+  // The float epilogue: act(alpha * scale[col] * sum + bias[col]) +
+  // residual, where a scalar or constant scale goes into alpha and the
+  // column scale is then 1.
+  Value alpha = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(epilogue ? epilogue->alpha : 1.0f));
+  Value scale = null, bias = null, rp = null;
+  int activation = AGL_ACT_NONE;
+  if (epilogue) {
+    if (epilogue->scalarScale)
+      alpha = arith::MulFOp::create(
+          b, loc, alpha,
+          memref::LoadOp::create(b, loc, epilogue->scalarScale, ValueRange{}));
+    scale = epilogue->columnScale
+                ? autoglm::pointerTo(b, loc, epilogue->columnScale).pointer
+                : autoglm::pointerTo(b, loc,
+                                     onesOf(b, loc, *packer, extents[c.n]))
+                      .pointer;
+    if (epilogue->bias)
+      bias = autoglm::pointerTo(b, loc, epilogue->bias).pointer;
+    if (residual)
+      rp = residual->pointer;
+    activation = epilogue->activation;
+  }
   // (batch, m, n, k, a, its batch/row strides, a's zero point, packed b,
   //  c, its batch/row strides, alpha, scale, bias, activation, residual,
-  //  its batch/row strides, blocking): int32 sums, no float epilogue.
+  //  its batch/row strides, blocking); no scale: int32 sums.
   SmallVector<Value> args = {
       i64(batch), i64(extents[c.m]), i64(extents[c.n]), i64(extents[c.k]),
       lhs.pointer, i64(aBatch), i64(lhs.loopStrides[c.m]), zeroPoint,
       autoglm::pointerTo(b, loc, weights).pointer, out.pointer, i64(cBatch),
-      i64(out.loopStrides[c.m]),
-      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)), null, null,
-      arith::ConstantIntOp::create(b, loc, AGL_ACT_NONE, 32), null, i64(zero),
-      i64(zero), autoglm::blockingArgument(b, loc, module, blocking)};
+      i64(out.loopStrides[c.m]), alpha, scale, bias,
+      arith::ConstantIntOp::create(b, loc, activation, 32), rp, i64(rBatch),
+      i64(residual ? residual->loopStrides[c.m] : zero),
+      autoglm::blockingArgument(b, loc, module, blocking)};
   SmallVector<Type> types = llvm::map_to_vector(
       args, [](Value v) { return v.getType(); });
   auto call = func::CallOp::create(
@@ -820,7 +935,13 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
       args);
   autoglm::recordBlocking(call, blocking);
   if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
-    zeroSources.push_back({init, call.getOperation()});
+    zeroSources.push_back(
+        {init, output == op.getDpsInits()[0] ? call.getOperation() : nullptr});
+  if (epilogue) {
+    call->setAttr(autoglm::kEpilogueAttrName,
+                  b.getStringAttr(epilogue->describe()));
+    epilogue->op->erase();
+  }
   op->erase();
 }
 

@@ -91,3 +91,74 @@ func.func @not_for_the_kernel(%a: memref<3x4xi8>, %w: memref<4x2xi8>, %c: memref
   return
 }
 memref.global "private" constant @weight : memref<4x2xi8> = dense<[[1, -2], [0, -1], [2, 1], [0, 0]]>
+
+// -----
+
+// The dequantization that follows (float(sum) * scale per column, plus a
+// bias) goes into the call: c is the float
+// output, the scale and bias buffers are passed, the int32 buffer and its
+// fill are gone.
+// CHECK-LABEL: func.func @dequantized
+// CHECK-NOT: linalg
+// CHECK: call @agl_kernel_gemm_u8s8(%c1_i64, %c3_i64, %c2_i64, %c4_i64, %{{.*}}, %c0_i64, %c4_i64, %c128_i32, %{{.*}}, %[[OUT:.*]], %c0_i64, %c2_i64, %cst, %[[SCALE:.*]], %[[BIAS:.*]], %c0_i32, %{{.*}}, %c0_i64, %c0_i64, %{{.*}}) {autoglm.epilogue = "bias"}
+// CHECK-NOT: linalg
+memref.global "private" constant @weight : memref<4x2xi8> = dense<[[1, -2], [0, -1], [2, 1], [0, 0]]>
+func.func @dequantized(%a: memref<3x4xi8>, %scale: memref<2xf32>, %bias: memref<2xf32>, %y: memref<3x2xf32>, %arena: memref<64xi8> {autoglm.arena}) {
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant 0 : i32
+  %w = memref.get_global @weight : memref<4x2xi8>
+  %c0 = arith.constant 0 : index
+  %acc = memref.view %arena[%c0][] : memref<64xi8> to memref<3x2xi32>
+  linalg.fill ins(%zero : i32) outs(%acc : memref<3x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (m, n)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<3x4xi8>, memref<4x2xi8>) outs(%acc : memref<3x2xi32>) {
+  ^bb0(%x: i8, %v: i8, %s: i32):
+    %xw = arith.extui %x : i8 to i32
+    %xz = arith.subi %xw, %c128 : i32
+    %vw = arith.extsi %v : i8 to i32
+    %p = arith.muli %xz, %vw : i32
+    %r = arith.addi %s, %p : i32
+    linalg.yield %r : i32
+  }
+  linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]} ins(%acc, %scale, %bias : memref<3x2xi32>, memref<2xf32>, memref<2xf32>) outs(%y : memref<3x2xf32>) {
+  ^bb0(%s: i32, %sc: f32, %b: f32, %o: f32):
+    %f = arith.sitofp %s : i32 to f32
+    %d = arith.mulf %f, %sc : f32
+    %r = arith.addf %d, %b : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A scale computed at run time (a scalar buffer: DynamicQuantizeLinear's
+// scale times the weight's) multiplies alpha; the column scale is a
+// constant buffer of ones.
+// CHECK-LABEL: func.func @runtime_scale
+// CHECK-DAG: %[[ONES:.*]] = memref.get_global @agl_ones : memref<2xf32>
+// CHECK-DAG: %[[S:.*]] = memref.load %arg1[] : memref<f32>
+// CHECK: call @agl_kernel_gemm_u8s8(%{{.*}}, %[[S]], %{{.*}}) {autoglm.epilogue = ""}
+// CHECK: memref.global "private" constant @agl_ones : memref<2xf32> = dense<1.000000e+00>
+memref.global "private" constant @weight : memref<4x2xi8> = dense<[[1, -2], [0, -1], [2, 1], [0, 0]]>
+func.func @runtime_scale(%a: memref<3x4xi8>, %scale: memref<f32>, %y: memref<3x2xf32>, %arena: memref<64xi8> {autoglm.arena}) {
+  %zero = arith.constant 0 : i32
+  %w = memref.get_global @weight : memref<4x2xi8>
+  %c0 = arith.constant 0 : index
+  %acc = memref.view %arena[%c0][] : memref<64xi8> to memref<3x2xi32>
+  linalg.fill ins(%zero : i32) outs(%acc : memref<3x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (m, n)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<3x4xi8>, memref<4x2xi8>) outs(%acc : memref<3x2xi32>) {
+  ^bb0(%x: i8, %v: i8, %s: i32):
+    %xw = arith.extui %x : i8 to i32
+    %vw = arith.extsi %v : i8 to i32
+    %p = arith.muli %xw, %vw : i32
+    %r = arith.addi %s, %p : i32
+    linalg.yield %r : i32
+  }
+  linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> ()>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]} ins(%acc, %scale : memref<3x2xi32>, memref<f32>) outs(%y : memref<3x2xf32>) {
+  ^bb0(%s: i32, %sc: f32, %o: f32):
+    %f = arith.sitofp %s : i32 to f32
+    %d = arith.mulf %sc, %f : f32
+    linalg.yield %d : f32
+  }
+  return
+}
