@@ -663,6 +663,26 @@ struct ZeroSource {
   Operation *call;
 };
 
+/// The bookkeeping once `call` stands for product `op` (and its epilogue,
+/// if any, whose result the call writes to `output`): the blocking it was
+/// given, the zero fill it no longer reads, and the loops it replaces.
+void finishKernelCall(func::CallOp call, linalg::GenericOp op,
+                      const autoglm::GemmBlocking &blocking, Operation *init,
+                      Value output, std::optional<Epilogue> &epilogue,
+                      SmallVectorImpl<ZeroSource> &zeroSources) {
+  autoglm::recordBlocking(call, blocking);
+  if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
+    zeroSources.push_back(
+        {init, output == op.getDpsInits()[0] ? call.getOperation() : nullptr});
+  if (epilogue) {
+    call->setAttr(autoglm::kEpilogueAttrName,
+                  Builder(call.getContext())
+                      .getStringAttr(epilogue->describe()));
+    epilogue->op->erase();
+  }
+  op->erase();
+}
+
 void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
                            WeightPacker *packer,
                            SmallVectorImpl<ZeroSource> &zeroSources) {
@@ -786,16 +806,7 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
       declare(module, packedRhs ? kSgemmPacked : kSgemm,
               /*packed=*/bool(packedRhs)),
       args);
-  autoglm::recordBlocking(call, blocking);
-  if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
-    zeroSources.push_back(
-        {init, output == op.getDpsInits()[0] ? call.getOperation() : nullptr});
-  if (epilogue) {
-    call->setAttr(autoglm::kEpilogueAttrName,
-                  b.getStringAttr(epilogue->describe()));
-    epilogue->op->erase();
-  }
-  op->erase();
+  finishKernelCall(call, op, blocking, init, output, epilogue, zeroSources);
 }
 
 /// A constant buffer of `n` (static) float ones: the column scale of an
@@ -933,16 +944,7 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
       autoglm::declareRuntimeFunction(module, kGemmInt8,
                                       b.getFunctionType(types, {})),
       args);
-  autoglm::recordBlocking(call, blocking);
-  if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
-    zeroSources.push_back(
-        {init, output == op.getDpsInits()[0] ? call.getOperation() : nullptr});
-  if (epilogue) {
-    call->setAttr(autoglm::kEpilogueAttrName,
-                  b.getStringAttr(epilogue->describe()));
-    epilogue->op->erase();
-  }
-  op->erase();
+  finishKernelCall(call, op, blocking, init, output, epilogue, zeroSources);
 }
 
 struct ContractionsToKernelsPass

@@ -43,6 +43,23 @@ Value buildContraction(OpBuilder &b, Location loc, RankedTensorType accType,
   return generic.getResult(0);
 }
 
+/// The product body of a float contraction: `element` operands multiplied
+/// and accumulated in `accElement` (f32 for 16-bit floats).
+auto floatProduct(Type element, Type accElement) {
+  return [=](OpBuilder &b, Location l, ValueRange a) {
+    Value product = emitMul(b, l, emitConvert(b, l, a[0], element, accElement),
+                            emitConvert(b, l, a[1], element, accElement));
+    return emitAdd(b, l, a[2], product);
+  };
+}
+
+/// The accumulator type of a contraction with `element` results.
+Type accumulatorType(Type element) {
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32)
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
 /// `value` converted elementwise to the element type of `type`, if needed.
 Value convertTensor(OpBuilder &b, Location loc, Value value,
                     RankedTensorType type) {
@@ -139,19 +156,11 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = signless(op.getType());
-    // 16-bit floats accumulate in f32.
     Type element = resultType.getElementType();
-    Type accElement = element;
-    if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32)
-      accElement = rewriter.getF32Type();
-    Value out = lowerMatMul(
-        rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), {}, accElement,
-        resultType.getShape(), [&](OpBuilder &b, Location l, ValueRange a) {
-          Value product =
-              emitMul(b, l, emitConvert(b, l, a[0], element, accElement),
-                      emitConvert(b, l, a[1], element, accElement));
-          return emitAdd(b, l, a[2], product);
-        });
+    Type accElement = accumulatorType(element);
+    Value out = lowerMatMul(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(),
+                            {}, accElement, resultType.getShape(),
+                            floatProduct(element, accElement));
     auto outType = cast<RankedTensorType>(out.getType());
     out = convertTensor(rewriter, loc, out, outType.clone(element));
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, out,
@@ -227,18 +236,10 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
       sizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getB(),
                                             op.getTransB() ? 0 : 1));
     Type element = resultType.getElementType();
-    Type accElement = element;
-    if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32)
-      accElement = rewriter.getF32Type();
-    Value out = buildContraction(
-        rewriter, loc, resultType.clone(accElement),
-        ValueRange{adaptor.getA(), adaptor.getB()}, maps, sizes,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value product =
-              emitMul(b, l, emitConvert(b, l, a[0], element, accElement),
-                      emitConvert(b, l, a[1], element, accElement));
-          return emitAdd(b, l, a[2], product);
-        });
+    Type accElement = accumulatorType(element);
+    Value out = buildContraction(rewriter, loc, resultType.clone(accElement),
+                                 ValueRange{adaptor.getA(), adaptor.getB()},
+                                 maps, sizes, floatProduct(element, accElement));
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     Value c = adaptor.getC();
