@@ -61,7 +61,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     }
     // After --last-token, which changes which rows the products read.
     if (options.calibrationOutputs) {
-      pm.addPass(createCalibrationOutputs());
+      CalibrationOutputsOptions calibration;
+      calibration.whole = options.wholeCalibrationOutputs;
+      pm.addPass(createCalibrationOutputs(calibration));
     } else if (!options.activationRanges.empty()) {
       QuantizeProductsOptions quantize;
       quantize.ranges.assign(options.activationRanges.begin(),

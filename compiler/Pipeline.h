@@ -63,9 +63,10 @@ struct PipelineOptions {
   /// --precision bf16: the same GEMM weights rounded to bfloat16 (widened
   /// to float32 in the kernels' registers); not with weightOnlyBits.
   bool bf16Weights = false;
-  /// --precision int8: return the left operands of the products to quantize
+  /// --precision int8: return the extremes of the left operands of the
+  /// products to quantize, or with wholeCalibrationOutputs the operands
   /// (calibration runs the model so compiled)...
-  bool calibrationOutputs = false;
+  bool calibrationOutputs = false, wholeCalibrationOutputs = false;
   /// ...or quantize them, with these calibrated ranges (autoglm-quantize-
   /// products: minimum and maximum per operand).
   std::vector<double> activationRanges;

@@ -41,10 +41,16 @@ std::optional<llvm::SmallVector<T>> constantValues(mlir::Attribute attr) {
   auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(value);
   if (!dense)
     return std::nullopt;
+  // The stored bytes: the same for signed, unsigned and signless integers.
+  llvm::ArrayRef<char> raw = dense.getRawData();
+  if ((int64_t)raw.size() != (dense.isSplat() ? 1 : value.getNumElements()) *
+                                 (int64_t)sizeof(T))
+    return std::nullopt;
+  llvm::SmallVector<T> values(dense.isSplat() ? 1 : value.getNumElements());
+  std::memcpy(values.data(), raw.data(), raw.size());
   if (dense.isSplat())
-    return llvm::SmallVector<T>(dense.getNumElements(),
-                                dense.getSplatValue<T>());
-  return llvm::to_vector(dense.getValues<T>());
+    values.assign(value.getNumElements(), values.front());
+  return values;
 }
 
 /// The values of an f32 constant (see constantValues).

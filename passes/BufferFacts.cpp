@@ -1,6 +1,7 @@
 //===- BufferFacts.cpp - what the kernel-call passes know of buffers ------===//
 
 #include "passes/BufferFacts.h"
+#include "passes/SizeBounds.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,12 +31,18 @@ std::optional<MemoryRange> memoryRange(Value buffer) {
     if (auto view = dyn_cast<memref::ViewOp>(op)) {
       std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
       auto type = view.getType();
-      if (!shift || !type.hasStaticShape() ||
-          !isa<BlockArgument>(view.getSource()))
+      // Symbolic extents: the bytes at their upper bounds, which hold
+      // whatever the run's extents are.
+      std::optional<SmallVector<int64_t>> shape =
+          type.hasStaticShape() ? SmallVector<int64_t>(type.getShape())
+                                : autoglm::maxShape(view.getResult());
+      if (!shift || !shape || !isa<BlockArgument>(view.getSource()))
         return std::nullopt;
+      int64_t elements = 1;
+      for (int64_t extent : *shape)
+        elements *= extent;
       return MemoryRange{view.getSource(), *shift,
-                         *shift + type.getNumElements() *
-                                      type.getElementTypeBitWidth() / 8};
+                         *shift + elements * type.getElementTypeBitWidth() / 8};
     }
     if (isa<memref::GetGlobalOp>(op))
       return MemoryRange{buffer}; // constant: never written

@@ -5,6 +5,9 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace autoglm {
 #define GEN_PASS_DEF_BUFFERIZE
@@ -52,8 +55,32 @@ LogicalResult foldStateResults(ModuleOp module) {
   return success();
 }
 
+/// A fill of a new tensor that several ops write into (CSE merges the
+/// identical fills of products' accumulators) would bufferize as one fill
+/// and a copy per further writer; each writer gets its own fill instead,
+/// which costs no more than the copy and leaves the writer's buffer
+/// visibly zero (autoglm-contractions-to-kernels then drops the fill).
+void fillEachWriter(ModuleOp module) {
+  module.walk([](linalg::FillOp fill) {
+    if (!fill.hasPureTensorSemantics() ||
+        !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+      return;
+    Value filled = fill.getResult(0);
+    SmallVector<OpOperand *> uses = llvm::map_to_vector(
+        filled.getUses(), [](OpOperand &use) { return &use; });
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      OpBuilder b(use->getOwner());
+      IRMapping mapping;
+      Operation *empty = b.clone(*fill.getOutputs()[0].getDefiningOp());
+      mapping.map(fill.getOutputs()[0], empty->getResult(0));
+      use->set(b.clone(*fill, mapping)->getResult(0));
+    }
+  });
+}
+
 struct BufferizePass : autoglm::impl::BufferizeBase<BufferizePass> {
   void runOnOperation() override {
+    fillEachWriter(getOperation());
     OneShotBufferizationOptions options;
     options.bufferizeFunctionBoundaries = true;
     options.setFunctionBoundaryTypeConversion(

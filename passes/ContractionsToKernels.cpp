@@ -164,13 +164,12 @@ matchIntegerContraction(linalg::GenericOp op) {
   std::optional<ContractionLoops> loops = matchContractionLoops(op);
   if (!loops)
     return std::nullopt;
-  // The kernel reads A's rows contiguously.
+  // The kernel reads A's rows contiguously (other strides may be symbolic).
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  auto strides = autoglm::staticStrides(op.getDpsInputs()[0]);
-  if (!strides)
-    return std::nullopt;
+  auto [strides, offset] =
+      cast<MemRefType>(op.getDpsInputs()[0].getType()).getStridesAndOffset();
   for (auto [i, e] : llvm::enumerate(maps[0].getResults()))
-    if (autoglm::isDim(e, loops->k) && (*strides)[i] != 1)
+    if (autoglm::isDim(e, loops->k) && strides[i] != 1)
       return std::nullopt;
   ic.loops = *loops;
   return ic;

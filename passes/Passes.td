@@ -66,16 +66,23 @@ def KVCache : Pass<"autoglm-kv-cache", "mlir::ModuleOp"> {
 }
 
 def CalibrationOutputs : Pass<"autoglm-calibration-outputs", "mlir::ModuleOp"> {
-  let summary = "Return the inputs that int8 quantization needs ranges for";
+  let summary = "Return what int8 calibration needs to know of the activations";
   let description = [{
-    Calibration for `--precision int8`: appends to `main`'s results the
-    left operand of every product that `autoglm-quantize-products` would
-    quantize (an f32 `autoglm.matmul` by a constant 2-D weight), each
-    distinct value once, in the order that pass numbers them, named
-    `autoglm.calibration.N`. The compiler runs the model so compiled on the
-    calibration inputs and reads the ranges of these outputs. Needs static
-    shapes.
+    Calibration for `--precision int8`. For the left operand of every
+    product that `autoglm-quantize-products` would quantize (an f32
+    `autoglm.matmul` by a constant 2-D weight), each distinct value once,
+    in the order that pass numbers them, appends to `main`'s results its
+    smallest and largest element (`autoglm.calibration.N.min` and `.max`,
+    scalars, so any shape works, symbolic ones and KV caches included), or
+    with `whole` the operand itself (`autoglm.calibration.N`, for
+    percentiles; static shapes only). The compiler runs the model so
+    compiled on the calibration inputs and reads the ranges from these
+    outputs.
   }];
+  let options = [
+    Option<"whole", "whole", "bool", /*default=*/"false",
+           "Return the whole operands instead of their extremes">
+  ];
 }
 
 def QuantizeProducts : Pass<"autoglm-quantize-products", "mlir::ModuleOp"> {

@@ -64,6 +64,8 @@ func::FuncOp mainOf(ModuleOp module) {
 
 struct CalibrationOutputsPass
     : autoglm::impl::CalibrationOutputsBase<CalibrationOutputsPass> {
+  using CalibrationOutputsBase::CalibrationOutputsBase;
+
   void runOnOperation() override {
     func::FuncOp func = mainOf(getOperation());
     if (!func)
@@ -71,20 +73,37 @@ struct CalibrationOutputsPass
     auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
     SmallVector<Value> results(ret.getOperands());
     Builder b(&getContext());
+    auto addResult = [&](Value value, const Twine &name) {
+      results.push_back(value);
+      return func.insertResult(
+          func.getNumResults(), value.getType(),
+          b.getDictionaryAttr({b.getNamedAttr(
+              "autoglm.name", b.getStringAttr("autoglm.calibration." + name))}));
+    };
     for (auto [i, operand] : llvm::enumerate(quantizableOperands(func))) {
+      std::string name = std::to_string(i);
+      if (!whole) {
+        // Its smallest and largest value: scalars, whatever its shape.
+        OpBuilder after(&getContext());
+        after.setInsertionPointAfterValue(operand.input);
+        Location loc = operand.input.getLoc();
+        Value lo = ReduceMinOp::create(after, loc, operand.input,
+                                       ArrayRef<int64_t>{}, false);
+        Value hi = ReduceMaxOp::create(after, loc, operand.input,
+                                       ArrayRef<int64_t>{}, false);
+        if (failed(addResult(lo, name + ".min")) ||
+            failed(addResult(hi, name + ".max")))
+          return signalPassFailure();
+        continue;
+      }
       if (!cast<ShapedType>(operand.input.getType()).hasStaticShape()) {
         operand.products.front().emitError(
-            "calibration needs static shapes: pin the symbolic extents with "
-            "--dim");
+            "calibration of whole activations (percentile) needs static "
+            "shapes: pin the symbolic extents with --dim");
         return signalPassFailure();
       }
-      if (failed(func.insertResult(
-              func.getNumResults(), operand.input.getType(),
-              b.getDictionaryAttr({b.getNamedAttr(
-                  "autoglm.name",
-                  b.getStringAttr("autoglm.calibration." + Twine(i)))}))))
+      if (failed(addResult(operand.input, name)))
         return signalPassFailure();
-      results.push_back(operand.input);
     }
     ret->setOperands(results);
   }

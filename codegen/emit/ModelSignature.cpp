@@ -199,6 +199,23 @@ static llvm::Error verifyTensor(const ModelSignature &sig,
   return llvm::Error::success();
 }
 
+void autoglm::setPlannedOutputBounds(ModelSignature &signature,
+                                     func::FuncOp planned) {
+  auto maxShapes = planned->getAttrOfType<ArrayAttr>("autoglm.output_max_shapes");
+  if (!maxShapes)
+    return;
+  for (auto [i, output] : llvm::enumerate(signature.outputs)) {
+    if (output.dimSymbols.empty() || i >= maxShapes.size())
+      continue;
+    std::vector<int32_t> dims(output.dimSymbols.size(), kDimStatic);
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (output.dimSymbols[d] != kDimStatic)
+        dims[d] = kDimComputed;
+    setOutputBounds(signature, i,
+                    cast<DenseI64ArrayAttr>(maxShapes[i]).asArrayRef(), dims);
+  }
+}
+
 llvm::Error autoglm::verifySignature(const ModelSignature &sig) {
   for (auto [k, symbol] : llvm::enumerate(sig.symbols)) {
     if (symbol.name.empty())

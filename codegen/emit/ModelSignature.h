@@ -99,6 +99,11 @@ void setOutputBounds(ModelSignature &signature, size_t output,
                      llvm::ArrayRef<int64_t> maxShape,
                      llvm::ArrayRef<int32_t> dimSymbols);
 
+/// setOutputBounds for every output with symbolic extents, from the bounds
+/// the arena planner recorded on `planned` (`autoglm.output_max_shapes`).
+void setPlannedOutputBounds(ModelSignature &signature,
+                            mlir::func::FuncOp planned);
+
 /// Checks that the signature is complete and consistent, as the runtime
 /// checks the descriptor: every extent known, symbol ranges non-empty,
 /// symbol indices valid, symbolic extents equal to the symbol's max, and

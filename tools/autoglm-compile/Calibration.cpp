@@ -53,32 +53,32 @@ llvm::Error listFolder(const std::string &dir, std::vector<std::string> &files,
   return llvm::Error::success();
 }
 
-/// One set from the files of one folder.
-llvm::Expected<CalibrationSet>
-readSet(const std::string &folder, const std::vector<std::string> &files,
-        const std::vector<std::string> &inputNames) {
+/// One set: the tensor files of one folder.
+llvm::Expected<CalibrationSet> readSet(const std::string &folder,
+                                       const std::vector<std::string> &files) {
   CalibrationSet set;
   set.name = folder;
-  for (auto [i, name] : llvm::enumerate(inputNames)) {
-    std::string found;
-    for (const std::string &file : files) {
-      llvm::StringRef stem = llvm::sys::path::stem(file);
-      llvm::StringRef ext = llvm::sys::path::extension(file);
-      if ((ext == ".npy" || ext == ".pb") &&
-          (stem == name || stem == "input_" + std::to_string(i)))
-        found = file;
-    }
-    if (found.empty())
-      return fail("--calibrate: " + folder + " has no file for input '" +
-                  name + "' (" + name + ".npy, " + name + ".pb or input_" +
-                  llvm::Twine(i) + ".pb)");
+  for (const std::string &file : files) {
+    llvm::StringRef ext = llvm::sys::path::extension(file);
+    if (ext != ".npy" && ext != ".pb")
+      continue;
     try {
-      set.inputs.push_back(run::readTensorFile(found));
+      set.tensors[llvm::sys::path::stem(file).str()] =
+          run::readTensorFile(file);
     } catch (const std::exception &e) {
       return fail("--calibrate: " + llvm::Twine(e.what()));
     }
   }
   return set;
+}
+
+/// Input `i`, `name`, of a set (NAME or input_I), or null.
+const run::Tensor *inputOf(const CalibrationSet &set, const std::string &name,
+                           size_t i) {
+  for (const std::string &key : {name, "input_" + std::to_string(i)})
+    if (auto it = set.tensors.find(key); it != set.tensors.end())
+      return &it->second;
+  return nullptr;
 }
 
 /// The signature of the model being compiled, kept current over the
@@ -93,6 +93,7 @@ struct SignatureTracker {
     if (stage != Stage::Memref)
       return;
     setStateOffsets(signature, graph);
+    setPlannedOutputBounds(signature, graph);
     ModelReport report;
     measureArena(planned, report);
     signature.arenaSize = report.arenaBytes;
@@ -127,12 +128,9 @@ private:
 } // namespace
 
 llvm::Expected<std::vector<CalibrationSet>>
-readCalibrationSets(const std::string &dir, func::FuncOp graph) {
+readCalibrationSets(const std::string &dir) {
   if (!llvm::sys::fs::is_directory(dir))
     return fail("--calibrate " + dir + ": not a folder");
-  std::vector<std::string> inputNames;
-  for (const TensorSignature &input : readSignature(graph, "model").inputs)
-    inputNames.push_back(input.name);
   std::vector<std::string> files, folders;
   if (auto e = listFolder(dir, files, folders))
     return std::move(e);
@@ -145,7 +143,7 @@ readCalibrationSets(const std::string &dir, func::FuncOp graph) {
       setFiles = files;
     else if (auto e = listFolder(folder, setFiles, nested))
       return std::move(e);
-    auto set = readSet(folder, setFiles, inputNames);
+    auto set = readSet(folder, setFiles);
     if (!set)
       return set.takeError();
     sets.push_back(std::move(*set));
@@ -198,27 +196,54 @@ compileAndRun(ModuleOp module, PipelineOptions options,
     const agl_model_desc &model = artifact.model();
     results.names = run::outputNames(model);
     run::Instance instance(model, artifact.weights());
+    const bool symbolic = model.num_symbols > 0;
     for (const CalibrationSet &set : sets) {
       progress.step(results.sets.size());
       std::vector<const void *> inputs;
+      std::vector<const int64_t *> inputShapes;
       for (uint32_t i = 0; i < model.num_inputs; ++i) {
         const agl_tensor_info &info = model.inputs[i];
-        const run::Tensor &tensor = set.inputs[i];
-        if (tensor.dtype != info.dtype || tensor.shape != run::shapeOf(info))
+        const run::Tensor *found = inputOf(set, info.name, i);
+        if (!found)
+          return fail("--calibrate: " + set.name + " has no file for input '" +
+                      info.name + "' (" + info.name + ".npy, " + info.name +
+                      ".pb or input_" + llvm::Twine(i) + ".npy/.pb)");
+        const run::Tensor &tensor = *found;
+        // Symbolic extents: the runtime checks them against their ranges.
+        if (tensor.dtype != info.dtype ||
+            (!symbolic && tensor.shape != run::shapeOf(info)) ||
+            tensor.shape.size() != size_t(info.rank))
           return fail("--calibrate: " + set.name + ": input '" + info.name +
                       "' is " + run::describeType(tensor.dtype, tensor.shape) +
                       ", the model takes " +
                       run::describeType(info.dtype, run::shapeOf(info)));
         inputs.push_back(tensor.bytes.data());
+        inputShapes.push_back(tensor.shape.data());
       }
+      // Every set starts from an empty KV cache.
+      if (model.kv_cache)
+        instance.setCacheLength(0);
       std::vector<run::Tensor> outputs;
       std::vector<void *> outputPointers;
-      for (uint32_t i = 0; i < model.num_outputs; ++i)
+      std::vector<std::vector<int64_t>> shapes;
+      for (uint32_t i = 0; i < model.num_outputs; ++i) {
         outputs.emplace_back(model.outputs[i].dtype,
                              run::shapeOf(model.outputs[i]));
-      for (run::Tensor &output : outputs)
-        outputPointers.push_back(output.bytes.data());
-      instance.run(inputs, outputPointers);
+        shapes.push_back(outputs.back().shape);
+      }
+      std::vector<int64_t *> outputShapes;
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        outputPointers.push_back(outputs[i].bytes.data());
+        outputShapes.push_back(shapes[i].data());
+      }
+      if (symbolic) {
+        instance.runShaped(inputs, inputShapes, outputPointers, outputShapes);
+        // The leading elements hold the output at its run's extents.
+        for (size_t i = 0; i < outputs.size(); ++i)
+          outputs[i].shape = shapes[i];
+      } else {
+        instance.run(inputs, outputPointers);
+      }
       results.sets.push_back(std::move(outputs));
     }
   } catch (const std::exception &e) {
@@ -231,45 +256,58 @@ compileAndRun(ModuleOp module, PipelineOptions options,
 llvm::Expected<std::vector<double>>
 activationRanges(const BuildOutputs &calibration,
                  const CalibrationMethod &method) {
-  // Output index of each calibration output, by its number.
-  std::map<size_t, size_t> probes;
+  // Output index of each calibration output, by its name.
+  std::map<std::string, size_t> outputs;
   constexpr llvm::StringLiteral prefix = "autoglm.calibration.";
-  for (auto [i, name] : llvm::enumerate(calibration.names)) {
-    size_t number;
-    llvm::StringRef text(name);
-    if (text.consume_front(prefix) && !text.getAsInteger(10, number))
-      probes[number] = i;
-  }
-  std::vector<double> ranges;
-  for (size_t n = 0; n < probes.size(); ++n) {
-    if (!probes.count(n))
-      return fail("the calibration build lacks output " + prefix + llvm::Twine(n));
+  for (auto [i, name] : llvm::enumerate(calibration.names))
+    if (llvm::StringRef(name).starts_with(prefix))
+      outputs[name.substr(prefix.size())] = i;
+  // The values of an output over all sets.
+  auto valuesOf = [&](size_t output) {
     std::vector<float> values;
     for (const auto &set : calibration.sets) {
-      const run::Tensor &t = set[probes[n]];
+      const run::Tensor &t = set[output];
       const float *data = reinterpret_cast<const float *>(t.bytes.data());
       values.insert(values.end(), data, data + t.numElements());
     }
+    return values;
+  };
+  std::vector<double> ranges;
+  for (size_t n = 0;; ++n) {
+    std::string number = std::to_string(n);
+    auto whole = outputs.find(number);
+    auto lo = outputs.find(number + ".min"), hi = outputs.find(number + ".max");
+    if (lo != outputs.end() && hi != outputs.end()) {
+      // The extremes of each set: the range is theirs over all sets.
+      std::vector<float> mins = valuesOf(lo->second),
+                         maxs = valuesOf(hi->second);
+      if (method.name == "percentile")
+        return fail("--calibration-method percentile needs the whole "
+                    "activations");
+      ranges.push_back(*std::min_element(mins.begin(), mins.end()));
+      ranges.push_back(*std::max_element(maxs.begin(), maxs.end()));
+      continue;
+    }
+    if (whole == outputs.end())
+      break;
+    std::vector<float> values = valuesOf(whole->second);
     if (values.empty()) {
       ranges.insert(ranges.end(), {0.0, 0.0});
       continue;
     }
-    double lo, hi;
     if (method.name == "percentile") {
       double tail = (100.0 - method.percentile) / 100.0;
       size_t last = values.size() - 1;
       size_t low = static_cast<size_t>(std::floor(tail * last));
       size_t high = last - low;
       std::nth_element(values.begin(), values.begin() + low, values.end());
-      lo = values[low];
+      double below = values[low];
       std::nth_element(values.begin(), values.begin() + high, values.end());
-      hi = values[high];
+      ranges.insert(ranges.end(), {below, double(values[high])});
     } else {
       auto [mn, mx] = std::minmax_element(values.begin(), values.end());
-      lo = *mn;
-      hi = *mx;
+      ranges.insert(ranges.end(), {double(*mn), double(*mx)});
     }
-    ranges.insert(ranges.end(), {lo, hi});
   }
   return ranges;
 }

@@ -19,23 +19,27 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
 namespace autoglm {
 
-/// One set of model inputs, in the order of the model's inputs.
+/// One set of model inputs: the tensors of a folder, by file name without
+/// its extension.
 struct CalibrationSet {
-  std::string name; // its folder or file names, for messages
-  std::vector<run::Tensor> inputs;
+  std::string name; // the folder, for messages
+  std::map<std::string, run::Tensor> tensors;
 };
 
 /// The input sets in `dir`: each subfolder (in name order) is one set, or
-/// `dir` itself when it has none. A set's files are NAME.npy or NAME.pb
-/// for the input NAME, or input_I.pb for the I-th input (ONNX's test data
-/// layout). Every input must be given, with the model's dtype and shape.
+/// `dir` itself when it has none; every .npy and .pb file in it is read.
+/// A build takes, for its input NAME, NAME.npy or NAME.pb, or for its I-th
+/// input input_I.npy / input_I.pb (the layouts of models/ and of ONNX's
+/// test data), with its dtype and shape (within the ranges of symbolic
+/// ones).
 llvm::Expected<std::vector<CalibrationSet>>
-readCalibrationSets(const std::string &dir, mlir::func::FuncOp graph);
+readCalibrationSets(const std::string &dir);
 
 /// What a build computed on the input sets.
 struct BuildOutputs {

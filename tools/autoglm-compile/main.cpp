@@ -113,12 +113,13 @@ llvm::Error calibrateInt8(mlir::ModuleOp module, PipelineOptions &options,
                           const EmitOptions &emit, const std::string &dir,
                           const CalibrationMethod &method, bool json,
                           llvm::raw_ostream &os) {
-  auto sets =
-      readCalibrationSets(dir, module.lookupSymbol<mlir::func::FuncOp>("main"));
+  auto sets = readCalibrationSets(dir);
   if (!sets)
     return sets.takeError();
   PipelineOptions calibrating = options;
   calibrating.calibrationOutputs = true;
+  // Percentiles need every value; the extremes are enough otherwise.
+  calibrating.wholeCalibrationOutputs = method.name == "percentile";
   auto reference = compileAndRun(module, calibrating, emit, *sets,
                                  "calibrating");
   if (!reference)
@@ -285,8 +286,9 @@ int main(int argc, char **argv) {
   app.add_option("--calibrate", calibrateDir,
                  "With --precision int8: a folder of input sets (one "
                  "subfolder each, or the folder itself; files NAME.npy, "
-                 "NAME.pb or input_I.pb) to measure the activations' "
-                 "ranges on; the accuracy on them is reported");
+                 "NAME.pb, or input_I.npy / input_I.pb for the I-th input) to "
+                 "measure the activations' ranges on; the accuracy on them "
+                 "is reported");
   app.add_option("--calibration-method", calibration.name,
                  "minmax (default): each activation's range is the smallest "
                  "and largest value seen; percentile: outliers beyond "
@@ -539,20 +541,8 @@ int main(int argc, char **argv) {
              kernel.getAs<mlir::FloatAttr>("flops").getValueAsDouble(),
              kernel.getAs<mlir::FloatAttr>("bytes").getValueAsDouble()});
     // Outputs with symbolic extents: the bounds the planner computed.
-    auto graph = planned.lookupSymbol<mlir::func::FuncOp>("main");
-    auto maxShapes =
-        graph->getAttrOfType<mlir::ArrayAttr>("autoglm.output_max_shapes");
-    for (auto [i, output] : llvm::enumerate(signature.outputs)) {
-      if (output.dimSymbols.empty() || !maxShapes || i >= maxShapes.size())
-        continue;
-      std::vector<int32_t> dims(output.dimSymbols.size(), kDimStatic);
-      for (size_t d = 0; d < dims.size(); ++d)
-        if (output.dimSymbols[d] != kDimStatic)
-          dims[d] = kDimComputed;
-      setOutputBounds(signature, i,
-                      llvm::cast<mlir::DenseI64ArrayAttr>(maxShapes[i]).asArrayRef(),
-                      dims);
-    }
+    setPlannedOutputBounds(signature,
+                           planned.lookupSymbol<mlir::func::FuncOp>("main"));
   };
   std::vector<std::string> passes = pipelinePassNames(pipelineOptions);
   for (const auto &[flag, names] :

@@ -1,5 +1,6 @@
 // RUN: autoglm-opt %s --split-input-file --autoglm-quantize-products="ranges=-1.0,2.0" | FileCheck %s
 // RUN: autoglm-opt %s --split-input-file --autoglm-calibration-outputs | FileCheck %s --check-prefix=PROBE
+// RUN: autoglm-opt %s --split-input-file --autoglm-calibration-outputs="whole=true" | FileCheck %s --check-prefix=WHOLE
 
 // One left operand (shared by two products with the same weight, and the
 // weight of a third product is not a constant): range [-1, 2] gives the
@@ -19,10 +20,16 @@
 // CHECK: autoglm.matmul %[[DQ]], %[[W]]
 // CHECK: autoglm.matmul %arg0, %arg1
 //
-// The calibration build returns that operand once, after the outputs.
+// The calibration build returns that operand's extremes once, after the
+// outputs (with `whole`, the operand itself).
 // PROBE-LABEL: func.func @main
-// PROBE-SAME: -> (tensor<3x2xf32> {autoglm.name = "y"}, tensor<3x2xf32> {autoglm.name = "z"}, tensor<3x2xf32> {autoglm.name = "u"}, tensor<3x2xf32> {autoglm.name = "autoglm.calibration.0"})
-// PROBE: return %{{.*}}, %{{.*}}, %{{.*}}, %arg0 :
+// PROBE-SAME: -> (tensor<3x2xf32> {autoglm.name = "y"}, tensor<3x2xf32> {autoglm.name = "z"}, tensor<3x2xf32> {autoglm.name = "u"}, tensor<f32> {autoglm.name = "autoglm.calibration.0.min"}, tensor<f32> {autoglm.name = "autoglm.calibration.0.max"})
+// PROBE-DAG: %[[LO:.*]] = autoglm.reduce_min %arg0 {axes = array<i64>, keepdims = false}
+// PROBE-DAG: %[[HI:.*]] = autoglm.reduce_max %arg0 {axes = array<i64>, keepdims = false}
+// PROBE: return %{{.*}}, %{{.*}}, %{{.*}}, %[[LO]], %[[HI]] :
+// WHOLE-LABEL: func.func @main
+// WHOLE-SAME: tensor<3x2xf32> {autoglm.name = "autoglm.calibration.0"})
+// WHOLE: return %{{.*}}, %{{.*}}, %{{.*}}, %arg0 :
 func.func @main(%x: tensor<3x2xf32>, %v: tensor<2x2xf32>) -> (tensor<3x2xf32> {autoglm.name = "y"}, tensor<3x2xf32> {autoglm.name = "z"}, tensor<3x2xf32> {autoglm.name = "u"}) {
   %w = autoglm.constant dense<[[1.0, -2.0], [0.5, 4.0]]> : tensor<2x2xf32>
   %y = autoglm.matmul %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
