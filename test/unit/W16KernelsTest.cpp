@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,6 +54,9 @@ struct Format {
   decltype(&agl_kernel_sgemm_bf16) kernel;
   double relative, absolute;
 };
+
+// Test names and failure messages show the format's name.
+void PrintTo(const Format &f, std::ostream *os) { *os << f.name; }
 
 const Format kBf16 = {AGL_W16_BF16, "bf16", agl_kernel_sgemm_bf16,
                       std::ldexp(1.0, -8), 0.0};
