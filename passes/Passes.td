@@ -442,8 +442,8 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     nothing else reads are dropped, so the model carries one copy. With
     `partial-panels`, weights of any number of columns are packed, the last
     panel zero past `n` (for `autoglm-quantize-weights` in `bf16` and
-    `fp16`, whose layout pads the same way at half the bytes; alone it would store up to
-    31 zero columns per weight).
+    `fp16`, whose layout pads the same way at half the bytes; alone it
+    would store up to 31 zero columns per weight).
 
     The last argument is the call's cache blocking: a pointer to a constant
     `agl_gemm_blocking` when the module attribute `autoglm.tuning` gives the

@@ -72,7 +72,8 @@ struct Case {
 };
 
 std::string describe(const Format &f, const Case &c, int threads) {
-  return std::string(f.name) + " batch=" + std::to_string(c.batch) + " m=" + std::to_string(c.m) +
+  return std::string(f.name) + " batch=" + std::to_string(c.batch) +
+         " m=" + std::to_string(c.m) +
          " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
          (c.a_transposed ? " A^T" : "") +
          " accumulate=" + std::to_string(c.accumulate) +

@@ -241,7 +241,10 @@ void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
 #define AGL_W16_NR 32
 
 /* The 16-bit float formats. */
-typedef enum agl_w16_format { AGL_W16_BF16 = 0, AGL_W16_F16 = 1 } agl_w16_format;
+typedef enum agl_w16_format {
+  AGL_W16_BF16 = 0,
+  AGL_W16_F16 = 1
+} agl_w16_format;
 
 /* float32 to bfloat16, rounded to nearest, ties to even; NaN stays a
  * (quiet) NaN, finite values beyond the largest bfloat16 become infinities. */

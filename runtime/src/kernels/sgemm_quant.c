@@ -303,14 +303,14 @@ static void quant_run(quant_args *g, int threads) {
     quant_tasks(g, 0, tasks);
 }
 
-/* bits 8, 4 (quantized) or 16 (the 16-bit float format w16). */
-static void sgemm_quant(int bits, agl_w16_format w16, int64_t batch, int64_t m, int64_t n,
-                        int64_t k, const float *a, int64_t a_bs, int64_t a_rs,
-                        int64_t a_cs, const void *quantized_b, int64_t group,
-                        float *c, int64_t c_bs, int64_t c_rs,
-                        int32_t accumulate, float alpha, const float *bias,
-                        int32_t activation, const float *residual,
-                        int64_t res_bs, int64_t res_rs,
+/* bits 8, 4 (quantized; w16 unused) or 16 (the 16-bit float format w16). */
+static void sgemm_quant(int bits, agl_w16_format w16, int64_t batch,
+                        int64_t m, int64_t n, int64_t k, const float *a,
+                        int64_t a_bs, int64_t a_rs, int64_t a_cs,
+                        const void *quantized_b, int64_t group, float *c,
+                        int64_t c_bs, int64_t c_rs, int32_t accumulate,
+                        float alpha, const float *bias, int32_t activation,
+                        const float *residual, int64_t res_bs, int64_t res_rs,
                         const agl_gemm_blocking *blocking) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
@@ -386,10 +386,11 @@ void agl_kernel_sgemm_q8(int64_t batch, int64_t m, int64_t n, int64_t k,
                          int64_t residual_batch_stride,
                          int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking) {
-  sgemm_quant(8, AGL_W16_BF16, batch, m, n, k, a, a_batch_stride, a_row_stride,
-              a_col_stride, quantized_b, group_size, c, c_batch_stride,
-              c_row_stride, accumulate, alpha, bias, activation, residual,
-              residual_batch_stride, residual_row_stride, blocking);
+  sgemm_quant(8, AGL_W16_BF16, batch, m, n, k, a, a_batch_stride,
+              a_row_stride, a_col_stride, quantized_b, group_size, c,
+              c_batch_stride, c_row_stride, accumulate, alpha, bias,
+              activation, residual, residual_batch_stride,
+              residual_row_stride, blocking);
 }
 
 void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -403,10 +404,11 @@ void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
                          int64_t residual_batch_stride,
                          int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking) {
-  sgemm_quant(4, AGL_W16_BF16, batch, m, n, k, a, a_batch_stride, a_row_stride,
-              a_col_stride, quantized_b, group_size, c, c_batch_stride,
-              c_row_stride, accumulate, alpha, bias, activation, residual,
-              residual_batch_stride, residual_row_stride, blocking);
+  sgemm_quant(4, AGL_W16_BF16, batch, m, n, k, a, a_batch_stride,
+              a_row_stride, a_col_stride, quantized_b, group_size, c,
+              c_batch_stride, c_row_stride, accumulate, alpha, bias,
+              activation, residual, residual_batch_stride,
+              residual_row_stride, blocking);
 }
 
 void agl_kernel_sgemm_bf16(int64_t batch, int64_t m, int64_t n, int64_t k,

@@ -380,7 +380,7 @@ void agl_quant_dequant_avx512(const agl_quant_b *b, int64_t panel, int64_t pc,
     dequant_rows(4, b, panel, pc, kc, dst, ld);
 }
 
-/* ---- 16-bit float B: bfloat16, IEEE half -------------------------------------
+/* ---- 16-bit float B: bfloat16, IEEE half ------------------------------------
  * A row of a panel is one 64-byte load: word t holds column t in its low
  * half and column t + 16 in its high half.
  * bfloat16: x << 16 is columns 0..15 as floats and x & 0xFFFF0000 columns
