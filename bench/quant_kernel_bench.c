@@ -1,10 +1,10 @@
 /* Microbenchmark of the GEMMs with weights in fewer bits against the float
- * one: agl_kernel_sgemm_packed, agl_kernel_sgemm_bf16, agl_kernel_sgemm_q8
- * and agl_kernel_sgemm_q4 on the same weights (packed, rounded with
- * agl_pack_b_bf16, or quantized with agl_quantize_b), on the GLM
+ * one: agl_kernel_sgemm_packed, agl_kernel_sgemm_bf16, agl_kernel_sgemm_f16,
+ * agl_kernel_sgemm_q8 and agl_kernel_sgemm_q4 on the same weights (packed,
+ * rounded with agl_pack_b_w16, or quantized with agl_quantize_b), on the GLM
  * layer's products at decode (m = 1) and prefill (m = 128) sizes; median
  * time of repeated calls after warm-up, GFLOP/s and GB/s of weights read.
- * The modes alternate call by call, so that other load falls on all four.
+ * The modes alternate call by call, so that other load falls on all five.
  *
  *   autoglm-quant-kernel-bench [--reps N] [--threads 1,2] [--group-size G]
  */
@@ -53,11 +53,12 @@ static void run_shape(const shape *s, int threads, int reps, int64_t group) {
   void *q8 = aligned((size_t)bytes8), *q4 = aligned((size_t)bytes4);
   agl_quantize_b(w, k, n, n, 1, 8, group, q8);
   agl_quantize_b(w, k, n, n, 1, 4, group, q4);
-  int64_t bytes16 = agl_bf16_weight_bytes(k, n);
-  void *b16 = aligned((size_t)bytes16);
-  agl_pack_b_bf16(w, k, n, n, 1, b16);
+  int64_t bytes16 = agl_w16_weight_bytes(k, n);
+  void *b16 = aligned((size_t)bytes16), *h16 = aligned((size_t)bytes16);
+  agl_pack_b_w16(AGL_W16_BF16, w, k, n, n, 1, b16);
+  agl_pack_b_w16(AGL_W16_F16, w, k, n, n, 1, h16);
   int runs = reps;
-  enum { MODES = 4 };
+  enum { MODES = 5 };
   double *times[MODES];
   for (int mode = 0; mode < MODES; ++mode)
     times[mode] = malloc((size_t)runs * sizeof(double));
@@ -71,6 +72,9 @@ static void run_shape(const shape *s, int threads, int reps, int64_t group) {
         agl_kernel_sgemm_bf16(1, m, n, k, a, 0, k, 1, b16, c, 0, n, 0, 1.0f,
                               NULL, 0, NULL, 0, 0, NULL);
       else if (mode == 2)
+        agl_kernel_sgemm_f16(1, m, n, k, a, 0, k, 1, h16, c, 0, n, 0, 1.0f,
+                             NULL, 0, NULL, 0, 0, NULL);
+      else if (mode == 3)
         agl_kernel_sgemm_q8(1, m, n, k, a, 0, k, 1, q8, group, c, 0, n, 0,
                             1.0f, NULL, 0, NULL, 0, 0, NULL);
       else
@@ -79,9 +83,10 @@ static void run_shape(const shape *s, int threads, int reps, int64_t group) {
       if (r >= 0)
         times[mode][r] = now() - start;
     }
-  static const char *names[MODES] = {"fp32", "bf16", "int8", "int4"};
+  static const char *names[MODES] = {"fp32", "bf16", "fp16", "int8",
+                                     "int4"};
   double bytes[MODES] = {(double)(k * n * 4), (double)bytes16,
-                         (double)bytes8, (double)bytes4};
+                         (double)bytes16, (double)bytes8, (double)bytes4};
   double fp32 = 0;
   for (int mode = 0; mode < MODES; ++mode) {
     qsort(times[mode], (size_t)runs, sizeof(double), compare_doubles);
@@ -102,6 +107,7 @@ static void run_shape(const shape *s, int threads, int reps, int64_t group) {
   free(q8);
   free(q4);
   free(b16);
+  free(h16);
 }
 
 int main(int argc, char **argv) {

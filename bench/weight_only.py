@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""Weights stored in fewer bits (bfloat16, weight-only int8 and int4)
-against float32 on the GLM layer workloads of bench/workloads.py: latency
+"""Weights in fewer bits (bf16, fp16, weight-only int8, int4) vs float32.
+
+Weights stored in bfloat16, IEEE half, weight-only int8 or int4 against
+float32 on the GLM layer workloads of bench/workloads.py: latency
 of the same model compiled each way, side by side in one run, and the
 GEMMs' share of each.
 
     python3 bench/weight_only.py [--threads 1,2] [--runs 200] [--rounds 5]
                                  [--only glm_decode,glm_prefill]
-                                 [--modes fp32,bf16,int8,int4]
+                                 [--modes fp32,bf16,fp16,int8,int4]
                                  [--group-size 128]
 
 For every workload: `autoglm-compile model.onnx -o MODE.so` with
-`--precision bf16` (bf16), `--weight-only int8|int4` (int8, int4) or
-nothing (fp32), and the same with `--profile`.
+`--precision bf16|fp16` (bf16, fp16), `--weight-only int8|int4` (int8,
+int4) or nothing (fp32), and the same with `--profile`.
 Then, for each thread count, `--rounds` rounds that run every mode once
 (`autoglm-run MODE.so -i ... --bench RUNS --threads T --json`, the modes in
 turn, so that load from other processes spreads over all of them); the
@@ -67,7 +69,7 @@ def main():
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--only", default="glm_decode,glm_prefill")
-    parser.add_argument("--modes", default="fp32,bf16,int8,int4")
+    parser.add_argument("--modes", default="fp32,bf16,fp16,int8,int4")
     parser.add_argument("--group-size", type=int, default=128)
     parser.add_argument("--autoglm-bin",
                         default=os.path.join(REPO_ROOT, "build", "bin"))
@@ -92,7 +94,7 @@ def main():
         artifacts, sizes = {}, {}
         for mode in modes:
             flags = ([] if mode == "fp32" else
-                     ["--precision", "bf16"] if mode == "bf16" else
+                     ["--precision", mode] if mode in ("bf16", "fp16") else
                      ["--weight-only", mode, "--group-size",
                       str(args.group_size)])
             so = os.path.join(out_dir, f"{name}_{mode}.so")

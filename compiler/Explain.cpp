@@ -75,6 +75,9 @@ std::string bWeightText(func::CallOp call) {
   if (kernel == "sgemm_bf16")
     return "bfloat16 (--precision bf16), widened to float32 in registers "
            "(m <= 4) or into the packing memory";
+  if (kernel == "sgemm_f16")
+    return "IEEE half (--precision fp16), widened to float32 in registers "
+           "(m <= 4) or into the packing memory";
   return "packed at run time";
 }
 

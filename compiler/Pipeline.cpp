@@ -107,17 +107,21 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       pm.addPass(createPoolingToKernels());
       ContractionsToKernelsOptions kernels;
       kernels.packWeights = !options.externalWeights;
-      // bfloat16 pads the last panel too, at half the bytes of the float.
-      kernels.partialPanels = options.bf16Weights;
+      // 16-bit floats pad the last panel too, at half the bytes of the
+      // float.
+      using Float16Weights = PipelineOptions::Float16Weights;
+      const bool float16 = options.float16Weights != Float16Weights::None;
+      kernels.partialPanels = float16;
       pm.addPass(createContractionsToKernels(kernels));
-      // Quantizes (or rounds to bfloat16) the weights the previous pass
-      // packed.
-      if ((options.weightOnlyBits || options.bf16Weights) &&
-          kernels.packWeights) {
+      // Quantizes (or rounds to bfloat16 or half) the weights the previous
+      // pass packed.
+      if ((options.weightOnlyBits || float16) && kernels.packWeights) {
         QuantizeWeightsOptions quantize;
-        quantize.format = options.bf16Weights          ? "bf16"
-                          : options.weightOnlyBits == 8 ? "int8"
-                                                        : "int4";
+        quantize.format =
+            options.float16Weights == Float16Weights::BF16   ? "bf16"
+            : options.float16Weights == Float16Weights::FP16 ? "fp16"
+            : options.weightOnlyBits == 8                    ? "int8"
+                                                             : "int4";
         quantize.groupSize = options.weightOnlyGroupSize;
         pm.addPass(createQuantizeWeights(quantize));
       }

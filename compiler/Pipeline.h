@@ -60,9 +60,11 @@ struct PipelineOptions {
   /// 8 or 4 bits per weight, one scale per weightOnlyGroupSize depths.
   int weightOnlyBits = 0;
   int64_t weightOnlyGroupSize = 128;
-  /// --precision bf16: the same GEMM weights rounded to bfloat16 (widened
-  /// to float32 in the kernels' registers); not with weightOnlyBits.
-  bool bf16Weights = false;
+  /// --precision bf16 / fp16: the same GEMM weights rounded to a 16-bit
+  /// float, bfloat16 or IEEE half (widened to float32 in the kernels'
+  /// registers); not with weightOnlyBits.
+  enum class Float16Weights { None, BF16, FP16 };
+  Float16Weights float16Weights = Float16Weights::None;
   /// --precision int8: return the extremes of the left operands of the
   /// products to quantize, or with wholeCalibrationOutputs the operands
   /// (calibration runs the model so compiled)...

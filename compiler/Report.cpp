@@ -93,7 +93,8 @@ void autoglm::measureArena(ModuleOp planned, ModelReport &report) {
                          get("group_size"),
                          get("products"),
                          get("float_bytes"),
-                         get("quantized_bytes")};
+                         get("quantized_bytes"),
+                         get("saturated")};
   }
   for (const PlannedKernel &kernel : collectPlannedKernels(planned))
     report.kernels.push_back(
@@ -112,8 +113,9 @@ static std::string weightOnlyText(const ModelReport &r) {
   std::string text;
   llvm::raw_string_ostream os(text);
   int64_t saved = w.floatBytes - w.quantizedBytes;
-  if (w.format == "bf16")
-    os << llvm::formatv("weight-only bf16: {0} products", w.products);
+  if (w.format == "bf16" || w.format == "fp16")
+    os << llvm::formatv("weight-only {0}: {1} products", w.format,
+                        w.products);
   else
     os << llvm::formatv("weight-only int{0}: {1} products, group size {2}",
                         w.bits, w.products, w.groupSize);
@@ -122,6 +124,10 @@ static std::string weightOnlyText(const ModelReport &r) {
                       w.floatBytes, w.quantizedBytes, saved,
                       w.floatBytes ? 100.0 * saved / w.floatBytes : 0.0,
                       r.weightsBytes - saved);
+  if (w.saturated)
+    os << llvm::formatv("  {0} weights beyond the half range saturated to "
+                        "+-65504\n",
+                        w.saturated);
   for (const auto &kernel : r.kernels)
     if (llvm::StringRef(kernel.name).starts_with("sgemm"))
       os << "  " << kernel.name << "\n";
@@ -189,6 +195,9 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
             {"float_bytes", r.weightOnly.floatBytes},
             {"quantized_bytes", r.weightOnly.quantizedBytes},
             {"saved_bytes", r.weightOnly.floatBytes - r.weightOnly.quantizedBytes}});
+  if (r.weightOnly.format == "fp16")
+    (*value.getAsObject()->getObject("weight_only"))["saturated"] =
+        r.weightOnly.saturated;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << value << "\n";

@@ -28,13 +28,15 @@ struct ModelReport {
   };
   std::vector<Kernel> kernels;
   /// GEMM weights stored in fewer bits (autoglm.weight_only): the format
-  /// (int8, int4: weight-only quantization; bf16: --precision bf16), bits
-  /// (0: none), group size (int8, int4), products rewritten, bytes of the
-  /// float weights they replaced and of their new form.
+  /// (int8, int4: weight-only quantization; bf16, fp16: --precision bf16
+  /// or fp16), bits (0: none), group size (int8, int4), products rewritten,
+  /// bytes of the float weights they replaced and of their new form.
   struct WeightOnly {
     std::string format;
     int64_t bits = 0, groupSize = 0, products = 0;
     int64_t floatBytes = 0, quantizedBytes = 0;
+    /// fp16: finite weights beyond 65504, stored as +-65504.
+    int64_t saturated = 0;
   } weightOnly;
   /// The target CPU as tuning files name it (compiler/TuningFile.h).
   std::string tuningTarget;

@@ -448,9 +448,9 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     deep, zero-padded) and the call is `agl_kernel_sgemm_packed`; weights
     nothing else reads are dropped, so the model carries one copy. With
     `partial-panels`, weights of any number of columns are packed, the last
-    panel zero past `n` (for `autoglm-quantize-weights` in `bf16`, whose
-    layout pads the same way at half the bytes; alone it would store up to
-    31 zero columns per weight).
+    panel zero past `n` (for `autoglm-quantize-weights` in `bf16` and
+    `fp16`, whose layout pads the same way at half the bytes; alone it
+    would store up to 31 zero columns per weight).
 
     The last argument is the call's cache blocking: a pointer to a constant
     `agl_gemm_blocking` when the module attribute `autoglm.tuning` gives the
@@ -472,14 +472,14 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
 }
 
 def QuantizeWeights : Pass<"autoglm-quantize-weights", "mlir::ModuleOp"> {
-  let summary = "Store the weights of GEMM calls in fewer bits: int8, int4 (weight-only quantization) or bf16";
+  let summary = "Store the weights of GEMM calls in fewer bits: int8, int4 (weight-only quantization), bf16 or fp16";
   let description = [{
     Runs after `autoglm-contractions-to-kernels`. Every call of
     `agl_kernel_sgemm_packed` whose packed B is a constant global (a weight
     packed at compile time) and whose `n` and `k` are constants becomes a
     call of `agl_kernel_sgemm_q8` (`format=int8`), `agl_kernel_sgemm_q4`
-    (`format=int4`) or `agl_kernel_sgemm_bf16` (`format=bf16`) on the same
-    A and C.
+    (`format=int4`), `agl_kernel_sgemm_bf16` (`format=bf16`) or
+    `agl_kernel_sgemm_f16` (`format=fp16`) on the same A and C.
 
     With `int8` and `int4` (`n` a multiple of 32), B is quantized at
     compile time:
@@ -496,14 +496,18 @@ def QuantizeWeights : Pass<"autoglm-quantize-weights", "mlir::ModuleOp"> {
     operands passed through unchanged (a call in the short form without
     epilogue arguments gets `alpha` 1 and no bias or residual).
 
-    With `bf16` (any `n`), each weight is rounded to bfloat16 (to nearest,
-    ties to even) in the packed layout's panels, 16 bits per weight (the
-    layout of `autoglm/kernels_quant.h`); the call's arguments are the
-    packed call's, the bfloat16 weight's address in place of the packed B,
-    and the kernel widens the weights to float32 in registers.
+    With `bf16` or `fp16` (any `n`), each weight is rounded to bfloat16 or
+    to IEEE half (binary16) (to nearest, ties to even) in the packed
+    layout's panels, 16 bits per weight (one layout for both, that of
+    `autoglm/kernels_quant.h`); the call's arguments are the packed call's,
+    the 16-bit weight's address in place of the packed B, and the kernel
+    widens the weights to float32 in registers. Half's range ends at
+    65504: finite weights beyond it saturate to +-65504 (their count is
+    recorded as `saturated`); infinities and NaN stay.
 
     The module attribute `autoglm.weight_only` records what was done:
-    the `format`, `bits` per weight, `group_size` (int8 and int4), the
+    the `format`, `bits` per weight, `group_size` (int8 and int4),
+    `saturated` (fp16), the
     number of `products` rewritten, and the bytes of the float weights
     replaced (`float_bytes`) and of their new form (`quantized_bytes`), for
     `--report`.
@@ -511,12 +515,13 @@ def QuantizeWeights : Pass<"autoglm-quantize-weights", "mlir::ModuleOp"> {
     The kernels dequantize (or widen) inside their inner loops and
     accumulate in float32; results differ from the float model by the
     rounding of the weights (int8: about 0.4% of a weight's group maximum
-    at most, int4: about 7%, bf16: 2^-8 of each weight at most).
+    at most, int4: about 7%, bf16: 2^-8 of each weight at most, fp16:
+    2^-11 of each weight from 2^-14 to 65504, 2^-25 below).
   }];
   let options = [
     Option<"format", "format", "std::string", "\"int8\"",
            "Stored weight format: int8, int4 (one scale per group-size "
-           "depths and column) or bf16">,
+           "depths and column), bf16 or fp16">,
     Option<"groupSize", "group-size", "int64_t", "128",
            "int8 and int4: depths per scale, a positive multiple of 32">
   ];

@@ -138,10 +138,10 @@ KernelCost costOf(Operation *op) {
                      double(agl_quant_weight_bytes(
                          *sizes[3], *sizes[2], kernel == "sgemm_q4" ? 4 : 8,
                          *group));
-      // bfloat16 B (shared by the batch): whole panels of 16 bits.
-      if (kernel == "sgemm_bf16")
+      // bfloat16 or half B (shared by the batch): whole panels of 16 bits.
+      if (kernel == "sgemm_bf16" || kernel == "sgemm_f16")
         cost.bytes = 4 * batch * (m * k + m * n) +
-                     double(agl_bf16_weight_bytes(*sizes[3], *sizes[2]));
+                     double(agl_w16_weight_bytes(*sizes[3], *sizes[2]));
       // An epilogue's residual is one more matrix read (its bias, n
       // floats, hardly counts).
       if (auto epilogue =

@@ -8,8 +8,9 @@
 //  - int8 / int4 (weight-only quantization): 8 or 4 bits, with one float
 //    scale per group of depths and column; agl_kernel_sgemm_q8 / _q4
 //    dequantize inside their inner loops;
-//  - bf16 (--precision bf16): each weight rounded to bfloat16;
-//    agl_kernel_sgemm_bf16 widens it to float32 in registers.
+//  - bf16 / fp16 (--precision bf16 / fp16): each weight rounded to
+//    bfloat16 or IEEE half (saturating at +-65504); agl_kernel_sgemm_bf16 /
+//    _f16 widen it to float32 in registers.
 // Every kernel takes the packed call's epilogue (alpha, bias, activation,
 // residual) unchanged, so every packed call is converted, and accumulates in
 // float32. The layouts and the conversions are the runtime's
@@ -31,6 +32,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "autoglm/kernels_quant.h"
+
+#include <cmath>
 
 namespace autoglm {
 #define GEN_PASS_DEF_QUANTIZEWEIGHTS
@@ -144,15 +147,18 @@ struct QuantizeWeightsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const bool bf16 = format == "bf16";
+    // The 16-bit float formats share one layout and one set of arguments.
+    const bool f16 = format == "fp16";
+    const bool float16 = format == "bf16" || f16;
+    const agl_w16_format w16 = f16 ? AGL_W16_F16 : AGL_W16_BF16;
     const int bits = format == "int8" ? 8 : format == "int4" ? 4 : 16;
-    if (!bf16 && bits == 16) {
-      module.emitError("autoglm-quantize-weights: format must be int8, int4 "
-                       "or bf16, not '")
+    if (!float16 && bits == 16) {
+      module.emitError("autoglm-quantize-weights: format must be int8, int4, "
+                       "bf16 or fp16, not '")
           << format << "'";
       return signalPassFailure();
     }
-    if (!bf16 && (groupSize <= 0 || groupSize % 32 != 0)) {
+    if (!float16 && (groupSize <= 0 || groupSize % 32 != 0)) {
       module.emitError("autoglm-quantize-weights: group-size must be a "
                        "positive multiple of 32, not ")
           << static_cast<int64_t>(groupSize);
@@ -175,27 +181,33 @@ struct QuantizeWeightsPass
     Type f32 = top.getF32Type();
     // (batch, m, n, k, a, its batch/row/column strides, quantized b, group
     //  size, c, its batch/row strides, accumulate, alpha, bias, activation,
-    //  residual, its batch/row strides, blocking); bf16: without the group
-    //  size, the packed call's arguments.
+    //  residual, its batch/row strides, blocking); bf16, fp16: without the
+    //  group size, the packed call's arguments.
     SmallVector<Type> argTypes = {i64, i64, i64, i64, ptr, i64, i64,
                                   i64, ptr, i64, ptr, i64, i64, i32,
                                   f32, ptr, i32, ptr, i64, i64, ptr};
-    if (bf16)
+    if (float16)
       argTypes.erase(argTypes.begin() + kPackedB + 1);
     auto kernelType = top.getFunctionType(argTypes, {});
-    StringRef kernelName = bf16        ? "agl_kernel_sgemm_bf16"
+    StringRef kernelName = f16         ? "agl_kernel_sgemm_f16"
+                           : float16   ? "agl_kernel_sgemm_bf16"
                            : bits == 8 ? "agl_kernel_sgemm_q8"
                                        : "agl_kernel_sgemm_q4";
+    StringRef suffix = f16       ? "_f16"
+                       : float16 ? "_bf16"
+                       : bits == 8 ? "_q8"
+                                   : "_q4";
 
     llvm::StringMap<memref::GlobalOp> quantized;
-    int64_t products = 0, floatBytes = 0, quantizedBytes = 0;
+    int64_t products = 0, floatBytes = 0, quantizedBytes = 0, saturated = 0;
     for (func::CallOp call : calls) {
       std::optional<int64_t> n = constantArgument(call.getOperand(kN));
       std::optional<int64_t> k = constantArgument(call.getOperand(kK));
       memref::GetGlobalOp get = globalBehind(call.getOperand(kPackedB));
-      // The quantized layouts take whole panels of columns; bfloat16 any n.
+      // The quantized layouts take whole panels of columns; 16-bit floats
+      // any n.
       if (!n || !k || *n <= 0 || *k <= 0 || !get ||
-          (!bf16 && *n % AGL_QUANT_NR != 0))
+          (!float16 && *n % AGL_QUANT_NR != 0))
         continue;
       auto global = symbols.lookup<memref::GlobalOp>(get.getName());
       if (!global || !global.getConstant())
@@ -206,11 +218,17 @@ struct QuantizeWeightsPass
             unpackWeight(global.getInitialValueAttr(), *k, *n);
         if (!weight)
           continue;
-        int64_t bytes = bf16 ? agl_bf16_weight_bytes(*k, *n)
-                             : agl_quant_weight_bytes(*k, *n, bits, groupSize);
+        int64_t bytes = float16
+                            ? agl_w16_weight_bytes(*k, *n)
+                            : agl_quant_weight_bytes(*k, *n, bits, groupSize);
         std::vector<int8_t> data(bytes);
-        if (bf16)
-          agl_pack_b_bf16(weight->data(), *k, *n, *n, 1, data.data());
+        // Half's range ends at 65504: larger finite weights saturate
+        // (counted for the report); infinities and NaN stay as they are.
+        if (f16)
+          for (float x : *weight)
+            saturated += std::isfinite(x) && std::fabs(x) > 65504.0f;
+        if (float16)
+          agl_pack_b_w16(w16, weight->data(), *k, *n, *n, 1, data.data());
         else
           agl_quantize_b(weight->data(), *k, *n, *n, 1, bits, groupSize,
                          data.data());
@@ -218,8 +236,7 @@ struct QuantizeWeightsPass
         auto tensorType = RankedTensorType::get({bytes}, top.getI8Type());
         q = memref::GlobalOp::create(
             top, global.getLoc(),
-            (global.getSymName() + (bf16 ? "_bf16" : "_q" + Twine(bits)))
-                .str(),
+            (global.getSymName() + suffix).str(),
             top.getStringAttr("private"), type,
             DenseElementsAttr::get(tensorType, ArrayRef<int8_t>(data)),
             /*constant=*/true, top.getI64IntegerAttr(64));
@@ -236,7 +253,7 @@ struct QuantizeWeightsPass
       Value qPointer = autoglm::pointerTo(b, loc, qGlobal).pointer;
       SmallVector<Value> args(call.getOperands().take_front(kPackedB));
       args.push_back(qPointer);
-      if (!bf16)
+      if (!float16)
         args.push_back(arith::ConstantIntOp::create(b, loc, groupSize, 64));
       llvm::append_range(args, *argumentsAfterWeight(b, loc, call));
       auto callee =
@@ -269,9 +286,12 @@ struct QuantizeWeightsPass
         attrs.getNamedAttr("float_bytes", attrs.getI64IntegerAttr(floatBytes)),
         attrs.getNamedAttr("quantized_bytes",
                            attrs.getI64IntegerAttr(quantizedBytes))};
-    if (!bf16)
+    if (!float16)
       record.push_back(attrs.getNamedAttr("group_size",
                                           attrs.getI64IntegerAttr(groupSize)));
+    if (f16)
+      record.push_back(attrs.getNamedAttr("saturated",
+                                          attrs.getI64IntegerAttr(saturated)));
     module->setAttr("autoglm.weight_only", attrs.getDictionaryAttr(record));
   }
 };

@@ -175,8 +175,9 @@ class PostTrainingQuantizationTest(E2ETestCase):
                     self.assertCleanError(result, "autoglm-compile", *mentions)
                     self.assertFalse(os.path.exists(out))
             result = compile_model(mlp, os.path.join(tmp, "f.so"),
-                                   "--precision", "fp16")
-            self.assertCleanError(result, "autoglm-compile", "fp16")
+                                   "--precision", "int4")
+            self.assertCleanError(result, "autoglm-compile",
+                                  "fp32, bf16, fp16 or int8", "'int4'")
 
 
 class LargerModelsTest(E2ETestCase):

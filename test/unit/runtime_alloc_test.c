@@ -62,6 +62,7 @@ static float gemm_a[300 * 70], gemm_b[70 * 260], gemm_c[300 * 260];
 static _Alignas(64) unsigned char gemm_q8[8 * 2688], gemm_q4[8 * 1536];
 /* gemm_b's 260 columns in bfloat16 (9 panels of 70 x 64 bytes), by main. */
 static _Alignas(64) unsigned char gemm_bf16[9 * 70 * 64];
+static _Alignas(64) unsigned char gemm_f16[9 * 70 * 64];
 
 static void touch(void *ctx, int64_t begin, int64_t end) {
   float *x = ctx;
@@ -123,6 +124,12 @@ static void kernel_run(void) {
   agl_kernel_sgemm_bf16(1, 300, 260, 70, gemm_a, 0, 70, 1, gemm_bf16, gemm_c,
                         0, 260, 0, 1.0f, NULL, AGL_ACT_GELU_ERF, NULL, 0, 0,
                         NULL);
+  /* IEEE half weights, the same two regimes. */
+  agl_kernel_sgemm_f16(1, 1, 260, 70, gemm_a, 0, 70, 1, gemm_f16, gemm_c, 0,
+                       260, 0, 1.0f, NULL, AGL_ACT_NONE, NULL, 0, 0, NULL);
+  agl_kernel_sgemm_f16(1, 300, 260, 70, gemm_a, 0, 70, 1, gemm_f16, gemm_c,
+                       0, 260, 0, 1.0f, NULL, AGL_ACT_GELU_ERF, NULL, 0, 0,
+                       NULL);
 }
 
 int main(void) {
@@ -132,8 +139,9 @@ int main(void) {
         agl_quant_weight_bytes(70, 256, 4, 32) == (int64_t)sizeof gemm_q4);
   agl_quantize_b(gemm_b, 70, 256, 260, 1, 8, 32, gemm_q8);
   agl_quantize_b(gemm_b, 70, 256, 260, 1, 4, 32, gemm_q4);
-  CHECK(agl_bf16_weight_bytes(70, 260) == (int64_t)sizeof gemm_bf16);
-  agl_pack_b_bf16(gemm_b, 70, 260, 260, 1, gemm_bf16);
+  CHECK(agl_w16_weight_bytes(70, 260) == (int64_t)sizeof gemm_bf16);
+  agl_pack_b_w16(AGL_W16_BF16, gemm_b, 70, 260, 260, 1, gemm_bf16);
+  agl_pack_b_w16(AGL_W16_F16, gemm_b, 70, 260, 260, 1, gemm_f16);
   const void *inputs[2] = {x, bias};
   void *outputs[3] = {sum, flat, count};
   int64_t x_shape[3], bias_shape[1], sum_shape[3], flat_shape[1],

@@ -276,13 +276,14 @@ int main(int argc, char **argv) {
                  "column); their GEMMs dequantize as they read them")
       ->check(CLI::IsMember({"int8", "int4"}));
   app.add_option("--precision", precision,
-                 "fp32 (default), bf16 or int8: with bf16 the weights of "
-                 "matrix products with a constant weight are stored in "
-                 "bfloat16 (half the bytes) and widened to float32 in "
-                 "registers; with int8 (and --calibrate) those products run "
-                 "in int8, weights per column, activations per tensor with "
-                 "calibrated ranges. Softmax, norms and the rest stay "
-                 "float32. fp16 is not supported yet");
+                 "fp32 (default), bf16, fp16 or int8: with bf16 or fp16 "
+                 "the weights of matrix products with a constant weight are "
+                 "stored in bfloat16 or IEEE half (half the bytes; fp16 "
+                 "keeps 3 more mantissa bits, saturates beyond 65504) and "
+                 "widened to float32 in registers; with int8 (and "
+                 "--calibrate) those products run in int8, weights per "
+                 "column, activations per tensor with calibrated ranges. "
+                 "Softmax, norms and the rest stay float32");
   app.add_option("--calibrate", calibrateDir,
                  "With --precision int8: a folder of input sets (one "
                  "subfolder each, or the folder itself; files NAME.npy, "
@@ -333,12 +334,10 @@ int main(int argc, char **argv) {
   if (!weightOnly.empty() && noKernels)
     return error("--weight-only needs the runtime's kernels; it cannot be "
                  "combined with --no-kernels");
-  if (precision == "fp16")
-    return error("--precision fp16 is not supported yet: fp32, bf16 and int8 "
-                 "are (for bfloat16 weights, use bf16)");
-  if (precision != "fp32" && precision != "bf16" && precision != "int8")
-    return error("--precision must be fp32, bf16 or int8 (fp16 is not "
-                 "supported yet), got '" + precision + "'");
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
+      precision != "int8")
+    return error("--precision must be fp32, bf16, fp16 or int8, got '" +
+                 precision + "'");
   if (precision != "fp32" && !weightOnly.empty())
     return error("--precision " + precision + " and --weight-only both "
                  "choose how the weights of matrix products are stored; use "
@@ -490,14 +489,19 @@ int main(int argc, char **argv) {
   if (!weightOnly.empty() && pipelineOptions.externalWeights)
     return error("--weight-only quantizes the weights when they are packed, "
                  "which needs them embedded in the code: use --weights=embed");
-  if (precision == "bf16" && pipelineOptions.externalWeights)
-    return error("--precision bf16 rounds the weights when they are packed, "
-                 "which needs them embedded in the code: use --weights=embed");
+  if ((precision == "bf16" || precision == "fp16") &&
+      pipelineOptions.externalWeights)
+    return error("--precision " + precision + " rounds the weights when "
+                 "they are packed, which needs them embedded in the code: "
+                 "use --weights=embed");
   if (precision == "int8" && (pipelineOptions.externalWeights || cuda))
     return error("--precision int8 quantizes the weights when they are "
                  "packed for the CPU, which needs them embedded in the code "
                  "and --target=x86_64");
-  pipelineOptions.bf16Weights = precision == "bf16";
+  using Float16Weights = PipelineOptions::Float16Weights;
+  pipelineOptions.float16Weights = precision == "bf16"   ? Float16Weights::BF16
+                                   : precision == "fp16" ? Float16Weights::FP16
+                                                         : Float16Weights::None;
   pipelineOptions.weightOnlyBits =
       weightOnly == "int8" ? 8 : weightOnly == "int4" ? 4 : 0;
   pipelineOptions.weightOnlyGroupSize = groupSize;

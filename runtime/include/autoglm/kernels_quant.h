@@ -1,6 +1,7 @@
 /* AutoGLM runtime kernels: matrix products with B stored in fewer bits than
  * float32: weight-only quantized to 8 or 4 bits (agl_kernel_sgemm_q8/_q4),
- * or rounded to bfloat16 (agl_kernel_sgemm_bf16, at the end of this file).
+ * or rounded to a 16-bit float, bfloat16 or IEEE half (agl_kernel_sgemm_bf16,
+ * agl_kernel_sgemm_f16, at the end of this file).
  *
  * For decoding with large language models, the time of a matrix product with
  * a weight is the time to read the weight. These kernels take B (k x n, the
@@ -211,23 +212,39 @@ void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
                          int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking);
 
-/* ---- bfloat16 weights ------------------------------------------------------
+/* ---- 16-bit float weights: bfloat16 and IEEE half --------------------------
  *
- * B (k x n, the weight) rounded to bfloat16 (the upper 16 bits of a float32:
- * its sign, exponent and 7 of its 23 mantissa bits), A and C in float32. The
- * kernel widens B to float32 in registers (a 16-bit shift) and accumulates in
- * float32, so only the weights' rounding (a relative error of at most 2^-8)
- * separates its results from the float GEMM's. Decode steps read half the
- * bytes of the float weights.
+ * B (k x n, the weight) rounded to a 16-bit float, A and C in float32. The
+ * kernels widen B to float32 in registers and accumulate in float32, so only
+ * the weights' rounding separates their results from the float GEMM's.
+ * Decode steps read half the bytes of the float weights. Two formats:
+ *  - bfloat16 (AGL_W16_BF16, agl_kernel_sgemm_bf16): the upper 16 bits of a
+ *    float32 (its sign, exponent and 7 of its 23 mantissa bits); the float
+ *    range, a relative rounding error of at most 2^-8;
+ *  - IEEE binary16 (AGL_W16_F16, agl_kernel_sgemm_f16): 5 exponent bits and
+ *    10 mantissa bits; a relative rounding error of at most 2^-11 for
+ *    magnitudes from 2^-14 (6.1e-5) to 65504, an absolute one of at most
+ *    2^-25 below (subnormals). Finite values beyond 65504 saturate to
+ *    +-65504 (so a weight never becomes an infinity); infinities and NaN
+ *    stay. Widened with vcvtph2ps (F16C, on every AVX-512 CPU): no half
+ *    arithmetic is needed.
  *
- * The layout is agl_kernel_sgemm_packed's, in 16 bits: panels of
- * AGL_BF16_NR (32) columns, one after the other, each k rows of 64 bytes
+ * Both share one layout, agl_kernel_sgemm_packed's in 16 bits: panels of
+ * AGL_W16_NR (32) columns, one after the other, each k rows of 64 bytes
  * (a multiple of 64 per panel); columns past n, in the last panel, are zero.
  * Row p of a panel is 16 little-endian 32-bit words, word t holding column t
  * of the panel in its low half and column t + 16 in its high half, so that
- * one 64-byte load gives both halves of the row as floats with one shift
- * (x << 16) and one mask (x & 0xFFFF0000), no shuffle. */
-#define AGL_BF16_NR 32
+ * one 64-byte load gives both halves of a bfloat16 row as floats with one
+ * shift (x << 16) and one mask (x & 0xFFFF0000), no shuffle (a half row
+ * converts each 32-byte half with vcvtph2ps and the kernels put the columns
+ * back in order once per tile, see sgemm_quant_avx512.c). */
+#define AGL_W16_NR 32
+
+/* The 16-bit float formats. */
+typedef enum agl_w16_format {
+  AGL_W16_BF16 = 0,
+  AGL_W16_F16 = 1
+} agl_w16_format;
 
 /* float32 to bfloat16, rounded to nearest, ties to even; NaN stays a
  * (quiet) NaN, finite values beyond the largest bfloat16 become infinities. */
@@ -247,47 +264,123 @@ static inline float agl_float_from_bf16(uint16_t h) {
   return x;
 }
 
-/* Bytes of a k x n bfloat16 weight: whole panels of 32 columns. */
-static inline int64_t agl_bf16_weight_bytes(int64_t k, int64_t n) {
-  return (n + AGL_BF16_NR - 1) / AGL_BF16_NR * k * AGL_BF16_NR * 2;
+/* float32 to IEEE binary16, rounded to nearest, ties to even (subnormal
+ * results too); finite values that would round beyond 65504 saturate to
+ * +-65504; infinities stay, NaN stays a (quiet) NaN. */
+static inline uint16_t agl_f16_from_float(float x) {
+  uint32_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  const uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
+  const uint32_t mag = bits & 0x7FFFFFFFu;
+  if (mag > 0x7F800000u) /* NaN: quiet, the payload's top bits kept */
+    return (uint16_t)(sign | 0x7E00u | ((mag >> 13) & 0x03FFu));
+  if (mag == 0x7F800000u)
+    return (uint16_t)(sign | 0x7C00u);
+  if (mag >= 0x477FF000u) /* rounds to 65520 or more: saturate */
+    return (uint16_t)(sign | 0x7BFFu);
+  if (mag < 0x38800000u) {
+    /* Below 2^-14: a subnormal half (or zero), m * 2^-24 with m rounded to
+     * nearest, ties to even, in integers: m = mantissa (with its implicit
+     * bit) >> shift. */
+    if (mag < 0x33000000u) /* at most 2^-25 (half of 2^-24): to zero */
+      return sign;
+    const uint32_t e = mag >> 23; /* 102..112 */
+    const uint32_t mant = (mag & 0x007FFFFFu) | 0x00800000u;
+    const uint32_t shift = 126 - e; /* 14..24 */
+    uint32_t m = mant >> shift;
+    const uint32_t rest = mant & ((1u << shift) - 1u);
+    const uint32_t half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (m & 1u)))
+      ++m; /* may carry into the smallest normal, 0x0400: still right */
+    return (uint16_t)(sign | m);
+  }
+  /* Normal: rebias the exponent (127 - 15) and round the 13 dropped bits
+   * to nearest, ties to even; a carry into the exponent is right too. */
+  const uint32_t rounded = mag - (112u << 23) + 0x0FFFu + ((mag >> 13) & 1u);
+  return (uint16_t)(sign | (rounded >> 13));
+}
+
+/* IEEE binary16 to float32, exactly (subnormals, infinities, NaN too). */
+static inline float agl_float_from_f16(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1Fu;
+  uint32_t m = h & 0x03FFu;
+  uint32_t bits;
+  if (e == 0x1Fu) /* infinity, NaN */
+    bits = sign | 0x7F800000u | (m << 13);
+  else if (e != 0)
+    bits = sign | ((e + 112u) << 23) | (m << 13);
+  else if (m == 0)
+    bits = sign;
+  else { /* subnormal m * 2^-24: normalize the mantissa */
+    uint32_t shift = 0;
+    while (!(m & 0x0400u)) {
+      m <<= 1;
+      ++shift;
+    }
+    bits = sign | ((113u - shift) << 23) | ((m & 0x03FFu) << 13);
+  }
+  float x;
+  memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+/* float32 to the 16-bit format, and back. */
+static inline uint16_t agl_w16_from_float(agl_w16_format format, float x) {
+  return format == AGL_W16_F16 ? agl_f16_from_float(x)
+                               : agl_bf16_from_float(x);
+}
+
+static inline float agl_float_from_w16(agl_w16_format format, uint16_t h) {
+  return format == AGL_W16_F16 ? agl_float_from_f16(h)
+                               : agl_float_from_bf16(h);
+}
+
+/* Bytes of a k x n 16-bit weight: whole panels of 32 columns. */
+static inline int64_t agl_w16_weight_bytes(int64_t k, int64_t n) {
+  return (n + AGL_W16_NR - 1) / AGL_W16_NR * k * AGL_W16_NR * 2;
 }
 
 /* Index, in 16-bit units, of weight (p, j) in the layout. */
-static inline int64_t agl_bf16_index(int64_t k, int64_t p, int64_t j) {
-  int64_t t = j % AGL_BF16_NR;
-  return j / AGL_BF16_NR * k * AGL_BF16_NR + p * AGL_BF16_NR + t % 16 * 2 +
+static inline int64_t agl_w16_index(int64_t k, int64_t p, int64_t j) {
+  int64_t t = j % AGL_W16_NR;
+  return j / AGL_W16_NR * k * AGL_W16_NR + p * AGL_W16_NR + t % 16 * 2 +
          t / 16;
 }
 
-/* Rounds B (k x n, element (p, j) at b[p * b_rs + j * b_cs]) to bfloat16
- * into `out` (agl_bf16_weight_bytes bytes) in the layout above.
+/* Rounds B (k x n, element (p, j) at b[p * b_rs + j * b_cs]) to `format`
+ * into `out` (agl_w16_weight_bytes bytes) in the layout above.
  * Deterministic: the compiler and the tests produce the same bytes. */
-static inline void agl_pack_b_bf16(const float *b, int64_t k, int64_t n,
-                                   int64_t b_rs, int64_t b_cs, void *out) {
+static inline void agl_pack_b_w16(agl_w16_format format, const float *b,
+                                  int64_t k, int64_t n, int64_t b_rs,
+                                  int64_t b_cs, void *out) {
   uint16_t *h = (uint16_t *)out;
-  memset(out, 0, (size_t)agl_bf16_weight_bytes(k, n));
+  memset(out, 0, (size_t)agl_w16_weight_bytes(k, n));
   for (int64_t p = 0; p < k; ++p)
     for (int64_t j = 0; j < n; ++j)
-      h[agl_bf16_index(k, p, j)] = agl_bf16_from_float(b[p * b_rs + j * b_cs]);
+      h[agl_w16_index(k, p, j)] =
+          agl_w16_from_float(format, b[p * b_rs + j * b_cs]);
 }
 
-/* Weight (p, j) of a bfloat16 B, as the kernel computes with it. */
-static inline float agl_bf16_weight_at(const void *packed_b, int64_t k,
-                                       int64_t p, int64_t j) {
+/* Weight (p, j) of a 16-bit B, as the kernels compute with it. */
+static inline float agl_w16_weight_at(agl_w16_format format,
+                                      const void *packed_b, int64_t k,
+                                      int64_t p, int64_t j) {
   uint16_t h;
-  memcpy(&h, (const unsigned char *)packed_b + 2 * agl_bf16_index(k, p, j),
+  memcpy(&h, (const unsigned char *)packed_b + 2 * agl_w16_index(k, p, j),
          sizeof h);
-  return agl_float_from_bf16(h);
+  return agl_float_from_w16(format, h);
 }
 
-/* The product with B in bfloat16, in the layout above (any n; shared by
- * every batch entry). The arguments are agl_kernel_sgemm_packed's, in the
- * same order, with the bfloat16 B in place of the packed float one. Decode
- * steps (m <= 4) stream the panels once and widen them in registers; larger
- * m widens each block of B into the packing memory once and runs the packed
- * GEMM's micro-kernel on it (`blocking` as for agl_kernel_sgemm, null: the
- * cost model). Threads split the columns (and, for few columns, the rows);
- * each element of C is summed in the same order at any thread count. */
+/* The products with B in bfloat16 / IEEE half, in the layout above (any
+ * n; shared by every batch entry). The arguments are
+ * agl_kernel_sgemm_packed's, in the same order, with the 16-bit B in place
+ * of the packed float one. Decode steps (m <= 4) stream the panels once and
+ * widen them in registers; larger m widens each block of B into the packing
+ * memory once and runs the packed GEMM's micro-kernel on it (`blocking` as
+ * for agl_kernel_sgemm, null: the cost model). Threads split the columns
+ * (and, for few columns, the rows); each element of C is summed in the same
+ * order at any thread count. */
 void agl_kernel_sgemm_bf16(int64_t batch, int64_t m, int64_t n, int64_t k,
                            const float *a, int64_t a_batch_stride,
                            int64_t a_row_stride, int64_t a_col_stride,
@@ -299,6 +392,17 @@ void agl_kernel_sgemm_bf16(int64_t batch, int64_t m, int64_t n, int64_t k,
                            int64_t residual_batch_stride,
                            int64_t residual_row_stride,
                            const agl_gemm_blocking *blocking);
+void agl_kernel_sgemm_f16(int64_t batch, int64_t m, int64_t n, int64_t k,
+                          const float *a, int64_t a_batch_stride,
+                          int64_t a_row_stride, int64_t a_col_stride,
+                          const void *packed_b, float *c,
+                          int64_t c_batch_stride, int64_t c_row_stride,
+                          int32_t accumulate, float alpha,
+                          const float *bias, int32_t activation,
+                          const float *residual,
+                          int64_t residual_batch_stride,
+                          int64_t residual_row_stride,
+                          const agl_gemm_blocking *blocking);
 
 #ifdef __cplusplus
 }

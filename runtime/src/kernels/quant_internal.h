@@ -1,5 +1,5 @@
 /* Declarations shared by the GEMM sources for weights stored in fewer bits
- * (sgemm_quant*.c: int8, int4, bfloat16). Not installed. */
+ * (sgemm_quant*.c: int8, int4, bfloat16, IEEE half). Not installed. */
 #ifndef AUTOGLM_QUANT_INTERNAL_H
 #define AUTOGLM_QUANT_INTERNAL_H
 
@@ -8,12 +8,14 @@
 #include "autoglm/kernels_quant.h"
 
 /* A B stored in fewer bits as the kernels read it: bits 8 or 4 (quantized,
- * n a multiple of 32) or 16 (bfloat16: one group of k depths, no scales;
- * the last panel may hold fewer than 32 of the n columns). */
+ * n a multiple of 32) or 16 (a 16-bit float, bfloat16 or IEEE half as
+ * `w16` says: one group of k depths, no scales; the last panel may hold
+ * fewer than 32 of the n columns). */
 typedef struct agl_quant_b {
   const unsigned char *data;
   int64_t k, n, group, panel_bytes, group_bytes, row_bytes;
   int bits;
+  agl_w16_format w16;
 } agl_quant_b;
 
 /* Small-m product: C rows [0, m) (m <= 4) x panels [q0, q1) of B, for one
@@ -38,21 +40,22 @@ AGL_HIDDEN void agl_quant_dequant_portable(const agl_quant_b *b,
                                            int64_t panel, int64_t pc,
                                            int64_t kc, float *dst,
                                            int64_t ld);
-/* The same for bfloat16 B (bits 16): the small kernel stores only the n
- * columns of C, the widening writes the zero columns of the last panel. */
-AGL_HIDDEN void agl_bf16_small_portable(int m, int64_t q0, int64_t q1,
+/* The same for 16-bit float B (bits 16, either format): the small kernel
+ * stores only the n columns of C, the widening writes the zero columns of
+ * the last panel. */
+AGL_HIDDEN void agl_w16_small_portable(int m, int64_t q0, int64_t q1,
                                         agl_view a, const agl_quant_b *b,
                                         float *c, int64_t crs,
                                         const agl_epilogue *e);
-AGL_HIDDEN void agl_bf16_widen_portable(const agl_quant_b *b, int64_t panel,
+AGL_HIDDEN void agl_w16_widen_portable(const agl_quant_b *b, int64_t panel,
                                         int64_t pc, int64_t kc, float *dst,
                                         int64_t ld);
 #if defined(AGL_HAVE_AVX512_KERNELS)
-AGL_HIDDEN void agl_bf16_small_avx512(int m, int64_t q0, int64_t q1,
+AGL_HIDDEN void agl_w16_small_avx512(int m, int64_t q0, int64_t q1,
                                       agl_view a, const agl_quant_b *b,
                                       float *c, int64_t crs,
                                       const agl_epilogue *e);
-AGL_HIDDEN void agl_bf16_widen_avx512(const agl_quant_b *b, int64_t panel,
+AGL_HIDDEN void agl_w16_widen_avx512(const agl_quant_b *b, int64_t panel,
                                       int64_t pc, int64_t kc, float *dst,
                                       int64_t ld);
 AGL_HIDDEN void agl_quant_small_avx512(int m, int64_t q0, int64_t q1,

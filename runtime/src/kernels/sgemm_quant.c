@@ -1,8 +1,8 @@
-/* agl_kernel_sgemm_q8 / agl_kernel_sgemm_q4 / agl_kernel_sgemm_bf16:
- * products with B stored in fewer bits than float32, weight-only quantized
- * or rounded to bfloat16 (layouts in autoglm/kernels_quant.h). One driver
- * serves the three formats; they differ in how a panel's row becomes 32
- * floats.
+/* agl_kernel_sgemm_q8 / _q4 / _bf16 / _f16: products with B stored in
+ * fewer bits than float32, weight-only quantized or rounded to a 16-bit
+ * float, bfloat16 or IEEE half (layouts in autoglm/kernels_quant.h). One
+ * driver serves the four formats; they differ in how a panel's row becomes
+ * 32 floats.
  *
  * Two regimes:
  *  - small m (decode steps, m <= 4): the stored panels are streamed once
@@ -88,27 +88,27 @@ void agl_quant_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
   }
 }
 
-/* bfloat16: row p of a panel is 16 words, word t holding column t (low
- * half) and column t + 16 (high half). */
-static void bf16_row(const agl_quant_b *b, int64_t panel, int64_t p,
-                     float *w) {
+/* 16-bit floats: row p of a panel is 16 words, word t holding column t
+ * (low half) and column t + 16 (high half). */
+static void w16_row(const agl_quant_b *b, int64_t panel, int64_t p,
+                    float *w) {
   const unsigned char *row = b->data + panel * b->panel_bytes + p * 64;
   for (int t = 0; t < 16; ++t) {
     uint16_t lo, hi;
     memcpy(&lo, row + 4 * t, 2);
     memcpy(&hi, row + 4 * t + 2, 2);
-    w[t] = agl_float_from_bf16(lo);
-    w[t + 16] = agl_float_from_bf16(hi);
+    w[t] = agl_float_from_w16(b->w16, lo);
+    w[t + 16] = agl_float_from_w16(b->w16, hi);
   }
 }
 
-void agl_bf16_widen_portable(const agl_quant_b *b, int64_t panel, int64_t pc,
-                             int64_t kc, float *dst, int64_t ld) {
+void agl_w16_widen_portable(const agl_quant_b *b, int64_t panel, int64_t pc,
+                            int64_t kc, float *dst, int64_t ld) {
   for (int64_t r = 0; r < kc; ++r)
-    bf16_row(b, panel, pc + r, dst + r * ld);
+    w16_row(b, panel, pc + r, dst + r * ld);
 }
 
-void agl_bf16_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
+void agl_w16_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
                              const agl_quant_b *b, float *c, int64_t crs,
                              const agl_epilogue *e) {
   float w[32];
@@ -116,7 +116,7 @@ void agl_bf16_small_portable(int m, int64_t q0, int64_t q1, agl_view a,
     float acc[4][32];
     memset(acc, 0, sizeof acc);
     for (int64_t p = 0; p < b->k; ++p) {
-      bf16_row(b, q, p, w);
+      w16_row(b, q, p, w);
       for (int i = 0; i < m; ++i) {
         float x = a.data[i * a.rs + p * a.cs];
         for (int t = 0; t < 32; ++t)
@@ -226,7 +226,7 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
           for (int64_t jr = 0; jr < nc; jr += nr) {
-            int64_t left = g->n - (qc * 32 + jr); /* bf16's last panel */
+            int64_t left = g->n - (qc * 32 + jr); /* 16 bits' last panel */
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
             if (left <= 0)
               break;
@@ -303,13 +303,14 @@ static void quant_run(quant_args *g, int threads) {
     quant_tasks(g, 0, tasks);
 }
 
-static void sgemm_quant(int bits, int64_t batch, int64_t m, int64_t n,
-                        int64_t k, const float *a, int64_t a_bs, int64_t a_rs,
-                        int64_t a_cs, const void *quantized_b, int64_t group,
-                        float *c, int64_t c_bs, int64_t c_rs,
-                        int32_t accumulate, float alpha, const float *bias,
-                        int32_t activation, const float *residual,
-                        int64_t res_bs, int64_t res_rs,
+/* bits 8, 4 (quantized; w16 unused) or 16 (the 16-bit float format w16). */
+static void sgemm_quant(int bits, agl_w16_format w16, int64_t batch,
+                        int64_t m, int64_t n, int64_t k, const float *a,
+                        int64_t a_bs, int64_t a_rs, int64_t a_cs,
+                        const void *quantized_b, int64_t group, float *c,
+                        int64_t c_bs, int64_t c_rs, int32_t accumulate,
+                        float alpha, const float *bias, int32_t activation,
+                        const float *residual, int64_t res_bs, int64_t res_rs,
                         const agl_gemm_blocking *blocking) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
@@ -336,9 +337,9 @@ static void sgemm_quant(int bits, int64_t batch, int64_t m, int64_t n,
       .batch = batch, .m = m, .n = n, .k = k, .a = a, .a_bs = a_bs,
       .a_rs = a_rs, .a_cs = a_cs,
       .b = {.data = quantized_b, .k = k, .n = n, .group = group,
-            .bits = bits},
+            .bits = bits, .w16 = w16},
       .c = c, .c_bs = c_bs, .c_rs = c_rs, .e = e, .res_bs = res_bs};
-  if (bits == 16) { /* bfloat16: one group of every depth, no scales */
+  if (bits == 16) { /* 16-bit floats: one group of every depth, no scales */
     g.b.panel_bytes = g.b.group_bytes = k * 64;
     g.b.row_bytes = 64;
   } else {
@@ -347,13 +348,12 @@ static void sgemm_quant(int bits, int64_t batch, int64_t m, int64_t n,
     g.b.row_bytes = agl_quant_row_bytes(bits);
   }
   g.isa = agl_gemm_current();
-  g.small = bits == 16 ? agl_bf16_small_portable : agl_quant_small_portable;
-  g.dequant =
-      bits == 16 ? agl_bf16_widen_portable : agl_quant_dequant_portable;
+  g.small = bits == 16 ? agl_w16_small_portable : agl_quant_small_portable;
+  g.dequant = bits == 16 ? agl_w16_widen_portable : agl_quant_dequant_portable;
 #if defined(AGL_HAVE_AVX512_KERNELS)
   if (g.isa == &agl_gemm_avx512) {
-    g.small = bits == 16 ? agl_bf16_small_avx512 : agl_quant_small_avx512;
-    g.dequant = bits == 16 ? agl_bf16_widen_avx512 : agl_quant_dequant_avx512;
+    g.small = bits == 16 ? agl_w16_small_avx512 : agl_quant_small_avx512;
+    g.dequant = bits == 16 ? agl_w16_widen_avx512 : agl_quant_dequant_avx512;
   }
 #endif
   g.block = agl_gemm_block_sizes(g.isa, blocking);
@@ -386,10 +386,11 @@ void agl_kernel_sgemm_q8(int64_t batch, int64_t m, int64_t n, int64_t k,
                          int64_t residual_batch_stride,
                          int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking) {
-  sgemm_quant(8, batch, m, n, k, a, a_batch_stride, a_row_stride,
-              a_col_stride, quantized_b, group_size, c, c_batch_stride,
-              c_row_stride, accumulate, alpha, bias, activation, residual,
-              residual_batch_stride, residual_row_stride, blocking);
+  sgemm_quant(8, AGL_W16_BF16, batch, m, n, k, a, a_batch_stride,
+              a_row_stride, a_col_stride, quantized_b, group_size, c,
+              c_batch_stride, c_row_stride, accumulate, alpha, bias,
+              activation, residual, residual_batch_stride,
+              residual_row_stride, blocking);
 }
 
 void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -403,10 +404,11 @@ void agl_kernel_sgemm_q4(int64_t batch, int64_t m, int64_t n, int64_t k,
                          int64_t residual_batch_stride,
                          int64_t residual_row_stride,
                          const agl_gemm_blocking *blocking) {
-  sgemm_quant(4, batch, m, n, k, a, a_batch_stride, a_row_stride,
-              a_col_stride, quantized_b, group_size, c, c_batch_stride,
-              c_row_stride, accumulate, alpha, bias, activation, residual,
-              residual_batch_stride, residual_row_stride, blocking);
+  sgemm_quant(4, AGL_W16_BF16, batch, m, n, k, a, a_batch_stride,
+              a_row_stride, a_col_stride, quantized_b, group_size, c,
+              c_batch_stride, c_row_stride, accumulate, alpha, bias,
+              activation, residual, residual_batch_stride,
+              residual_row_stride, blocking);
 }
 
 void agl_kernel_sgemm_bf16(int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -420,9 +422,28 @@ void agl_kernel_sgemm_bf16(int64_t batch, int64_t m, int64_t n, int64_t k,
                            int64_t residual_batch_stride,
                            int64_t residual_row_stride,
                            const agl_gemm_blocking *blocking) {
-  /* The group size only has to be positive: bfloat16 has no scales. */
-  sgemm_quant(16, batch, m, n, k, a, a_batch_stride, a_row_stride,
-              a_col_stride, packed_b, k > 0 ? k : 1, c, c_batch_stride,
-              c_row_stride, accumulate, alpha, bias, activation, residual,
-              residual_batch_stride, residual_row_stride, blocking);
+  /* The group size only has to be positive: 16-bit floats have no scales. */
+  sgemm_quant(16, AGL_W16_BF16, batch, m, n, k, a, a_batch_stride,
+              a_row_stride, a_col_stride, packed_b, k > 0 ? k : 1, c,
+              c_batch_stride, c_row_stride, accumulate, alpha, bias,
+              activation, residual, residual_batch_stride,
+              residual_row_stride, blocking);
+}
+
+void agl_kernel_sgemm_f16(int64_t batch, int64_t m, int64_t n, int64_t k,
+                          const float *a, int64_t a_batch_stride,
+                          int64_t a_row_stride, int64_t a_col_stride,
+                          const void *packed_b, float *c,
+                          int64_t c_batch_stride, int64_t c_row_stride,
+                          int32_t accumulate, float alpha,
+                          const float *bias, int32_t activation,
+                          const float *residual,
+                          int64_t residual_batch_stride,
+                          int64_t residual_row_stride,
+                          const agl_gemm_blocking *blocking) {
+  sgemm_quant(16, AGL_W16_F16, batch, m, n, k, a, a_batch_stride,
+              a_row_stride, a_col_stride, packed_b, k > 0 ? k : 1, c,
+              c_batch_stride, c_row_stride, accumulate, alpha, bias,
+              activation, residual, residual_batch_stride,
+              residual_row_stride, blocking);
 }

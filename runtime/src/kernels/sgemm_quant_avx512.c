@@ -1,4 +1,5 @@
-/* Products with weight-only quantized (and, at the end, bfloat16) B for
+/* Products with weight-only quantized (and, at the end, bfloat16 or IEEE
+ * half) B for
  * AVX-512: the small-m kernel (decode steps) and the dequantization of B's
  * blocks for the packed path.
  *
@@ -379,29 +380,55 @@ void agl_quant_dequant_avx512(const agl_quant_b *b, int64_t panel, int64_t pc,
     dequant_rows(4, b, panel, pc, kc, dst, ld);
 }
 
-/* ---- bfloat16 B --------------------------------------------------------------
+/* ---- 16-bit float B: bfloat16, IEEE half ------------------------------------
  * A row of a panel is one 64-byte load: word t holds column t in its low
- * half and column t + 16 in its high half, so x << 16 is columns 0..15 as
- * floats and x & 0xFFFF0000 columns 16..31 (no shuffle; both run on any
- * vector pipe). The float GEMM's FMA then does the rest: converting A to
- * bfloat16 for vdpbf16ps would round the activations too, and it runs at
- * about half the float FMA rate here. */
+ * half and column t + 16 in its high half.
+ * bfloat16: x << 16 is columns 0..15 as floats and x & 0xFFFF0000 columns
+ * 16..31 (no shuffle; both run on any vector pipe). The float GEMM's FMA
+ * then does the rest: converting A to bfloat16 for vdpbf16ps would round
+ * the activations too, and it runs at about half the float FMA rate here.
+ * IEEE half: vcvtph2ps (F16C; no AVX512_FP16 needed) converts each 32-byte
+ * half of the row, words 0..7 and 8..15, into 16 floats: columns
+ * 0, 16, 1, 17, .., 7, 23 and 8, 24, .., 15, 31. The small kernel
+ * accumulates in that order and puts the columns back in order once per
+ * tile (two vpermt2ps per pair of vectors); the widening for the packed
+ * path does it per row. */
 
-static ALWAYS_INLINE void widen_row(const unsigned char *row, __m512 *lo,
-                                   __m512 *hi) {
+/* The two vectors of row `row`: bfloat16 in column order, IEEE half in
+ * the order above. */
+static ALWAYS_INLINE void widen_row(const int F, const unsigned char *row,
+                                   __m512 *lo, __m512 *hi) {
+  if (F == AGL_W16_F16) {
+    *lo = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)row));
+    *hi = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(row + 32)));
+    return;
+  }
   __m512i x = _mm512_loadu_si512(row);
   *lo = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
   *hi = _mm512_castsi512_ps(
       _mm512_and_si512(x, _mm512_set1_epi32((int)0xFFFF0000u)));
 }
 
+/* IEEE half: the two vectors of widen_row (or sums over them) to columns
+ * 0..15 and 16..31. */
+static ALWAYS_INLINE void half_columns(__m512 *lo, __m512 *hi) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                         20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
+                                        21, 23, 25, 27, 29, 31);
+  __m512 first = _mm512_permutex2var_ps(*lo, even, *hi);
+  __m512 second = _mm512_permutex2var_ps(*lo, odd, *hi);
+  *lo = first;
+  *hi = second;
+}
+
 /* P panels from panel q on (P * 32 columns), M rows of A, every depth; U
  * depths per step, each into its own set of accumulators (M * 2P * U
  * vectors), to hide the FMA latency. Columns past n are not stored. */
-static ALWAYS_INLINE void bf16_panels(const int M, const int P, const int U,
-                                      int64_t q, agl_view a,
-                                      const agl_quant_b *b, float *c,
-                                      int64_t crs, const agl_epilogue *e) {
+static ALWAYS_INLINE void w16_panels(const int F, const int M, const int P,
+                                     const int U, int64_t q, agl_view a,
+                                     const agl_quant_b *b, float *c,
+                                     int64_t crs, const agl_epilogue *e) {
   enum { M_MAX = 4, P_MAX = 4, U_MAX = 2 };
   const unsigned char *pb = b->data + q * b->panel_bytes;
   const int64_t k = b->k;
@@ -418,7 +445,7 @@ static ALWAYS_INLINE void bf16_panels(const int M, const int P, const int U,
     for (int u = 0; u < U; ++u)
       for (int h = 0; h < P; ++h) {
         __m512 w0, w1;
-        widen_row(pb + h * b->panel_bytes + (p + u) * 64, &w0, &w1);
+        widen_row(F, pb + h * b->panel_bytes + (p + u) * 64, &w0, &w1);
         for (int i = 0; i < M; ++i) {
           __m512 x = _mm512_set1_ps(a.data[i * a.rs + (p + u) * a.cs]);
           acc[u][i][2 * h] = _mm512_fmadd_ps(x, w0, acc[u][i][2 * h]);
@@ -429,72 +456,107 @@ static ALWAYS_INLINE void bf16_panels(const int M, const int P, const int U,
   for (; p < k; ++p)
     for (int h = 0; h < P; ++h) {
       __m512 w0, w1;
-      widen_row(pb + h * b->panel_bytes + p * 64, &w0, &w1);
+      widen_row(F, pb + h * b->panel_bytes + p * 64, &w0, &w1);
       for (int i = 0; i < M; ++i) {
         __m512 x = _mm512_set1_ps(a.data[i * a.rs + p * a.cs]);
         acc[0][i][2 * h] = _mm512_fmadd_ps(x, w0, acc[0][i][2 * h]);
         acc[0][i][2 * h + 1] = _mm512_fmadd_ps(x, w1, acc[0][i][2 * h + 1]);
       }
     }
-  for (int i = 0; i < M; ++i)
+  for (int i = 0; i < M; ++i) {
+    __m512 sums[2 * P_MAX];
     for (int v = 0; v < 2 * P; ++v) {
-      __m512 sum = acc[0][i][v];
+      sums[v] = acc[0][i][v];
       for (int u = 1; u < U; ++u)
-        sum = _mm512_add_ps(sum, acc[u][i][v]);
+        sums[v] = _mm512_add_ps(sums[v], acc[u][i][v]);
+    }
+    if (F == AGL_W16_F16)
+      for (int h = 0; h < P; ++h)
+        half_columns(&sums[2 * h], &sums[2 * h + 1]);
+    for (int v = 0; v < 2 * P; ++v) {
       int64_t j = q * 32 + 16 * v;
       if (j < b->n)
-        agl_store_epilogue512(sum, c + i * crs + j, 1, b->n - j, e, i, j);
+        agl_store_epilogue512(sums[v], c + i * crs + j, 1, b->n - j, e, i, j);
     }
+  }
 }
 
-#define BF16_VARIANT(M, P, U)                                                  \
-  static void bf16_##M##_##P(int64_t q, agl_view a, const agl_quant_b *b,     \
-                             float *c, int64_t crs, const agl_epilogue *e) {  \
-    bf16_panels(M, P, U, q, a, b, c, crs, e);                                  \
+#define W16_VARIANT(NAME, F, M, P, U)                                          \
+  static void NAME##_##M##_##P(int64_t q, agl_view a, const agl_quant_b *b,   \
+                               float *c, int64_t crs,                         \
+                               const agl_epilogue *e) {                       \
+    w16_panels(F, M, P, U, q, a, b, c, crs, e);                                \
   }
 /* Eight or more independent accumulators at each row count. Several panels
  * at a time: each broadcast of A serves more vectors, and more streams of
  * weights are in flight (with one row, four panels ran about 1.5x faster
  * than two on weights in the L3: 2x the float GEMV instead of 1.4x). */
-BF16_VARIANT(1, 4, 1)
-BF16_VARIANT(1, 2, 2)
-BF16_VARIANT(1, 1, 2)
-BF16_VARIANT(2, 2, 1)
-BF16_VARIANT(2, 1, 2)
-BF16_VARIANT(3, 2, 1)
-BF16_VARIANT(3, 1, 2)
-BF16_VARIANT(4, 2, 1)
-BF16_VARIANT(4, 1, 2)
+#define W16_VARIANTS(NAME, F)                                                  \
+  W16_VARIANT(NAME, F, 1, 4, 1)                                                \
+  W16_VARIANT(NAME, F, 1, 2, 2)                                                \
+  W16_VARIANT(NAME, F, 1, 1, 2)                                                \
+  W16_VARIANT(NAME, F, 2, 2, 1)                                                \
+  W16_VARIANT(NAME, F, 2, 1, 2)                                                \
+  W16_VARIANT(NAME, F, 3, 2, 1)                                                \
+  W16_VARIANT(NAME, F, 3, 1, 2)                                                \
+  W16_VARIANT(NAME, F, 4, 2, 1)                                                \
+  W16_VARIANT(NAME, F, 4, 1, 2)
+W16_VARIANTS(bf16, AGL_W16_BF16)
+W16_VARIANTS(f16, AGL_W16_F16)
 
-void agl_bf16_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
-                           const agl_quant_b *b, float *c, int64_t crs,
-                           const agl_epilogue *e) {
+typedef void (*panel_fn)(int64_t, agl_view, const agl_quant_b *, float *,
+                         int64_t, const agl_epilogue *);
+
+/* One format's variants: one row by 4, 2, 1 panels; 2-4 rows by 2 and 1. */
+typedef struct w16_kernels {
+  panel_fn one_by[3], pairs[3], singles[3];
+} w16_kernels;
+
+static const w16_kernels kW16Kernels[2] = {
+    [AGL_W16_BF16] = {{bf16_1_4, bf16_1_2, bf16_1_1},
+                      {bf16_2_2, bf16_3_2, bf16_4_2},
+                      {bf16_2_1, bf16_3_1, bf16_4_1}},
+    [AGL_W16_F16] = {{f16_1_4, f16_1_2, f16_1_1},
+                     {f16_2_2, f16_3_2, f16_4_2},
+                     {f16_2_1, f16_3_1, f16_4_1}},
+};
+
+void agl_w16_small_avx512(int m, int64_t q0, int64_t q1, agl_view a,
+                          const agl_quant_b *b, float *c, int64_t crs,
+                          const agl_epilogue *e) {
+  const w16_kernels *kernels = &kW16Kernels[b->w16 == AGL_W16_F16];
   int64_t q = q0;
   if (m == 1) {
     for (; q + 4 <= q1; q += 4)
-      bf16_1_4(q, a, b, c, crs, e);
+      kernels->one_by[0](q, a, b, c, crs, e);
     for (; q + 2 <= q1; q += 2)
-      bf16_1_2(q, a, b, c, crs, e);
+      kernels->one_by[1](q, a, b, c, crs, e);
     if (q < q1)
-      bf16_1_1(q, a, b, c, crs, e);
+      kernels->one_by[2](q, a, b, c, crs, e);
     return;
   }
-  typedef void (*panel_fn)(int64_t, agl_view, const agl_quant_b *, float *,
-                           int64_t, const agl_epilogue *);
-  static const panel_fn pairs[3] = {bf16_2_2, bf16_3_2, bf16_4_2};
-  static const panel_fn singles[3] = {bf16_2_1, bf16_3_1, bf16_4_1};
   for (; q + 2 <= q1; q += 2)
-    pairs[m - 2](q, a, b, c, crs, e);
+    kernels->pairs[m - 2](q, a, b, c, crs, e);
   if (q < q1)
-    singles[m - 2](q, a, b, c, crs, e);
+    kernels->singles[m - 2](q, a, b, c, crs, e);
 }
 
-void agl_bf16_widen_avx512(const agl_quant_b *b, int64_t panel, int64_t pc,
-                           int64_t kc, float *dst, int64_t ld) {
+void agl_w16_widen_avx512(const agl_quant_b *b, int64_t panel, int64_t pc,
+                          int64_t kc, float *dst, int64_t ld) {
   const unsigned char *rows = b->data + panel * b->panel_bytes + pc * 64;
+  if (b->w16 == AGL_W16_F16) {
+    for (int64_t r = 0; r < kc; ++r) {
+      __m512 w0, w1;
+      widen_row(AGL_W16_F16, rows + r * 64, &w0, &w1);
+      half_columns(&w0, &w1);
+      _mm512_storeu_ps(dst + r * ld, w0);
+      _mm512_storeu_ps(dst + r * ld + 16, w1);
+    }
+    return;
+  }
   for (int64_t r = 0; r < kc; ++r) {
     __m512 w0, w1;
-    widen_row(rows + r * 64, &w0, &w1);
+    widen_row(AGL_W16_BF16, rows + r * 64, &w0, &w1);
     _mm512_storeu_ps(dst + r * ld, w0);
     _mm512_storeu_ps(dst + r * ld + 16, w1);
   }

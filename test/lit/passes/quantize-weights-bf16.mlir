@@ -1,6 +1,6 @@
 // RUN: autoglm-opt %s --autoglm-contractions-to-kernels="partial-panels=1" --autoglm-quantize-weights="format=bf16" --canonicalize --cse | FileCheck %s --check-prefix=BF16
 // RUN: autoglm-opt %s --autoglm-contractions-to-kernels --autoglm-quantize-weights="format=int8 group-size=32" --canonicalize --cse | FileCheck %s --check-prefix=INT8
-// RUN: not autoglm-opt %s --autoglm-quantize-weights="format=fp16" 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not autoglm-opt %s --autoglm-quantize-weights="format=fp8" 2>&1 | FileCheck %s --check-prefix=FORMAT
 
 // format=bf16 (--precision bf16): every product with a constant weight
 // calls agl_kernel_sgemm_bf16 with the packed call's arguments, the
@@ -39,7 +39,7 @@
 // INT8: call @agl_kernel_sgemm(
 // INT8-NOT: agl_kernel_sgemm_packed
 
-// FORMAT: format must be int8, int4 or bf16, not 'fp16'
+// FORMAT: format must be int8, int4, bf16 or fp16, not 'fp8'
 
 #mk = affine_map<(m, k, n) -> (m, k)>
 #kn = affine_map<(m, k, n) -> (k, n)>

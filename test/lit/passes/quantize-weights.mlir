@@ -32,7 +32,7 @@
 // Q4-COUNT-2: call @agl_kernel_sgemm_q4(%{{.*}}, %{{.*}}, %{{.*}}, %[[G64]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[G64]],
 // Q4-DAG: memref.global "private" constant @weight_packed_q4 : memref<1152xi8>
 
-// BITS: format must be int8, int4 or bf16, not 'int3'
+// BITS: format must be int8, int4, bf16 or fp16, not 'int3'
 // GROUP: group-size must be a positive multiple of 32, not 48
 
 #mk = affine_map<(m, k, n) -> (m, k)>
