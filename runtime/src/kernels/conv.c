@@ -90,7 +90,6 @@ static void direct_tasks(void *raw, int64_t begin, int64_t end) {
   }
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static void run_direct(const agl_conv_direct *d, int64_t batch,
                        int64_t groups, int way) {
@@ -98,10 +97,10 @@ static void run_direct(const agl_conv_direct *d, int64_t batch,
   int tasks_wanted = threads > 1 ? 4 * threads : 1;
   /* About 512 output positions per task: its output stays in the L2 while
    * the blocks of depths pass. */
-  int64_t rows = ceil_div(512, d->out_w);
+  int64_t rows = agl_ceil_div(512, d->out_w);
   int64_t planes = batch * groups;
-  if (planes * ceil_div(d->out_h, rows) < tasks_wanted)
-    rows = ceil_div(d->out_h, ceil_div(tasks_wanted, planes));
+  if (planes * agl_ceil_div(d->out_h, rows) < tasks_wanted)
+    rows = agl_ceil_div(d->out_h, agl_ceil_div(tasks_wanted, planes));
   if (rows > d->out_h)
     rows = d->out_h;
   /* The broadcasting kernel's copy of the input rows must fit the packing
@@ -111,18 +110,18 @@ static void run_direct(const agl_conv_direct *d, int64_t batch,
     rows = (rows + 1) / 2;
   if (rows < 1)
     rows = 1;
-  direct_grid grid = {d, groups, ceil_div(d->out_h, rows), rows, 1,
+  direct_grid grid = {d, groups, agl_ceil_div(d->out_h, rows), rows, 1,
                       d->out_channels,
                       way == WAY_BCAST};
   /* Still few tasks: split the filters too, in whole panels. */
   int64_t row_tasks = planes * grid.row_blocks;
   if (row_tasks < tasks_wanted) {
-    int64_t panels = ceil_div(d->out_channels, AGL_CONV_PACKED_NR);
-    int64_t want = ceil_div(tasks_wanted, row_tasks);
+    int64_t panels = agl_ceil_div(d->out_channels, AGL_CONV_PACKED_NR);
+    int64_t want = agl_ceil_div(tasks_wanted, row_tasks);
     if (want > panels)
       want = panels;
-    grid.chunk = ceil_div(panels, want) * AGL_CONV_PACKED_NR;
-    grid.chunks = ceil_div(d->out_channels, grid.chunk);
+    grid.chunk = agl_ceil_div(panels, want) * AGL_CONV_PACKED_NR;
+    grid.chunks = agl_ceil_div(d->out_channels, grid.chunk);
   }
   int64_t tasks = row_tasks * grid.chunks;
   if (threads > 1 && tasks > 1)

@@ -106,7 +106,6 @@ typedef struct s8_args {
   int64_t mt, nt, m_step, n_step;
 } s8_args;
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Packs rows [0, rows) x quads [q0, q0 + kq) of A (row stride lda) into
  * panels of AGL_S8_MR rows; depths past k are zero. */
@@ -142,9 +141,9 @@ static void pack_a(const uint8_t *a, int64_t lda, int64_t rows, int64_t k,
 static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
                     int64_t q0, int64_t q1, uint8_t *abuf, int64_t kc_max,
                     int64_t mc_max) {
-  const int64_t quads = ceil_div(g->k, 4);
+  const int64_t quads = agl_ceil_div(g->k, 4);
   /* Equal depth blocks: no thin last one. */
-  const int64_t kc = ceil_div(quads, ceil_div(quads, kc_max));
+  const int64_t kc = agl_ceil_div(quads, agl_ceil_div(quads, kc_max));
   const int64_t ncp = g->nc / AGL_S8_PACKED_NR;
   const uint8_t *a = g->a + bt * g->a_bs;
   const int direct = g->k % 4 == 0 && g->a_rs % 4096 != 0;
@@ -203,7 +202,7 @@ static void s8_tasks(void *raw, int64_t begin, int64_t end) {
     kc = STACK_QUADS;
     mc = AGL_S8_MR;
   }
-  const int64_t panels = ceil_div(g->n, AGL_S8_PACKED_NR);
+  const int64_t panels = agl_ceil_div(g->n, AGL_S8_PACKED_NR);
   const int64_t per_batch = g->mt * g->nt;
   for (int64_t t = begin; t < end; ++t) {
     int64_t bt = t / per_batch, r = t % per_batch;
@@ -216,31 +215,19 @@ static void s8_tasks(void *raw, int64_t begin, int64_t end) {
 }
 
 static void s8_run(s8_args *g, int threads) {
-  const int64_t panels = ceil_div(g->n, AGL_S8_PACKED_NR);
+  const int64_t panels = agl_ceil_div(g->n, AGL_S8_PACKED_NR);
   /* As for the float GEMM: below this much work per extra thread, waking
    * the workers costs more than it saves (int8 work is about 4x cheaper). */
   double work = (double)g->batch * g->m * g->n * g->k / 4;
   int useful = (int)(work / 65536.0) + 1;
   if (threads > useful)
     threads = useful;
-  /* Columns first (each thread reads only its own panels of B; A is packed
-   * by each), rows too when there are fewer panels than about two per
-   * thread. */
-  g->mt = 1;
-  g->m_step = g->m;
-  int64_t nt = panels < 2 * (int64_t)threads ? panels : 2 * (int64_t)threads;
-  if (threads == 1)
-    nt = 1;
-  g->n_step = ceil_div(panels, nt);
-  nt = ceil_div(panels, g->n_step);
-  int64_t want = ceil_div(2 * (int64_t)threads, nt * g->batch);
-  int64_t row_panels = ceil_div(g->m, AGL_S8_MR);
-  if (threads > 1 && want > 1) {
-    g->mt = want < row_panels ? want : row_panels;
-    g->m_step = ceil_div(row_panels, g->mt) * AGL_S8_MR;
-    g->mt = ceil_div(g->m, g->m_step);
-  }
-  g->nt = ceil_div(panels, g->n_step);
+  /* A is packed by each thread. */
+  agl_tile_split t = agl_split_tiles(panels, g->m, AGL_S8_MR, g->batch, threads);
+  g->m_step = t.m_step;
+  g->n_step = t.n_step;
+  g->mt = t.mt;
+  g->nt = agl_ceil_div(panels, g->n_step);
   int64_t tasks = g->batch * g->mt * g->nt;
   if (threads > 1 && tasks > 1)
     agl_pool_run(tasks, tasks, s8_tasks, g);

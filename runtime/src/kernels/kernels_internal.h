@@ -64,6 +64,39 @@ AGL_HIDDEN agl_block_sizes agl_gemm_block_sizes(
 AGL_HIDDEN void agl_cache_sizes(int64_t *l1d, int64_t *l2, int64_t *l3);
 
 /* A strided matrix view: element (r, c) is at data[r * rs + c * cs]. */
+static inline int64_t agl_ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+/* How threads share a product of `panels` column panels and m rows (row
+ * micro-panels of mr) for each of `batch` entries: columns first, each
+ * thread reading only its own panels of B, and rows too when there are
+ * fewer panels than about two per thread. Tiles are m_step rows by n_step
+ * panels; mt x nt of them per batch entry. */
+typedef struct agl_tile_split {
+  int64_t m_step, n_step, mt, nt;
+} agl_tile_split;
+
+static inline agl_tile_split agl_split_tiles(int64_t panels, int64_t m,
+                                             int mr, int64_t batch,
+                                             int threads) {
+  agl_tile_split t = {m, 0, 1, 0};
+  int64_t nt = panels < 2 * (int64_t)threads ? panels : 2 * (int64_t)threads;
+  if (threads == 1)
+    nt = 1;
+  t.n_step = agl_ceil_div(panels, nt);
+  nt = agl_ceil_div(panels, t.n_step);
+  int64_t want = agl_ceil_div(2 * (int64_t)threads, nt * batch);
+  int64_t row_panels = agl_ceil_div(m, mr);
+  if (threads > 1 && want > 1) {
+    t.mt = want < row_panels ? want : row_panels;
+    t.m_step = agl_ceil_div(row_panels, t.mt) * mr;
+    t.mt = agl_ceil_div(m, t.m_step);
+  }
+  t.nt = agl_ceil_div(panels, t.n_step);
+  return t;
+}
+
 typedef struct agl_view {
   const float *data;
   int64_t rs, cs;

@@ -197,7 +197,6 @@ static void packed_tasks(void *raw, int64_t begin, int64_t end) {
   }
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Picks the task grid for `threads` threads: tiles of whole micro-panels,
  * scored by the most work one thread gets (padded multiply-adds, plus
@@ -205,7 +204,7 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
  * element) plus a quarter task. */
 static void plan_packed(gemm_args *g, int threads) {
   const int mr = g->isa->mr, nr = g->isa->nr;
-  int64_t mp = ceil_div(g->m, mr), np = ceil_div(g->n, nr);
+  int64_t mp = agl_ceil_div(g->m, mr), np = agl_ceil_div(g->n, nr);
   g->mt = 1;
   g->nt = 1;
   if (threads > 1) {
@@ -213,13 +212,13 @@ static void plan_packed(gemm_args *g, int threads) {
     int64_t limit = 4 * (int64_t)threads;
     for (int64_t mt = 1; mt <= limit && mt <= mp; ++mt)
       for (int64_t nt = 1; nt <= limit && nt <= np; ++nt) {
-        int64_t tm = ceil_div(mp, mt) * mr, tn = ceil_div(np, nt) * nr;
+        int64_t tm = agl_ceil_div(mp, mt) * mr, tn = agl_ceil_div(np, nt) * nr;
         /* Tiles that would be empty are not counted as work. */
-        int64_t used_mt = ceil_div(mp, ceil_div(mp, mt));
-        int64_t used_nt = ceil_div(np, ceil_div(np, nt));
+        int64_t used_mt = agl_ceil_div(mp, agl_ceil_div(mp, mt));
+        int64_t used_nt = agl_ceil_div(np, agl_ceil_div(np, nt));
         int64_t tasks = g->batch * used_mt * used_nt;
-        int64_t per_thread = ceil_div(tasks, threads);
-        double mc_blocks = (double)ceil_div(tm, g->block.mc);
+        int64_t per_thread = agl_ceil_div(tasks, threads);
+        double mc_blocks = (double)agl_ceil_div(tm, g->block.mc);
         double cost =
             (double)tm * tn * g->k +
             32.0 * ((double)tm * g->k + (double)g->k * tn * mc_blocks) +
@@ -235,8 +234,8 @@ static void plan_packed(gemm_args *g, int threads) {
         }
       }
   }
-  g->m_step = ceil_div(mp, g->mt) * mr;
-  g->n_step = ceil_div(np, g->nt) * nr;
+  g->m_step = agl_ceil_div(mp, g->mt) * mr;
+  g->n_step = agl_ceil_div(np, g->nt) * nr;
 }
 
 /* ---- small-m path --------------------------------------------------------- */
@@ -417,9 +416,9 @@ static void gemm_run(gemm_args *g, int threads) {
      * starts late. */
     int64_t chunks = 1;
     if (threads > 1)
-      chunks = ceil_div(2 * (int64_t)threads, s.g.batch);
-    s.chunk = ceil_div(ceil_div(s.g.n, chunks), 64) * 64;
-    s.g.nt = ceil_div(s.g.n, s.chunk);
+      chunks = agl_ceil_div(2 * (int64_t)threads, s.g.batch);
+    s.chunk = agl_ceil_div(agl_ceil_div(s.g.n, chunks), 64) * 64;
+    s.g.nt = agl_ceil_div(s.g.n, s.chunk);
     int64_t tasks = s.g.batch * s.g.nt;
     if (threads > 1 && tasks > 1)
       agl_pool_run(tasks, tasks, small_tasks, &s);

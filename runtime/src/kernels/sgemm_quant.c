@@ -155,7 +155,6 @@ typedef struct quant_args {
   int64_t mt, nt, m_step, n_step;
 } quant_args;
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* The epilogue of batch entry bt, in C's coordinates. */
 static agl_epilogue epilogue_at(const quant_args *g, int64_t bt) {
@@ -189,10 +188,10 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
   const int64_t KC = g->block.kc;
   /* Whole quantized panels per block of B. */
   const int64_t NCP = g->block.nc / 32 > 0 ? g->block.nc / 32 : 1;
-  const int64_t panels = ceil_div(i1 - i0, mr);
+  const int64_t panels = agl_ceil_div(i1 - i0, mr);
   const int64_t mc_panels = g->block.mc / mr > 0 ? g->block.mc / mr : 1;
-  const int64_t blocks = ceil_div(panels, mc_panels);
-  const int64_t mc_max = ceil_div(panels, blocks) * mr;
+  const int64_t blocks = agl_ceil_div(panels, mc_panels);
+  const int64_t mc_max = agl_ceil_div(panels, blocks) * mr;
   float *bp = scratch;
   float *ap = scratch + KC * NCP * 32;
   const float *a = g->a + bt * g->a_bs;
@@ -248,7 +247,7 @@ static void quant_tasks(void *raw, int64_t begin, int64_t end) {
   const quant_args *g = raw;
   float *scratch = agl_pool_scratch();
   int64_t per_batch = g->mt * g->nt;
-  int64_t panels = ceil_div(g->n, 32);
+  int64_t panels = agl_ceil_div(g->n, 32);
   for (int64_t t = begin; t < end; ++t) {
     int64_t bt = t / per_batch, r = t % per_batch;
     int64_t i0 = r / g->nt * g->m_step, q0 = r % g->nt * g->n_step;
@@ -264,7 +263,7 @@ static void quant_tasks(void *raw, int64_t begin, int64_t end) {
 }
 
 static void quant_run(quant_args *g, int threads) {
-  const int64_t panels = ceil_div(g->n, 32);
+  const int64_t panels = agl_ceil_div(g->n, 32);
   /* As for the float GEMM: below this much work per extra thread, waking
    * the workers costs more than it saves. */
   double work = (double)g->batch * g->m * g->n * g->k;
@@ -276,26 +275,17 @@ static void quant_run(quant_args *g, int threads) {
   if (g->m <= 4) {
     /* Chunks of panels, about four per thread: claimed dynamically, they
      * balance the load when a thread starts late. */
-    int64_t chunks = threads > 1 ? ceil_div(4 * (int64_t)threads, g->batch) : 1;
-    g->n_step = ceil_div(panels, chunks);
+    int64_t chunks = threads > 1 ? agl_ceil_div(4 * (int64_t)threads, g->batch) : 1;
+    g->n_step = agl_ceil_div(panels, chunks);
   } else {
-    /* Columns first (each thread dequantizes only its own panels); rows
-     * too when there are fewer panels than about two per thread. */
-    const int mr = g->isa->mr;
-    int64_t nt = panels < 2 * (int64_t)threads ? panels : 2 * (int64_t)threads;
-    if (threads == 1)
-      nt = 1;
-    g->n_step = ceil_div(panels, nt);
-    nt = ceil_div(panels, g->n_step);
-    int64_t want = ceil_div(2 * (int64_t)threads, nt * g->batch);
-    int64_t row_panels = ceil_div(g->m, mr);
-    if (threads > 1 && want > 1) {
-      g->mt = want < row_panels ? want : row_panels;
-      g->m_step = ceil_div(row_panels, g->mt) * mr;
-      g->mt = ceil_div(g->m, g->m_step);
-    }
+    /* Each thread dequantizes only its own panels. */
+    agl_tile_split t =
+        agl_split_tiles(panels, g->m, g->isa->mr, g->batch, threads);
+    g->m_step = t.m_step;
+    g->n_step = t.n_step;
+    g->mt = t.mt;
   }
-  g->nt = ceil_div(panels, g->n_step);
+  g->nt = agl_ceil_div(panels, g->n_step);
   int64_t tasks = g->batch * g->mt * g->nt;
   if (threads > 1 && tasks > 1)
     agl_pool_run(tasks, tasks, quant_tasks, g);
@@ -366,7 +356,7 @@ static void sgemm_quant(int bits, agl_w16_format w16, int64_t batch,
     /* No pool memory: the small kernel needs none, at any m. */
     g.mt = g.nt = 1;
     g.m_step = m;
-    g.n_step = ceil_div(n, 32);
+    g.n_step = agl_ceil_div(n, 32);
     for (int64_t bt = 0; bt < batch; ++bt)
       small_rows(&g, bt, 0, m, 0, g.n_step);
     return;
