@@ -63,11 +63,14 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     if (options.calibrationOutputs) {
       CalibrationOutputsOptions calibration;
       calibration.whole = options.wholeCalibrationOutputs;
+      calibration.keep.assign(options.keepFp32.begin(),
+                              options.keepFp32.end());
       pm.addPass(createCalibrationOutputs(calibration));
     } else if (!options.activationRanges.empty()) {
       QuantizeProductsOptions quantize;
       quantize.ranges.assign(options.activationRanges.begin(),
                              options.activationRanges.end());
+      quantize.keep.assign(options.keepFp32.begin(), options.keepFp32.end());
       pm.addPass(createQuantizeProducts(quantize));
     }
     pm.addPass(createIntegerMatMuls());

@@ -72,6 +72,8 @@ struct PipelineOptions {
   /// ...or quantize them, with these calibrated ranges (autoglm-quantize-
   /// products: minimum and maximum per operand).
   std::vector<double> activationRanges;
+  /// ONNX node names of the products that stay float32 (--keep-fp32).
+  std::vector<std::string> keepFp32;
   /// Time every kernel of the plan with the runtime's profiling hooks.
   bool profile = false;
   /// Split large loop nests across the runtime's thread pool (only with

@@ -81,7 +81,10 @@ def CalibrationOutputs : Pass<"autoglm-calibration-outputs", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"whole", "whole", "bool", /*default=*/"false",
-           "Return the whole operands instead of their extremes">
+           "Return the whole operands instead of their extremes">,
+    ListOption<"keep", "keep", "std::string",
+               "ONNX node names of products that stay float32 (as for "
+               "autoglm-quantize-products)">
   ];
 }
 
@@ -96,7 +99,8 @@ def QuantizeProducts : Pass<"autoglm-quantize-products", "mlir::ModuleOp"> {
     per-tensor scale and zero point covering that range (and 0); the weight
     becomes `dequantize_linear` of an `i8` constant with one symmetric scale
     per column (`max|w| / 127`). `autoglm-integer-matmuls` then turns each
-    such product into an int8 one.
+    such product into an int8 one. Products whose ONNX node is named in
+    `keep` stay float32 (and are not numbered).
 
     ```mlir
     %q = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64}
@@ -109,7 +113,10 @@ def QuantizeProducts : Pass<"autoglm-quantize-products", "mlir::ModuleOp"> {
   }];
   let options = [
     ListOption<"ranges", "ranges", "double",
-               "Minimum and maximum of each quantized operand, in order">
+               "Minimum and maximum of each quantized operand, in order">,
+    ListOption<"keep", "keep", "std::string",
+               "ONNX node names of products that stay float32 "
+               "(--keep-fp32); a name that is no such product is an error">
   ];
 }
 

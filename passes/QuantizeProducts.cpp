@@ -14,11 +14,13 @@
 
 #include "dialects/AutoGLMDialect.h"
 #include "dialects/FloatValues.h"
+#include "dialects/NodeNames.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 
@@ -40,14 +42,26 @@ struct QuantizableOperand {
   SmallVector<MatMulOp> products;
 };
 
-SmallVector<QuantizableOperand> quantizableOperands(func::FuncOp func) {
+/// The products not to quantize: those of the ONNX nodes named in `keep`
+/// (--keep-fp32). Fails, naming it, on a name that is no such product.
+struct KeptProducts {
+  llvm::StringSet<> names;
+  bool keeps(MatMulOp product) const {
+    return llvm::any_of(onnxNodeNames(product.getLoc()),
+                        [&](StringRef n) { return names.contains(n); });
+  }
+};
+
+SmallVector<QuantizableOperand> quantizableOperands(func::FuncOp func,
+                                                    const KeptProducts &kept) {
   SmallVector<QuantizableOperand> operands;
   DenseMap<Value, size_t> index;
   func.walk([&](MatMulOp product) {
     auto lhs = cast<ShapedType>(product.getLhs().getType());
     auto rhs = cast<ShapedType>(product.getRhs().getType());
     if (!lhs.getElementType().isF32() || !rhs.getElementType().isF32() ||
-        rhs.getRank() != 2 || !product.getRhs().getDefiningOp<ConstantOp>())
+        rhs.getRank() != 2 || !product.getRhs().getDefiningOp<ConstantOp>() ||
+        kept.keeps(product))
       return;
     auto [it, inserted] =
         index.try_emplace(product.getLhs(), operands.size());
@@ -62,6 +76,29 @@ func::FuncOp mainOf(ModuleOp module) {
   return module.lookupSymbol<func::FuncOp>("main");
 }
 
+/// The products named in `keep`, or an error naming one that is not a
+/// product by a constant weight.
+FailureOr<KeptProducts> keptProducts(func::FuncOp func,
+                                     ArrayRef<std::string> keep) {
+  KeptProducts kept;
+  for (const std::string &name : keep)
+    kept.names.insert(name);
+  llvm::StringSet<> found;
+  func.walk([&](MatMulOp product) {
+    for (StringRef n : onnxNodeNames(product.getLoc()))
+      if (kept.names.contains(n))
+        found.insert(n);
+  });
+  for (const std::string &name : keep)
+    if (!found.contains(name)) {
+      func.emitError("--keep-fp32: the model has no matrix product from a "
+                     "node named '")
+          << name << "'";
+      return failure();
+    }
+  return kept;
+}
+
 struct CalibrationOutputsPass
     : autoglm::impl::CalibrationOutputsBase<CalibrationOutputsPass> {
   using CalibrationOutputsBase::CalibrationOutputsBase;
@@ -73,6 +110,9 @@ struct CalibrationOutputsPass
     auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
     SmallVector<Value> results(ret.getOperands());
     Builder b(&getContext());
+    FailureOr<KeptProducts> kept = keptProducts(func, keep);
+    if (failed(kept))
+      return signalPassFailure();
     auto addResult = [&](Value value, const Twine &name) {
       results.push_back(value);
       return func.insertResult(
@@ -80,7 +120,8 @@ struct CalibrationOutputsPass
           b.getDictionaryAttr({b.getNamedAttr(
               "autoglm.name", b.getStringAttr("autoglm.calibration." + name))}));
     };
-    for (auto [i, operand] : llvm::enumerate(quantizableOperands(func))) {
+    for (auto [i, operand] :
+         llvm::enumerate(quantizableOperands(func, *kept))) {
       std::string name = std::to_string(i);
       if (!whole) {
         // Its smallest and largest value: scalars, whatever its shape.
@@ -129,7 +170,10 @@ struct QuantizeProductsPass
     func::FuncOp func = mainOf(getOperation());
     if (!func)
       return;
-    SmallVector<QuantizableOperand> operands = quantizableOperands(func);
+    FailureOr<KeptProducts> kept = keptProducts(func, keep);
+    if (failed(kept))
+      return signalPassFailure();
+    SmallVector<QuantizableOperand> operands = quantizableOperands(func, *kept);
     if (ranges.size() != 2 * operands.size()) {
       getOperation().emitError("autoglm-quantize-products: ")
           << operands.size() << " products' operands need "

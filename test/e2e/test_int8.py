@@ -111,6 +111,19 @@ class PostTrainingQuantizationTest(E2ETestCase):
                                  products)
                 self.assertNotIn("call @agl_kernel_sgemm_packed", text)
 
+    def test_keep_fp32(self):
+        # The two products named stay float32 (packed float GEMMs); the
+        # other three run in int8.
+        ir = self.compiled(
+            os.path.join(MODELS_DIR, "glm_layer.onnx"), ".mlir", "--emit",
+            "memref", "--precision", "int8", "--calibrate",
+            os.path.join(CALIBRATION_DIR, "glm_layer"), "--keep-fp32",
+            "mlp/down_proj/MatMul,self_attn/o_proj/MatMul")
+        with open(ir) as f:
+            text = f.read()
+        self.assertEqual(text.count("call @agl_kernel_gemm_u8s8"), 3)
+        self.assertEqual(text.count("call @agl_kernel_sgemm_packed"), 2)
+
     def test_accuracy_report(self):
         with tempfile.TemporaryDirectory() as tmp:
             for method in ("minmax", "percentile"):
@@ -167,7 +180,18 @@ class PostTrainingQuantizationTest(E2ETestCase):
                 (int8 + ["--calibrate", bad_file], ["x.npy"]),
                 (int8 + ["--calibrate", good, "--no-kernels"],
                  ["--no-kernels"]),
+                (["--keep-fp32", "fc1/MatMul"],
+                 ["--keep-fp32 needs --precision int8"]),
             ]
+            # A name that is no product: the calibrating build names it.
+            result = compile_model(mlp, os.path.join(tmp, "k.so"), *int8,
+                                   "--calibrate", good, "--keep-fp32",
+                                   "lm_head")
+            self.assertNoCrash(result)
+            self.assertEqual(result.returncode, 2, describe(result))
+            self.assertIn("--keep-fp32: the model has no matrix product "
+                          "from a node named 'lm_head'", result.stderr)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "k.so")))
             for options, mentions in cases:
                 with self.subTest(options=options):
                     out = os.path.join(tmp, "out.so")

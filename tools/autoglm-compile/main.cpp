@@ -162,6 +162,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> lastTokenOutputs;
   std::string weightOnly, precision = "fp32";
   std::string calibrateDir, accuracyReportFormat = "text";
+  std::vector<std::string> keepFp32;
   CalibrationMethod calibration;
   int64_t groupSize = 128;
   std::string target = "x86_64", gpuArch;
@@ -298,6 +299,11 @@ int main(int argc, char **argv) {
   app.add_option("--calibration-percentile", calibration.percentile,
                  "With --calibration-method percentile (default 99.99)")
       ->check(CLI::Range(50.0, 100.0));
+  app.add_option("--keep-fp32", keepFp32,
+                 "With --precision int8: the matrix products (ONNX node "
+                 "names, comma-separated) that stay float32, e.g. an LM "
+                 "head")
+      ->delimiter(',');
   app.add_option("--accuracy-report", accuracyReportFormat,
                  "The int8 accuracy report's form: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
@@ -350,6 +356,8 @@ int main(int argc, char **argv) {
                  "measure the activations' ranges on");
   if (!calibrateDir.empty() && precision != "int8")
     return error("--calibrate needs --precision int8");
+  if (!keepFp32.empty() && precision != "int8")
+    return error("--keep-fp32 needs --precision int8");
   bool cuda = target == "cuda";
   if (target != "x86_64" && !cuda)
     return error("unknown --target '" + target +
@@ -505,6 +513,7 @@ int main(int argc, char **argv) {
   pipelineOptions.weightOnlyBits =
       weightOnly == "int8" ? 8 : weightOnly == "int4" ? 4 : 0;
   pipelineOptions.weightOnlyGroupSize = groupSize;
+  pipelineOptions.keepFp32 = keepFp32;
   pipelineOptions.afterStage = [&](Stage stage, mlir::ModuleOp planned) {
     // A KV cache changes the signature (the past inputs and present
     // outputs become state), and so does a last-token output's shape.

@@ -8,3 +8,4 @@ module {
     return %y : tensor<3x2xf32>
   }
 }
+

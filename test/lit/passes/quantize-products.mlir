@@ -37,3 +37,4 @@ func.func @main(%x: tensor<3x2xf32>, %v: tensor<2x2xf32>) -> (tensor<3x2xf32> {a
   %u = autoglm.matmul %x, %v : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   return %y, %z, %u : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
 }
+
