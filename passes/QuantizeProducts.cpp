@@ -4,8 +4,9 @@
 // hold nearly all of a transformer's arithmetic. Weights are quantized per
 // column from their values; activations need the range they take on real
 // inputs, which calibration measures: autoglm-calibration-outputs makes the
-// model return the products' left operands, the compiler runs it on the
-// calibration inputs, and autoglm-quantize-products then writes the
+// model return the extremes of the products' left operands (or the
+// operands, for percentiles), the compiler runs it on the calibration
+// inputs, and autoglm-quantize-products then writes the
 // quantization into the IR in QDQ form (as a quantized ONNX model would
 // bring it), where autoglm-integer-matmuls finds it. Both passes number
 // the operands the same way.
@@ -43,7 +44,7 @@ struct QuantizableOperand {
 };
 
 /// The products not to quantize: those of the ONNX nodes named in `keep`
-/// (--keep-fp32). Fails, naming it, on a name that is no such product.
+/// (--keep-fp32).
 struct KeptProducts {
   llvm::StringSet<> names;
   bool keeps(MatMulOp product) const {
