@@ -49,14 +49,15 @@ struct NameGpuKernelsPass
     unsigned index = 0;
     for (gpu::LaunchFuncOp launch : launches) {
       std::string oldModule = launch.getKernelModuleName().str();
-      auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(oldModule);
-      auto kernel = gpuModule ? gpuModule.lookupSymbol<gpu::GPUFuncOp>(
-                                    launch.getKernelName())
-                              : nullptr;
-      if (!kernel)
-        continue;
+      // A module an earlier launch renamed is found under its new name.
       auto it = renamed.find(oldModule);
       if (it == renamed.end()) {
+        auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(oldModule);
+        auto kernel = gpuModule ? gpuModule.lookupSymbol<gpu::GPUFuncOp>(
+                                      launch.getKernelName())
+                                : nullptr;
+        if (!kernel)
+          continue;
         std::string name = kernelName(index++, launch.getLoc());
         // Outlined modules are main_kernel*, never k<N>...: no clash.
         if (taken.contains(name))
