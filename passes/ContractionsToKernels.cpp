@@ -302,12 +302,9 @@ public:
         autoglm::constantValues<int8_t>(w->global.getInitialValueAttr());
     if (!values)
       return nullptr;
-    SmallVector<int8_t> weight(w->k * w->n);
-    for (int64_t p = 0; p < w->k; ++p)
-      for (int64_t j = 0; j < w->n; ++j)
-        weight[p * w->n + j] = (*values)[w->element(p, j)];
     SmallVector<int8_t> data(agl_s8_packed_bytes(w->k, w->n));
-    agl_pack_b_s8(weight.data(), w->k, w->n, w->n, 1, data.data());
+    agl_pack_b_s8(values->data() + w->offset, w->k, w->n, w->kStride,
+                  w->nStride, data.data());
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     return record(*w, DenseElementsAttr::get(
                           RankedTensorType::get({(int64_t)data.size()},
