@@ -95,14 +95,36 @@ static void run_direct(const agl_conv_direct *d, int64_t batch,
                        int64_t groups, int way) {
   int threads = agl_pool_acquire();
   int tasks_wanted = threads > 1 ? 4 * threads : 1;
-  /* About 512 output positions per task: its output stays in the L2 while
-   * the blocks of depths pass. */
-  int64_t rows = agl_ceil_div(512, d->out_w);
-  int64_t planes = batch * groups;
-  if (planes * agl_ceil_div(d->out_h, rows) < tasks_wanted)
-    rows = agl_ceil_div(d->out_h, agl_ceil_div(tasks_wanted, planes));
-  if (rows > d->out_h)
-    rows = d->out_h;
+  const int64_t planes = batch * groups;
+  /* Splitting the output rows into r blocks makes each block read all of
+   * the weights; splitting the filters into c chunks makes each chunk read
+   * (copy) all of the input. The split that reads the fewest floats, r W +
+   * c I, with at least the tasks wanted: the deep layers of a CNN (small
+   * maps, many channels) split their filters, the early ones their rows. */
+  const int64_t panels = agl_ceil_div(d->out_channels, AGL_CONV_PACKED_NR);
+  const int64_t weights = d->out_channels * d->in_channels * d->kernel_h *
+                          d->kernel_w,
+                inputs = d->in_channels * d->in_h * d->in_w;
+  int64_t chunks = 1, blocks = 1, best = -1;
+  const int64_t per_plane = agl_ceil_div(tasks_wanted, planes);
+  for (int64_t c = 1; c <= per_plane && c <= panels; ++c) {
+    int64_t r = agl_ceil_div(per_plane, c);
+    if (r > d->out_h)
+      r = d->out_h;
+    int64_t cost = r * weights + c * inputs;
+    if (best < 0 || cost < best) {
+      best = cost;
+      chunks = c;
+      blocks = r;
+    }
+  }
+  const int64_t chunk = agl_ceil_div(panels, chunks) * AGL_CONV_PACKED_NR;
+  chunks = agl_ceil_div(d->out_channels, chunk);
+  /* At most about 512 output positions per task: its output stays in the
+   * L2 while the blocks of depths pass. */
+  int64_t rows = agl_ceil_div(d->out_h, blocks);
+  if (rows > agl_ceil_div(512, d->out_w))
+    rows = agl_ceil_div(512, d->out_w);
   /* The broadcasting kernel's copy of the input rows must fit the packing
    * memory. */
   while (way == WAY_BCAST && rows > 1 &&
@@ -110,13 +132,11 @@ static void run_direct(const agl_conv_direct *d, int64_t batch,
     rows = (rows + 1) / 2;
   if (rows < 1)
     rows = 1;
-  direct_grid grid = {d, groups, agl_ceil_div(d->out_h, rows), rows, 1,
-                      d->out_channels,
-                      way == WAY_BCAST};
-  /* Still few tasks: split the filters too, in whole panels. */
+  direct_grid grid = {d,      groups, agl_ceil_div(d->out_h, rows), rows,
+                      chunks, chunk,  way == WAY_BCAST};
+  /* Still few tasks: split the filters further. */
   int64_t row_tasks = planes * grid.row_blocks;
-  if (row_tasks < tasks_wanted) {
-    int64_t panels = agl_ceil_div(d->out_channels, AGL_CONV_PACKED_NR);
+  if (row_tasks * grid.chunks < tasks_wanted && grid.chunks < panels) {
     int64_t want = agl_ceil_div(tasks_wanted, row_tasks);
     if (want > panels)
       want = panels;

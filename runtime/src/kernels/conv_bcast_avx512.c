@@ -4,34 +4,42 @@
  * loads the panel's weights of that depth (two vectors, contiguous in the
  * packed weights) and broadcasts each position's input element straight
  * from a copy of the task's input rows with zero columns on either side,
- * so nothing is packed per tile. The tile is stored into NCHW through a
- * small transposition on the stack. This file is compiled with AVX-512
- * enabled. */
+ * so nothing is packed per tile. The tile is transposed in registers and
+ * stored into NCHW with its epilogue (avx512_tiles.h). This file is
+ * compiled with AVX-512 enabled. */
 #include "kernels_internal.h"
 
-#include "avx512_math.h"
+#include "avx512_tiles.h"
 
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
-enum { MR = 14 };
+enum { MR = AGL_TILE_ROWS };
 
 typedef struct bcast_args {
   const float *input; /* channel 0, row of ki = 0, column of position 0 */
   const float *weights; /* the panel at the block's first depth */
   int64_t panel_w, channels, kernel_h, kernel_w, ki_lo, ki_hi;
   int64_t channel_stride, ki_step, kj_step;
+  float *out;             /* the tile's first filter and position */
+  int64_t out_channel_stride;
+  int nr;                 /* the panel's filters */
+  agl_epilogue epilogue;  /* bias at the panel's first filter */
 } bcast_args;
 
 static inline __attribute__((always_inline)) void
-bcast_tile(const int R, const int SW, const int VECS, const bcast_args *t,
-           float *tmp) {
+bcast_tile(const int R, const int SW, const int VECS, const bcast_args *t) {
   __m512 acc[MR][2];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
     acc[i][0] = _mm512_setzero_ps();
     acc[i][1] = _mm512_setzero_ps();
+  }
+  /* The output's lines start coming in while the tile computes. */
+  for (int j = 0; j < t->nr; ++j) {
+    __builtin_prefetch(t->out + j * t->out_channel_stride, 1, 3);
+    __builtin_prefetch(t->out + j * t->out_channel_stride + R - 1, 1, 3);
   }
   const int64_t kw = t->kernel_w, W = t->panel_w;
   const __mmask16 m0 = W >= 16 ? 0xFFFF : (__mmask16)((1u << W) - 1u);
@@ -58,28 +66,24 @@ bcast_tile(const int R, const int SW, const int VECS, const bcast_args *t,
       }
     }
   }
-  /* Out through the stack: tmp[i * 32 + j] for position i, filter j. */
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i) {
-    _mm512_storeu_ps(tmp + i * 32, acc[i][0]);
-    _mm512_storeu_ps(tmp + i * 32 + 16, acc[i][1]);
-  }
+  agl_store_transposed(R, VECS, acc, t->out, t->out_channel_stride, t->nr,
+                       &t->epilogue);
 }
 
-typedef void (*bcast_fn)(const bcast_args *t, float *tmp);
+typedef void (*bcast_fn)(const bcast_args *t);
 
 #define BCAST(R)                                                               \
-  static void b11_##R(const bcast_args *t, float *a) {                  \
-    bcast_tile(R, 1, 1, t, a);                                                 \
+  static void b11_##R(const bcast_args *t) {                           \
+    bcast_tile(R, 1, 1, t);                                          \
   }                                                                            \
-  static void b12_##R(const bcast_args *t, float *a) {                  \
-    bcast_tile(R, 1, 2, t, a);                                                 \
+  static void b12_##R(const bcast_args *t) {                           \
+    bcast_tile(R, 1, 2, t);                                          \
   }                                                                            \
-  static void b21_##R(const bcast_args *t, float *a) {                  \
-    bcast_tile(R, 2, 1, t, a);                                                 \
+  static void b21_##R(const bcast_args *t) {                           \
+    bcast_tile(R, 2, 1, t);                                          \
   }                                                                            \
-  static void b22_##R(const bcast_args *t, float *a) {                  \
-    bcast_tile(R, 2, 2, t, a);                                                 \
+  static void b22_##R(const bcast_args *t) {                           \
+    bcast_tile(R, 2, 2, t);                                          \
   }
 BCAST(1)
 BCAST(2)
@@ -119,7 +123,7 @@ int64_t agl_conv_bcast_floats(const agl_conv_direct *d, int64_t rows) {
                   (d->kernel_h - 1) * d->dilation_h + 1;
   if (nrows > d->in_h)
     nrows = d->in_h;
-  return d->in_channels * nrows * copy_width(d) + MR * 32 + 16;
+  return d->in_channels * nrows * copy_width(d);
 }
 
 int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
@@ -142,10 +146,8 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
     iy_last = d->in_h - 1;
   const int64_t nrows = iy_last - iy_first + 1;
   const int64_t width = copy_width(d);
-  /* Room for a tile's transposition after the rows. */
   if (nrows <= 0 ||
-      d->in_channels * nrows * width + MR * 32 + 16 >
-                         (int64_t)AGL_SCRATCH_FLOATS)
+      d->in_channels * nrows * width > (int64_t)AGL_SCRATCH_FLOATS)
     return 0;
   const float *image = d->input + n * d->in_batch_stride + g * d->group_stride;
   for (int64_t c = 0; c < d->in_channels; ++c)
@@ -160,8 +162,6 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
       memset(dst + d->pad_left + copy, 0,
              (size_t)(width - d->pad_left - copy) * sizeof(float));
     }
-  float *tmp = scratch + d->in_channels * nrows * width;
-  tmp = (float *)(((uintptr_t)tmp + 63) & ~(uintptr_t)63);
   const float *rows = scratch - iy_first * width; /* row iy at iy * width */
   const float *weights = d->weights + g * d->out_channels * depth;
   const float *bias = d->bias ? d->bias + g * d->out_channels : NULL;
@@ -174,6 +174,8 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
       .channel_stride = nrows * width,
       .ki_step = d->dilation_h * width,
       .kj_step = d->dilation_w,
+      .out_channel_stride = d->out_channel_stride,
+      .epilogue = {.load_c = d->accumulate, .act = d->act, .alpha = 1.0f},
   };
   const int s2 = sw == 2;
   for (int64_t f = f0; f < f1; f += AGL_CONV_PACKED_NR) {
@@ -181,7 +183,9 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
                            ? d->out_channels - f
                            : AGL_CONV_PACKED_NR;
     t.panel_w = nr;
+    t.nr = (int)nr;
     t.weights = weights + f * depth;
+    t.epilogue.bias = bias ? bias + f : NULL;
     for (int64_t oy = oy0; oy < oy1; ++oy) {
       const int64_t dh = d->dilation_h;
       const int64_t y0 = oy * d->stride_h - d->pad_top;
@@ -196,25 +200,8 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
       for (int64_t ox0 = 0; ox0 < ow; ox0 += MR) {
         const int R = ow - ox0 < MR ? (int)(ow - ox0) : MR;
         t.input = rows + y0 * width + ox0 * sw;
-        bcasts[s2][nr > 16][R](&t, tmp);
-        /* Transposed: filter j's positions, 32 apart in tmp. */
-        const __mmask16 m = (__mmask16)((1u << R) - 1u);
-        const __m512i across = _mm512_mullo_epi32(
-            _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
-                             0),
-            _mm512_set1_epi32(32));
-        for (int64_t j = 0; j < nr; ++j) {
-          float *o = out + (f + j) * d->out_channel_stride + oy * ow + ox0;
-          __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, across,
-                                              tmp + j, 4);
-          if (bias)
-            v = _mm512_add_ps(v, _mm512_set1_ps(bias[f + j]));
-          if (d->accumulate)
-            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, o));
-          if (d->act != AGL_ACT_NONE)
-            v = agl_activate512(v, d->act);
-          _mm512_mask_storeu_ps(o, m, v);
-        }
+        t.out = out + f * d->out_channel_stride + oy * ow + ox0;
+        bcasts[s2][nr > 16][R](&t);
       }
     }
   }

@@ -8,84 +8,15 @@
  * broadcast loads for 28 FMAs, so the FMA pipes, not the loads, bound it. */
 #include "kernels_internal.h"
 
-#include "avx512_math.h"
+#include "avx512_tiles.h"
 
 #include <immintrin.h>
 
-enum { MR = 14, NR = 32 };
+enum { MR = AGL_TILE_ROWS, NR = 32 };
 _Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR,
                "the largest micro-tile bounds this one");
 /* How many depths ahead packing prefetches a row-contiguous source. */
 enum { PREFETCH_ROWS = 6 };
-
-static inline __mmask16 lanes(int count) {
-  return count >= 16 ? (__mmask16)0xFFFF
-         : count <= 0 ? (__mmask16)0
-                      : (__mmask16)((1u << count) - 1u);
-}
-
-/* Transposes 16 rows of 16 floats in registers: out[j] = column j. */
-static inline void transpose16(__m512 r[16]) {
-  __m512 t[16], u[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  /* Group g (rows 4g..4g+3): u[4g + c] holds, in 128-bit lane L, the four
-   * rows' column c + 4L. */
-  for (int g = 0; g < 4; ++g) {
-    __m512d t0 = _mm512_castps_pd(t[4 * g]), t1 = _mm512_castps_pd(t[4 * g + 1]);
-    __m512d t2 = _mm512_castps_pd(t[4 * g + 2]),
-            t3 = _mm512_castps_pd(t[4 * g + 3]);
-    u[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
-    u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
-    u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
-    u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
-  }
-  for (int c = 0; c < 4; ++c) {
-    __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44);
-    __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
-    __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
-    __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
-    r[c] = _mm512_shuffle_f32x4(x0, y0, 0x88);
-    r[c + 4] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
-    r[c + 8] = _mm512_shuffle_f32x4(x1, y1, 0x88);
-    r[c + 12] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
-  }
-}
-
-/* Writes the accumulators of a tile of positions x filters into NCHW:
- * column j of the tile (a filter) is R contiguous floats at c + j * ldc.
- * Each 16 columns are transposed in registers first. */
-static inline __attribute__((always_inline)) void
-store_transposed(const int R, const int VECS, __m512 acc[MR][2], float *c,
-                 int64_t ldc, int nr, const agl_epilogue *e) {
-  const __mmask16 m = lanes(R);
-  const int load_c = e->load_c, act = e->act, scaled = e->alpha != 1.0f;
-  const float *bias = e->bias;
-  const __m512 alpha = _mm512_set1_ps(e->alpha);
-  for (int h = 0; h < VECS; ++h) {
-    __m512 v[16];
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; ++i)
-      v[i] = i < R ? acc[i][h] : _mm512_setzero_ps();
-    transpose16(v);
-    int cols = nr - 16 * h < 16 ? nr - 16 * h : 16;
-    for (int j = 0; j < cols; ++j) {
-      float *column = c + (16 * h + j) * ldc;
-      __m512 x = v[j];
-      if (scaled)
-        x = _mm512_mul_ps(x, alpha);
-      if (load_c)
-        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, column));
-      if (bias)
-        x = _mm512_add_ps(x, _mm512_set1_ps(bias[16 * h + j]));
-      if (act != AGL_ACT_NONE)
-        x = agl_activate512(x, act);
-      _mm512_mask_storeu_ps(column, m, x);
-    }
-  }
-}
 
 /* The micro-kernel for R live rows (R == MR for all but the last panel of
  * a block, whose padding rows are then not computed) and VECS vectors of
@@ -129,10 +60,10 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
     bp += NR;
   }
   if (TRANS) {
-    store_transposed(R, VECS, acc, c, ldc, nr, e);
+    agl_store_transposed(R, VECS, acc, c, ldc, nr, e);
     return;
   }
-  __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
+  __mmask16 m0 = agl_lanes(nr), m1 = agl_lanes(nr - 16);
   const int load_c = e->load_c, act = e->act, scaled = e->alpha != 1.0f;
   const float *residual = e->residual;
   const __m512 alpha = _mm512_set1_ps(e->alpha);
@@ -244,10 +175,10 @@ static void pack_transposing(agl_view src, int64_t rows, int64_t kc, int r,
     const float *base = src.data + q * src.rs;
     for (int g = 0; g < r; g += 16) {
       int width = r - g < 16 ? r - g : 16; /* lanes stored per depth */
-      __mmask16 out_mask = lanes(width);
+      __mmask16 out_mask = agl_lanes(width);
       for (int64_t p = 0; p < kc; p += 16) {
         int depth = kc - p < 16 ? (int)(kc - p) : 16;
-        __mmask16 in_mask = lanes(depth);
+        __mmask16 in_mask = agl_lanes(depth);
         __m512 v[16];
 #pragma GCC unroll 16
         for (int i = 0; i < 16; ++i) {
@@ -255,7 +186,7 @@ static void pack_transposing(agl_view src, int64_t rows, int64_t kc, int r,
                                     in_mask, base + (g + i) * src.rs + p)
                               : _mm512_setzero_ps();
         }
-        transpose16(v);
+        agl_transpose16(v);
         float *out = dst + p * r + g;
         for (int d = 0; d < depth; ++d)
           _mm512_mask_storeu_ps(out + d * r, out_mask, v[d]);
@@ -286,15 +217,15 @@ static void pack_copying(agl_view src, int64_t rows, int64_t kc, int r,
     } else {
       for (int64_t q = 0; q < full; ++q)
         for (int g = 0; g < r; g += 16)
-          _mm512_mask_storeu_ps(d + q * kc * r + g, lanes(r - g),
-                                _mm512_maskz_loadu_ps(lanes(r - g),
+          _mm512_mask_storeu_ps(d + q * kc * r + g, agl_lanes(r - g),
+                                _mm512_maskz_loadu_ps(agl_lanes(r - g),
                                                       s + q * r + g));
     }
     if (full * r < rows) {
       int live = (int)(rows - full * r);
       for (int g = 0; g < r; g += 16)
-        _mm512_mask_storeu_ps(d + full * kc * r + g, lanes(r - g),
-                              _mm512_maskz_loadu_ps(lanes(live - g),
+        _mm512_mask_storeu_ps(d + full * kc * r + g, agl_lanes(r - g),
+                              _mm512_maskz_loadu_ps(agl_lanes(live - g),
                                                     s + full * r + g));
     }
   }
