@@ -714,6 +714,14 @@ const ConvShape kConvShapes[] = {
     // filter panels, rows copied in halves to fit the packing memory.
     {1, 1, 7, 9, 29, 50, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {1, 1, 1000, 14, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // Rows of 7 positions or fewer, two to a tile: the top row in the
+    // padding, an odd last row, weights outweighing the input (filters split
+    // among the threads, which reuse their copy of the rows), stride 2,
+    // dilation.
+    {1, 1, 64, 14, 14, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {1, 1, 40, 3, 3, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {2, 1, 24, 9, 5, 40, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+    {1, 2, 30, 4, 4, 33, 2, 2, 1, 1, 1, 1, 0, 0, 1, 1},
 };
 
 // Each way of agl_kernel_conv2d: chosen by shape (0), the implicit GEMM

@@ -1,6 +1,7 @@
 /* Direct convolution in the GEMM's orientation (AVX-512, column strides 1
- * and 2): a tile is up to 14 output positions of one output row x one
- * 32-filter panel, its accumulators 14 x 2 vectors of filters. Per depth it
+ * and 2): a tile is up to 14 output positions of one output row (or of two
+ * rows, where rows have 7 positions or fewer) x one 32-filter panel, its
+ * accumulators 14 x 2 vectors of filters. Per depth it
  * loads the panel's weights of that depth (two vectors, contiguous in the
  * packed weights) and broadcasts each position's input element straight
  * from a copy of the task's input rows with zero columns on either side,
@@ -22,14 +23,17 @@ typedef struct bcast_args {
   const float *weights; /* the panel at the block's first depth */
   int64_t panel_w, channels, kernel_h, kernel_w, ki_lo, ki_hi;
   int64_t channel_stride, ki_step, kj_step;
+  int64_t row_step; /* floats between two output rows' inputs (pair tiles) */
   float *out;             /* the tile's first filter and position */
   int64_t out_channel_stride;
   int nr;                 /* the panel's filters */
   agl_epilogue epilogue;  /* bias at the panel's first filter */
 } bcast_args;
 
+/* R positions; OW > 0: two output rows of OW positions each (R = 2 OW). */
 static inline __attribute__((always_inline)) void
-bcast_tile(const int R, const int SW, const int VECS, const bcast_args *t) {
+bcast_tile(const int R, const int OW, const int SW, const int VECS,
+           const bcast_args *t) {
   __m512 acc[MR][2];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
@@ -56,7 +60,8 @@ bcast_tile(const int R, const int SW, const int VECS, const bcast_args *t) {
                              : _mm512_setzero_ps();
 #pragma GCC unroll 14
         for (int i = 0; i < R; ++i) {
-          __m512 a = _mm512_set1_ps(x[i * SW]);
+          __m512 a = _mm512_set1_ps(
+              OW ? x[i / OW * t->row_step + i % OW * SW] : x[i * SW]);
           acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
           if (VECS > 1)
             acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
@@ -74,16 +79,16 @@ typedef void (*bcast_fn)(const bcast_args *t);
 
 #define BCAST(R)                                                               \
   static void b11_##R(const bcast_args *t) {                           \
-    bcast_tile(R, 1, 1, t);                                          \
+    bcast_tile(R, 0, 1, 1, t);                                          \
   }                                                                            \
   static void b12_##R(const bcast_args *t) {                           \
-    bcast_tile(R, 1, 2, t);                                          \
+    bcast_tile(R, 0, 1, 2, t);                                          \
   }                                                                            \
   static void b21_##R(const bcast_args *t) {                           \
-    bcast_tile(R, 2, 1, t);                                          \
+    bcast_tile(R, 0, 2, 1, t);                                          \
   }                                                                            \
   static void b22_##R(const bcast_args *t) {                           \
-    bcast_tile(R, 2, 2, t);                                          \
+    bcast_tile(R, 0, 2, 2, t);                                          \
   }
 BCAST(1)
 BCAST(2)
@@ -100,6 +105,20 @@ BCAST(12)
 BCAST(13)
 BCAST(14)
 
+/* Two rows of OW positions. */
+#define PAIR(OW)                                                               \
+  static void p11_##OW(const bcast_args *t) { bcast_tile(2 * OW, OW, 1, 1, t); } \
+  static void p12_##OW(const bcast_args *t) { bcast_tile(2 * OW, OW, 1, 2, t); } \
+  static void p21_##OW(const bcast_args *t) { bcast_tile(2 * OW, OW, 2, 1, t); } \
+  static void p22_##OW(const bcast_args *t) { bcast_tile(2 * OW, OW, 2, 2, t); }
+PAIR(1)
+PAIR(2)
+PAIR(3)
+PAIR(4)
+PAIR(5)
+PAIR(6)
+PAIR(7)
+
 #define BROW(p)                                                                \
   {NULL,    p##_1,  p##_2,  p##_3,  p##_4,  p##_5,  p##_6, p##_7,              \
    p##_8,   p##_9,  p##_10, p##_11, p##_12, p##_13, p##_14}
@@ -107,6 +126,14 @@ BCAST(14)
 static const bcast_fn bcasts[2][2][MR + 1] = {
     {BROW(b11), BROW(b12)},
     {BROW(b21), BROW(b22)},
+};
+
+#define PROW(p)                                                                \
+  {NULL, p##_1, p##_2, p##_3, p##_4, p##_5, p##_6, p##_7}
+/* [stride 2][two vectors][OW] */
+static const bcast_fn pairs[2][2][MR / 2 + 1] = {
+    {PROW(p11), PROW(p12)},
+    {PROW(p21), PROW(p22)},
 };
 
 /* The columns of the copied rows. */
@@ -118,13 +145,34 @@ static int64_t copy_width(const agl_conv_direct *d) {
   return (width + 15) / 16 * 16;
 }
 
-int64_t agl_conv_bcast_floats(const agl_conv_direct *d, int64_t rows) {
-  int64_t nrows = (rows - 1) * d->stride_h +
-                  (d->kernel_h - 1) * d->dilation_h + 1;
-  if (nrows > d->in_h)
-    nrows = d->in_h;
-  return d->in_channels * nrows * copy_width(d);
+/* The input rows that output rows [oy0, oy1) reach, padding rows included. */
+static int64_t copy_rows(const agl_conv_direct *d, int64_t rows) {
+  return (rows - 1) * d->stride_h + (d->kernel_h - 1) * d->dilation_h + 1;
 }
+
+int64_t agl_conv_bcast_floats(const agl_conv_direct *d, int64_t rows) {
+  return d->in_channels * copy_rows(d, rows) * copy_width(d);
+}
+
+/* Kernel rows [*lo, *hi) of output row oy that fall inside the image. */
+static void live_kernel_rows(const agl_conv_direct *d, int64_t oy,
+                             int64_t *lo, int64_t *hi) {
+  const int64_t dh = d->dilation_h;
+  const int64_t y0 = oy * d->stride_h - d->pad_top;
+  *lo = y0 >= 0 ? 0 : (-y0 + dh - 1) / dh;
+  *hi = d->in_h - y0 <= 0 ? 0 : (d->in_h - y0 + dh - 1) / dh;
+  if (*hi > d->kernel_h)
+    *hi = d->kernel_h;
+  if (*hi < *lo)
+    *hi = *lo;
+}
+
+/* What the calling thread's packing memory holds: the rows of which call,
+ * image, group and output rows (call 0: nothing known). */
+static _Thread_local struct {
+  uint64_t call;
+  int64_t n, g, oy0, oy1;
+} t_copied;
 
 int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
                                int64_t g, int64_t oy0, int64_t oy1,
@@ -135,33 +183,41 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
   float *scratch = agl_pool_scratch();
   if (!scratch || (sw != 1 && sw != 2))
     return 0;
-  /* The input rows the output rows reach, inside the image, copied with
-   * pad_left zero columns before and enough after. */
-  int64_t iy_first = oy0 * d->stride_h - d->pad_top;
-  int64_t iy_last = (oy1 - 1) * d->stride_h - d->pad_top +
-                    (d->kernel_h - 1) * d->dilation_h;
-  if (iy_first < 0)
-    iy_first = 0;
-  if (iy_last > d->in_h - 1)
-    iy_last = d->in_h - 1;
-  const int64_t nrows = iy_last - iy_first + 1;
+  /* The input rows the output rows reach, copied with pad_left zero columns
+   * before and enough after; rows in the top or bottom padding are zeros,
+   * so that a tile over two output rows can run the kernel rows of both. */
+  const int64_t iy_first = oy0 * d->stride_h - d->pad_top;
+  const int64_t nrows = copy_rows(d, oy1 - oy0);
   const int64_t width = copy_width(d);
-  if (nrows <= 0 ||
-      d->in_channels * nrows * width > (int64_t)AGL_SCRATCH_FLOATS)
+  if (d->in_channels * nrows * width > (int64_t)AGL_SCRATCH_FLOATS)
     return 0;
   const float *image = d->input + n * d->in_batch_stride + g * d->group_stride;
-  for (int64_t c = 0; c < d->in_channels; ++c)
-    for (int64_t r = 0; r < nrows; ++r) {
-      float *dst = scratch + (c * nrows + r) * width;
-      const float *src =
-          image + c * d->channel_stride + (iy_first + r) * d->row_stride;
-      int64_t copy = d->in_w < width - d->pad_left ? d->in_w
-                                                    : width - d->pad_left;
-      memset(dst, 0, (size_t)d->pad_left * sizeof(float));
-      memcpy(dst + d->pad_left, src, (size_t)copy * sizeof(float));
-      memset(dst + d->pad_left + copy, 0,
-             (size_t)(width - d->pad_left - copy) * sizeof(float));
-    }
+  const int64_t copy =
+      d->in_w < width - d->pad_left ? d->in_w : width - d->pad_left;
+  /* Tasks of one call that share output rows (filter chunks) copy once per
+   * thread. */
+  if (t_copied.call != d->call || t_copied.n != n || t_copied.g != g ||
+      t_copied.oy0 != oy0 || t_copied.oy1 != oy1) {
+    for (int64_t c = 0; c < d->in_channels; ++c)
+      for (int64_t r = 0; r < nrows; ++r) {
+        float *dst = scratch + (c * nrows + r) * width;
+        const int64_t iy = iy_first + r;
+        if (iy < 0 || iy >= d->in_h) {
+          memset(dst, 0, (size_t)width * sizeof(float));
+          continue;
+        }
+        const float *src = image + c * d->channel_stride + iy * d->row_stride;
+        memset(dst, 0, (size_t)d->pad_left * sizeof(float));
+        memcpy(dst + d->pad_left, src, (size_t)copy * sizeof(float));
+        memset(dst + d->pad_left + copy, 0,
+               (size_t)(width - d->pad_left - copy) * sizeof(float));
+      }
+    t_copied.call = d->call;
+    t_copied.n = n;
+    t_copied.g = g;
+    t_copied.oy0 = oy0;
+    t_copied.oy1 = oy1;
+  }
   const float *rows = scratch - iy_first * width; /* row iy at iy * width */
   const float *weights = d->weights + g * d->out_channels * depth;
   const float *bias = d->bias ? d->bias + g * d->out_channels : NULL;
@@ -174,10 +230,13 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
       .channel_stride = nrows * width,
       .ki_step = d->dilation_h * width,
       .kj_step = d->dilation_w,
+      .row_step = d->stride_h * width,
       .out_channel_stride = d->out_channel_stride,
       .epilogue = {.load_c = d->accumulate, .act = d->act, .alpha = 1.0f},
   };
   const int s2 = sw == 2;
+  /* Rows of at most MR / 2 positions go two at a time. */
+  const int64_t step = 2 * ow <= MR ? 2 : 1;
   for (int64_t f = f0; f < f1; f += AGL_CONV_PACKED_NR) {
     const int64_t nr = d->out_channels - f < AGL_CONV_PACKED_NR
                            ? d->out_channels - f
@@ -186,17 +245,22 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
     t.nr = (int)nr;
     t.weights = weights + f * depth;
     t.epilogue.bias = bias ? bias + f : NULL;
-    for (int64_t oy = oy0; oy < oy1; ++oy) {
-      const int64_t dh = d->dilation_h;
+    for (int64_t oy = oy0; oy < oy1; oy += step) {
       const int64_t y0 = oy * d->stride_h - d->pad_top;
-      int64_t lo = y0 >= 0 ? 0 : (-y0 + dh - 1) / dh;
-      int64_t hi = d->in_h - y0 <= 0 ? 0 : (d->in_h - y0 + dh - 1) / dh;
-      if (hi > d->kernel_h)
-        hi = d->kernel_h;
-      if (hi < lo)
-        hi = lo;
-      t.ki_lo = lo;
-      t.ki_hi = hi;
+      live_kernel_rows(d, oy, &t.ki_lo, &t.ki_hi);
+      if (step == 2 && oy + 1 < oy1) {
+        /* Both rows' kernel rows; the padding rows read zeros. */
+        int64_t lo, hi;
+        live_kernel_rows(d, oy + 1, &lo, &hi);
+        if (lo < t.ki_lo)
+          t.ki_lo = lo;
+        if (hi > t.ki_hi)
+          t.ki_hi = hi;
+        t.input = rows + y0 * width;
+        t.out = out + f * d->out_channel_stride + oy * ow;
+        pairs[s2][nr > 16][ow](&t);
+        continue;
+      }
       for (int64_t ox0 = 0; ox0 < ow; ox0 += MR) {
         const int R = ow - ox0 < MR ? (int)(ow - ox0) : MR;
         t.input = rows + y0 * width + ox0 * sw;

@@ -242,6 +242,9 @@ typedef struct agl_conv_direct {
   float *out;
   int64_t out_h, out_w, out_batch_stride, out_channel_stride;
   int accumulate, act;
+  /* Distinct for every agl_kernel_conv2d call: a task may reuse the copy of
+   * the input rows its thread made for an earlier task of the same call. */
+  uint64_t call;
 } agl_conv_direct;
 
 /* Which way agl_kernel_conv2d computes: 0 chooses per shape, 1 always the
