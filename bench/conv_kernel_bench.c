@@ -73,7 +73,7 @@ static void call(const conv_shape *s, buffers *b) {
                     s->h * s->w, s->w, s->cout, s->k, s->k, s->stride,
                     s->stride, 1, 1, s->pad, s->pad, b->w, b->bias, b->out,
                     b->oh, b->ow, s->cout * b->oh * b->ow, b->oh * b->ow, 0,
-                    AGL_ACT_RELU, NULL);
+                    AGL_ACT_RELU, NULL, NULL);
 }
 
 int main(int argc, char **argv) {

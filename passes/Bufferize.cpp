@@ -78,8 +78,26 @@ void fillEachWriter(ModuleOp module) {
   });
 }
 
+/// A new tensor that several ops write into (CSE merges identical
+/// tensor.empty ops) would bufferize as one buffer that they all write, one
+/// after the other where each result dies before the next write. Each writer
+/// gets its own instead: the arena planner decides which buffers share
+/// memory, and it keeps, say, a convolution's input live until the
+/// convolution's epilogue has run (autoglm-plan-arena).
+void emptyEachWriter(ModuleOp module) {
+  module.walk([](tensor::EmptyOp empty) {
+    SmallVector<OpOperand *> uses = llvm::map_to_vector(
+        empty->getUses(), [](OpOperand &use) { return &use; });
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      OpBuilder b(use->getOwner());
+      use->set(b.clone(*empty)->getResult(0));
+    }
+  });
+}
+
 struct BufferizePass : autoglm::impl::BufferizeBase<BufferizePass> {
   void runOnOperation() override {
+    emptyEachWriter(getOperation());
     fillEachWriter(getOperation());
     OneShotBufferizationOptions options;
     options.bufferizeFunctionBoundaries = true;

@@ -70,11 +70,13 @@ struct Convolution {
   Value wholeOutput; // the buffer `output` reshapes
   Value bias;   // contiguous [g * f], or null
   bool accumulate = true;
-  // An activation (ReLU, GELU, SiLU) that reads the output next: the
-  // kernel writes its result instead, activation applied, and the output
-  // itself is never written.
+  // An elementwise loop that reads the output next: an activation (ReLU,
+  // GELU, SiLU) of it, or of it plus a residual (a ResNet block's
+  // shortcut), or that sum alone. The kernel writes the loop's result
+  // instead, and the output itself is never written.
   linalg::GenericOp activation;
   int act = AGL_ACT_NONE;
+  Value residual; // with the result's shape and strides, or null
 };
 
 /// A generic whose body yields its only input unchanged.
@@ -287,36 +289,61 @@ bool matchInit(Operation *op, Convolution &conv) {
   return true;
 }
 
+/// Whether `read` views the whole output through reshapes.
+bool readsOutput(Value read, const Convolution &conv) {
+  while (read != conv.wholeOutput) {
+    Operation *def = read.getDefiningOp();
+    if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      return false;
+    read = def->getOperand(0);
+  }
+  return true;
+}
+
 /// The next op after the product that touches memory, if it is an
-/// activation (Activations.h; elementwise, identity maps) of the whole
-/// output into a contiguous buffer of the same size that the kernel may
-/// write while it reads its input and bias, and the output is read by
-/// nothing else.
+/// elementwise loop (identity maps) that computes act(output) or
+/// [act](output + residual) (Activations.h) of the whole output into a
+/// contiguous buffer of the same size that the kernel may write while it
+/// reads its input, bias and residual, and the output is read by nothing
+/// else.
 void matchActivation(Convolution &conv) {
   if (conv.accumulate)
     return;
   auto loop =
       dyn_cast_or_null<linalg::GenericOp>(autoglm::nextEffect(conv.product));
-  if (!loop || loop.getNumDpsInputs() != 1 || loop.getNumDpsInits() != 1 ||
+  if (!loop || loop.getNumDpsInputs() < 1 || loop.getNumDpsInputs() > 2 ||
+      loop.getNumDpsInits() != 1 ||
       loop.getNumParallelLoops() != loop.getNumLoops() ||
       !llvm::all_of(loop.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isIdentity(); }))
     return;
   Block &body = loop.getRegion().front();
-  std::optional<int> act = autoglm::activationOf(
-      body.getTerminator()->getOperand(0), body.getArgument(0));
-  if (!act)
-    return;
-  // It reads the output through reshapes only.
-  Value read = loop.getDpsInputs()[0];
-  while (read != conv.wholeOutput) {
-    Operation *def = read.getDefiningOp();
-    if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+  Value yielded = body.getTerminator()->getOperand(0);
+  // The input that reads the output, and the value the activation takes:
+  // the output, or its sum with the other input, the residual.
+  int64_t outputInput = 0;
+  Value residual, activated = body.getArgument(0);
+  if (loop.getNumDpsInputs() == 2) {
+    outputInput = readsOutput(loop.getDpsInputs()[0], conv) ? 0 : 1;
+    residual = loop.getDpsInputs()[1 - outputInput];
+    Value out = body.getArgument(outputInput),
+          res = body.getArgument(1 - outputInput);
+    activated = Value();
+    for (auto sum : body.getOps<arith::AddFOp>())
+      if ((sum.getLhs() == out && sum.getRhs() == res) ||
+          (sum.getLhs() == res && sum.getRhs() == out))
+        activated = sum.getResult();
+    if (!activated)
       return;
-    read = def->getOperand(0);
   }
+  std::optional<int> act = residual && yielded == activated
+                               ? std::optional<int>(AGL_ACT_NONE)
+                               : autoglm::activationOf(yielded, activated);
+  if (!act || !readsOutput(loop.getDpsInputs()[outputInput], conv))
+    return;
   Value result = loop.getDpsInits()[0];
-  if (!canHoistBefore(result, conv.product))
+  if (!canHoistBefore(result, conv.product) ||
+      (residual && !canHoistBefore(residual, conv.product)))
     return;
   auto type = cast<MemRefType>(result.getType());
   auto outType = cast<MemRefType>(conv.wholeOutput.getType());
@@ -328,6 +355,15 @@ void matchActivation(Convolution &conv) {
       !disjoint(result, conv.input) ||
       (conv.bias && !disjoint(result, conv.bias)))
     return;
+  // The kernel reads the residual with the result's strides.
+  if (residual) {
+    auto residualType = cast<MemRefType>(residual.getType());
+    if (residualType.getShape() != type.getShape() ||
+        staticStrides(residual) != staticStrides(result) ||
+        !disjoint(result, residual))
+      return;
+    conv.residual = residual;
+  }
   conv.activation = loop;
   conv.act = *act;
 }
@@ -439,7 +475,7 @@ func::FuncOp declareConv(ModuleOp module) {
   SmallVector<Type> args = {i64, i64, i64, i64, i64, ptr, i64, i64, i64,
                             i64, i64, i64, i64, i64, i64, i64, i64, i64,
                             ptr, ptr, ptr, i64, i64, i64, i64, i32, i32,
-                            ptr};
+                            ptr, ptr};
   return autoglm::declareRuntimeFunction(module, kConv,
                                          b.getFunctionType(args, {}));
 }
@@ -481,6 +517,8 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
   Value output =
       conv.activation ? conv.activation.getDpsInits()[0] : conv.output;
   hoistBefore(output, conv.product);
+  if (conv.residual)
+    hoistBefore(conv.residual, conv.product);
   SmallVector<int64_t> outStrides = *staticStrides(output);
   int64_t outChannelStride =
       conv.activation ? outStrides[1] : outStrides[2];
@@ -521,7 +559,10 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
       constant(outStrides[0]),
       constant(outChannelStride),
       arith::ConstantIntOp::create(b, loc, conv.accumulate, 32),
-      arith::ConstantIntOp::create(b, loc, conv.act, 32)};
+      arith::ConstantIntOp::create(b, loc, conv.act, 32),
+      conv.residual
+          ? autoglm::pointerTo(b, loc, conv.residual).pointer
+          : LLVM::ZeroOp::create(b, loc, ptrType).getResult()};
   auto module = conv.product->getParentOfType<ModuleOp>();
   autoglm::GemmBlocking blocking =
       autoglm::tunedBlocking(module, tuningKey(conv));

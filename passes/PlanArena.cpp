@@ -16,9 +16,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/NodeNames.h"
+#include "passes/BufferFacts.h"
 #include "passes/Passes.h"
 #include "passes/SizeBounds.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -45,9 +47,17 @@ struct Buffer {
   int64_t first = 0, last = -1;
   Operation *producer = nullptr; // first op that uses it
   int64_t offset = 0;
+  // Buffers it should not share memory with even where their live ranges
+  // do not meet, where that costs no arena bytes (see keepEpiloguesApart).
+  SmallVector<const Buffer *> apart;
 
   bool liveWith(const Buffer &other) const {
     return first <= other.last && other.first <= last;
+  }
+  /// Whether the two are kept apart.
+  bool apartFrom(const Buffer &other) const {
+    return llvm::is_contained(apart, &other) ||
+           llvm::is_contained(other.apart, this);
   }
   bool overlapsInMemory(const Buffer &other) const {
     return offset < other.offset + other.size &&
@@ -85,11 +95,94 @@ void computeLiveRange(Buffer &buffer, Block &body,
   }
 }
 
-/// Best fit among the gaps that buffers live together with `buffer` leave.
-int64_t bestFitOffset(const Buffer &buffer, ArrayRef<const Buffer *> placed) {
+/// The buffer that `value` views, if it is one of `byAlloc`'s.
+Buffer *bufferOf(Value value, const DenseMap<Operation *, Buffer *> &byAlloc) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (isa<memref::AllocOp>(def))
+      return byAlloc.lookup(def);
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return nullptr;
+    value = view.getViewSource();
+  }
+  return nullptr;
+}
+
+/// Whether `op` only moves data: a fill, a copy, a gather (a generic that
+/// yields one of its inputs).
+bool movesData(Operation *op) {
+  if (isa<linalg::CopyOp, linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic)
+    return false;
+  Block &body = generic.getRegion().front();
+  Value yielded = body.getTerminator()->getOperand(0);
+  return body.getOperations().size() == 1 && isa<BlockArgument>(yielded) &&
+         cast<BlockArgument>(yielded).getArgNumber() <
+             generic.getNumDpsInputs();
+}
+
+/// The kernel passes after planning take the elementwise loop right after a
+/// product (a generic that reduces) into the product's kernel call as its
+/// epilogue: the call writes the loop's result while it reads what the
+/// product reads, a convolution's input included (its padded copy and
+/// gather, data movement, become the kernel's own). So the loop's result
+/// is kept apart from those buffers where the arena has room for it.
+void keepEpiloguesApart(Block &body, MutableArrayRef<Buffer> buffers) {
+  DenseMap<Operation *, Buffer *> byAlloc;
+  for (Buffer &buffer : buffers)
+    byAlloc[buffer.alloc] = &buffer;
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
+  for (auto [at, op] : llvm::enumerate(ops)) {
+    auto product = dyn_cast<linalg::GenericOp>(op);
+    if (!product || product.getNumReductionLoops() == 0 ||
+        product.getNumDpsInits() != 1)
+      continue;
+    auto loop = dyn_cast_or_null<linalg::GenericOp>(autoglm::nextEffect(op));
+    Buffer *out = bufferOf(product.getDpsInits()[0], byAlloc);
+    if (!loop || !out || loop.getNumReductionLoops() != 0 ||
+        llvm::none_of(loop.getDpsInputs(), [&](Value v) {
+          return bufferOf(v, byAlloc) == out;
+        }))
+      continue;
+    Buffer *result = bufferOf(loop.getDpsInits()[0], byAlloc);
+    if (!result)
+      continue;
+    SmallVector<Value> reads(product.getDpsInputs());
+    DenseSet<Buffer *> seen;
+    while (!reads.empty()) {
+      Buffer *read = bufferOf(reads.pop_back_val(), byAlloc);
+      if (!read || !seen.insert(read).second)
+        continue;
+      // What data movement wrote into it, the kernel reads instead.
+      bool moved = false;
+      for (int64_t w = std::max<int64_t>(read->first, 0); w < (int64_t)at;
+           ++w) {
+        auto writer = dyn_cast<DestinationStyleOpInterface>(ops[w]);
+        if (!writer || !movesData(ops[w]) ||
+            llvm::none_of(writer.getDpsInits(), [&](Value v) {
+              return bufferOf(v, byAlloc) == read;
+            }))
+          continue;
+        moved = true;
+        llvm::append_range(reads, writer.getDpsInputs());
+      }
+      if (!moved && read != result)
+        result->apart.push_back(read);
+    }
+  }
+}
+
+/// Best fit among the gaps that buffers live together with `buffer` (and,
+/// with `keepApart`, those it is kept apart from) leave.
+int64_t bestFitOffset(const Buffer &buffer, ArrayRef<const Buffer *> placed,
+                      bool keepApart) {
   SmallVector<const Buffer *> conflicts;
   for (const Buffer *other : placed)
-    if (buffer.liveWith(*other))
+    if (buffer.liveWith(*other) || (keepApart && buffer.apartFrom(*other)))
       conflicts.push_back(other);
   llvm::sort(conflicts, [](const Buffer *a, const Buffer *b) {
     return a->offset < b->offset;
@@ -138,21 +231,40 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    keepEpiloguesApart(body, buffers);
 
-    // Largest first; ties in program order, so the plan is deterministic.
-    std::vector<Buffer *> order;
-    for (Buffer &b : buffers)
-      order.push_back(&b);
-    llvm::stable_sort(order, [](const Buffer *a, const Buffer *b) {
-      return a->size != b->size ? a->size > b->size : a->first < b->first;
-    });
-    SmallVector<const Buffer *> placed;
-    int64_t arenaSize = 0;
-    for (Buffer *buffer : order) {
-      buffer->offset = bestFitOffset(*buffer, placed);
-      arenaSize = std::max(arenaSize, buffer->offset + buffer->size);
-      placed.push_back(buffer);
+    // Greedy best fit in a few orders, each deterministic (ties in program
+    // order); the smallest arena wins, the earlier order on a tie. Largest
+    // first is usually best; where lifetimes differ much, the largest
+    // size x lifetime or program order can pack tighter.
+    using Before = bool (*)(const Buffer *, const Buffer *);
+    const Before orders[] = {
+        [](const Buffer *a, const Buffer *b) {
+          return a->size != b->size ? a->size > b->size : a->first < b->first;
+        },
+        [](const Buffer *a, const Buffer *b) {
+          int64_t x = a->size * (a->last - a->first + 1),
+                  y = b->size * (b->last - b->first + 1);
+          return x != y ? x > y : a->first < b->first;
+        },
+        [](const Buffer *a, const Buffer *b) { return a->first < b->first; },
+    };
+    int64_t arenaSize = -1;
+    SmallVector<int64_t> offsets;
+    for (Before before : orders) {
+      std::vector<Buffer *> order;
+      for (Buffer &b : buffers)
+        order.push_back(&b);
+      llvm::stable_sort(order, before);
+      int64_t size = place(order);
+      if (arenaSize < 0 || size < arenaSize) {
+        arenaSize = size;
+        offsets = llvm::map_to_vector(buffers,
+                                      [](const Buffer &b) { return b.offset; });
+      }
     }
+    for (auto [buffer, offset] : llvm::zip(buffers, offsets))
+      buffer.offset = offset;
 
     if (verify && failed(verifyPlan(func, buffers, arenaSize)))
       return signalPassFailure();
@@ -175,6 +287,21 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
 
   /// No two buffers live at the same time share a byte, and every buffer
   /// lies inside the arena.
+  /// Places the buffers in `order`, each at its best fit; returns the
+  /// arena size.
+  static int64_t place(ArrayRef<Buffer *> order) {
+    SmallVector<const Buffer *> placed;
+    int64_t arenaSize = 0;
+    for (Buffer *buffer : order) {
+      buffer->offset = bestFitOffset(*buffer, placed, /*keepApart=*/true);
+      if (buffer->offset + buffer->size > arenaSize)
+        buffer->offset = bestFitOffset(*buffer, placed, /*keepApart=*/false);
+      arenaSize = std::max(arenaSize, buffer->offset + buffer->size);
+      placed.push_back(buffer);
+    }
+    return arenaSize;
+  }
+
   LogicalResult verifyPlan(func::FuncOp func, ArrayRef<Buffer> buffers,
                            int64_t arenaSize) {
     for (size_t i = 0; i < buffers.size(); ++i) {

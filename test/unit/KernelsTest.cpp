@@ -597,7 +597,8 @@ std::vector<float> packConvWeights(const std::vector<float> &w,
 // inputs with padded rows and channels, outputs with padded channels (whose
 // gaps must stay untouched). Returns the number of mismatches.
 int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
-              std::mt19937 &rng, const agl_gemm_blocking *blocking = nullptr) {
+              bool withResidual, std::mt19937 &rng,
+              const agl_gemm_blocking *blocking = nullptr) {
   const int64_t oh = (s.h + s.pt + s.pb - s.dh * (s.kh - 1) - 1) / s.sh + 1;
   const int64_t ow = (s.w + s.pl + s.pr - s.dw * (s.kw - 1) - 1) / s.sw + 1;
   const int64_t rowStride = s.w + 3, channelStride = s.h * rowStride + 5;
@@ -607,8 +608,10 @@ int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
   const int64_t depth = s.cin * s.kh * s.kw;
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> in(s.batch * inBatch), w(filters * depth), bias(filters),
-      out(s.batch * outBatch);
+      out(s.batch * outBatch), residual(s.batch * outBatch);
   for (float &v : in)
+    v = dist(rng);
+  for (float &v : residual)
     v = dist(rng);
   for (float &v : w)
     v = dist(rng);
@@ -622,7 +625,8 @@ int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
                     channelStride, rowStride, s.cout, s.kh, s.kw, s.sh, s.sw,
                     s.dh, s.dw, s.pt, s.pl, packed.data(),
                     withBias ? bias.data() : nullptr, out.data(), oh, ow,
-                    outBatch, outChannel, accumulate, act, blocking);
+                    outBatch, outChannel, accumulate, act,
+                    withResidual ? residual.data() : nullptr, blocking);
   int failures = 0;
   for (int64_t n = 0; n < s.batch; ++n)
     for (int64_t f = 0; f < filters; ++f) {
@@ -636,7 +640,9 @@ int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
         }
         int64_t oy = pos / ow, ox = pos % ow;
         double sum = (accumulate ? before[at] : 0.0) +
-                     (withBias ? bias[f] : 0.0), scale = std::fabs(sum);
+                     (withBias ? bias[f] : 0.0) +
+                     (withResidual ? residual[at] : 0.0),
+               scale = std::fabs(sum);
         for (int64_t c = 0; c < s.cin; ++c)
           for (int64_t ki = 0; ki < s.kh; ++ki)
             for (int64_t kj = 0; kj < s.kw; ++kj) {
@@ -738,16 +744,17 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
       agl_gemm_select(isa);
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
       // Each way and thread count gives each shape another
-      // bias/accumulate/ReLU mix.
+      // bias/accumulate/ReLU/residual mix.
       int variant = threads + 3 * way, failures = 0, index = 0;
       for (const ConvShape &s : kConvShapes) {
         bool withBias = variant % 2 == 0;
         int accumulate = variant % 3 == 1;
         int act = variant % 5 == 2 ? AGL_ACT_RELU : AGL_ACT_NONE;
+        bool withResidual = variant % 7 < 3;
         ++variant;
         // Every fourth shape with small blocks of its own.
         const agl_gemm_blocking small = {50, 64, 28};
-        failures += checkConv(s, withBias, accumulate, act, rng,
+        failures += checkConv(s, withBias, accumulate, act, withResidual, rng,
                               variant % 4 == 0 ? &small : nullptr);
         ASSERT_EQ(failures, 0) << "way=" << way << " isa=" << isa
                                << " threads=" << threads << " shape "

@@ -85,10 +85,10 @@ static void kernel_run(void) {
    * strides 1 and 2 (the weights are any floats here). */
   agl_kernel_conv2d(1, 1, 7, 50, 60, gemm_a, 21000, 3000, 60, 20, 3, 3, 1, 1,
                     1, 1, 1, 1, gemm_b, gemm_b, gemm_c, 50, 60, 60000, 3000,
-                    0, AGL_ACT_RELU, NULL);
+                    0, AGL_ACT_RELU, NULL, NULL);
   agl_kernel_conv2d(1, 1, 7, 50, 60, gemm_a, 21000, 3000, 60, 20, 3, 3, 2, 2,
                     1, 1, 1, 1, gemm_b, NULL, gemm_c, 25, 30, 15000, 750, 1,
-                    AGL_ACT_NONE, NULL);
+                    AGL_ACT_NONE, gemm_b, NULL);
   /* Max pooling 3 x 3 / 2 of 7 x 50 x 60 images, padded. */
   agl_kernel_maxpool2d(1, 7, 50, 60, gemm_a, 21000, 3000, 60, 3, 3, 2, 2, 1,
                        1, 1, 1, gemm_c, 25, 30, 5250, 750, 30);

@@ -97,6 +97,7 @@ void agl_kernel_sgemm_describe(agl_sgemm_plan *out);
    the padding:
      out[n, g*out_channels + f, oy, ox] = act((accumulate ? out : 0)
          + (bias ? bias[g*out_channels + f] : 0)
+         + (residual ? residual[n, g*out_channels + f, oy, ox] : 0)
          + sum_{c, ki, kj} W[g, f, c, ki, kj]
              * in[n, g*in_channels + c, oy*stride_h + ki*dilation_h - pad_top,
                   ox*stride_w + kj*dilation_w - pad_left])
@@ -106,7 +107,9 @@ void agl_kernel_sgemm_describe(agl_sgemm_plan *out);
    (channel g*in_channels + c is at channel stride times that). Convolution
    strides and dilations are at least 1, pads at least 0. Sizes may be 0:
    then nothing is written, except that with in_channels 0 the sum is 0.
-   The output must not overlap the input, weights or bias.
+   The residual (a ResNet block's shortcut, added before the activation)
+   has the output's strides. The output must not overlap the input,
+   weights, bias or residual.
    The weights are packed ahead of time (compiled models pack them when they
    are compiled), per group as agl_kernel_sgemm_packed's B with B[d, f] =
    W[g, f, d] for the depths d = (c*kernel_h + ki)*kernel_w + kj: for each
@@ -134,6 +137,7 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        float *out, int64_t out_h, int64_t out_w,
                        int64_t out_batch_stride, int64_t out_channel_stride,
                        int32_t accumulate, int32_t activation,
+                       const float *residual,
                        const agl_gemm_blocking *blocking);
 
 /* Max pooling of NCHW images:

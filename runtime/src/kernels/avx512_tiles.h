@@ -58,7 +58,8 @@ agl_store_transposed(const int R, const int VECS,
                  int64_t ldc, int nr, const agl_epilogue *e) {
   const __mmask16 m = agl_lanes(R);
   const int load_c = e->load_c, act = e->act, scaled = e->alpha != 1.0f;
-  const float *bias = e->bias;
+  const float *bias = e->bias, *residual = e->residual;
+  const int first = e->residual_first;
   const __m512 alpha = _mm512_set1_ps(e->alpha);
 #pragma GCC unroll 2
   for (int h = 0; h < VECS; ++h) {
@@ -77,8 +78,15 @@ agl_store_transposed(const int R, const int VECS,
         x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, column));
       if (bias)
         x = _mm512_add_ps(x, _mm512_set1_ps(bias[16 * h + j]));
+      __m512 r = residual ? _mm512_maskz_loadu_ps(
+                                m, residual + (16 * h + j) * e->res_cs)
+                          : _mm512_setzero_ps();
+      if (residual && first)
+        x = _mm512_add_ps(x, r);
       if (act != AGL_ACT_NONE)
         x = agl_activate512(x, act);
+      if (residual && !first)
+        x = _mm512_add_ps(x, r);
       _mm512_mask_storeu_ps(column, m, x);
     }
   }

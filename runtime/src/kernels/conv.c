@@ -279,6 +279,7 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        float *out, int64_t out_h, int64_t out_w,
                        int64_t out_batch_stride, int64_t out_channel_stride,
                        int32_t accumulate, int32_t activation,
+                       const float *residual,
                        const agl_gemm_blocking *blocking) {
   const int64_t depth = in_channels * kernel_h * kernel_w;
 #if defined(AGL_HAVE_AVX512_KERNELS)
@@ -313,6 +314,7 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
         .act = activation >= AGL_ACT_NONE && activation <= AGL_ACT_SILU
                    ? activation
                    : AGL_ACT_NONE,
+        .residual = residual,
         .call = atomic_fetch_add_explicit(&g_conv_calls, 1,
                                           memory_order_relaxed) +
                 1,
@@ -366,6 +368,10 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
         .bias_bs = out_channels,
         .accumulate = accumulate != 0,
         .act = activation,
+        .residual = residual ? residual + n * out_batch_stride : NULL,
+        .res_bs = out_channels * out_channel_stride,
+        .res_rs = out_channel_stride,
+        .residual_first = 1,
         .blocking = blocking,
     };
     agl_gemm(&g);

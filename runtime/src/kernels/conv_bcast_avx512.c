@@ -232,7 +232,12 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
       .kj_step = d->dilation_w,
       .row_step = d->stride_h * width,
       .out_channel_stride = d->out_channel_stride,
-      .epilogue = {.load_c = d->accumulate, .act = d->act, .alpha = 1.0f},
+      .epilogue = {.load_c = d->accumulate,
+                   .act = d->act,
+                   .alpha = 1.0f,
+                   .res_rs = 1,
+                   .res_cs = d->out_channel_stride,
+                   .residual_first = 1},
   };
   const int s2 = sw == 2;
   /* Rows of at most MR / 2 positions go two at a time. */
@@ -258,6 +263,8 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
           t.ki_hi = hi;
         t.input = rows + y0 * width;
         t.out = out + f * d->out_channel_stride + oy * ow;
+        if (d->residual)
+          t.epilogue.residual = d->residual + (t.out - d->out);
         pairs[s2][nr > 16][ow](&t);
         continue;
       }
@@ -265,6 +272,8 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
         const int R = ow - ox0 < MR ? (int)(ow - ox0) : MR;
         t.input = rows + y0 * width + ox0 * sw;
         t.out = out + f * d->out_channel_stride + oy * ow + ox0;
+        if (d->residual)
+          t.epilogue.residual = d->residual + (t.out - d->out);
         bcasts[s2][nr > 16][R](&t);
       }
     }

@@ -51,6 +51,7 @@ typedef struct tile_args {
   int64_t out_channel_stride;
   __mmask16 store[2];
   const float *bias; /* the tile's first filter's, or null */
+  const float *residual; /* at the tile's output, with the last channels */
   int load_c, act;
   /* Tiles over two output rows (stride 1 only): vector h's lanes come from
    * segments 2h and 2h + 1, each one output row's run. Segment k's lane t
@@ -128,6 +129,11 @@ tile(const int R, const int VECS, const int S2, const tile_args *t) {
       __m512 v = _mm512_add_ps(acc[i][h], b);
       if (load_c)
         v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(t->store[h], o + 16 * h));
+      if (t->residual)
+        v = _mm512_add_ps(
+            v, _mm512_maskz_loadu_ps(t->store[h], t->residual +
+                                                      i * t->out_channel_stride +
+                                                      16 * h));
       if (act != AGL_ACT_NONE)
         v = agl_activate512(v, act);
       _mm512_mask_storeu_ps(o + 16 * h, t->store[h], v);
@@ -184,6 +190,11 @@ tile_rows(const int R, const tile_args *t) {
       __m512 v = _mm512_add_ps(acc[i][h], b);
       if (load_c)
         v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(t->store[h], o + 16 * h));
+      if (t->residual)
+        v = _mm512_add_ps(
+            v, _mm512_maskz_loadu_ps(t->store[h], t->residual +
+                                                      i * t->out_channel_stride +
+                                                      16 * h));
       if (act != AGL_ACT_NONE)
         v = agl_activate512(v, act);
       _mm512_mask_storeu_ps(o + 16 * h, t->store[h], v);
@@ -494,6 +505,8 @@ void agl_conv_direct_rows_avx512(const agl_conv_direct *d, int64_t n,
           u.weights = pweights + (a - pfirst);
           u.out = t.out + a * d->out_channel_stride;
           u.bias = bias && first ? bias + a : NULL;
+          u.residual = d->residual && last ? d->residual + (u.out - d->out)
+                                           : NULL;
           fns[b - a](&u);
         }
       }

@@ -107,6 +107,8 @@ typedef struct agl_view {
  *   C[i,j] = act((load_c ? C[i,j] : 0) + alpha * acc[i,j]
  *                + (bias ? bias[i * bias_rs + j * bias_cs] : 0))
  *            + (residual ? residual[i * res_rs + j * res_cs] : 0)
+ * or, with residual_first, the residual added inside act() (a CNN's
+ * relu(conv + shortcut)).
  * Tile coordinates: the pointers are advanced to the tile's element (0, 0). */
 typedef struct agl_epilogue {
   int load_c, act;
@@ -115,6 +117,7 @@ typedef struct agl_epilogue {
   int64_t bias_rs, bias_cs;
   const float *residual;
   int64_t res_rs, res_cs;
+  int residual_first;
 } agl_epilogue;
 
 /* Scalar activation, shared by the portable path and edge cases. */
@@ -126,9 +129,11 @@ static inline float agl_epilogue_scalar(const agl_epilogue *e, float old,
   float x = (e->load_c ? old : 0.0f) + e->alpha * acc;
   if (e->bias)
     x += e->bias[i * e->bias_rs + j * e->bias_cs];
+  if (e->residual && e->residual_first)
+    x += e->residual[i * e->res_rs + j * e->res_cs];
   if (e->act != AGL_ACT_NONE)
     x = agl_activate_scalar(x, e->act);
-  if (e->residual)
+  if (e->residual && !e->residual_first)
     x += e->residual[i * e->res_rs + j * e->res_cs];
   return x;
 }
@@ -242,6 +247,7 @@ typedef struct agl_conv_direct {
   float *out;
   int64_t out_h, out_w, out_batch_stride, out_channel_stride;
   int accumulate, act;
+  const float *residual; /* the output's layout, added before act; or null */
   /* Distinct for every agl_kernel_conv2d call: a task may reuse the copy of
    * the input rows its thread made for an earlier task of the same call. */
   uint64_t call;
@@ -327,15 +333,17 @@ typedef struct agl_gemm_args {
   int64_t c_bs, c_rs;
   int c_transposed;
   /* The epilogue: C = act((accumulate ? C : 0) + alpha * A B + bias[j])
-   * + residual[i, j]. The bias runs along B's columns j (batch entries
-   * bias_bs apart), the residual is C's shape, its element (i, j) at
-   * residual[i * res_rs + j] (batch entries res_bs apart; not with
-   * c_transposed); either may be null. */
+   * + residual[i, j], or with residual_first the residual inside act().
+   * The bias runs along B's columns j (batch entries bias_bs apart), the
+   * residual is C's shape, its element (i, j) at residual[i * res_rs + j]
+   * (with c_transposed, at residual[j * res_rs + i]; batch entries res_bs
+   * apart); either may be null. */
   float alpha;
   const float *bias;
   int64_t bias_bs;
   const float *residual;
   int64_t res_bs, res_rs;
+  int residual_first;
   int accumulate, act;
   /* The requested cache blocking, or null for the cost model's. */
   const agl_gemm_blocking *blocking;

@@ -61,6 +61,20 @@ typedef agl_gemm_args gemm_args;
 
 /* ---- packed path -------------------------------------------------------- */
 
+/* The epilogue of batch entry bt in C's coordinates (i, j). */
+static agl_epilogue epilogue_at(const gemm_args *g, int64_t bt) {
+  return (agl_epilogue){
+      .load_c = g->accumulate,
+      .act = g->act,
+      .alpha = g->alpha,
+      .bias = g->bias ? g->bias + bt * g->bias_bs : NULL,
+      .bias_cs = 1,
+      .residual = g->residual ? g->residual + bt * g->res_bs : NULL,
+      .res_rs = g->c_transposed ? 1 : g->res_rs,
+      .res_cs = g->c_transposed ? g->res_rs : 1,
+      .residual_first = g->residual_first};
+}
+
 /* The ahead-of-time panel of B that holds column `col`, from depth pc on:
  * element (col + t, pc + p) is at data[t + p * cs], cs being the panel's
  * width (32, or with packed_b_exact, the columns left for the last one). */
@@ -94,9 +108,6 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
    * fall into the same L1 sets. */
   const int direct = a && isa->direct_a && g->a_cs == 1 && g->a_rs > 0 &&
                      j1 - j0 <= NC && g->a_rs % 1024 != 0;
-  const float *bias = g->bias ? g->bias + batch * g->bias_bs : NULL;
-  const float *residual =
-      g->residual ? g->residual + batch * g->res_bs : NULL;
   const float *b = g->b ? g->b + batch * g->b_bs : NULL;
   const float *packed_b = g->packed_b ? g->packed_b + batch * g->b_bs : NULL;
   const agl_microkernel_fn kernel = g->c_transposed ? isa->kernel_t
@@ -104,14 +115,7 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
   float *c = g->c + batch * g->c_bs;
   /* The product's epilogue in C's coordinates (i, j) of this batch entry;
    * agl_epilogue_tile gives each tile's. */
-  const agl_epilogue whole = {.load_c = g->accumulate,
-                              .act = g->act,
-                              .alpha = g->alpha,
-                              .bias = bias,
-                              .bias_cs = 1,
-                              .residual = residual,
-                              .res_rs = g->res_rs,
-                              .res_cs = 1};
+  const agl_epilogue whole = epilogue_at(g, batch);
 
   for (int64_t ic = i0; ic < i1; ic += mc_max) {
     int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
@@ -361,19 +365,6 @@ static float b_at(const gemm_args *g, int64_t bt, int64_t p, int64_t j) {
 static float *c_at(const gemm_args *g, int64_t bt, int64_t i, int64_t j) {
   float *c = g->c + bt * g->c_bs;
   return g->c_transposed ? c + j * g->c_rs + i : c + i * g->c_rs + j;
-}
-
-/* The epilogue of batch entry bt in C's coordinates (i, j). */
-static agl_epilogue epilogue_at(const gemm_args *g, int64_t bt) {
-  return (agl_epilogue){
-      .load_c = g->accumulate,
-      .act = g->act,
-      .alpha = g->alpha,
-      .bias = g->bias ? g->bias + bt * g->bias_bs : NULL,
-      .bias_cs = 1,
-      .residual = g->residual ? g->residual + bt * g->res_bs : NULL,
-      .res_rs = g->res_rs,
-      .res_cs = 1};
 }
 
 /* Without pool memory (it could not be allocated): plain loops, over A's

@@ -66,6 +66,7 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
   __mmask16 m0 = agl_lanes(nr), m1 = agl_lanes(nr - 16);
   const int load_c = e->load_c, act = e->act, scaled = e->alpha != 1.0f;
   const float *residual = e->residual;
+  const int first = e->residual_first;
   const __m512 alpha = _mm512_set1_ps(e->alpha);
   /* The bias runs along the columns: one vector pair for every row. */
   __m512 bias0 = _mm512_setzero_ps(), bias1 = _mm512_setzero_ps();
@@ -89,14 +90,22 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
       v0 = _mm512_add_ps(v0, bias0);
       v1 = _mm512_add_ps(v1, bias1);
     }
+    __m512 r0 = _mm512_setzero_ps(), r1 = _mm512_setzero_ps();
+    if (residual) {
+      r0 = _mm512_maskz_loadu_ps(m0, residual + i * e->res_rs);
+      r1 = _mm512_maskz_loadu_ps(m1, residual + i * e->res_rs + 16);
+    }
+    if (residual && first) {
+      v0 = _mm512_add_ps(v0, r0);
+      v1 = _mm512_add_ps(v1, r1);
+    }
     if (act != AGL_ACT_NONE) {
       v0 = agl_activate512(v0, act);
       v1 = agl_activate512(v1, act);
     }
-    if (residual) {
-      const float *r = residual + i * e->res_rs;
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, r));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, r + 16));
+    if (residual && !first) {
+      v0 = _mm512_add_ps(v0, r0);
+      v1 = _mm512_add_ps(v1, r1);
     }
     _mm512_mask_storeu_ps(row, m0, v0);
     _mm512_mask_storeu_ps(row + 16, m1, v1);

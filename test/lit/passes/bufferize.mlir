@@ -154,3 +154,40 @@ func.func @state_in_place(%new: tensor<1x4xf32> {bufferization.writable = false}
   %out = linalg.copy ins(%read : tensor<1x4xf32>) outs(%new : tensor<1x4xf32>) -> tensor<1x4xf32>
   return %out, %updated : tensor<1x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// Two loops write one (CSE-merged) tensor.empty; the first result dies
+// before the second loop. Each still gets a buffer of its own: which
+// buffers share memory is the arena planner's decision.
+// CHECK-LABEL: func.func @empty_per_writer
+// CHECK: %[[FIRST:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[FIRST]] : memref<4xf32>)
+// CHECK: %[[SECOND:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[FIRST]] : memref<4xf32>) outs(%[[SECOND]] : memref<4xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[SECOND]]
+func.func @empty_per_writer(%arg0: tensor<4xf32> {bufferization.writable = false}) -> tensor<4xf32> {
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%arg0 : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  } -> tensor<4xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%1 : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  } -> tensor<4xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%2, %arg0 : tensor<4xf32>, tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %s = arith.addf %in, %in_1 : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}

@@ -13,7 +13,7 @@
 // Arguments: batch, groups, channels, height, width; input and its batch,
 // channel, row strides; filters, kernel h/w, stride h/w, dilation h/w, pad
 // top/left; packed filter, bias; output, out h/w, its batch and channel
-// strides; accumulate; activation.
+// strides; accumulate; activation; residual (none: null); blocking.
 // CHECK-LABEL: func.func @padded_strided_bias
 // CHECK-NOT: linalg.
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
@@ -24,15 +24,16 @@
 // CHECK-DAG: %[[C9:.*]] = arith.constant 9 : i64
 // CHECK-DAG: %[[I0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[W:.*]] = memref.get_global @filter_conv_packed : memref<8xf32>
+// CHECK-DAG: %[[NORES:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: %[[BIAS:.*]] = llvm.inttoptr
 // CHECK: %[[IN:.*]] = llvm.inttoptr
 // CHECK: %[[WP:.*]] = llvm.inttoptr
 // CHECK: %[[OUT:.*]] = llvm.inttoptr
-// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C3]], %[[C3]], %[[IN]], %[[C9]], %[[C9]], %[[C3]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[WP]], %[[BIAS]], %[[OUT]], %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[I0]], %[[I0]], %{{.*}})
+// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C3]], %[[C3]], %[[IN]], %[[C9]], %[[C9]], %[[C3]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[WP]], %[[BIAS]], %[[OUT]], %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[I0]], %[[I0]], %[[NORES]], %{{.*}})
 // CHECK-NOT: linalg.
 // CHECK: memref.global "private" constant @filter_conv_packed : memref<8xf32> = dense<[1.000000e+00, 5.000000e+00, 2.000000e+00, 6.000000e+00, 3.000000e+00, 7.000000e+00, 4.000000e+00, 8.000000e+00]>
 // CHECK-NOT: @filter :
-// CHECK: func.func private @agl_kernel_conv2d(i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32, !llvm.ptr)
+// CHECK: func.func private @agl_kernel_conv2d(i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32, !llvm.ptr, !llvm.ptr)
 #bias = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 0, 0)>
 #id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
 #gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
@@ -101,7 +102,7 @@ func.func @padded_strided_bias(%x: memref<1x1x3x3xf32>, %arena: memref<512xi8>, 
 // CHECK: linalg.copy
 // CHECK: memref.store
 // CHECK-NOT: linalg.generic
-// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C5]], %[[C5]], %{{.*}}, %[[C25]], %[[C25]], %[[C5]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C0]], %[[C0]], %{{.*}}, %[[NULL]], %{{.*}}, %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[ACC]], %[[NOACT]], %{{.*}})
+// CHECK: call @agl_kernel_conv2d(%[[C1]], %[[C1]], %[[C1]], %[[C5]], %[[C5]], %{{.*}}, %[[C25]], %[[C25]], %[[C5]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C0]], %[[C0]], %{{.*}}, %[[NULL]], %{{.*}}, %[[C2]], %[[C2]], %[[C8]], %[[C4]], %[[ACC]], %[[NOACT]], %[[NULL]], %{{.*}})
 // CHECK-NOT: linalg.generic
 #gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
 #id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
@@ -180,8 +181,9 @@ func.func @runtime_filter(%x: memref<1x1x1x3x3xf32>, %f3: memref<1x2x4xf32>, %ar
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
 // CHECK-DAG: %[[NOACC:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[NORES:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: %[[Z:.*]] = llvm.inttoptr
-// CHECK: call @agl_kernel_conv2d({{.*}}, %[[Z]], %{{.*}}, %{{.*}}, %[[C8]], %[[C4]], %[[NOACC]], %[[RELU]], %{{.*}})
+// CHECK: call @agl_kernel_conv2d({{.*}}, %[[Z]], %{{.*}}, %{{.*}}, %[[C8]], %[[C4]], %[[NOACC]], %[[RELU]], %[[NORES]], %{{.*}})
 // CHECK-NOT: linalg.
 #gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
 #id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
@@ -230,7 +232,7 @@ func.func @relu_epilogue(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %z: 
 // CHECK-DAG: %[[NOACC:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[SILU:.*]] = arith.constant 4 : i32
 // CHECK: %[[Z:.*]] = llvm.inttoptr
-// CHECK: call @agl_kernel_conv2d({{.*}}, %[[Z]], %{{.*}}, %{{.*}}, %[[C8]], %[[C4]], %[[NOACC]], %[[SILU]], %{{.*}})
+// CHECK: call @agl_kernel_conv2d({{.*}}, %[[Z]], %{{.*}}, %{{.*}}, %[[C8]], %[[C4]], %[[NOACC]], %[[SILU]], %{{.*}}, %{{.*}})
 // CHECK-NOT: linalg.
 #gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
 #id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
@@ -314,4 +316,190 @@ func.func @padding_read_later(%x: memref<1x1x3x3xf32>, %arena: memref<512xi8>, %
   }
   %v = memref.load %padded[%c0, %c0, %c0, %c0] : memref<1x1x5x5xf32>
   return %v : f32
+}
+
+// -----
+
+// A ResNet block's end: relu(conv + shortcut) right after the product. The
+// kernel reads the shortcut %r as its residual (added before the ReLU) and
+// writes %z; the loop goes.
+// CHECK-LABEL: func.func @residual_relu_epilogue
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[NOACC:.*]] = arith.constant 0 : i32
+// CHECK: memref.extract_strided_metadata %arg2
+// CHECK: %[[R:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_conv2d({{.*}}, %[[NOACC]], %[[RELU]], %[[R]], %{{.*}})
+// CHECK-NOT: linalg.
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+memref.global "private" constant @filter3 : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @residual_relu_epilogue(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %r: memref<1x2x2x2xf32>, %z: memref<1x2x2x2xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter3 : memref<1x2x4xf32>
+  %acc5 = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x2x2x2xf32>
+  %acc = memref.collapse_shape %acc5 [[0], [1], [2], [3, 4]] : memref<1x1x2x2x2xf32> into memref<1x1x2x4xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.fill ins(%cst : f32) outs(%acc : memref<1x1x2x4xf32>)
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%acc : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32):
+    %m = arith.mulf %a, %c : f32
+    %p = arith.addf %s, %m : f32
+    linalg.yield %p : f32
+  }
+  %flat = memref.collapse_shape %acc5 [[0], [1, 2], [3], [4]] : memref<1x1x2x2x2xf32> into memref<1x2x2x2xf32>
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%flat, %r : memref<1x2x2x2xf32>, memref<1x2x2x2xf32>) outs(%z : memref<1x2x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %y = arith.maximumf %s, %cst : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+// -----
+
+// The shortcut first and no activation: the sum alone is the epilogue.
+// CHECK-LABEL: func.func @residual_sum_epilogue
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[NONE:.*]] = arith.constant 0 : i32
+// CHECK: memref.extract_strided_metadata %arg2
+// CHECK: %[[R:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_conv2d({{.*}}, %[[NONE]], %[[NONE]], %[[R]], %{{.*}})
+// CHECK-NOT: linalg.
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+memref.global "private" constant @filter4 : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @residual_sum_epilogue(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %r: memref<1x2x2x2xf32>, %z: memref<1x2x2x2xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter4 : memref<1x2x4xf32>
+  %acc5 = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x2x2x2xf32>
+  %acc = memref.collapse_shape %acc5 [[0], [1], [2], [3, 4]] : memref<1x1x2x2x2xf32> into memref<1x1x2x4xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.fill ins(%cst : f32) outs(%acc : memref<1x1x2x4xf32>)
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%acc : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32):
+    %m = arith.mulf %a, %c : f32
+    %p = arith.addf %s, %m : f32
+    linalg.yield %p : f32
+  }
+  %flat = memref.collapse_shape %acc5 [[0], [1, 2], [3], [4]] : memref<1x1x2x2x2xf32> into memref<1x2x2x2xf32>
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r, %flat : memref<1x2x2x2xf32>, memref<1x2x2x2xf32>) outs(%z : memref<1x2x2x2xf32>) {
+  ^bb0(%b: f32, %a: f32, %o: f32):
+    %s = arith.addf %b, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The loop writes into its own shortcut (in place): the kernel would
+// overwrite the residual while reading it, so the loop stays and the
+// kernel writes the output.
+// CHECK-LABEL: func.func @residual_in_place
+// CHECK-DAG: %[[NOACT:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[NORES:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @agl_kernel_conv2d({{.*}}, %[[NOACT]], %[[NOACT]], %[[NORES]], %{{.*}})
+// CHECK: linalg.generic
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+memref.global "private" constant @filter5 : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @residual_in_place(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %r: memref<1x2x2x2xf32>, %z: memref<1x2x2x2xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter5 : memref<1x2x4xf32>
+  %acc5 = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x2x2x2xf32>
+  %acc = memref.collapse_shape %acc5 [[0], [1], [2], [3, 4]] : memref<1x1x2x2x2xf32> into memref<1x1x2x4xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.fill ins(%cst : f32) outs(%acc : memref<1x1x2x4xf32>)
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%acc : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32):
+    %m = arith.mulf %a, %c : f32
+    %p = arith.addf %s, %m : f32
+    linalg.yield %p : f32
+  }
+  %flat = memref.collapse_shape %acc5 [[0], [1, 2], [3], [4]] : memref<1x1x2x2x2xf32> into memref<1x2x2x2xf32>
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%flat, %r : memref<1x2x2x2xf32>, memref<1x2x2x2xf32>) outs(%r : memref<1x2x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %y = arith.maximumf %s, %cst : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+// -----
+
+// A product of the output and the other input is no residual epilogue.
+// CHECK-LABEL: func.func @not_a_residual
+// CHECK: call @agl_kernel_conv2d
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+memref.global "private" constant @filter6 : memref<1x2x4xf32> = dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]>
+func.func @not_a_residual(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %r: memref<1x2x2x2xf32>, %z: memref<1x2x2x2xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %f3 = memref.get_global @filter6 : memref<1x2x4xf32>
+  %acc5 = memref.view %arena[%c0][] : memref<512xi8> to memref<1x1x2x2x2xf32>
+  %acc = memref.collapse_shape %acc5 [[0], [1], [2], [3, 4]] : memref<1x1x2x2x2xf32> into memref<1x1x2x4xf32>
+  %cols = memref.view %arena[%c128][] : memref<512xi8> to memref<1x1x1x2x2x2x2xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x5x5xf32>) outs(%cols : memref<1x1x1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.fill ins(%cst : f32) outs(%acc : memref<1x1x2x4xf32>)
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x2x2x2x2xf32> into memref<1x1x4x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x4xf32>, memref<1x1x4x4xf32>) outs(%acc : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32):
+    %m = arith.mulf %a, %c : f32
+    %p = arith.addf %s, %m : f32
+    linalg.yield %p : f32
+  }
+  %flat = memref.collapse_shape %acc5 [[0], [1, 2], [3], [4]] : memref<1x1x2x2x2xf32> into memref<1x2x2x2xf32>
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%flat, %r : memref<1x2x2x2xf32>, memref<1x2x2x2xf32>) outs(%z : memref<1x2x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.mulf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
 }

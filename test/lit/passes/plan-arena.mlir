@@ -239,3 +239,77 @@ func.func @state_first(%x: memref<16xf32>,
   linalg.copy ins(%tmp : memref<16xf32>) outs(%x : memref<16xf32>)
   return
 }
+
+// -----
+
+// The elementwise loop right after a product may become the product's
+// kernel epilogue, which writes %r while it reads %x: where the arena has
+// room (here the 192 bytes %big needs earlier), %r keeps apart from %x,
+// whose slot it could otherwise take once %x dies.
+// CHECK-LABEL: func.func @epilogue_apart
+// CHECK-SAME: autoglm.arena_size = 192 : i64
+// CHECK: memref.view %{{.*}} : memref<192xi8> to memref<48xf32>
+// CHECK: %[[X:.*]] = arith.constant 0 : index
+// CHECK: memref.view %{{.*}}[%[[X]]][] : memref<192xi8> to memref<4x4xf32>
+// CHECK: %[[ACC:.*]] = arith.constant 64 : index
+// CHECK: memref.view %{{.*}}[%[[ACC]]][] : memref<192xi8> to memref<4xf32>
+// CHECK: %[[R:.*]] = arith.constant 128 : index
+// CHECK: memref.view %{{.*}}[%[[R]]][] : memref<192xi8> to memref<4xf32>
+#ik = affine_map<(i, k) -> (i, k)>
+#i = affine_map<(i, k) -> (i)>
+#id = affine_map<(i) -> (i)>
+func.func @epilogue_apart(%in: memref<4x4xf32>, %in48: memref<48xf32>, %out48: memref<48xf32>, %out: memref<4xf32>) {
+  %big = memref.alloc() : memref<48xf32>
+  %x = memref.alloc() : memref<4x4xf32>
+  %acc = memref.alloc() : memref<4xf32>
+  %r = memref.alloc() : memref<4xf32>
+  memref.copy %in48, %big : memref<48xf32> to memref<48xf32>
+  memref.copy %big, %out48 : memref<48xf32> to memref<48xf32>
+  memref.copy %in, %x : memref<4x4xf32> to memref<4x4xf32>
+  linalg.generic {indexing_maps = [#ik, #i], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x4xf32>) outs(%acc : memref<4xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %t = arith.addf %s, %a : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%acc : memref<4xf32>) outs(%r : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  memref.copy %r, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+// The same without the room: keeping %r apart would grow the arena, so %r
+// takes %x's slot after all (the loop then stays a loop).
+// CHECK-LABEL: func.func @epilogue_apart_no_room
+// CHECK-SAME: autoglm.arena_size = 128 : i64
+// CHECK: %[[X:.*]] = arith.constant 0 : index
+// CHECK: memref.view %{{.*}}[%[[X]]][] : memref<128xi8> to memref<4x4xf32>
+// CHECK: %[[ACC:.*]] = arith.constant 64 : index
+// CHECK: memref.view %{{.*}}[%[[ACC]]][] : memref<128xi8> to memref<4xf32>
+// CHECK: %[[R:.*]] = arith.constant 0 : index
+// CHECK: memref.view %{{.*}}[%[[R]]][] : memref<128xi8> to memref<4xf32>
+#ik = affine_map<(i, k) -> (i, k)>
+#i = affine_map<(i, k) -> (i)>
+#id = affine_map<(i) -> (i)>
+func.func @epilogue_apart_no_room(%in: memref<4x4xf32>, %out: memref<4xf32>) {
+  %x = memref.alloc() : memref<4x4xf32>
+  %acc = memref.alloc() : memref<4xf32>
+  %r = memref.alloc() : memref<4xf32>
+  memref.copy %in, %x : memref<4x4xf32> to memref<4x4xf32>
+  linalg.generic {indexing_maps = [#ik, #i], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x4xf32>) outs(%acc : memref<4xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %t = arith.addf %s, %a : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%acc : memref<4xf32>) outs(%r : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  memref.copy %r, %out : memref<4xf32> to memref<4xf32>
+  return
+}
