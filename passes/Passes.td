@@ -239,7 +239,10 @@ def Bufferize : Pass<"autoglm-bufferize", "mlir::ModuleOp"> {
     provides; results computed into their own buffer are computed directly
     into the output argument (no copy). Results marked `autoglm.state N`
     (model state, see `autoglm-kv-cache`) must have been updated in place
-    in argument N (an error otherwise) and are dropped.
+    in argument N (an error otherwise) and are dropped. Each op that writes
+    a `tensor.empty` gets one of its own (CSE merges identical ones), and
+    each writer of a zero-filled new tensor its own fill: which buffers
+    share memory is left to `autoglm-plan-arena`.
   }];
   let dependentDialects = [
     "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect",
@@ -379,12 +382,16 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
       is read again later);
     - the initial output: a zero fill or a per-filter bias broadcast into the
       output becomes `accumulate = 0` and the kernel's bias;
-    and, forward, an activation that reads the whole output next (a ReLU,
-    `maximumf(x, 0)`, or a GELU or SiLU that `autoglm-mark-activations`
-    marked): the kernel writes the activation's buffer with it applied.
+    and, forward, an elementwise loop that reads the whole output next: an
+    activation of it (a ReLU, `maximumf(x, 0)`, or a GELU or SiLU that
+    `autoglm-mark-activations` marked), or of its sum with a residual of
+    the same shape and strides (a ResNet block's `relu(conv + shortcut)`),
+    or that sum alone: the kernel writes the loop's buffer with the
+    residual added and the activation applied, and the loop goes.
     The pass runs on planned buffers and only removes uses of them: it
     requires that the input, bias and written output share no bytes and
-    that nothing reads what the removed gather would have written.
+    that nothing reads what the removed gather would have written; a fused
+    loop's buffer must not overlap the input, bias or residual either.
     Products whose filter is not a constant, or whose operands have other
     layouts, are left for `autoglm-contractions-to-kernels`.
 
@@ -634,9 +641,15 @@ def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
 
     A buffer is live from the first to the last top-level op that uses it
     (through views too). Buffers that are never live at the same time share
-    memory: placement is greedy by size, largest first, each buffer taking
-    the smallest gap (best fit) among the buffers it is live with; offsets
-    are multiples of `alignment`. The largest total size live at one op, a
+    memory: placement is greedy, each buffer taking the smallest gap (best
+    fit) among the buffers it is live with, in three orders (largest first,
+    largest size x lifetime first, program order), of which the smallest
+    arena is kept; offsets are multiples of `alignment`. The elementwise
+    loop right after a product may become the product's kernel epilogue
+    (`autoglm-contractions-to-kernels`, `autoglm-convolutions-to-kernels`),
+    which writes the loop's buffer while it reads the product's inputs (a
+    convolution's input through its padded copy and gather): the loop's
+    buffer keeps apart from those wherever that does not grow the arena. The largest total size live at one op, a
     lower bound for any placement, is recorded as
     `autoglm.arena_lower_bound`, and every buffer's size, offset, live range
     and producing op as `autoglm.arena_buffers`. With `verify`, the pass
