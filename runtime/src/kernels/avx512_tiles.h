@@ -20,7 +20,7 @@ static inline __mmask16 agl_lanes(int count) {
 }
 
 /* Transposes 16 rows of 16 floats in registers: out[j] = column j. */
-static inline void agl_transpose16(__m512 r[16]) {
+static inline __attribute__((always_inline)) void agl_transpose16(__m512 r[16]) {
   __m512 t[16], u[16];
   for (int i = 0; i < 8; ++i) {
     t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
