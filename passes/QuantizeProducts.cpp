@@ -9,7 +9,9 @@
 // inputs, and autoglm-quantize-products then writes the
 // quantization into the IR in QDQ form (as a quantized ONNX model would
 // bring it), where autoglm-integer-matmuls finds it. Both passes number
-// the operands the same way.
+// the operands the same way. Gemm nodes by a constant weight are written
+// as such products first (the weight transposed at compile time, alpha,
+// beta and C as elementwise ops that the kernel's epilogue then takes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +75,56 @@ SmallVector<QuantizableOperand> quantizableOperands(func::FuncOp func,
   return operands;
 }
 
+/// Rewrites each f32 gemm by a constant 2-D weight (A not transposed) as
+/// matmul(A, B or its transposition) [* alpha] [+ beta * C], so that it is
+/// a product the passes below quantize.
+void gemmsAsProducts(func::FuncOp func) {
+  SmallVector<GemmOp> gemms;
+  func.walk([&](GemmOp gemm) {
+    auto b = gemm.getB().getDefiningOp<ConstantOp>();
+    auto type = cast<ShapedType>(gemm.getB().getType());
+    if (b && !gemm.getTransA() && type.getRank() == 2 &&
+        type.getElementType().isF32() &&
+        cast<ShapedType>(gemm.getA().getType()).getElementType().isF32() &&
+        autoglm::floatValues(b.getValue()))
+      gemms.push_back(gemm);
+  });
+  for (GemmOp gemm : gemms) {
+    OpBuilder b(gemm);
+    Location loc = gemm.getLoc();
+    Value weight = gemm.getB();
+    if (gemm.getTransB()) {
+      auto type = cast<ShapedType>(weight.getType());
+      int64_t n = type.getDimSize(0), k = type.getDimSize(1);
+      SmallVector<float> values =
+          *autoglm::floatValues(weight.getDefiningOp<ConstantOp>().getValue());
+      SmallVector<float> transposed(k * n);
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t p = 0; p < k; ++p)
+          transposed[p * n + j] = values[j * k + p];
+      weight = ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get({k, n}, b.getF32Type()),
+                                 ArrayRef<float>(transposed)));
+    }
+    auto scalar = [&](float v) -> Value {
+      return ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()), v));
+    };
+    Value y = MatMulOp::create(b, loc, gemm.getA(), weight);
+    if (gemm.getAlpha().convertToFloat() != 1.0f)
+      y = MulOp::create(b, loc, y, scalar(gemm.getAlpha().convertToFloat()));
+    if (Value c = gemm.getC()) {
+      if (gemm.getBeta().convertToFloat() != 1.0f)
+        c = MulOp::create(b, loc, c, scalar(gemm.getBeta().convertToFloat()));
+      y = AddOp::create(b, loc, y, c);
+    }
+    gemm.replaceAllUsesWith(y);
+    gemm.erase();
+  }
+}
+
 func::FuncOp mainOf(ModuleOp module) {
   return module.lookupSymbol<func::FuncOp>("main");
 }
@@ -108,6 +160,7 @@ struct CalibrationOutputsPass
     func::FuncOp func = mainOf(getOperation());
     if (!func)
       return;
+    gemmsAsProducts(func);
     auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
     SmallVector<Value> results(ret.getOperands());
     Builder b(&getContext());
@@ -171,6 +224,7 @@ struct QuantizeProductsPass
     func::FuncOp func = mainOf(getOperation());
     if (!func)
       return;
+    gemmsAsProducts(func);
     FailureOr<KeptProducts> kept = keptProducts(func, keep);
     if (failed(kept))
       return signalPassFailure();
