@@ -12,6 +12,12 @@
 // per column. The integer product runs on the runtime's int8 GEMM, and the
 // scaling joins the elementwise ops that follow it.
 //
+// The GEMM takes unsigned activations (AVX-512 VNNI multiplies unsigned by
+// signed bytes). A signed activation that is only dequantized (QDQ with
+// int8 activations, onnxruntime's default) is quantized to uint8 with its
+// zero point moved by 128 instead: saturate(round(x / s) + z + 128) on
+// [0, 255] is the int8 value plus 128, and dequantizes to the same floats.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/AutoGLMDialect.h"
@@ -79,6 +85,45 @@ std::optional<Dequantized> dequantized(Value value, bool perColumnScale) {
   return d;
 }
 
+/// q = quantize_linear(x, s, z) to int8 with a constant zero point, read
+/// only by dequantize_linear(q, s, z): both become uint8 with z + 128.
+struct UnsignedActivations : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeLinearOp op,
+                                PatternRewriter &rewriter) const override {
+    auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(op.getType()));
+    auto zeroPoint = op.getZeroPoint().getDefiningOp<ConstantOp>();
+    auto values = zeroPoint ? constantValues<int8_t>(zeroPoint.getValue())
+                            : std::nullopt;
+    if (!element || element.getWidth() != 8 || element.isUnsigned() ||
+        !values || op->use_empty())
+      return rewriter.notifyMatchFailure(op, "not int8 with a constant "
+                                             "zero point");
+    for (Operation *user : op->getUsers()) {
+      auto dq = dyn_cast<DequantizeLinearOp>(user);
+      if (!dq || dq.getScale() != op.getScale() ||
+          dq.getZeroPoint() != op.getZeroPoint() ||
+          dq.getAxis() != op.getAxis())
+        return rewriter.notifyMatchFailure(op, "read other than dequantized");
+    }
+    auto u8 = rewriter.getIntegerType(8, /*isSigned=*/false);
+    auto zpType = cast<ShapedType>(op.getZeroPoint().getType()).clone(u8);
+    SmallVector<APInt> moved = llvm::map_to_vector(*values, [](int8_t v) {
+      return APInt(8, uint8_t(int(v) + 128));
+    });
+    Location loc = op.getLoc();
+    Value zp = ConstantOp::create(rewriter, loc,
+                                  DenseElementsAttr::get(zpType, moved));
+    Value q = QuantizeLinearOp::create(rewriter, loc, op.getInput(),
+                                       op.getScale(), zp, op.getAxis());
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers()))
+      rewriter.replaceOpWithNewOp<DequantizeLinearOp>(
+          user, q, op.getScale(), zp, op.getAxis());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct MatMulOfDequantized : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatMulOp op,
@@ -106,9 +151,13 @@ struct MatMulOfDequantized : OpRewritePattern<MatMulOp> {
 struct IntegerMatMulsPass
     : autoglm::impl::IntegerMatMulsBase<IntegerMatMulsPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<MatMulOfDequantized>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Activations unsigned first: the products then take them as they are.
+    RewritePatternSet unsigned_(&getContext());
+    unsigned_.add<UnsignedActivations>(&getContext());
+    RewritePatternSet products(&getContext());
+    products.add<MatMulOfDequantized>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(unsigned_))) ||
+        failed(applyPatternsGreedily(getOperation(), std::move(products))))
       signalPassFailure();
   }
 };

@@ -55,3 +55,40 @@ func.func @not_folded(%aq: tensor<4x64xui8>, %w: tensor<64x32xi8>, %rows: tensor
   %y2 = autoglm.matmul %f, %b : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
   return %y0, %y1, %y2 : tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x32xf32>
 }
+
+// -----
+
+// int8 activations (quantize_static's default): the quantization becomes
+// uint8 with the zero point moved by 128 (-3 -> 125), so that the product
+// takes an unsigned left operand, which the int8 GEMM needs.
+// CHECK-LABEL: func.func @signed_activation
+// CHECK: %[[Z:.*]] = autoglm.constant dense<125> : tensor<ui8>
+// CHECK: %[[Q:.*]] = autoglm.quantize_linear %arg0, %arg3, %[[Z]] {axis = 1 : i64} : (tensor<4x64xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x64xui8>
+// CHECK: autoglm.matmul_integer %[[Q]], %arg1, %[[Z]], %{{.*}} : (tensor<4x64xui8>, tensor<64x32xi8>, tensor<ui8>, tensor<i8>) -> tensor<4x32xi32>
+// CHECK-NOT: xi8>) -> tensor<4x64xi8>
+func.func @signed_activation(%x: tensor<4x64xf32>, %w: tensor<64x32xi8>, %ws: tensor<32xf32>, %s: tensor<f32>) -> tensor<4x32xf32> {
+  %z = autoglm.constant dense<-3> : tensor<i8>
+  %wz = autoglm.constant dense<0> : tensor<32xi8>
+  %q = autoglm.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<4x64xf32>, tensor<f32>, tensor<i8>) -> tensor<4x64xi8>
+  %a = autoglm.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<4x64xi8>, tensor<f32>, tensor<i8>) -> tensor<4x64xf32>
+  %b = autoglm.dequantize_linear %w, %ws, %wz {axis = 1 : i64} : (tensor<64x32xi8>, tensor<32xf32>, tensor<32xi8>) -> tensor<64x32xf32>
+  %y = autoglm.matmul %a, %b : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+// The int8 values are also returned: they stay int8 (the product then
+// takes them signed).
+// CHECK-LABEL: func.func @signed_activation_returned
+// CHECK: autoglm.quantize_linear {{.*}} -> tensor<4x64xi8>
+// CHECK: autoglm.matmul_integer {{.*}} : (tensor<4x64xi8>
+func.func @signed_activation_returned(%x: tensor<4x64xf32>, %w: tensor<64x32xi8>, %ws: tensor<32xf32>, %s: tensor<f32>) -> (tensor<4x32xf32>, tensor<4x64xi8>) {
+  %z = autoglm.constant dense<-3> : tensor<i8>
+  %wz = autoglm.constant dense<0> : tensor<32xi8>
+  %q = autoglm.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<4x64xf32>, tensor<f32>, tensor<i8>) -> tensor<4x64xi8>
+  %a = autoglm.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<4x64xi8>, tensor<f32>, tensor<i8>) -> tensor<4x64xf32>
+  %b = autoglm.dequantize_linear %w, %ws, %wz {axis = 1 : i64} : (tensor<64x32xi8>, tensor<32xf32>, tensor<32xi8>) -> tensor<64x32xf32>
+  %y = autoglm.matmul %a, %b : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
+  return %y, %q : tensor<4x32xf32>, tensor<4x64xi8>
+}
