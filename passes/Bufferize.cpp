@@ -66,15 +66,24 @@ void fillEachWriter(ModuleOp module) {
         !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
       return;
     Value filled = fill.getResult(0);
+    if (filled.hasOneUse())
+      return;
+    // Every writer, the first included, gets its fill right before it: a
+    // zero fill far from its product (CSE put it before the first) would
+    // not be seen as that product's initial value.
     SmallVector<OpOperand *> uses = llvm::map_to_vector(
         filled.getUses(), [](OpOperand &use) { return &use; });
-    for (OpOperand *use : llvm::drop_begin(uses)) {
+    for (OpOperand *use : uses) {
       OpBuilder b(use->getOwner());
       IRMapping mapping;
       Operation *empty = b.clone(*fill.getOutputs()[0].getDefiningOp());
       mapping.map(fill.getOutputs()[0], empty->getResult(0));
       use->set(b.clone(*fill, mapping)->getResult(0));
     }
+    Operation *empty = fill.getOutputs()[0].getDefiningOp();
+    fill.erase();
+    if (empty->use_empty())
+      empty->erase();
   });
 }
 

@@ -191,3 +191,47 @@ func.func @empty_per_writer(%arg0: tensor<4xf32> {bufferization.writable = false
   } -> tensor<4xf32>
   return %3 : tensor<4xf32>
 }
+
+// -----
+
+// One zero fill (CSE-merged) is the initial value of two sums. Each sum
+// gets its own fill right before it, the first one included, so that the
+// kernel-call passes see every product start from zeros.
+// CHECK-LABEL: func.func @fill_per_writer
+// CHECK-SAME: (%{{.*}}: memref<4x8xf32>, %[[FIRST:.*]]: memref<4xf32> {bufferize.result}, %[[SECOND:.*]]: memref<4xf32> {bufferize.result})
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[FIRST]] : memref<4xf32>)
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: outs(%[[FIRST]] : memref<4xf32>)
+// CHECK: math.exp
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[SECOND]] : memref<4xf32>)
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: outs(%[[SECOND]] : memref<4xf32>)
+// CHECK-NOT: linalg.fill
+#rows = affine_map<(i, k) -> (i, k)>
+#row = affine_map<(i, k) -> (i)>
+func.func @fill_per_writer(%x: tensor<4x8xf32> {bufferization.writable = false}) -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s1 = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %ex = tensor.empty() : tensor<4x8xf32>
+  %x2 = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%ex : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %s2 = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x2 : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %s1, %s2 : tensor<4xf32>, tensor<4xf32>
+}
