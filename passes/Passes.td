@@ -100,7 +100,11 @@ def QuantizeProducts : Pass<"autoglm-quantize-products", "mlir::ModuleOp"> {
     becomes `dequantize_linear` of an `i8` constant with one symmetric scale
     per column (`max|w| / 127`). `autoglm-integer-matmuls` then turns each
     such product into an int8 one. Products whose ONNX node is named in
-    `keep` stay float32 (and are not numbered).
+    `keep` stay float32 (and are not numbered). An f32 `autoglm.gemm` by a
+    constant 2-D weight, without `transA`, is first rewritten as
+    `matmul(a, w)` (a `transB` weight transposed at compile time), times
+    `alpha`, plus `beta * c` (`autoglm-calibration-outputs` does the same,
+    so that both number the operands alike).
 
     ```mlir
     %q = autoglm.quantize_linear %x, %s, %zp {axis = 1 : i64}
@@ -131,6 +135,11 @@ def IntegerMatMuls : Pass<"autoglm-integer-matmuls", "mlir::ModuleOp"> {
     multiplied by `scale_a * scale_b`. The integer product is exact; the
     result equals the float product up to float rounding. This is how QDQ
     models (and `--precision int8`) run on the int8 GEMM.
+
+    First, an int8 `quantize_linear` with a constant zero point that only
+    `dequantize_linear`s with the same parameters read becomes `ui8` with
+    the zero point plus 128 (both ends alike): the same values, and an
+    unsigned left operand, as the int8 GEMM (VNNI) needs.
 
     ```mlir
     %acc = autoglm.matmul_integer %aq, %bq, %azp, %bzp
