@@ -46,6 +46,8 @@ std::optional<MemoryRange> memoryRange(Value buffer) {
     }
     if (isa<memref::GetGlobalOp>(op))
       return MemoryRange{buffer}; // constant: never written
+    if (isa<memref::AllocOp>(op))
+      return MemoryRange{buffer}; // before the arena is planned
     if (!isa<ViewLikeOpInterface>(op) || op->getNumOperands() < 1)
       return std::nullopt;
     buffer = op->getOperand(0);
@@ -165,16 +167,22 @@ bool deadAfter(Value buffer, Operation *point,
          !linalgOp.payloadUsesValueFromOperand(init);
 }
 
+/// Whether `op` touches no memory that exists already: free of effects, or
+/// a new buffer's allocation (before the arena is planned).
+static bool touchesNoMemory(Operation *op) {
+  return isMemoryEffectFree(op) || isa<memref::AllocOp>(op);
+}
+
 Operation *previousEffect(Operation *op) {
   for (op = op->getPrevNode(); op; op = op->getPrevNode())
-    if (!isMemoryEffectFree(op))
+    if (!touchesNoMemory(op))
       return op;
   return nullptr;
 }
 
 Operation *nextEffect(Operation *op) {
   for (op = op->getNextNode(); op; op = op->getNextNode())
-    if (!isMemoryEffectFree(op))
+    if (!touchesNoMemory(op))
       return op;
   return nullptr;
 }
@@ -184,7 +192,7 @@ bool canHoistBefore(Value value, Operation *point) {
   if (!op || op->getBlock() != point->getBlock() ||
       op->isBeforeInBlock(point))
     return true;
-  if (op == point || !isMemoryEffectFree(op) || op->getNumRegions())
+  if (op == point || !touchesNoMemory(op) || op->getNumRegions())
     return false;
   return llvm::all_of(op->getOperands(), [&](Value operand) {
     return canHoistBefore(operand, point);

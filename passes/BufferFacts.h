@@ -1,7 +1,8 @@
 //===- BufferFacts.h - what the kernel-call passes know of buffers -*- C++ -*-===//
 //
 // The passes that replace linalg ops by runtime kernel calls run after the
-// arena is planned, so they may only remove buffer uses. What they check
+// arena is planned (convolutions just before), so they may only remove
+// buffer uses. What they check
 // before they do: static strides, which bytes two buffers occupy, whether a
 // buffer's contents are read again, and which op initialized it.
 //

@@ -9,10 +9,12 @@
 // copy of the input (the kernel treats the border as zeros) and the zero or
 // bias the output starts from (the kernel's epilogue adds the bias).
 //
-// It runs after the arena is planned, so it only removes buffer uses: the
-// call sits where the product was, and reads the input there, which is
-// safe when nothing between the first removed op and the product writes
-// memory (checked; otherwise the padded copy is kept and read instead).
+// It runs before the arena is planned, so the im2col and padding buffers it
+// makes unused take no arena memory, and the plan sees the call read its
+// input and residual and write its output (through their addresses) where
+// the product was. Reading the input there is safe when nothing between
+// the first removed op and the product writes memory (checked; otherwise
+// the padded copy is kept and read instead).
 //
 //===----------------------------------------------------------------------===//
 

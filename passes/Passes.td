@@ -397,10 +397,12 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     the same shape and strides (a ResNet block's `relu(conv + shortcut)`),
     or that sum alone: the kernel writes the loop's buffer with the
     residual added and the activation applied, and the loop goes.
-    The pass runs on planned buffers and only removes uses of them: it
-    requires that the input, bias and written output share no bytes and
-    that nothing reads what the removed gather would have written; a fused
-    loop's buffer must not overlap the input, bias or residual either.
+    The pass runs before `autoglm-plan-arena` (the im2col and padding
+    buffers it leaves unused then take no arena memory; it also works on
+    planned buffers): it requires that the input, bias and written output
+    share no bytes and that nothing reads what the removed gather would
+    have written; a fused loop's buffer must not overlap the input, bias or
+    residual either.
     Products whose filter is not a constant, or whose operands have other
     layouts, are left for `autoglm-contractions-to-kernels`.
 
@@ -649,7 +651,8 @@ def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
     nothing; its caller provides the arena once.
 
     A buffer is live from the first to the last top-level op that uses it
-    (through views too). Buffers that are never live at the same time share
+    (through views too, and through its address: a kernel call made before
+    planning uses the buffers whose addresses it takes). Buffers that are never live at the same time share
     memory: placement is greedy, each buffer taking the smallest gap (best
     fit) among the buffers it is live with, in three orders (largest first,
     largest size x lifetime first, program order), of which the smallest

@@ -65,6 +65,17 @@ struct Buffer {
   }
 };
 
+/// The ops that use what `op` computes, through ops without effects (the
+/// pointer arithmetic between a buffer's metadata and a call).
+void addressUsers(Operation *op, SmallVectorImpl<Operation *> &users) {
+  for (Value result : op->getResults())
+    for (Operation *user : result.getUsers()) {
+      users.push_back(user);
+      if (isMemoryEffectFree(user) && user->getNumRegions() == 0)
+        addressUsers(user, users);
+    }
+}
+
 /// Positions each use of `alloc`, following view-like ops, at its top-level
 /// ancestor in `body`.
 void computeLiveRange(Buffer &buffer, Block &body,
@@ -82,15 +93,22 @@ void computeLiveRange(Buffer &buffer, Block &body,
       }
       if (isa<memref::DeallocOp>(user))
         continue;
-      Operation *top = body.findAncestorOpInBlock(*user);
-      int64_t at = position.lookup(top);
-      if (buffer.last < buffer.first || at < buffer.first) {
-        if (buffer.last < buffer.first)
-          buffer.last = at;
-        buffer.first = at;
-        buffer.producer = top;
+      // An address taken from the buffer (for a kernel call made before
+      // planning) uses it where the address is used.
+      SmallVector<Operation *> users = {user};
+      if (isMemoryEffectFree(user) && user->getNumRegions() == 0)
+        addressUsers(user, users);
+      for (Operation *op : users) {
+        Operation *top = body.findAncestorOpInBlock(*op);
+        int64_t at = position.lookup(top);
+        if (buffer.last < buffer.first || at < buffer.first) {
+          if (buffer.last < buffer.first)
+            buffer.last = at;
+          buffer.first = at;
+          buffer.producer = top;
+        }
+        buffer.last = std::max(buffer.last, at);
       }
-      buffer.last = std::max(buffer.last, at);
     }
   }
 }
@@ -123,12 +141,13 @@ bool movesData(Operation *op) {
              generic.getNumDpsInputs();
 }
 
-/// The kernel passes after planning take the elementwise loop right after a
-/// product (a generic that reduces) into the product's kernel call as its
-/// epilogue: the call writes the loop's result while it reads what the
-/// product reads, a convolution's input included (its padded copy and
-/// gather, data movement, become the kernel's own). So the loop's result
-/// is kept apart from those buffers where the arena has room for it.
+/// The kernel passes after planning replace a reduction (a product, a
+/// pooling) and the data movement that feeds it (a padded copy, a gather)
+/// by a kernel call that reads the moved buffers' sources itself, and take
+/// the elementwise loop right after it into the call as its epilogue. The
+/// call then writes the reduction's output, or the loop's result, while it
+/// reads those sources: so these are kept apart from them where the arena
+/// has room for it.
 void keepEpiloguesApart(Block &body, MutableArrayRef<Buffer> buffers) {
   DenseMap<Operation *, Buffer *> byAlloc;
   for (Buffer &buffer : buffers)
@@ -141,16 +160,18 @@ void keepEpiloguesApart(Block &body, MutableArrayRef<Buffer> buffers) {
     if (!product || product.getNumReductionLoops() == 0 ||
         product.getNumDpsInits() != 1)
       continue;
-    auto loop = dyn_cast_or_null<linalg::GenericOp>(autoglm::nextEffect(op));
     Buffer *out = bufferOf(product.getDpsInits()[0], byAlloc);
-    if (!loop || !out || loop.getNumReductionLoops() != 0 ||
-        llvm::none_of(loop.getDpsInputs(), [&](Value v) {
-          return bufferOf(v, byAlloc) == out;
-        }))
+    if (!out)
       continue;
-    Buffer *result = bufferOf(loop.getDpsInits()[0], byAlloc);
-    if (!result)
-      continue;
+    // What the kernel call writes: the product's output, or the result of
+    // the elementwise loop that reads it next (its epilogue).
+    SmallVector<Buffer *, 2> written = {out};
+    auto loop = dyn_cast_or_null<linalg::GenericOp>(autoglm::nextEffect(op));
+    if (loop && loop.getNumReductionLoops() == 0 &&
+        llvm::any_of(loop.getDpsInputs(),
+                     [&](Value v) { return bufferOf(v, byAlloc) == out; }))
+      if (Buffer *result = bufferOf(loop.getDpsInits()[0], byAlloc))
+        written.push_back(result);
     SmallVector<Value> reads(product.getDpsInputs());
     DenseSet<Buffer *> seen;
     while (!reads.empty()) {
@@ -170,8 +191,11 @@ void keepEpiloguesApart(Block &body, MutableArrayRef<Buffer> buffers) {
         moved = true;
         llvm::append_range(reads, writer.getDpsInputs());
       }
-      if (!moved && read != result)
-        result->apart.push_back(read);
+      if (moved)
+        continue;
+      for (Buffer *buffer : written)
+        if (buffer != read)
+          buffer->apart.push_back(read);
     }
   }
 }

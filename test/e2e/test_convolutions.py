@@ -170,5 +170,83 @@ class ConvolutionKernelTest(E2ETestCase):
                 self.assertNotIn("agl_", self.symbols(artifact))
 
 
+def residual_network(directory, rng):
+    """A small ResNet: a 32-filter stem, then two blocks of two 3x3
+    convolutions each, the second ending in Add(shortcut) and ReLU, the
+    second block downsampling (stride 2, a 1x1 stride-2 convolution on the
+    shortcut). The convolutions run on the kernel; the block ends become
+    their epilogues; buffers are planned around the kernel calls."""
+    nodes, inits = [], []
+    reference = {}
+
+    def conv(name, x, cin, cout, k, stride, relu):
+        w = (rng.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k))
+        w = w.astype(np.float32)
+        b = rng.standard_normal(cout).astype(np.float32) * 0.1
+        inits.extend([numpy_helper.from_array(w, name + "_w"),
+                      numpy_helper.from_array(b, name + "_b")])
+        pad = k // 2
+        out = name if not relu else name + "_conv"
+        nodes.append(helper.make_node(
+            "Conv", [x, name + "_w", name + "_b"], [out], name=name,
+            kernel_shape=[k, k], strides=[stride, stride],
+            pads=[pad] * 4))
+        y = conv_reference(reference[x], w, b, [stride] * 2, [pad] * 4,
+                           [1, 1], 1)
+        if relu:
+            nodes.append(helper.make_node("Relu", [out], [name]))
+            y = np.maximum(y, 0)
+        reference[name] = y
+        return name
+
+    def add_relu(name, a, b):
+        nodes.append(helper.make_node("Add", [a, b], [name + "_sum"]))
+        nodes.append(helper.make_node("Relu", [name + "_sum"], [name]))
+        reference[name] = np.maximum(reference[a] + reference[b], 0)
+        return name
+
+    x = rng.standard_normal((1, 3, 32, 32)).astype(np.float32)
+    reference["x"] = x.astype(np.float64)
+    h = conv("stem", "x", 3, 32, 3, 1, True)
+    h = add_relu("block1", conv("b1c2", conv("b1c1", h, 32, 32, 3, 1, True),
+                                32, 32, 3, 1, False), h)
+    shortcut = conv("b2ds", h, 32, 64, 1, 2, False)
+    h = add_relu("block2", conv("b2c2", conv("b2c1", h, 32, 64, 3, 2, True),
+                                64, 64, 3, 1, False), shortcut)
+    graph = helper.make_graph(
+        nodes, "resnet",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+        [helper.make_tensor_value_info("block2", TensorProto.FLOAT,
+                                       list(reference["block2"].shape))],
+        inits)
+    path = os.path.join(directory, "resnet.onnx")
+    onnx.save(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    np.save(os.path.join(directory, "resnet_x.npy"), x)
+    np.save(os.path.join(directory, "resnet_y.npy"),
+            reference["block2"].astype(np.float32))
+    return path
+
+
+class ResidualNetworkTest(E2ETestCase):
+    def test_blocks_end_in_convolution_epilogues(self):
+        directory = self.cache.path("resnet", "")
+        model = residual_network(directory, np.random.default_rng(7))
+        result = compile_model(model, os.path.join(directory, "resnet.so"),
+                               "--report=json")
+        self.assertEqual(result.returncode, 0, describe(result))
+        kernels = [k["name"] for k in json.loads(result.stdout)["kernels"]]
+        # Six convolution calls and nothing else: the ReLUs and the
+        # Add + ReLU of each block are the calls' epilogues.
+        self.assertEqual(len(kernels), 6, kernels)
+        self.assertTrue(all(k.startswith("conv2d") for k in kernels), kernels)
+        result = run_model(os.path.join(directory, "resnet.so"),
+                           "-i", os.path.join(directory, "resnet_x.npy"),
+                           "-e", os.path.join(directory, "resnet_y.npy"),
+                           "--rtol", "1e-4", "--atol", "1e-4")
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn(" OK", result.stdout, describe(result))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -313,3 +313,23 @@ func.func @epilogue_apart_no_room(%in: memref<4x4xf32>, %out: memref<4xf32>) {
   memref.copy %r, %out : memref<4xf32> to memref<4xf32>
   return
 }
+
+// -----
+
+// A kernel call made before planning reads %a through its address, taken
+// before %b is first written: %a is live until the call, so the two do not
+// share memory.
+// CHECK-LABEL: func.func @address_used_by_a_call
+// CHECK-SAME: autoglm.arena_size = 128 : i64
+func.func private @kernel(index, index)
+func.func @address_used_by_a_call(%in: memref<16xf32>, %out: memref<16xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16xf32> to memref<16xf32>
+  %pa = memref.extract_aligned_pointer_as_index %a : memref<16xf32> -> index
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %in, %b : memref<16xf32> to memref<16xf32>
+  %pb = memref.extract_aligned_pointer_as_index %b : memref<16xf32> -> index
+  func.call @kernel(%pa, %pb) : (index, index) -> ()
+  memref.copy %b, %out : memref<16xf32> to memref<16xf32>
+  return
+}
