@@ -65,15 +65,25 @@ struct Buffer {
   }
 };
 
-/// The ops that use what `op` computes, through ops without effects (the
-/// pointer arithmetic between a buffer's metadata and a call).
-void addressUsers(Operation *op, SmallVectorImpl<Operation *> &users) {
-  for (Value result : op->getResults())
-    for (Operation *user : result.getUsers()) {
+/// The ops that use what `values` compute, through ops without effects.
+void usersThrough(ValueRange values, SmallVectorImpl<Operation *> &users) {
+  for (Value value : values)
+    for (Operation *user : value.getUsers()) {
       users.push_back(user);
       if (isMemoryEffectFree(user) && user->getNumRegions() == 0)
-        addressUsers(user, users);
+        usersThrough(user->getResults(), users);
     }
+}
+
+/// Where the address that `op` takes of a buffer is used (the pointer
+/// arithmetic between the buffer's metadata and a kernel call, the call).
+/// Only the address: a buffer's extents (memref.dim, the metadata's sizes)
+/// say nothing of its contents.
+void addressUsers(Operation *op, SmallVectorImpl<Operation *> &users) {
+  if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op))
+    usersThrough(metadata.getBaseBuffer(), users);
+  else if (isa<memref::ExtractAlignedPointerAsIndexOp>(op))
+    usersThrough(op->getResults(), users);
 }
 
 /// Positions each use of `alloc`, following view-like ops, at its top-level
@@ -96,8 +106,7 @@ void computeLiveRange(Buffer &buffer, Block &body,
       // An address taken from the buffer (for a kernel call made before
       // planning) uses it where the address is used.
       SmallVector<Operation *> users = {user};
-      if (isMemoryEffectFree(user) && user->getNumRegions() == 0)
-        addressUsers(user, users);
+      addressUsers(user, users);
       for (Operation *op : users) {
         Operation *top = body.findAncestorOpInBlock(*op);
         int64_t at = position.lookup(top);

@@ -333,3 +333,23 @@ func.func @address_used_by_a_call(%in: memref<16xf32>, %out: memref<16xf32>) {
   memref.copy %b, %out : memref<16xf32> to memref<16xf32>
   return
 }
+
+// -----
+
+// A buffer's extents are no use of its contents: %a's size, read from its
+// metadata and used after %b is written, does not keep %a live, so the two
+// share memory.
+// CHECK-LABEL: func.func @extents_are_no_use
+// CHECK-SAME: autoglm.arena_size = 64 : i64
+func.func @extents_are_no_use(%in: memref<16xf32>, %out: memref<16xf32>, %at: memref<1xindex>) {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16xf32> to memref<16xf32>
+  %base, %offset, %size, %stride = memref.extract_strided_metadata %a : memref<16xf32> -> memref<f32>, index, index, index
+  memref.copy %a, %out : memref<16xf32> to memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %in, %b : memref<16xf32> to memref<16xf32>
+  memref.copy %b, %out : memref<16xf32> to memref<16xf32>
+  memref.store %size, %at[%c0] : memref<1xindex>
+  return
+}
