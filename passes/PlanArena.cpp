@@ -97,8 +97,11 @@ void computeLiveRange(Buffer &buffer, Block &body,
       Operation *user = use.getOwner();
       if (auto view = dyn_cast<ViewLikeOpInterface>(user);
           view && view.getViewSource() == value) {
+        // Its views; not what else it returns (extract_strided_metadata's
+        // extents, which say nothing of the contents).
         for (Value result : user->getResults())
-          worklist.push_back(result);
+          if (isa<BaseMemRefType>(result.getType()))
+            worklist.push_back(result);
         continue;
       }
       if (isa<memref::DeallocOp>(user))
