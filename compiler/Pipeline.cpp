@@ -97,18 +97,16 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   case Stage::Memref: {
     pm.addPass(createBufferize());
     pm.addPass(createCanonicalizerPass());
-    // Convolutions before the arena is planned: their kernel needs no
-    // im2col buffer, so the plan leaves it out. They are matrix products
-    // too, but their own kernel avoids the im2col copy. It needs the
-    // filters packed (before the weights leave the module).
-    if (options.runtimeKernels && !options.externalWeights)
-      pm.addPass(createConvolutionsToKernels());
-    PlanArenaOptions plan;
-    plan.verify = options.verifyMemoryPlan;
-    pm.addNestedPass<func::FuncOp>(createPlanArena(plan));
+    // The kernel calls before the arena is planned: what they make unused
+    // (im2col and padded copies, products' accumulators) then takes no
+    // memory, and the plan sees each call use its buffers at the call.
     // Before the weights leave the module: packing reads their values.
     // Weights too large to embed are not packed (a second copy in memory).
     if (options.runtimeKernels) {
+      // Convolutions first: they are matrix products too, but their own
+      // kernel avoids the im2col copy. It needs the filters packed.
+      if (!options.externalWeights)
+        pm.addPass(createConvolutionsToKernels());
       pm.addPass(createPoolingToKernels());
       ContractionsToKernelsOptions kernels;
       kernels.packWeights = !options.externalWeights;
@@ -132,6 +130,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       }
       pm.addPass(createAttentionToKernels());
     }
+    PlanArenaOptions plan;
+    plan.verify = options.verifyMemoryPlan;
+    pm.addNestedPass<func::FuncOp>(createPlanArena(plan));
     if (options.externalWeights || !options.gpuArch.empty()) {
       ExternalizeWeightsOptions external;
       // Scalars and shape constants stay inline, except on a GPU, whose

@@ -1,6 +1,6 @@
 //===- AttentionToKernels.cpp - attention as a runtime kernel call --------===//
 //
-// After the arena is planned, every autoglm.attention_buffers becomes one
+// Before the arena is planned, every autoglm.attention_buffers becomes one
 // call of agl_kernel_attention on its buffers: their addresses and strides,
 // the mask's broadcast dimensions given stride 0.
 //

@@ -1,10 +1,11 @@
 //===- BufferFacts.h - what the kernel-call passes know of buffers -*- C++ -*-===//
 //
-// The passes that replace linalg ops by runtime kernel calls run after the
-// arena is planned (convolutions just before), so they may only remove
-// buffer uses. What they check
-// before they do: static strides, which bytes two buffers occupy, whether a
-// buffer's contents are read again, and which op initialized it.
+// The passes that replace linalg ops by runtime kernel calls run before the
+// arena is planned (so that what they leave unused takes no memory) and
+// also work on planned buffers; either way they only remove buffer uses.
+// What they check before they do: static strides, which bytes two buffers
+// occupy, whether a buffer's contents are read again, and which op
+// initialized it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AUTOGLM_PASSES_BUFFERFACTS_H

@@ -18,7 +18,8 @@
 // while the tile is in registers, and writes the loop's result buffer
 // instead of the product's. The activation is the one that
 // autoglm-mark-activations recorded (Activations.h). Like the convolution
-// pass, this runs after the arena is planned and only removes buffer uses:
+// pass, this runs before the arena is planned (it also works on planned
+// buffers) and only removes buffer uses:
 // the call stays where the product was, so the buffers the epilogue reads
 // and writes must not share bytes with what the product reads, and the
 // product's own buffer must not be read afterwards (BufferFacts.h).

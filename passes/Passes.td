@@ -324,8 +324,9 @@ def AttentionToKernels : Pass<"autoglm-attention-to-kernels", "mlir::ModuleOp"> 
     Replaces every `autoglm.attention_buffers` by a call of
     `agl_kernel_attention` on the addresses and strides of its buffers; the
     mask's dimensions of extent 1 (and those it lacks) get stride 0, so that
-    the kernel broadcasts them. Runs after the arena is planned, so that the
-    buffers were live at the op itself.
+    the kernel broadcasts them. Runs before the arena is planned, like the
+    other kernel-call passes: the plan then keeps the buffers live at the
+    call, where it uses their addresses.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
@@ -366,7 +367,8 @@ def PoolingToKernels : Pass<"autoglm-pooling-to-kernels", "mlir::ModuleOp"> {
     also takes over the padding: when the loop reads a -inf-filled buffer
     into which the input was copied, the kernel reads the input itself, and
     the fill and copy go (unless the padded buffer is read again later).
-    Runs after arena planning; only removes buffer uses.
+    Runs before arena planning (it also works on planned buffers); only
+    removes buffer uses.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",
@@ -460,7 +462,7 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     the pre-activation value alone), `residual` a buffer of the output's
     shape with contiguous rows. A residual that is the output itself, with
     no activation, makes the call accumulate into it.
-    Since the arena is planned, the pass checks the buffers: the output
+    The pass checks the buffers (planned ones too): the output
     must not share bytes with the bias or residual, nor, when it is not the
     product's buffer, with the product's operands; the product's buffer
     must then not be read after the generic (it is no longer written), nor

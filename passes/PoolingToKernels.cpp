@@ -8,8 +8,8 @@
 // each window to the image instead of reading padding, so the output's fill
 // and, where the padded buffer is not read again, its fill and copy go too.
 //
-// Like autoglm-convolutions-to-kernels it runs after the arena is planned
-// and only removes buffer uses; the ops it takes over are found walking
+// Like autoglm-convolutions-to-kernels it runs before the arena is planned
+// (it also works on planned buffers) and only removes buffer uses; the ops it takes over are found walking
 // back from the loop over the ops that touch memory, so that reading the
 // input at the loop reads what the removed copy read.
 //
