@@ -76,13 +76,10 @@ void usersThrough(ValueRange values, SmallVectorImpl<Operation *> &users) {
 }
 
 /// Where the address that `op` takes of a buffer is used (the pointer
-/// arithmetic between the buffer's metadata and a kernel call, the call).
-/// Only the address: a buffer's extents (memref.dim, the metadata's sizes)
-/// say nothing of its contents.
+/// arithmetic between it and a kernel call, the call). Only the address:
+/// a buffer's extents (memref.dim) say nothing of its contents.
 void addressUsers(Operation *op, SmallVectorImpl<Operation *> &users) {
-  if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op))
-    usersThrough(metadata.getBaseBuffer(), users);
-  else if (isa<memref::ExtractAlignedPointerAsIndexOp>(op))
+  if (isa<memref::ExtractAlignedPointerAsIndexOp>(op))
     usersThrough(op->getResults(), users);
 }
 
