@@ -129,6 +129,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
         pm.addPass(createQuantizeWeights(quantize));
       }
       pm.addPass(createAttentionToKernels());
+      // What the calls left unused (im2col and padded buffers, the
+      // products' accumulators) goes, so that the plan has no room for it.
+      pm.addPass(createCanonicalizerPass());
     }
     PlanArenaOptions plan;
     plan.verify = options.verifyMemoryPlan;
