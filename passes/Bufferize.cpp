@@ -90,9 +90,10 @@ void fillEachWriter(ModuleOp module) {
 /// A new tensor that several ops write into (CSE merges identical
 /// tensor.empty ops) would bufferize as one buffer that they all write, one
 /// after the other where each result dies before the next write. Each writer
-/// gets its own instead: the arena planner decides which buffers share
-/// memory, and it keeps, say, a convolution's input live until the
-/// convolution's epilogue has run (autoglm-plan-arena).
+/// gets its own instead, and the arena planner decides which buffers share
+/// memory, after the kernel-call passes: a ResNet block's Add + ReLU could
+/// otherwise write the buffer its convolution reads, and could not become
+/// that convolution's epilogue.
 void emptyEachWriter(ModuleOp module) {
   module.walk([](tensor::EmptyOp empty) {
     SmallVector<OpOperand *> uses = llvm::map_to_vector(

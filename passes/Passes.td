@@ -658,12 +658,7 @@ def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
     memory: placement is greedy, each buffer taking the smallest gap (best
     fit) among the buffers it is live with, in three orders (largest first,
     largest size x lifetime first, program order), of which the smallest
-    arena is kept; offsets are multiples of `alignment`. The elementwise
-    loop right after a product may become the product's kernel epilogue
-    (`autoglm-contractions-to-kernels`, `autoglm-convolutions-to-kernels`),
-    which writes the loop's buffer while it reads the product's inputs (a
-    convolution's input through its padded copy and gather): the loop's
-    buffer keeps apart from those wherever that does not grow the arena. The largest total size live at one op, a
+    arena is kept; offsets are multiples of `alignment`. The largest total size live at one op, a
     lower bound for any placement, is recorded as
     `autoglm.arena_lower_bound`, and every buffer's size, offset, live range
     and producing op as `autoglm.arena_buffers`. With `verify`, the pass

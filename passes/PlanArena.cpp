@@ -16,11 +16,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/NodeNames.h"
-#include "passes/BufferFacts.h"
 #include "passes/Passes.h"
 #include "passes/SizeBounds.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -47,17 +45,9 @@ struct Buffer {
   int64_t first = 0, last = -1;
   Operation *producer = nullptr; // first op that uses it
   int64_t offset = 0;
-  // Buffers it should not share memory with even where their live ranges
-  // do not meet, where that costs no arena bytes (see keepEpiloguesApart).
-  SmallVector<const Buffer *> apart;
 
   bool liveWith(const Buffer &other) const {
     return first <= other.last && other.first <= last;
-  }
-  /// Whether the two are kept apart.
-  bool apartFrom(const Buffer &other) const {
-    return llvm::is_contained(apart, &other) ||
-           llvm::is_contained(other.apart, this);
   }
   bool overlapsInMemory(const Buffer &other) const {
     return offset < other.offset + other.size &&
@@ -122,100 +112,11 @@ void computeLiveRange(Buffer &buffer, Block &body,
   }
 }
 
-/// The buffer that `value` views, if it is one of `byAlloc`'s.
-Buffer *bufferOf(Value value, const DenseMap<Operation *, Buffer *> &byAlloc) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (isa<memref::AllocOp>(def))
-      return byAlloc.lookup(def);
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return nullptr;
-    value = view.getViewSource();
-  }
-  return nullptr;
-}
-
-/// Whether `op` only moves data: a fill, a copy, a gather (a generic that
-/// yields one of its inputs).
-bool movesData(Operation *op) {
-  if (isa<linalg::CopyOp, linalg::FillOp>(op))
-    return true;
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic)
-    return false;
-  Block &body = generic.getRegion().front();
-  Value yielded = body.getTerminator()->getOperand(0);
-  return body.getOperations().size() == 1 && isa<BlockArgument>(yielded) &&
-         cast<BlockArgument>(yielded).getArgNumber() <
-             generic.getNumDpsInputs();
-}
-
-/// The kernel passes after planning replace a reduction (a product, a
-/// pooling) and the data movement that feeds it (a padded copy, a gather)
-/// by a kernel call that reads the moved buffers' sources itself, and take
-/// the elementwise loop right after it into the call as its epilogue. The
-/// call then writes the reduction's output, or the loop's result, while it
-/// reads those sources: so these are kept apart from them where the arena
-/// has room for it.
-void keepEpiloguesApart(Block &body, MutableArrayRef<Buffer> buffers) {
-  DenseMap<Operation *, Buffer *> byAlloc;
-  for (Buffer &buffer : buffers)
-    byAlloc[buffer.alloc] = &buffer;
-  SmallVector<Operation *> ops;
-  for (Operation &op : body)
-    ops.push_back(&op);
-  for (auto [at, op] : llvm::enumerate(ops)) {
-    auto product = dyn_cast<linalg::GenericOp>(op);
-    if (!product || product.getNumReductionLoops() == 0 ||
-        product.getNumDpsInits() != 1)
-      continue;
-    Buffer *out = bufferOf(product.getDpsInits()[0], byAlloc);
-    if (!out)
-      continue;
-    // What the kernel call writes: the product's output, or the result of
-    // the elementwise loop that reads it next (its epilogue).
-    SmallVector<Buffer *, 2> written = {out};
-    auto loop = dyn_cast_or_null<linalg::GenericOp>(autoglm::nextEffect(op));
-    if (loop && loop.getNumReductionLoops() == 0 &&
-        llvm::any_of(loop.getDpsInputs(),
-                     [&](Value v) { return bufferOf(v, byAlloc) == out; }))
-      if (Buffer *result = bufferOf(loop.getDpsInits()[0], byAlloc))
-        written.push_back(result);
-    SmallVector<Value> reads(product.getDpsInputs());
-    DenseSet<Buffer *> seen;
-    while (!reads.empty()) {
-      Buffer *read = bufferOf(reads.pop_back_val(), byAlloc);
-      if (!read || !seen.insert(read).second)
-        continue;
-      // What data movement wrote into it, the kernel reads instead.
-      bool moved = false;
-      for (int64_t w = std::max<int64_t>(read->first, 0); w < (int64_t)at;
-           ++w) {
-        auto writer = dyn_cast<DestinationStyleOpInterface>(ops[w]);
-        if (!writer || !movesData(ops[w]) ||
-            llvm::none_of(writer.getDpsInits(), [&](Value v) {
-              return bufferOf(v, byAlloc) == read;
-            }))
-          continue;
-        moved = true;
-        llvm::append_range(reads, writer.getDpsInputs());
-      }
-      if (moved)
-        continue;
-      for (Buffer *buffer : written)
-        if (buffer != read)
-          buffer->apart.push_back(read);
-    }
-  }
-}
-
-/// Best fit among the gaps that buffers live together with `buffer` (and,
-/// with `keepApart`, those it is kept apart from) leave.
-int64_t bestFitOffset(const Buffer &buffer, ArrayRef<const Buffer *> placed,
-                      bool keepApart) {
+/// Best fit among the gaps that buffers live together with `buffer` leave.
+int64_t bestFitOffset(const Buffer &buffer, ArrayRef<const Buffer *> placed) {
   SmallVector<const Buffer *> conflicts;
   for (const Buffer *other : placed)
-    if (buffer.liveWith(*other) || (keepApart && buffer.apartFrom(*other)))
+    if (buffer.liveWith(*other))
       conflicts.push_back(other);
   llvm::sort(conflicts, [](const Buffer *a, const Buffer *b) {
     return a->offset < b->offset;
@@ -264,7 +165,6 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
-    keepEpiloguesApart(body, buffers);
 
     // Greedy best fit in a few orders, each deterministic (ties in program
     // order); the smallest arena wins, the earlier order on a tie. Largest
@@ -318,23 +218,21 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
     return peak;
   }
 
-  /// No two buffers live at the same time share a byte, and every buffer
-  /// lies inside the arena.
   /// Places the buffers in `order`, each at its best fit; returns the
   /// arena size.
   static int64_t place(ArrayRef<Buffer *> order) {
     SmallVector<const Buffer *> placed;
     int64_t arenaSize = 0;
     for (Buffer *buffer : order) {
-      buffer->offset = bestFitOffset(*buffer, placed, /*keepApart=*/true);
-      if (buffer->offset + buffer->size > arenaSize)
-        buffer->offset = bestFitOffset(*buffer, placed, /*keepApart=*/false);
+      buffer->offset = bestFitOffset(*buffer, placed);
       arenaSize = std::max(arenaSize, buffer->offset + buffer->size);
       placed.push_back(buffer);
     }
     return arenaSize;
   }
 
+  /// No two buffers live at the same time share a byte, and every buffer
+  /// lies inside the arena.
   LogicalResult verifyPlan(func::FuncOp func, ArrayRef<Buffer> buffers,
                            int64_t arenaSize) {
     for (size_t i = 0; i < buffers.size(); ++i) {
