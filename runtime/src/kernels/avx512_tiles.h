@@ -20,7 +20,8 @@ static inline __mmask16 agl_lanes(int count) {
 }
 
 /* Transposes 16 rows of 16 floats in registers: out[j] = column j. */
-static inline __attribute__((always_inline)) void agl_transpose16(__m512 r[16]) {
+static inline __attribute__((always_inline)) void
+agl_transpose16(__m512 r[16]) {
   __m512 t[16], u[16];
   for (int i = 0; i < 8; ++i) {
     t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
@@ -54,8 +55,8 @@ static inline __attribute__((always_inline)) void agl_transpose16(__m512 r[16]) 
  * Each 16 columns are transposed in registers first. */
 static inline __attribute__((always_inline)) void
 agl_store_transposed(const int R, const int VECS,
-                     __m512 acc[AGL_TILE_ROWS][2], float *c,
-                 int64_t ldc, int nr, const agl_epilogue *e) {
+                     __m512 acc[AGL_TILE_ROWS][2], float *c, int64_t ldc,
+                     int nr, const agl_epilogue *e) {
   const __mmask16 m = agl_lanes(R);
   const int load_c = e->load_c, act = e->act, scaled = e->alpha != 1.0f;
   const float *bias = e->bias, *residual = e->residual;

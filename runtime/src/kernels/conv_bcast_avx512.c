@@ -19,15 +19,15 @@
 enum { MR = AGL_TILE_ROWS };
 
 typedef struct bcast_args {
-  const float *input; /* channel 0, row of ki = 0, column of position 0 */
+  const float *input;   /* channel 0, row of ki = 0, column of position 0 */
   const float *weights; /* the panel at the block's first depth */
   int64_t panel_w, channels, kernel_h, kernel_w, ki_lo, ki_hi;
   int64_t channel_stride, ki_step, kj_step;
   int64_t row_step; /* floats between two output rows' inputs (pair tiles) */
-  float *out;             /* the tile's first filter and position */
+  float *out;       /* the tile's first filter and position */
   int64_t out_channel_stride;
-  int nr;                 /* the panel's filters */
-  agl_epilogue epilogue;  /* bias at the panel's first filter */
+  int nr;                /* the panel's filters */
+  agl_epilogue epilogue; /* bias at the panel's first filter */
 } bcast_args;
 
 /* R positions; OW > 0: two output rows of OW positions each (R = 2 OW). */
@@ -47,8 +47,9 @@ bcast_tile(const int R, const int OW, const int SW, const int VECS,
   }
   const int64_t kw = t->kernel_w, W = t->panel_w;
   const __mmask16 m0 = W >= 16 ? 0xFFFF : (__mmask16)((1u << W) - 1u);
-  const __mmask16 m1 =
-      W >= 32 ? 0xFFFF : W <= 16 ? 0 : (__mmask16)((1u << (W - 16)) - 1u);
+  const __mmask16 m1 = W >= 32   ? 0xFFFF
+                       : W <= 16 ? 0
+                                 : (__mmask16)((1u << (W - 16)) - 1u);
   for (int64_t c = 0; c < t->channels; ++c) {
     const float *w = t->weights + (c * t->kernel_h + t->ki_lo) * kw * W;
     const float *plane = t->input + c * t->channel_stride;
@@ -56,12 +57,12 @@ bcast_tile(const int R, const int OW, const int SW, const int VECS,
       const float *x = plane + ki * t->ki_step;
       for (int64_t kj = 0; kj < kw; ++kj) {
         __m512 b0 = _mm512_maskz_loadu_ps(m0, w);
-        __m512 b1 = VECS > 1 ? _mm512_maskz_loadu_ps(m1, w + 16)
-                             : _mm512_setzero_ps();
+        __m512 b1 =
+            VECS > 1 ? _mm512_maskz_loadu_ps(m1, w + 16) : _mm512_setzero_ps();
 #pragma GCC unroll 14
         for (int i = 0; i < R; ++i) {
-          __m512 a = _mm512_set1_ps(
-              OW ? x[i / OW * t->row_step + i % OW * SW] : x[i * SW]);
+          __m512 a = _mm512_set1_ps(OW ? x[i / OW * t->row_step + i % OW * SW]
+                                       : x[i * SW]);
           acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
           if (VECS > 1)
             acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
@@ -78,18 +79,10 @@ bcast_tile(const int R, const int OW, const int SW, const int VECS,
 typedef void (*bcast_fn)(const bcast_args *t);
 
 #define BCAST(R)                                                               \
-  static void b11_##R(const bcast_args *t) {                           \
-    bcast_tile(R, 0, 1, 1, t);                                          \
-  }                                                                            \
-  static void b12_##R(const bcast_args *t) {                           \
-    bcast_tile(R, 0, 1, 2, t);                                          \
-  }                                                                            \
-  static void b21_##R(const bcast_args *t) {                           \
-    bcast_tile(R, 0, 2, 1, t);                                          \
-  }                                                                            \
-  static void b22_##R(const bcast_args *t) {                           \
-    bcast_tile(R, 0, 2, 2, t);                                          \
-  }
+  static void b11_##R(const bcast_args *t) { bcast_tile(R, 0, 1, 1, t); }      \
+  static void b12_##R(const bcast_args *t) { bcast_tile(R, 0, 1, 2, t); }      \
+  static void b21_##R(const bcast_args *t) { bcast_tile(R, 0, 2, 1, t); }      \
+  static void b22_##R(const bcast_args *t) { bcast_tile(R, 0, 2, 2, t); }
 BCAST(1)
 BCAST(2)
 BCAST(3)
@@ -107,9 +100,15 @@ BCAST(14)
 
 /* Two rows of OW positions. */
 #define PAIR(OW)                                                               \
-  static void p11_##OW(const bcast_args *t) { bcast_tile(2 * OW, OW, 1, 1, t); } \
-  static void p12_##OW(const bcast_args *t) { bcast_tile(2 * OW, OW, 1, 2, t); } \
-  static void p21_##OW(const bcast_args *t) { bcast_tile(2 * OW, OW, 2, 1, t); } \
+  static void p11_##OW(const bcast_args *t) {                                  \
+    bcast_tile(2 * OW, OW, 1, 1, t);                                           \
+  }                                                                            \
+  static void p12_##OW(const bcast_args *t) {                                  \
+    bcast_tile(2 * OW, OW, 1, 2, t);                                           \
+  }                                                                            \
+  static void p21_##OW(const bcast_args *t) {                                  \
+    bcast_tile(2 * OW, OW, 2, 1, t);                                           \
+  }                                                                            \
   static void p22_##OW(const bcast_args *t) { bcast_tile(2 * OW, OW, 2, 2, t); }
 PAIR(1)
 PAIR(2)
@@ -120,8 +119,10 @@ PAIR(6)
 PAIR(7)
 
 #define BROW(p)                                                                \
-  {NULL,    p##_1,  p##_2,  p##_3,  p##_4,  p##_5,  p##_6, p##_7,              \
-   p##_8,   p##_9,  p##_10, p##_11, p##_12, p##_13, p##_14}
+  {                                                                            \
+    NULL, p##_1, p##_2, p##_3, p##_4, p##_5, p##_6, p##_7, p##_8, p##_9,       \
+        p##_10, p##_11, p##_12, p##_13, p##_14                                 \
+  }
 /* [stride 2][two vectors][R] */
 static const bcast_fn bcasts[2][2][MR + 1] = {
     {BROW(b11), BROW(b12)},
@@ -129,7 +130,7 @@ static const bcast_fn bcasts[2][2][MR + 1] = {
 };
 
 #define PROW(p)                                                                \
-  {NULL, p##_1, p##_2, p##_3, p##_4, p##_5, p##_6, p##_7}
+  { NULL, p##_1, p##_2, p##_3, p##_4, p##_5, p##_6, p##_7 }
 /* [stride 2][two vectors][OW] */
 static const bcast_fn pairs[2][2][MR / 2 + 1] = {
     {PROW(p11), PROW(p12)},
@@ -155,8 +156,8 @@ int64_t agl_conv_bcast_floats(const agl_conv_direct *d, int64_t rows) {
 }
 
 /* Kernel rows [*lo, *hi) of output row oy that fall inside the image. */
-static void live_kernel_rows(const agl_conv_direct *d, int64_t oy,
-                             int64_t *lo, int64_t *hi) {
+static void live_kernel_rows(const agl_conv_direct *d, int64_t oy, int64_t *lo,
+                             int64_t *hi) {
   const int64_t dh = d->dilation_h;
   const int64_t y0 = oy * d->stride_h - d->pad_top;
   *lo = y0 >= 0 ? 0 : (-y0 + dh - 1) / dh;
@@ -174,9 +175,9 @@ static _Thread_local struct {
   int64_t n, g, oy0, oy1;
 } t_copied;
 
-int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n,
-                               int64_t g, int64_t oy0, int64_t oy1,
-                               int64_t f0, int64_t f1) {
+int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n, int64_t g,
+                               int64_t oy0, int64_t oy1, int64_t f0,
+                               int64_t f1) {
   const int64_t taps = d->kernel_h * d->kernel_w;
   const int64_t depth = d->in_channels * taps;
   const int64_t sw = d->stride_w, ow = d->out_w;

@@ -106,7 +106,6 @@ typedef struct s8_args {
   int64_t mt, nt, m_step, n_step;
 } s8_args;
 
-
 /* Packs rows [0, rows) x quads [q0, q0 + kq) of A (row stride lda) into
  * panels of AGL_S8_MR rows; depths past k are zero. */
 static void pack_a(const uint8_t *a, int64_t lda, int64_t rows, int64_t k,
@@ -227,7 +226,7 @@ static void s8_run(s8_args *g, int threads) {
   g->m_step = t.m_step;
   g->n_step = t.n_step;
   g->mt = t.mt;
-  g->nt = agl_ceil_div(panels, g->n_step);
+  g->nt = t.nt;
   int64_t tasks = g->batch * g->mt * g->nt;
   if (threads > 1 && tasks > 1)
     agl_pool_run(tasks, tasks, s8_tasks, g);

@@ -63,7 +63,6 @@ AGL_HIDDEN agl_block_sizes agl_gemm_block_sizes(
 /* The cache sizes the cost model reads (bytes, 0 where unknown). */
 AGL_HIDDEN void agl_cache_sizes(int64_t *l1d, int64_t *l2, int64_t *l3);
 
-/* A strided matrix view: element (r, c) is at data[r * rs + c * cs]. */
 static inline int64_t agl_ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
@@ -97,6 +96,7 @@ static inline agl_tile_split agl_split_tiles(int64_t panels, int64_t m,
   return t;
 }
 
+/* A strided matrix view: element (r, c) is at data[r * rs + c * cs]. */
 typedef struct agl_view {
   const float *data;
   int64_t rs, cs;

@@ -201,7 +201,6 @@ static void packed_tasks(void *raw, int64_t begin, int64_t end) {
   }
 }
 
-
 /* Picks the task grid for `threads` threads: tiles of whole micro-panels,
  * scored by the most work one thread gets (padded multiply-adds, plus
  * packing, which measures about 2 cycles, 32 multiply-add lanes, per
