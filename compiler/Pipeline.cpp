@@ -133,6 +133,12 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       // products' accumulators) goes, so that the plan has no room for it.
       pm.addPass(createCanonicalizerPass());
     }
+    if (options.cudaLibraries) {
+      ContractionsToKernelsOptions cublas;
+      cublas.cuda = true;
+      pm.addPass(createContractionsToKernels(cublas));
+      pm.addPass(createCanonicalizerPass());
+    }
     PlanArenaOptions plan;
     plan.verify = options.verifyMemoryPlan;
     pm.addNestedPass<func::FuncOp>(createPlanArena(plan));

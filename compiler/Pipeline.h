@@ -88,6 +88,9 @@ struct PipelineOptions {
   /// memory) and the LLVM stage is the CUDA stage (CudaPipeline.h); the
   /// runtime's CPU kernels must be off (runtimeKernels = false).
   std::string gpuArch;
+  /// With gpuArch: f32 matrix products whose layout cuBLAS takes become
+  /// calls of the runtime's agl_cuda_sgemm (cuBLAS) instead of kernels.
+  bool cudaLibraries = false;
   /// The CUDA toolkit that compiles the kernels (with gpuArch).
   std::string cudaToolkit;
   /// Called with the module after each stage (for reports, sizes).

@@ -8,6 +8,10 @@
 // inner loop reads, and the call is agl_kernel_sgemm_packed: the kernel
 // then never copies it at run time.
 //
+// For --target=cuda (`cuda`), the buffers are device memory and a product
+// becomes a call of agl_cuda_sgemm, which the runtime runs with cuBLAS on
+// the run's stream (no packing, no epilogue).
+//
 // Integer products (autoglm.matmul_integer of a uint8 lhs and a constant
 // int8 weight) become agl_kernel_gemm_u8s8 calls the same way, with the
 // weight packed for its dot-product instructions.
@@ -44,6 +48,8 @@
 #include "autoglm/kernels.h"
 #include "autoglm/kernels_int8.h"
 
+#include <limits>
+
 namespace autoglm {
 #define GEN_PASS_DEF_CONTRACTIONSTOKERNELS
 #include "passes/Passes.h.inc"
@@ -56,6 +62,7 @@ namespace {
 constexpr StringLiteral kSgemm = "agl_kernel_sgemm";
 constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
 constexpr StringLiteral kGemmInt8 = "agl_kernel_gemm_u8s8";
+constexpr StringLiteral kCudaSgemm = "agl_cuda_sgemm";
 
 /// Which loop of the generic each role of the contraction is.
 struct ContractionLoops {
@@ -806,6 +813,128 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   finishKernelCall(call, op, blocking, init, output, epilogue, zeroSources);
 }
 
+/// The strides (elements) that each loop steps `buffer` by, through `map`,
+/// when its layout is static; nothing otherwise.
+std::optional<SmallVector<int64_t>> staticLoopStrides(Value buffer,
+                                                      AffineMap map,
+                                                      int64_t loops) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  SmallVector<int64_t> loopStrides(loops, 0);
+  for (auto [i, expr] : llvm::enumerate(map.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      loopStrides[dim.getPosition()] = strides[i];
+  return loopStrides;
+}
+
+/// Whether cuBLAS takes a rows x cols operand with these strides: unit
+/// stride along its rows or its columns, and a leading dimension that
+/// covers the other extent (the rule agl_cuda_sgemm applies).
+bool cublasTakes(int64_t rows, int64_t cols, int64_t rowStride,
+                 int64_t colStride) {
+  constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+  if ((colStride == 1 || cols == 1) &&
+      (rows == 1 || (rowStride >= cols && rowStride <= kMaxInt)))
+    return true;
+  return (rowStride == 1 || rows == 1) &&
+         (cols == 1 || (colStride >= rows && colStride <= kMaxInt));
+}
+
+/// agl_cuda_sgemm (cuBLAS, on device buffers) for a product whose extents
+/// and strides are constants that cuBLAS takes; other products keep their
+/// loops. No epilogue: the elementwise loop after it stays a kernel.
+void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
+                         SmallVectorImpl<ZeroSource> &zeroSources) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  int64_t loops = op.getNumLoops();
+  auto lhs = staticLoopStrides(op.getDpsInputs()[0], maps[0], loops);
+  auto rhs = staticLoopStrides(op.getDpsInputs()[1], maps[1], loops);
+  auto out = staticLoopStrides(op.getDpsInits()[0], maps[2], loops);
+  constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+  int64_t batch = 1;
+  for (int64_t loop : c.batch)
+    batch = ranges[loop] != 1 ? ranges[loop] : batch;
+  if (!lhs || !rhs || !out || batch > kMaxInt ||
+      llvm::any_of(ranges, [&](int64_t r) { return r > kMaxInt; }) ||
+      !cublasTakes(ranges[c.m], ranges[c.k], (*lhs)[c.m], (*lhs)[c.k]) ||
+      !cublasTakes(ranges[c.k], ranges[c.n], (*rhs)[c.k], (*rhs)[c.n]) ||
+      !cublasTakes(ranges[c.m], ranges[c.n], (*out)[c.m], 1))
+    return;
+
+  bool accumulate = true;
+  Operation *init = nullptr;
+  if (autoglm::zeroAt(op.getDpsInits()[0], op, init)) {
+    accumulate = false;
+    if (init == autoglm::previousEffect(op)) {
+      init->erase();
+      init = nullptr;
+    }
+  }
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  OperandView a = viewOf(b, loc, op.getDpsInputs()[0], maps[0], loops);
+  OperandView bv = viewOf(b, loc, op.getDpsInputs()[1], maps[1], loops);
+  OperandView cv = viewOf(b, loc, op.getDpsInits()[0], maps[2], loops);
+  SmallVector<Value> extents;
+  for (Range range : cast<linalg::LinalgOp>(op.getOperation())
+                         .createLoopRanges(b, loc))
+    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+  // As for the CPU kernel: the innermost batch loop of more than one
+  // iteration is cuBLAS's batch, the others scf.for loops around the call.
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<int64_t> batchLoops;
+  for (int64_t loop : c.batch)
+    if (ranges[loop] != 1)
+      batchLoops.push_back(loop);
+  Value ap = a.pointer, bp = bv.pointer, cp = cv.pointer;
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t loop :
+       ArrayRef<int64_t>(batchLoops).drop_back(batchLoops.empty() ? 0 : 1)) {
+    auto forOp = scf::ForOp::create(b, loc, zero, extents[loop], one);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    Value iv = forOp.getInductionVar();
+    ap = advance(b, loc, ap, iv, a.loopStrides[loop]);
+    bp = advance(b, loc, bp, iv, bv.loopStrides[loop]);
+    cp = advance(b, loc, cp, iv, cv.loopStrides[loop]);
+  }
+  Value batchCount = one, aBatch = zero, bBatch = zero, cBatch = zero;
+  if (!batchLoops.empty()) {
+    int64_t inner = batchLoops.back();
+    batchCount = extents[inner];
+    aBatch = a.loopStrides[inner];
+    bBatch = bv.loopStrides[inner];
+    cBatch = cv.loopStrides[inner];
+  }
+  auto i64 = [&](Value index) { return autoglm::asI64(b, loc, index); };
+  // (batch, m, n, k, a, its batch/row/column strides, b, its batch/row/
+  //  column strides, c, its batch/row strides, accumulate, alpha)
+  SmallVector<Value> args = {
+      i64(batchCount), i64(extents[c.m]), i64(extents[c.n]),
+      i64(extents[c.k]), ap, i64(aBatch), i64(a.loopStrides[c.m]),
+      i64(a.loopStrides[c.k]), bp, i64(bBatch), i64(bv.loopStrides[c.k]),
+      i64(bv.loopStrides[c.n]), cp, i64(cBatch), i64(cv.loopStrides[c.m]),
+      arith::ConstantIntOp::create(b, loc, accumulate, 32),
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f))};
+  SmallVector<Type> types =
+      llvm::map_to_vector(args, [](Value v) { return v.getType(); });
+  func::FuncOp callee = autoglm::declareRuntimeFunction(
+      op->getParentOfType<ModuleOp>(), kCudaSgemm,
+      b.getFunctionType(types, {}));
+  callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
+  auto call = func::CallOp::create(b, loc, callee, args);
+  if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
+    zeroSources.push_back({init, call.getOperation()});
+  op->erase();
+}
+
 /// A constant buffer of `n` (static) float ones: the column scale of an
 /// int8 call whose scale is one number.
 Value onesOf(OpBuilder &b, Location loc, WeightPacker &packer, Value n) {
@@ -965,13 +1094,16 @@ struct ContractionsToKernelsPass
     if (contractions.empty())
       return;
     std::optional<WeightPacker> packer;
-    if (packWeights)
+    if (packWeights && !cuda)
       packer.emplace(module, partialPanels);
     // Last first: looking back for the zeros an output holds passes over
     // the earlier products while they are still linalg ops.
     SmallVector<ZeroSource> zeroSources;
     for (Contraction &c : llvm::reverse(contractions)) {
-      if (c.integer)
+      if (cuda) {
+        if (!c.integer)
+          replaceWithCudaCall(c.op, c.loops, zeroSources);
+      } else if (c.integer)
         replaceWithInt8KernelCall(c.op, *c.integer,
                                   packer ? &*packer : nullptr, zeroSources);
       else

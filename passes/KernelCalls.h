@@ -21,6 +21,12 @@ namespace autoglm {
 /// ("bias+gelu_erf+residual"): reports and profiles show it.
 inline constexpr llvm::StringLiteral kEpilogueAttrName = "autoglm.epilogue";
 
+/// The attribute on the declaration of a runtime function that host code
+/// calls with device pointers, and that queues its own GPU work (a cuBLAS
+/// product): the CUDA pipeline leaves its calls in host code.
+inline constexpr llvm::StringLiteral kDeviceLibraryAttrName =
+    "autoglm.device_library";
+
 /// The body is `out + in0 * in1` (either operand order) on f32.
 bool isMultiplyAccumulate(mlir::linalg::GenericOp op);
 

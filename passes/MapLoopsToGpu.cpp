@@ -5,9 +5,12 @@
 // this pass decides how: which loops become threads and blocks, and it
 // moves whatever else touches tensor data into a one-thread kernel, since
 // the function's buffers live in device memory that host code cannot read.
+// Calls of runtime functions that queue their own GPU work on device
+// pointers (cuBLAS products) stay in host code.
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -50,6 +53,13 @@ bool isHostArgument(Value buffer) {
 /// Whether `op` (or an op nested in it) reads or writes a device buffer.
 bool touchesDeviceMemory(Operation *op) {
   WalkResult result = op->walk([](Operation *nested) {
+    // A library call that queues its own GPU work stays on the host.
+    if (auto call = dyn_cast<func::CallOp>(nested)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName))
+        return WalkResult::advance();
+    }
     auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
     if (!effects) {
       // An op with unknown effects (a call) could touch anything.

@@ -484,12 +484,24 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     product's key (`sgemm bB mM nN kK`) `kc`, `nc` or `mc` knobs (recorded
     on the call as `autoglm.blocking`), else null (the runtime's cost
     model).
+
+    **`cuda`** (for `--target=cuda`): the buffers are device memory and the
+    product becomes a call of `agl_cuda_sgemm`, which the runtime runs with
+    cuBLAS on the run's stream: no packing, no epilogue (the elementwise
+    loop that follows stays a generated kernel), no integer products. Only
+    products whose extents and strides are constants that cuBLAS can take
+    (each operand with unit stride along its rows or its columns, and a
+    leading dimension that covers the other extent) become calls; the
+    others keep their loops.
   }];
   let options = [
     Option<"packWeights", "pack-weights", "bool", "true",
            "Pack constant B operands at compile time">,
     Option<"partialPanels", "partial-panels", "bool", "false",
-           "Also pack weights whose columns do not fill whole panels">
+           "Also pack weights whose columns do not fill whole panels">,
+    Option<"cuda", "cuda", "bool", "false",
+           "Call agl_cuda_sgemm (cuBLAS on device buffers) instead of the "
+           "CPU kernels">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

@@ -19,6 +19,10 @@
 
 extern "C" const agl_model_desc *fake_cuda_model(void);
 extern "C" const agl_model_desc *fake_cuda_model_missing_kernel(void);
+extern "C" const agl_model_desc *fake_cuda_model_gemm(void);
+extern "C" {
+#include "fake_cuda.h"
+}
 extern "C" const agl_model_desc *fake_add_model(void);
 extern "C" {
 void *mgpuModuleLoad(void *data, size_t size);
@@ -194,6 +198,127 @@ TEST_F(FakeDevice, MissingKernelIsReported) {
   EXPECT_THAT(lastError(), HasSubstr("cannot find kernel 'no_such_kernel': "
                                      "CUDA_ERROR_NOT_FOUND"));
   agl_instance_destroy(instance);
+}
+
+// ---- matrix products through cuBLAS (a fake one) -------------------------------
+
+// The fake cuBLAS computes column-major products as cuBLAS defines them;
+// the runtime must describe each row-major product of the model to it
+// (operations, leading dimensions, batch strides) so that C = A B.
+struct FakeBlas : FakeDevice {
+  void SetUp() override {
+    FakeDevice::SetUp();
+    setenv("AUTOGLM_CUBLAS", FAKE_CUBLAS_PATH, 1);
+    unsetenv("FAKE_CUBLAS_FAIL");
+    for (int i = 0; i < 16; ++i) {
+      a[i] = float(i + 1);
+      b[i] = float(i % 5) - 2.0f;
+    }
+    ASSERT_EQ(agl_instance_create(fake_cuda_model_gemm(), &instance), AGL_OK)
+        << lastError();
+    ASSERT_EQ(agl_instance_set_weights(instance, b.data()), AGL_OK);
+  }
+  void TearDown() override {
+    agl_instance_destroy(instance);
+    unsetenv("FAKE_CUBLAS_FAIL");
+    FakeDevice::TearDown();
+  }
+
+  // C = alpha A B (+ C) on the host, with the strides of fake_gemm.
+  std::array<float, 16> expected(const std::array<float, 16> &before) const {
+    const fake_cuda_gemm &g = fake_gemm;
+    std::array<float, 16> out = before;
+    for (int64_t e = 0; e < g.batch; ++e)
+      for (int64_t i = 0; i < g.m; ++i)
+        for (int64_t j = 0; j < g.n; ++j) {
+          float sum = 0;
+          for (int64_t p = 0; p < g.k; ++p)
+            sum += a[e * g.a_batch + i * g.a_row + p * g.a_col] *
+                   b[e * g.b_batch + p * g.b_row + j * g.b_col];
+          float &o = out[e * g.c_batch + i * g.c_row + j];
+          o = g.alpha * sum + (g.accumulate ? o : 0.0f);
+        }
+    return out;
+  }
+
+  agl_status run() {
+    const void *in[1] = {a.data()};
+    void *out[1] = {c.data()};
+    return agl_instance_run(instance, in, out);
+  }
+
+  agl_instance *instance = nullptr;
+  std::array<float, 16> a{}, b{}, c{};
+};
+
+TEST_F(FakeBlas, RowMajorOperands) {
+  // [2x4] x [4x3] -> [2x3], every row contiguous.
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f};
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  std::array<float, 16> want = expected({});
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(c[i], want[i]) << i;
+}
+
+TEST_F(FakeBlas, TransposedOperandsAndAlpha) {
+  // A stored column by column (a_row 1, a_col 2), B too (b_row 1, b_col 4).
+  fake_gemm = {1, 2, 3, 4, 0, 1, 2, 0, 1, 4, 0, 3, 0, 0.5f};
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  std::array<float, 16> want = expected({});
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(c[i], want[i]) << i;
+}
+
+TEST_F(FakeBlas, BatchWithSharedWeightAndAccumulation) {
+  // Two [2x2] x [2x3] products, the same B for both (batch stride 0); the
+  // output has a row stride of 4 and accumulates over runs.
+  fake_gemm = {2, 2, 3, 2, 4, 2, 1, 0, 3, 1, 8, 4, 0, 1.0f};
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  std::array<float, 16> first = c;
+  fake_gemm.accumulate = 1;
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  std::array<float, 16> want = expected(first);
+  int changed = 0;
+  for (int e = 0; e < 2; ++e)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j) {
+        int at = e * 8 + i * 4 + j;
+        EXPECT_EQ(c[at], want[at]) << at;
+        changed += c[at] != first[at];
+      }
+  EXPECT_GT(changed, 6); // the second run added its product
+}
+
+TEST_F(FakeBlas, StridesCuBlasCannotTakeFailTheRun) {
+  fake_gemm = {1, 2, 2, 2, 0, 2, 2, 0, 2, 1, 0, 2, 0, 1.0f};
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("agl_cuda_sgemm: a 2x2x2 product whose "
+                                     "operand strides cuBLAS cannot take"));
+}
+
+TEST_F(FakeBlas, CuBlasFailuresFailTheRun) {
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f};
+  setenv("FAKE_CUBLAS_FAIL", "create", 1);
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cublasCreate failed: "
+                                     "CUBLAS_STATUS_ALLOC_FAILED"));
+  setenv("FAKE_CUBLAS_FAIL", "gemm", 1);
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cublasSgemmStridedBatched (1 x 2x3x4) "
+                                     "failed: CUBLAS_STATUS_EXECUTION_FAILED"));
+  unsetenv("FAKE_CUBLAS_FAIL");
+  EXPECT_EQ(run(), AGL_OK) << lastError();
+}
+
+TEST_F(FakeBlas, MissingCuBlasIsReported) {
+  // cuBLAS stays loaded once found: ctest runs this test in a process of
+  // its own, where no product has loaded it yet.
+  setenv("AUTOGLM_CUBLAS", "/nonexistent/libcublas.so", 1);
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f};
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cannot load cuBLAS for the model's "
+                                     "matrix products"));
+  EXPECT_THAT(lastError(), HasSubstr("AUTOGLM_CUBLAS"));
 }
 
 } // namespace

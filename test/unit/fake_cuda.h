@@ -9,4 +9,16 @@ typedef struct fake_cuda_image {
   void (*kernel)(unsigned threads, void **params);
 } fake_cuda_image;
 
+/* The matrix product fake_cuda_model_gemm's entry function asks of
+ * agl_cuda_sgemm, on its input (A), weights (B) and output (C), 16 floats
+ * each: set by the test before a run. */
+#include <stdint.h>
+typedef struct fake_cuda_gemm {
+  int64_t batch, m, n, k;
+  int64_t a_batch, a_row, a_col, b_batch, b_row, b_col, c_batch, c_row;
+  int32_t accumulate;
+  float alpha;
+} fake_cuda_gemm;
+extern fake_cuda_gemm fake_gemm;
+
 #endif

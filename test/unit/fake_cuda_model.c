@@ -2,7 +2,8 @@
  * image registered by a constructor, its entry function launching one
  * kernel on device pointers, y = x + weights (4 floats). With the fake
  * driver (fake_cuda_driver.c) the kernel is a host function. A second
- * descriptor names a kernel the image lacks. */
+ * descriptor names a kernel the image lacks; a third runs one matrix
+ * product through agl_cuda_sgemm (cuBLAS, or fake_cublas.c). */
 #include "autoglm/runtime.h"
 #include "fake_cuda.h"
 
@@ -70,6 +71,29 @@ static int32_t run_missing_kernel(void *arena, const void *weights,
   return launch("no_such_kernel", weights, inputs, outputs);
 }
 
+void agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                    const float *a, int64_t a_batch_stride,
+                    int64_t a_row_stride, int64_t a_col_stride,
+                    const float *b, int64_t b_batch_stride,
+                    int64_t b_row_stride, int64_t b_col_stride, float *c,
+                    int64_t c_batch_stride, int64_t c_row_stride,
+                    int32_t accumulate, float alpha);
+
+fake_cuda_gemm fake_gemm;
+
+static int32_t run_gemm(void *arena, const void *weights,
+                        const void *const *inputs, void *const *outputs,
+                        const int64_t *symbols, int64_t *output_dims) {
+  (void)arena;
+  (void)symbols;
+  (void)output_dims;
+  const fake_cuda_gemm *g = &fake_gemm;
+  agl_cuda_sgemm(g->batch, g->m, g->n, g->k, inputs[0], g->a_batch, g->a_row,
+                 g->a_col, weights, g->b_batch, g->b_row, g->b_col,
+                 outputs[0], g->c_batch, g->c_row, g->accumulate, g->alpha);
+  return 0;
+}
+
 static const int64_t shape[] = {4};
 static const agl_tensor_info input = {"x", AGL_DTYPE_F32, 1, shape, NULL};
 static const agl_tensor_info output = {"y", AGL_DTYPE_F32, 1, shape, NULL};
@@ -87,7 +111,21 @@ static const agl_model_desc desc = FAKE_CUDA_DESC(run);
 static const agl_model_desc missing_kernel_desc =
     FAKE_CUDA_DESC(run_missing_kernel);
 
+static const int64_t gemm_shape[] = {16};
+static const agl_tensor_info gemm_input = {"a", AGL_DTYPE_F32, 1, gemm_shape,
+                                           NULL};
+static const agl_tensor_info gemm_output = {"c", AGL_DTYPE_F32, 1,
+                                            gemm_shape, NULL};
+static const agl_model_desc gemm_desc = {
+    .abi_version = AGL_ABI_VERSION, .device = AGL_DEVICE_CUDA,
+    .name = "fake_cuda_gemm", .num_inputs = 1, .num_outputs = 1,
+    .inputs = &gemm_input, .outputs = &gemm_output, .arena_size = 64,
+    .arena_alignment = 64, .weights_size = 16 * sizeof(float),
+    .weights_file = "fake_cuda_gemm.weights", .run = run_gemm,
+};
+
 const agl_model_desc *fake_cuda_model(void) { return &desc; }
+const agl_model_desc *fake_cuda_model_gemm(void) { return &gemm_desc; }
 const agl_model_desc *fake_cuda_model_missing_kernel(void) {
   return &missing_kernel_desc;
 }

@@ -250,7 +250,8 @@ int main(int argc, char **argv) {
   app.add_flag("--no-kernels", noKernels,
                "Run matrix multiplications as generated loops instead of "
                "the runtime's GEMM kernel (the object then needs no runtime "
-               "symbols)");
+               "symbols); with --target=cuda, as generated GPU kernels "
+               "instead of cuBLAS");
   app.add_flag("--no-fused-attention", noFusedAttention,
                "Keep attention written out in primitive ops (MatMul, "
                "Softmax, ...) rather than recognizing it as one fused "
@@ -467,9 +468,11 @@ int main(int argc, char **argv) {
   pipelineOptions.printIRAfterAll = printIRAfterAll;
   pipelineOptions.dumpIRDir = dumpIRDir;
   pipelineOptions.verifyMemoryPlan = verifyMemoryPlan;
-  // The runtime's kernels run on the CPU: a GPU model runs generated code.
+  // The runtime's kernels run on the CPU: a GPU model runs generated code,
+  // and cuBLAS for its matrix products.
   pipelineOptions.runtimeKernels = !noKernels && !cuda;
   if (cuda) {
+    pipelineOptions.cudaLibraries = !noKernels;
     pipelineOptions.gpuArch = gpuArch;
     pipelineOptions.cudaToolkit = defaultCudaToolkit();
   }

@@ -18,6 +18,7 @@ struct agl_cuda_instance {
   CUdeviceptr memory;  /* arena, inputs, outputs */
   CUdeviceptr weights; /* 0 until set */
   CUdeviceptr arena;
+  agl_cuda_blas *blas; /* made by the first matrix product */
   /* Device addresses as the entry function takes them. */
   void **inputs;
   void **outputs;
@@ -32,6 +33,7 @@ void agl_cuda_instance_destroy(agl_cuda_instance *instance) {
     return;
   if (instance->api) {
     instance->api->cuCtxSetCurrent(instance->context);
+    agl_cuda_blas_destroy(instance->blas);
     if (instance->stream)
       instance->api->cuStreamDestroy(instance->stream);
     if (instance->memory)
@@ -149,7 +151,7 @@ agl_status agl_cuda_instance_run(agl_cuda_instance *instance,
     if (result != AGL_CUDA_SUCCESS)
       return agl_cuda_fail(result, "cannot copy an input to the device");
   }
-  agl_cuda_bind_run(instance->stream);
+  agl_cuda_bind_run(instance->stream, &instance->blas);
   int32_t code = model->run((void *)(uintptr_t)instance->arena,
                             (const void *)(uintptr_t)instance->weights,
                             (const void *const *)instance->inputs,

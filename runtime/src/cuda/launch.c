@@ -38,6 +38,7 @@ static struct agl_cuda_module *modules;
 
 typedef struct run_binding {
   CUstream stream;
+  agl_cuda_blas **blas;
   int bound;
   agl_status status;
   char message[512];
@@ -45,8 +46,9 @@ typedef struct run_binding {
 
 static _Thread_local run_binding current;
 
-void agl_cuda_bind_run(CUstream stream) {
+void agl_cuda_bind_run(CUstream stream, agl_cuda_blas **blas) {
   current.stream = stream;
+  current.blas = blas;
   current.bound = 1;
   current.status = AGL_OK;
   current.message[0] = '\0';
@@ -55,6 +57,7 @@ void agl_cuda_bind_run(CUstream stream) {
 agl_status agl_cuda_unbind_run(void) {
   current.bound = 0;
   current.stream = NULL;
+  current.blas = NULL;
   if (current.status != AGL_OK)
     return agl_fail(current.status, "%s", current.message);
   return AGL_OK;
@@ -89,6 +92,17 @@ static int run_ok(const char *caller) {
   }
   return current.status == AGL_OK;
 }
+
+int agl_cuda_run_binding(const char *caller, CUstream *stream,
+                         agl_cuda_blas ***blas) {
+  if (!run_ok(caller))
+    return 0;
+  *stream = current.stream;
+  *blas = current.blas;
+  return 1;
+}
+
+void agl_cuda_run_failed(const char *message) { run_failed(message, 0); }
 
 agl_status agl_cuda_outside_run_status(void) {
   agl_status status = current.status;

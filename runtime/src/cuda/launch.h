@@ -3,6 +3,7 @@
 #ifndef AUTOGLM_RUNTIME_CUDA_LAUNCH_H
 #define AUTOGLM_RUNTIME_CUDA_LAUNCH_H
 
+#include "blas.h"
 #include "driver.h"
 
 #include <stddef.h>
@@ -24,10 +25,18 @@ AGL_EXPORT void mgpuLaunchKernel(void *function, intptr_t grid_x,
                                  size_t num_params);
 
 /* ---- the runtime's side ------------------------------------------------- */
-/* Makes the calling thread's launches go to `stream` until unbound; unbind
+/* Makes the calling thread's launches go to `stream` until unbound, with
+ * `blas` the instance's cuBLAS handle (made by its first product); unbind
  * returns the run's first failure (and records its message). */
-AGL_HIDDEN void agl_cuda_bind_run(CUstream stream);
+AGL_HIDDEN void agl_cuda_bind_run(CUstream stream, agl_cuda_blas **blas);
 AGL_HIDDEN agl_status agl_cuda_unbind_run(void);
+/* For library calls of a run's host code (blas.c): the run's stream and
+ * the instance's cuBLAS handle; 0 outside a run or after the run failed
+ * (recording why, as launches do). */
+AGL_HIDDEN int agl_cuda_run_binding(const char *caller, CUstream *stream,
+                                    agl_cuda_blas ***blas);
+/* Fails the bound run with `message`, unless it failed already. */
+AGL_HIDDEN void agl_cuda_run_failed(const char *message);
 /* The failure recorded by mgpu* calls made outside a run on this thread
  * (and forgets it); AGL_OK if none. */
 AGL_HIDDEN agl_status agl_cuda_outside_run_status(void);

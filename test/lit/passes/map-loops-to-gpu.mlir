@@ -99,3 +99,29 @@ func.func @global(%b: memref<4xf32>) {
   linalg.copy ins(%t : memref<4xf32>) outs(%b : memref<4xf32>)
   return
 }
+
+// -----
+
+// A call of a library function that queues its own GPU work (a cuBLAS
+// product, marked autoglm.device_library) stays in host code, also in a
+// loop; any other call could touch device memory: a one-thread kernel.
+// CHECK-LABEL: func.func @calls
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK-NEXT: func.call @agl_cuda_sgemm(%arg0)
+// CHECK-NEXT: }
+// CHECK: scf.parallel
+// CHECK-NEXT: func.call @opaque(%arg0)
+// CHECK: processor = block_x
+func.func private @agl_cuda_sgemm(!llvm.ptr) attributes {autoglm.device_library}
+func.func private @opaque(!llvm.ptr)
+func.func @calls(%p: !llvm.ptr) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {
+    func.call @agl_cuda_sgemm(%p) : (!llvm.ptr) -> ()
+  }
+  func.call @opaque(%p) : (!llvm.ptr) -> ()
+  return
+}

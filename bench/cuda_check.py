@@ -1,0 +1,691 @@
+#!/usr/bin/env python3
+"""Correctness and speed of --target=cuda on a GPU machine that has no MLIR.
+
+Two steps, on two machines:
+
+  prepare  (where AutoGLM is built) compiles every model of
+           test/e2e/test_cuda.py and the GPU workloads below for sm_90, and
+           writes a bundle: the artifacts, their inputs and references,
+           autoglm-run and the shared libraries it needs that a stock
+           system may lack. Large files are xz-compressed: the workloads'
+           weights and big inputs repeat one random block, so that they
+           compress to almost nothing.
+  run      (on the GPU machine, with PyTorch) unpacks the bundle, runs each
+           model with autoglm-run against its references, then times the
+           workloads with autoglm-run and with PyTorch (eager and
+           torch.compile, fp32 and fp16) side by side, prints a Markdown
+           table and writes everything as JSON.
+
+Workloads (batch 1, float32 models):
+  gemm4096     MatMul of an input [4096,4096] by a weight [4096,4096]
+  glm_prefill  one GLM decoder layer (bench/make_glm_layer.py): hidden 4096,
+               32 heads of 128, SwiGLU MLP of 13696, sequence 512
+  glm_decode   the same layer decoding one token after a 2047-position KV
+               cache (past_key/past_value inputs [1,32,2047,128])
+
+autoglm-run times agl_instance_run, which copies the inputs from host memory
+to the device and the outputs back; PyTorch's timings have everything on the
+device already. The table gives the bytes each autoglm run copies, and the
+time PyTorch takes to copy as much between pageable host memory and the
+device, so that the two can be told apart.
+
+Usage:
+  python3 bench/cuda_check.py prepare [--bundle DIR] [--only NAME...]
+  python3 bench/cuda_check.py run [--bundle DIR] [--out DIR] [--runs N]
+"""
+
+import argparse
+import json
+import lzma
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(BENCH_DIR)
+DEFAULT_BUNDLE = os.path.join(REPO_ROOT, "cuda-bundle")
+sys.dont_write_bytecode = True  # keep the source folders free of __pycache__
+
+# Outputs of the workloads compared with their references (fp32 kernels,
+# the GPU's own summation order over K up to 13696).
+BENCH_RTOL, BENCH_ATOL = 1e-3, 1e-3
+
+GLM = dict(hidden=4096, heads=32, ffn=13696)
+PREFILL_SEQ = 512
+DECODE_PAST = 2047
+GEMM_N = 4096
+# The last rows of the GEMM's and the prefill's output kept as their
+# references (all of them would be 64 and 8 MB).
+CHECKED_ROWS = 64
+# Weights and large inputs repeat a random block of this many floats.
+BLOCK = 65537
+# Files larger than this travel xz-compressed.
+COMPRESS_BYTES = 256 << 10
+# How each model is compiled: matrix products by cuBLAS (the default), or
+# as generated kernels like everything else (--no-kernels).
+VARIANTS = {"cublas": [], "loops": ["--no-kernels"]}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# prepare
+# ---------------------------------------------------------------------------
+
+def tiled(rng, shape, scale):
+    """An array of `shape` that repeats one random block of BLOCK floats
+    (times `scale`): random enough for a product, compressible to a block."""
+    block = (rng.standard_normal(BLOCK) * scale).astype(np.float32)
+    return np.resize(block, shape)
+
+
+def build_workloads(only):
+    """{name: (onnx model, inputs, references, checked rows or None)}: with
+    checked rows R, the references are the last R rows of the outputs."""
+    sys.path.insert(0, os.path.join(REPO_ROOT, "models"))
+    sys.path.insert(0, BENCH_DIR)
+    from generate import GraphBuilder, tensor_info, ort_reference  # noqa
+    from make_glm_layer import build_glm_layer  # noqa
+    import onnx
+    from onnx import numpy_helper
+
+    def retile(model, inputs, seed):
+        """The model with every large initializer and input replaced by a
+        tiled one of the same shape, scaled like the original."""
+        rng = np.random.default_rng(seed)
+        for init in model.graph.initializer:
+            array = numpy_helper.to_array(init)
+            if array.size >= BLOCK and array.dtype == np.float32:
+                new = tiled(rng, array.shape, float(array.std()))
+                init.CopyFrom(numpy_helper.from_array(new, init.name))
+        return model, [tiled(rng, a.shape, float(a.std()))
+                       if a.size >= BLOCK else a for a in inputs]
+
+    workloads = {}
+    if not only or "gemm4096" in only:
+        g = GraphBuilder()
+        rng = np.random.default_rng(5005)
+        w = tiled(rng, (GEMM_N, GEMM_N), 1 / math.sqrt(GEMM_N))
+        x = tiled(rng, (GEMM_N, GEMM_N), 1.0)
+        g.init("weight", w)
+        g.op("MatMul", ["x", "weight"], "y")
+        model = g.model("gemm4096", [tensor_info("x", [GEMM_N, GEMM_N])],
+                        [tensor_info("y", [GEMM_N, GEMM_N])])
+        rows = CHECKED_ROWS
+        reference = (x[-rows:].astype(np.float64) @ w).astype(np.float32)
+        workloads["gemm4096"] = (model, [x], [reference], rows)
+    for name, seq, past in (("glm_prefill", PREFILL_SEQ, 0),
+                            ("glm_decode", 1, DECODE_PAST)):
+        if only and name not in only:
+            continue
+        model, inputs = build_glm_layer(seq, past=past, **GLM)
+        model, inputs = retile(model, inputs, 4004 + past)
+        path = os.path.join("/tmp", f"autoglm-cuda-{name}.onnx")
+        onnx.save_model(model, path)
+        log(f"  {name}: onnxruntime reference")
+        references = ort_reference(path, inputs)
+        rows = CHECKED_ROWS if seq > CHECKED_ROWS else None
+        if rows:
+            references = [r[..., -rows:, :] for r in references]
+        workloads[name] = (model, inputs, references, rows)
+        os.remove(path)
+    return workloads
+
+
+def save(path, array_or_bytes):
+    """np.save or raw bytes; compressed to PATH.xz when large."""
+    if isinstance(array_or_bytes, np.ndarray):
+        import io
+        buffer = io.BytesIO()
+        np.save(buffer, array_or_bytes)
+        data = buffer.getvalue()
+    else:
+        data = array_or_bytes
+    if len(data) > COMPRESS_BYTES:
+        # A dictionary that spans the repeated block, a fast preset.
+        filters = [{"id": lzma.FILTER_LZMA2, "preset": 1,
+                    "dict_size": 64 << 20}]
+        with open(path + ".xz", "wb") as f:
+            f.write(lzma.compress(data, filters=filters))
+    else:
+        with open(path, "wb") as f:
+            f.write(data)
+
+
+def weights_recipe(weights, onnx_path):
+    """The weights file as pieces of the ONNX model's initializers (which
+    travel with the repository) and literal bytes: a list of
+    ("init", name, length) and ("bytes", offset into the literal blob,
+    length), and that blob."""
+    import onnx
+    from onnx import numpy_helper
+    spans = []
+    for init in onnx.load(onnx_path).graph.initializer:
+        data = numpy_helper.to_array(init).tobytes()
+        at = weights.find(data) if len(data) >= 4096 else -1
+        if at >= 0:
+            spans.append((at, len(data), init.name))
+    recipe, literal, pos = [], bytearray(), 0
+    for at, length, name in sorted(spans):
+        if at < pos:
+            continue  # inside an earlier piece
+        if at > pos:
+            recipe.append(("bytes", len(literal), at - pos))
+            literal += weights[pos:at]
+        recipe.append(("init", name, length))
+        pos = at + length
+    if pos < len(weights):
+        recipe.append(("bytes", len(literal), len(weights) - pos))
+        literal += weights[pos:]
+    return recipe, bytes(literal)
+
+
+def rebuild_weights(recipe_path):
+    """Writes the weights file a recipe describes next to it; checks its
+    digest."""
+    import hashlib
+    import onnx
+    from onnx import numpy_helper
+    with open(recipe_path) as f:
+        recipe = json.load(f)
+    base = recipe_path[:-len(".recipe.json")]
+    with open(base + ".literal", "rb") as f:
+        literal = f.read()
+    inits = {i.name: i for i in onnx.load(
+        os.path.join(REPO_ROOT, recipe["onnx"])).graph.initializer}
+    digest = hashlib.sha256()
+    with open(base + ".weights", "wb") as out:
+        for kind, key, length in recipe["pieces"]:
+            data = (numpy_helper.to_array(inits[key]).tobytes()
+                    if kind == "init" else literal[key:key + length])
+            assert len(data) == length, (kind, key)
+            out.write(data)
+            digest.update(data)
+    if digest.hexdigest() != recipe["sha256"]:
+        raise RuntimeError(f"{base}.weights: rebuilt with the wrong digest")
+
+
+def compress_tree(bundle):
+    """xz-compresses every file over COMPRESS_BYTES in the bundle."""
+    for folder, _, files in os.walk(bundle):
+        for f in files:
+            path = os.path.join(folder, f)
+            if not f.endswith(".xz") and os.path.getsize(path) > COMPRESS_BYTES:
+                with open(path, "rb") as src:
+                    data = src.read()
+                save(path, data)
+                shutil.copymode(path, path + ".xz")
+                os.remove(path)
+
+
+def compile_model(tools, onnx_path, out_so, dims, flags):
+    os.makedirs(os.path.dirname(out_so), exist_ok=True)
+    cmd = [os.path.join(tools, "autoglm-compile"), onnx_path,
+           "--target=cuda", "--gpu-arch=sm_90", "-o", out_so, *flags]
+    for d in dims:
+        cmd += ["--dim", d]
+    start = time.time()
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{result.stderr}")
+    return time.time() - start
+
+
+def bundle_binaries(tools, bundle):
+    """autoglm-run and the shared libraries it loads from outside the
+    system's base set, into bin/ and lib/."""
+    for sub in ("bin", "lib"):
+        os.makedirs(os.path.join(bundle, sub), exist_ok=True)
+    run = os.path.join(tools, "autoglm-run")
+    shutil.copy2(run, os.path.join(bundle, "bin"))
+    base = ("libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so",
+            "ld-linux", "libgcc_s.so", "libstdc++.so", "linux-vdso")
+    for line in subprocess.run(["ldd", run], capture_output=True,
+                               text=True).stdout.splitlines():
+        parts = line.split("=>")
+        if len(parts) != 2 or not parts[1].strip().startswith("/"):
+            continue
+        name, path = parts[0].strip(), parts[1].split()[0]
+        if not name.startswith(base):
+            shutil.copy2(path, os.path.join(bundle, "lib", name))
+
+
+def prepare(args):
+    tools = args.tools
+    bundle = args.bundle
+    if os.path.isdir(bundle):
+        shutil.rmtree(bundle)
+    os.makedirs(bundle)
+    bundle_binaries(tools, bundle)
+    manifest = {"models": [], "workloads": []}
+
+    sys.path.insert(0, os.path.join(REPO_ROOT, "test", "e2e"))
+    from test_cuda import MODELS, case_files, case_names  # noqa
+    from e2e_common import ATOL, MODELS_DIR, RTOL  # noqa
+    for name, (dims, case) in MODELS.items():
+        if args.only and name not in args.only:
+            continue
+        folder = os.path.join(bundle, "models", name)
+        os.makedirs(folder)
+        onnx_path = os.path.join(MODELS_DIR, name + ".onnx")
+        seconds = {v: compile_model(
+            tools, onnx_path, os.path.join(folder, v, name + ".so"), dims,
+            flags) for v, flags in VARIANTS.items()}
+        # The variants' weights are the same bytes: one recipe for them all.
+        import hashlib
+        weights = [os.path.join(folder, v, name + ".weights")
+                   for v in VARIANTS]
+        with open(weights[0], "rb") as f:
+            data = f.read()
+        for path in weights:
+            with open(path, "rb") as f:
+                if f.read() != data:
+                    raise RuntimeError(f"{path} differs from {weights[0]}")
+            os.remove(path)
+        pieces, literal = weights_recipe(data, onnx_path)
+        with open(os.path.join(folder, name + ".literal"), "wb") as f:
+            f.write(literal)
+        with open(os.path.join(folder, name + ".recipe.json"), "w") as f:
+            json.dump(dict(onnx=os.path.relpath(onnx_path, REPO_ROOT),
+                           sha256=hashlib.sha256(data).hexdigest(),
+                           pieces=pieces), f)
+        case_dir = os.path.join(MODELS_DIR, case)
+        entry = dict(name=name, rtol=RTOL, atol=ATOL, compile_s=seconds,
+                     inputs=[], outputs=[])
+        for kind, key in (("inputs", "input"), ("outputs", "output")):
+            for i, (tensor, path) in enumerate(zip(case_names(case_dir, kind),
+                                                   case_files(case_dir, key))):
+                shutil.copy2(path, os.path.join(folder, f"{key}_{i}.npy"))
+                entry[kind].append(dict(name=tensor, file=f"{key}_{i}.npy"))
+        manifest["models"].append(entry)
+        log(f"  {name}: compiled in {seconds}")
+
+    sys.path.insert(0, BENCH_DIR)
+    from workloads import count_flops  # noqa
+    import onnx
+    for name, (model, inputs, references, rows) in build_workloads(
+            args.only).items():
+        folder = os.path.join(bundle, "workloads", name)
+        os.makedirs(folder)
+        onnx_path = os.path.join("/tmp", f"autoglm-cuda-{name}.onnx")
+        onnx.save_model(model, onnx_path)
+        seconds, first = {}, None
+        for variant, flags in VARIANTS.items():
+            so = os.path.join(folder, variant, name + ".so")
+            seconds[variant] = compile_model(tools, onnx_path, so, [], flags)
+            weights = os.path.splitext(so)[0] + ".weights"
+            with open(weights, "rb") as f:
+                data = f.read()
+            os.remove(weights)
+            if first is None:  # shared by the variants, unless they differ
+                first = data
+                save(os.path.join(folder, name + ".weights"), data)
+            elif data != first:
+                save(weights, data)
+        os.remove(onnx_path)
+        entry = dict(name=name, compile_s=seconds, flops=count_flops(model),
+                     checked_rows=rows, rtol=BENCH_RTOL, atol=BENCH_ATOL,
+                     inputs=[], outputs=[],
+                     input_bytes=sum(a.nbytes for a in inputs))
+        for i, (info, array) in enumerate(zip(model.graph.input, inputs)):
+            save(os.path.join(folder, f"input_{i}.npy"), array)
+            entry["inputs"].append(dict(name=info.name, file=f"input_{i}.npy",
+                                        shape=list(array.shape)))
+        output_bytes = 0
+        for i, (info, array) in enumerate(zip(model.graph.output,
+                                              references)):
+            save(os.path.join(folder, f"output_{i}.npy"), array)
+            shape = [d.dim_value for d in info.type.tensor_type.shape.dim]
+            output_bytes += 4 * math.prod(shape)
+            entry["outputs"].append(dict(name=info.name,
+                                         file=f"output_{i}.npy", shape=shape))
+        entry["output_bytes"] = output_bytes
+        manifest["workloads"].append(entry)
+        log(f"  {name}: compiled in {seconds}")
+    with open(os.path.join(bundle, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=2)
+    compress_tree(bundle)
+    size = sum(os.path.getsize(os.path.join(d, f))
+               for d, _, files in os.walk(bundle) for f in files)
+    log(f"bundle {bundle}: {size / 2**20:.1f} MiB")
+
+
+# ---------------------------------------------------------------------------
+# run
+# ---------------------------------------------------------------------------
+
+def unpack(bundle, manifest):
+    for folder, _, files in os.walk(bundle):
+        for f in files:
+            if f.endswith(".xz"):
+                path = os.path.join(folder, f)
+                with lzma.open(path) as src, open(path[:-3], "wb") as dst:
+                    shutil.copyfileobj(src, dst, 16 << 20)
+                shutil.copymode(path, path[:-3])
+                os.remove(path)
+    for m in manifest["models"]:
+        rebuild_weights(os.path.join(bundle, "models", m["name"],
+                                     m["name"] + ".recipe.json"))
+    for kind in ("models", "workloads"):
+        for m in manifest[kind]:
+            folder = os.path.join(bundle, kind, m["name"])
+            for variant in VARIANTS:
+                link = os.path.join(folder, variant, m["name"] + ".weights")
+                if not os.path.exists(link):
+                    os.symlink(os.path.join("..", m["name"] + ".weights"),
+                               link)
+
+
+def find_cublas():
+    """libcublas.so for the runtime: $AUTOGLM_CUBLAS, else the toolkit's or
+    the one the NVIDIA Python wheels (PyTorch's) ship; None if none."""
+    import glob
+    import site
+    if os.environ.get("AUTOGLM_CUBLAS"):
+        return os.environ["AUTOGLM_CUBLAS"]
+    roots = [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
+                          "lib64")]
+    for packages in site.getsitepackages():
+        roots += glob.glob(os.path.join(packages, "nvidia", "*", "lib"))
+    for root in roots:
+        found = sorted(glob.glob(os.path.join(root, "libcublas.so.1[0-9]*")))
+        if found:
+            return found[-1]
+    return None
+
+
+def autoglm_run(bundle, so, args):
+    env = dict(os.environ)
+    paths = [os.path.join(bundle, "lib")]
+    cublas = find_cublas()
+    if cublas:
+        env["AUTOGLM_CUBLAS"] = cublas
+        paths.append(os.path.dirname(cublas))  # its libcublasLt
+    if env.get("LD_LIBRARY_PATH"):
+        paths.append(env["LD_LIBRARY_PATH"])
+    env["LD_LIBRARY_PATH"] = ":".join(paths)
+    cmd = [os.path.join(bundle, "bin", "autoglm-run"), so, "--json", *args]
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                            timeout=600)
+    try:
+        report = json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        report = {"ok": False, "error": (result.stderr or result.stdout)[-2000:]}
+    report["exit_code"] = result.returncode
+    if result.returncode != 0 and "stderr" not in report:
+        report["stderr"] = result.stderr[-2000:]
+    return report
+
+
+def check_models(bundle, manifest):
+    results = []
+    for m in manifest["models"]:
+        folder = os.path.join(bundle, "models", m["name"])
+        args = ["--rtol", str(m["rtol"]), "--atol", str(m["atol"])]
+        for i in m["inputs"]:
+            args += ["--input", f"{i['name']}={os.path.join(folder, i['file'])}"]
+        for o in m["outputs"]:
+            args += ["--expect",
+                     f"{o['name']}={os.path.join(folder, o['file'])}"]
+        for variant in VARIANTS:
+            report = autoglm_run(
+                bundle, os.path.join(folder, variant, m["name"] + ".so"), args)
+            worst = max((o.get("max_abs", float("nan"))
+                         for o in report.get("outputs", [])),
+                        default=float("nan"))
+            log(f"  {m['name']:<20} {variant:<7}"
+                f" {'ok' if report.get('ok') else 'FAILED'}"
+                f"  max |error| {worst:.3g}"
+                + ("" if report.get("ok") else
+                   f"\n{report.get('error', '')}{report.get('stderr', '')}"))
+            results.append(dict(name=m["name"], variant=variant,
+                                ok=bool(report.get("ok")), max_abs=worst,
+                                report=report))
+    return results
+
+
+def bench_autoglm(bundle, w, variant, runs, warmup):
+    folder = os.path.join(bundle, "workloads", w["name"])
+    out_dir = os.path.join(folder, variant, "outputs")
+    args = ["--output-dir", out_dir, "--bench", str(runs),
+            "--warmup", str(warmup)]
+    for i in w["inputs"]:
+        args += ["--input", f"{i['name']}={os.path.join(folder, i['file'])}"]
+    report = autoglm_run(bundle, os.path.join(folder, variant, w["name"] + ".so"),
+                         args)
+    result = dict(ok=False, report=report)
+    if report["exit_code"] != 0:
+        return result
+    errors = []
+    for o in w["outputs"]:
+        expected = np.load(os.path.join(folder, o["file"]))
+        got = np.load(os.path.join(out_dir, o["name"] + ".npy"))
+        if w["checked_rows"]:
+            got = got[..., -w["checked_rows"]:, :]
+        errors.append(float(np.max(np.abs(got - expected))))
+        if not np.allclose(got, expected, rtol=w["rtol"], atol=w["atol"]):
+            errors[-1] = -errors[-1]  # negative: out of tolerance
+    result["max_abs"] = max(abs(e) for e in errors)
+    result["ok"] = all(e >= 0 for e in errors)
+    result["ms"] = report.get("latency_ms", {}).get("median")
+    return result
+
+
+# --- PyTorch ---------------------------------------------------------------
+
+def torch_workload(torch, name, dtype):
+    """(function, arguments) computing the workload in PyTorch on the GPU,
+    with random weights of the model's shapes."""
+    import torch.nn.functional as F
+    dev = "cuda"
+    gen = torch.Generator(device=dev).manual_seed(0)
+
+    def rand(*shape, scale=1.0):
+        return (torch.randn(*shape, generator=gen, device=dev) * scale).to(dtype)
+
+    if name == "gemm4096":
+        def gemm(a, b):
+            return a @ b
+        return gemm, (rand(GEMM_N, GEMM_N),
+                      rand(GEMM_N, GEMM_N, scale=GEMM_N ** -0.5))
+    h, heads, ffn = GLM["hidden"], GLM["heads"], GLM["ffn"]
+    d = h // heads
+    p = dict(n1=rand(h), wqkv=rand(h, 3 * h, scale=h ** -0.5),
+             wo=rand(h, h, scale=h ** -0.5), n2=rand(h),
+             wg=rand(h, ffn, scale=h ** -0.5), wu=rand(h, ffn, scale=h ** -0.5),
+             wd=rand(ffn, h, scale=ffn ** -0.5))
+
+    def rms(x, w):
+        x32 = x.float()
+        return (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + 1e-6)
+                ).to(x.dtype) * w
+
+    def layer(x, past_k=None, past_v=None):
+        b, s, _ = x.shape
+        q, k, v = (rms(x, p["n1"]) @ p["wqkv"]).split(h, dim=-1)
+        q, k, v = (t.view(b, s, heads, d).transpose(1, 2) for t in (q, k, v))
+        if past_k is not None:
+            k = torch.cat([past_k, k], dim=2)
+            v = torch.cat([past_v, v], dim=2)
+        ctx = F.scaled_dot_product_attention(q, k, v,
+                                             is_causal=past_k is None)
+        x = x + ctx.transpose(1, 2).reshape(b, s, h) @ p["wo"]
+        m = rms(x, p["n2"])
+        x = x + (F.silu(m @ p["wg"]) * (m @ p["wu"])) @ p["wd"]
+        return x if past_k is None else (x, k, v)
+
+    if name == "glm_prefill":
+        return layer, (rand(1, PREFILL_SEQ, h),)
+    return layer, (rand(1, 1, h), rand(1, heads, DECODE_PAST, d),
+                   rand(1, heads, DECODE_PAST, d))
+
+
+def time_cuda(torch, fn, args, runs, warmup):
+    with torch.no_grad():
+        for _ in range(warmup):
+            fn(*args)
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(runs):
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn(*args)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+    return float(np.median(times))
+
+
+def copy_ms(torch, in_bytes, out_bytes, runs):
+    """Median time to copy in_bytes from pageable host memory to the device
+    and out_bytes back, as autoglm-run's instance does each run."""
+    host_in = torch.empty(in_bytes // 4, dtype=torch.float32)
+    dev_in = torch.empty_like(host_in, device="cuda")
+    dev_out = torch.empty(out_bytes // 4, dtype=torch.float32, device="cuda")
+    host_out = torch.empty_like(dev_out, device="cpu")
+    times = []
+    for _ in range(runs):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        dev_in.copy_(host_in)
+        host_out.copy_(dev_out)
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - start) * 1e3)
+    return float(np.median(times))
+
+
+def run(args):
+    bundle = args.bundle
+    with open(os.path.join(bundle, "manifest.json")) as f:
+        manifest = json.load(f)
+    unpack(bundle, manifest)
+    results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    try:
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                              "--format=csv,noheader"], capture_output=True,
+                             text=True)
+        results["gpu"] = smi.stdout.strip() or smi.stderr.strip()
+    except FileNotFoundError:
+        results["gpu"] = "no nvidia-smi"
+    results["cublas"] = find_cublas()
+    log(f"GPU: {results['gpu']}; cuBLAS: {results['cublas']}")
+
+    log("models/ on the GPU, against their references:")
+    results["models"] = check_models(bundle, manifest)
+
+    def write():
+        # After every step: a run cut short still leaves what it measured.
+        if not args.out:
+            return
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "cuda_results.json"), "w") as f:
+            json.dump(results, f, indent=2, default=str)
+        with open(os.path.join(args.out, "cuda_results.md"), "w") as f:
+            f.write(render(results) + "\n")
+    write()
+
+    try:
+        import torch
+        results["torch"] = torch.__version__
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    except ImportError:
+        torch = None
+    rows = results["workloads"] = []
+    workloads = [w for w in manifest["workloads"]
+                 if not args.only or w["name"] in args.only]
+    for w in workloads:
+        log(f"{w['name']}:")
+        row = dict(name=w["name"], flops=w["flops"])
+        rows.append(row)
+        for variant in VARIANTS:
+            a = row[variant] = bench_autoglm(bundle, w, variant, args.runs,
+                                             args.warmup)
+            log(f"  autoglm fp32 {variant}: {a.get('ms')} ms, ok={a['ok']}, "
+                f"max |error| {a.get('max_abs')}"
+                + ("" if a["report"]["exit_code"] == 0 else
+                   f"\n{a['report'].get('error', '')}"
+                   f"{a['report'].get('stderr', '')}"))
+        if torch is not None:
+            row["copy_ms"] = copy_ms(torch, w["input_bytes"],
+                                     w["output_bytes"], args.runs)
+        write()
+    # PyTorch eager for every workload before torch.compile, which takes
+    # longest.
+    for mode in ("eager", "compile") if torch is not None else ():
+        for w, row in zip(workloads, rows):
+            for dtype in ("float32", "float16"):
+                key = f"torch_{mode}_{dtype}"
+                try:
+                    fn, fargs = torch_workload(torch, w["name"],
+                                               getattr(torch, dtype))
+                    f = fn if mode == "eager" else torch.compile(fn)
+                    row[key] = time_cuda(torch, f, fargs, args.runs,
+                                         args.warmup)
+                except Exception as e:  # a failed peer gets a note
+                    row[key] = None
+                    row[key + "_error"] = f"{type(e).__name__}: {e}"[:500]
+                log(f"  {w['name']} {key}: {row[key]} ms")
+                write()
+    log(render(results))
+    return 0 if all(m["ok"] for m in results["models"]) else 1
+
+
+def render(results):
+    def ms(v):
+        return "—" if v is None else f"{v:.3f}"
+    lines = [f"GPU: {results['gpu']}; PyTorch {results.get('torch', '—')}; "
+             f"{results['date']}", "",
+             "| workload | AutoGLM fp32, cuBLAS | AutoGLM fp32, loops | "
+             "copies | torch eager fp32 | "
+             "torch.compile fp32 | torch eager fp16 | torch.compile fp16 | "
+             "AutoGLM TFLOP/s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+
+    def autoglm(a):
+        return f"{ms(a.get('ms'))}{'' if a['ok'] else ' (wrong)'}"
+    for r in results.get("workloads", []):
+        a = r["cublas"]
+        tflops = (r["flops"] / a["ms"] / 1e9) if a.get("ms") else None
+        lines.append(
+            f"| {r['name']} | {autoglm(a)} | {autoglm(r['loops'])}"
+            f" | {ms(r.get('copy_ms'))} | {ms(r.get('torch_eager_float32'))}"
+            f" | {ms(r.get('torch_compile_float32'))}"
+            f" | {ms(r.get('torch_eager_float16'))}"
+            f" | {ms(r.get('torch_compile_float16'))}"
+            f" | {'—' if tflops is None else f'{tflops:.2f}'} |")
+    lines += ["", "| model | compiled | on the GPU | max abs error |",
+              "|---|---|---|---|"]
+    for m in results["models"]:
+        lines.append(f"| {m['name']} | {m['variant']} | "
+                     f"{'ok' if m['ok'] else 'FAILED'} | {m['max_abs']:.3g} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("prepare", help="compile and write the bundle")
+    p.add_argument("--bundle", default=DEFAULT_BUNDLE)
+    p.add_argument("--tools", default=os.path.join(REPO_ROOT, "build", "bin"))
+    p.add_argument("--only", nargs="*", help="models and workloads to take")
+    r = sub.add_parser("run", help="check and time the bundle on a GPU")
+    r.add_argument("--bundle", default=DEFAULT_BUNDLE)
+    r.add_argument("--out", help="folder for cuda_results.json/.md")
+    r.add_argument("--runs", type=int, default=20)
+    r.add_argument("--warmup", type=int, default=3)
+    r.add_argument("--only", nargs="*", help="workloads to time")
+    args = parser.parse_args(argv)
+    return prepare(args) or 0 if args.step == "prepare" else run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+/* Matrix products of compiled CUDA models, run by cuBLAS.
+ *
+ * --target=cuda turns each f32 matrix product whose layout cuBLAS takes
+ * into a call of agl_cuda_sgemm on device pointers, made by the model's
+ * host code during agl_instance_run (autoglm-contractions-to-kernels with
+ * `cuda`). Like the driver, cuBLAS is loaded at run time, the first time a
+ * model multiplies: libcublas.so.13, .12 or .11, or the library named by
+ * AUTOGLM_CUBLAS. Each instance creates its cuBLAS handle at its first
+ * product (cuBLAS allocates its workspace then) and queues every product
+ * on the run's stream, between the model's kernels. The types are
+ * cuBLAS's own ABI (cublas_api.h), declared here so that building the
+ * runtime needs no CUDA headers. */
+#include "blas.h"
+#include "launch.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef int cublasStatus_t;
+typedef struct cublasContext *cublasHandle_t;
+enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
+
+typedef struct blas_api {
+  cublasStatus_t (*create)(cublasHandle_t *handle);
+  cublasStatus_t (*destroy)(cublasHandle_t handle);
+  cublasStatus_t (*set_stream)(cublasHandle_t handle, CUstream stream);
+  cublasStatus_t (*sgemm_strided_batched)(
+      cublasHandle_t handle, int transa, int transb, int m, int n, int k,
+      const float *alpha, const float *a, int lda, long long stride_a,
+      const float *b, int ldb, long long stride_b, const float *beta,
+      float *c, int ldc, long long stride_c, int batch_count);
+  const char *(*status_string)(cublasStatus_t status); /* may be null */
+} blas_api;
+
+struct agl_cuda_blas {
+  cublasHandle_t handle;
+};
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static blas_api api;
+static int loaded;
+
+/* Loads cuBLAS once; on failure writes why into `why` (and a later call
+ * tries again). */
+static int load_blas(char *why, size_t size) {
+  pthread_mutex_lock(&load_lock);
+  if (!loaded) {
+    const char *named = getenv("AUTOGLM_CUBLAS");
+    const char *candidates[] = {"libcublas.so.13", "libcublas.so.12",
+                                "libcublas.so.11"};
+    void *library = NULL;
+    if (named && *named) {
+      library = dlopen(named, RTLD_NOW | RTLD_LOCAL);
+    } else {
+      for (size_t i = 0; i < sizeof candidates / sizeof *candidates &&
+                         !library;
+           ++i)
+        library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+    }
+    if (!library) {
+      const char *error = dlerror();
+      snprintf(why, size,
+               "cannot load cuBLAS for the model's matrix products (%s); "
+               "set AUTOGLM_CUBLAS to libcublas.so's path",
+               error ? error : "libcublas.so.13/.12/.11 not found");
+    } else {
+      *(void **)&api.create = dlsym(library, "cublasCreate_v2");
+      *(void **)&api.destroy = dlsym(library, "cublasDestroy_v2");
+      *(void **)&api.set_stream = dlsym(library, "cublasSetStream_v2");
+      *(void **)&api.sgemm_strided_batched =
+          dlsym(library, "cublasSgemmStridedBatched");
+      *(void **)&api.status_string = dlsym(library, "cublasGetStatusString");
+      if (api.create && api.destroy && api.set_stream &&
+          api.sgemm_strided_batched) {
+        loaded = 1;
+      } else {
+        snprintf(why, size, "%s lacks cublasCreate_v2, cublasDestroy_v2, "
+                            "cublasSetStream_v2 or "
+                            "cublasSgemmStridedBatched",
+                 named && *named ? named : "libcublas");
+        dlclose(library);
+      }
+    }
+  }
+  int ok = loaded;
+  pthread_mutex_unlock(&load_lock);
+  return ok;
+}
+
+static void blas_failed(const char *what, cublasStatus_t status) {
+  char message[400];
+  const char *text = api.status_string ? api.status_string(status) : NULL;
+  snprintf(message, sizeof message, "%s failed: %s (cuBLAS status %d)", what,
+           text ? text : "unknown error", (int)status);
+  agl_cuda_run_failed(message);
+}
+
+void agl_cuda_blas_destroy(agl_cuda_blas *blas) {
+  if (!blas)
+    return;
+  if (loaded && blas->handle)
+    api.destroy(blas->handle);
+  free(blas);
+}
+
+/* How cuBLAS sees a row-major rows x cols operand with these strides
+ * (elements): as it is (transposed = 0: a column-major cols x rows matrix
+ * of leading dimension `ld`) or transposed (a column-major rows x cols
+ * one); 0 when it can take neither (no unit stride, or a leading dimension
+ * that does not cover the other extent). A stride along an extent of 1 is
+ * never used. */
+static int layout(int64_t rows, int64_t cols, int64_t row_stride,
+                  int64_t col_stride, int *transposed, int64_t *ld) {
+  int64_t need;
+  if (col_stride == 1 || cols == 1) {
+    need = cols > 1 ? cols : 1;
+    *transposed = 0;
+    *ld = rows == 1 && row_stride < need ? need : row_stride;
+  } else if (row_stride == 1 || rows == 1) {
+    need = rows > 1 ? rows : 1;
+    *transposed = 1;
+    *ld = cols == 1 && col_stride < need ? need : col_stride;
+  } else {
+    return 0;
+  }
+  return *ld >= need && *ld <= INT_MAX;
+}
+
+void agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                    const float *a, int64_t a_batch_stride,
+                    int64_t a_row_stride, int64_t a_col_stride,
+                    const float *b, int64_t b_batch_stride,
+                    int64_t b_row_stride, int64_t b_col_stride, float *c,
+                    int64_t c_batch_stride, int64_t c_row_stride,
+                    int32_t accumulate, float alpha) {
+  CUstream stream;
+  agl_cuda_blas **slot;
+  if (!agl_cuda_run_binding("agl_cuda_sgemm", &stream, &slot))
+    return;
+  if (batch <= 0 || m <= 0 || n <= 0)
+    return;
+  int a_transposed, b_transposed, c_transposed;
+  int64_t lda, ldb, ldc;
+  if (!layout(m, k, a_row_stride, a_col_stride, &a_transposed, &lda) ||
+      !layout(k, n, b_row_stride, b_col_stride, &b_transposed, &ldb) ||
+      !layout(m, n, c_row_stride, 1, &c_transposed, &ldc) || c_transposed ||
+      batch > INT_MAX || m > INT_MAX || n > INT_MAX || k > INT_MAX) {
+    char message[200];
+    snprintf(message, sizeof message,
+             "agl_cuda_sgemm: a %lldx%lldx%lld product whose operand "
+             "strides cuBLAS cannot take",
+             (long long)m, (long long)n, (long long)k);
+    agl_cuda_run_failed(message);
+    return;
+  }
+  char why[400];
+  if (!load_blas(why, sizeof why)) {
+    agl_cuda_run_failed(why);
+    return;
+  }
+  if (!*slot) {
+    agl_cuda_blas *blas = calloc(1, sizeof *blas);
+    if (!blas) {
+      agl_cuda_run_failed("out of host memory for the cuBLAS handle");
+      return;
+    }
+    cublasStatus_t status = api.create(&blas->handle);
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      free(blas);
+      blas_failed("cublasCreate", status);
+      return;
+    }
+    *slot = blas;
+  }
+  cublasHandle_t handle = (*slot)->handle;
+  cublasStatus_t status = api.set_stream(handle, stream);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    blas_failed("cublasSetStream", status);
+    return;
+  }
+  /* Row-major C = A B is column-major C^T = B^T A^T: cuBLAS multiplies
+   * B's view by A's. */
+  const float beta = accumulate ? 1.0f : 0.0f;
+  status = api.sgemm_strided_batched(
+      handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N,
+      a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m, (int)k,
+      &alpha, b, (int)ldb, b_batch_stride, a, (int)lda, a_batch_stride, &beta,
+      c, (int)ldc, c_batch_stride, (int)batch);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    char what[160];
+    snprintf(what, sizeof what,
+             "cublasSgemmStridedBatched (%lld x %lldx%lldx%lld)",
+             (long long)batch, (long long)m, (long long)n, (long long)k);
+    blas_failed(what, status);
+  }
+}

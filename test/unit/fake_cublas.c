@@ -1,0 +1,71 @@
+/* A stand-in for libcublas.so on machines without a GPU, next to the fake
+ * driver (fake_cuda_driver.c), whose device memory is host memory: the
+ * product is computed on the host, column-major as cuBLAS defines it. The
+ * runtime loads it through AUTOGLM_CUBLAS. FAKE_CUBLAS_FAIL=create|gemm
+ * makes that call fail as the real library would. */
+#include <stdlib.h>
+#include <string.h>
+
+typedef int cublasStatus_t;
+enum {
+  SUCCESS = 0,
+  ALLOC_FAILED = 3,
+  EXECUTION_FAILED = 13,
+  OP_T = 1
+};
+
+static int handle_storage;
+
+static int failing(const char *call) {
+  const char *fail = getenv("FAKE_CUBLAS_FAIL");
+  return fail && strcmp(fail, call) == 0;
+}
+
+cublasStatus_t cublasCreate_v2(void **handle) {
+  if (failing("create"))
+    return ALLOC_FAILED;
+  *handle = &handle_storage;
+  return SUCCESS;
+}
+
+cublasStatus_t cublasDestroy_v2(void *handle) {
+  return handle == &handle_storage ? SUCCESS : EXECUTION_FAILED;
+}
+
+cublasStatus_t cublasSetStream_v2(void *handle, void *stream) {
+  (void)stream;
+  return handle == &handle_storage ? SUCCESS : EXECUTION_FAILED;
+}
+
+const char *cublasGetStatusString(cublasStatus_t status) {
+  switch (status) {
+  case ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+  case EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+  }
+  return "CUBLAS_STATUS_UNKNOWN";
+}
+
+/* Element (i, j) of op(X), X column-major with leading dimension ld. */
+static float at(const float *x, int ld, int op, int i, int j) {
+  return op == OP_T ? x[j + (long)i * ld] : x[i + (long)j * ld];
+}
+
+cublasStatus_t cublasSgemmStridedBatched(
+    void *handle, int transa, int transb, int m, int n, int k,
+    const float *alpha, const float *a, int lda, long long stride_a,
+    const float *b, int ldb, long long stride_b, const float *beta, float *c,
+    int ldc, long long stride_c, int batch_count) {
+  if (handle != &handle_storage || failing("gemm"))
+    return EXECUTION_FAILED;
+  for (int e = 0; e < batch_count; ++e)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        float sum = 0;
+        for (int p = 0; p < k; ++p)
+          sum += at(a + e * stride_a, lda, transa, i, p) *
+                 at(b + e * stride_b, ldb, transb, p, j);
+        float *out = c + e * stride_c + i + (long)j * ldc;
+        *out = *alpha * sum + (*beta != 0 ? *beta * *out : 0);
+      }
+  return SUCCESS;
+}
