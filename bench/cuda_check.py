@@ -4,8 +4,9 @@
 Two steps, on two machines:
 
   prepare  (where AutoGLM is built) compiles every model of
-           test/e2e/test_cuda.py and the GPU workloads below for sm_90, each
-           twice (VARIANTS: products by cuBLAS, and --no-kernels), and
+           test/e2e/test_cuda.py and the GPU workloads below for sm_90, in
+           each of VARIANTS (products by cuBLAS in fp32 or fp16, and
+           --no-kernels), and
            writes a bundle: the artifacts, their inputs and references,
            autoglm-run and the shared libraries it needs that a stock
            system may lack. The models' weights files travel as recipes of
@@ -72,7 +73,13 @@ BLOCK = 65537
 COMPRESS_BYTES = 256 << 10
 # How each model is compiled: matrix products by cuBLAS (the default), or
 # as generated kernels like everything else (--no-kernels).
-VARIANTS = {"cublas": [], "loops": ["--no-kernels"]}
+VARIANTS = {"cublas": [], "loops": ["--no-kernels"],
+            "fp16": ["--precision", "fp16"]}
+# Builds whose products round their operands to 16 bits, checked against
+# the float32 references as test/e2e/test_precision.py checks the CPU's:
+# max |out - ref| <= MAX_REL * max |ref| and cosine >= MIN_COSINE.
+HALF_VARIANTS = {"fp16"}
+MAX_REL, MIN_COSINE = 0.01, 0.9999
 
 
 def log(msg):
@@ -191,6 +198,18 @@ def weights_recipe(weights, onnx_path):
     return recipe, bytes(literal)
 
 
+def write_recipe(base, weights, onnx_path):
+    """BASE.recipe.json and BASE.literal for the weights file BASE.weights."""
+    import hashlib
+    pieces, literal = weights_recipe(weights, onnx_path)
+    with open(base + ".literal", "wb") as f:
+        f.write(literal)
+    with open(base + ".recipe.json", "w") as f:
+        json.dump(dict(onnx=os.path.relpath(onnx_path, REPO_ROOT),
+                       sha256=hashlib.sha256(weights).hexdigest(),
+                       pieces=pieces), f)
+
+
 def rebuild_weights(recipe_path):
     """Writes the weights file a recipe describes next to it; checks its
     digest."""
@@ -282,24 +301,20 @@ def prepare(args):
         seconds = {v: compile_model(
             tools, onnx_path, os.path.join(folder, v, name + ".so"), dims,
             flags) for v, flags in VARIANTS.items()}
-        # The variants' weights are the same bytes: one recipe for them all.
-        import hashlib
+        # The float32 variants' weights are the same bytes: one recipe in
+        # the model's folder for them; a variant with other weights (16-bit)
+        # has its own recipe.
         weights = [os.path.join(folder, v, name + ".weights")
                    for v in VARIANTS]
         with open(weights[0], "rb") as f:
-            data = f.read()
+            shared = f.read()
+        write_recipe(os.path.join(folder, name), shared, onnx_path)
         for path in weights:
             with open(path, "rb") as f:
-                if f.read() != data:
-                    raise RuntimeError(f"{path} differs from {weights[0]}")
+                data = f.read()
+            if data != shared:
+                write_recipe(path[:-len(".weights")], data, onnx_path)
             os.remove(path)
-        pieces, literal = weights_recipe(data, onnx_path)
-        with open(os.path.join(folder, name + ".literal"), "wb") as f:
-            f.write(literal)
-        with open(os.path.join(folder, name + ".recipe.json"), "w") as f:
-            json.dump(dict(onnx=os.path.relpath(onnx_path, REPO_ROOT),
-                           sha256=hashlib.sha256(data).hexdigest(),
-                           pieces=pieces), f)
         case_dir = os.path.join(MODELS_DIR, case)
         entry = dict(name=name, rtol=RTOL, atol=ATOL, compile_s=seconds,
                      inputs=[], outputs=[])
@@ -374,9 +389,10 @@ def unpack(bundle, manifest):
                     shutil.copyfileobj(src, dst, 16 << 20)
                 shutil.copymode(path, path[:-3])
                 os.remove(path)
-    for m in manifest["models"]:
-        rebuild_weights(os.path.join(bundle, "models", m["name"],
-                                     m["name"] + ".recipe.json"))
+    for folder, _, files in os.walk(os.path.join(bundle, "models")):
+        for f in files:
+            if f.endswith(".recipe.json"):
+                rebuild_weights(os.path.join(folder, f))
     for kind in ("models", "workloads"):
         for m in manifest[kind]:
             folder = os.path.join(bundle, kind, m["name"])
@@ -428,29 +444,62 @@ def autoglm_run(bundle, so, args):
     return report
 
 
-def check_models(bundle, manifest):
+def compare(got, expected, variant, rtol, atol):
+    """(ok, max |error|, max |error| / max |ref|, cosine) of an output:
+    float32 builds elementwise within rtol/atol, 16-bit ones by MAX_REL and
+    MIN_COSINE."""
+    got = got.astype(np.float64).ravel()
+    expected = expected.astype(np.float64).ravel()
+    if got.shape != expected.shape:
+        return False, float("inf"), float("inf"), 0.0
+    error = float(np.max(np.abs(got - expected))) if got.size else 0.0
+    scale = float(np.max(np.abs(expected))) if got.size else 1.0
+    rel = error / scale if scale else error
+    norms = np.linalg.norm(got) * np.linalg.norm(expected)
+    cos = float(got @ expected / norms) if norms else 1.0
+    if variant in HALF_VARIANTS:
+        ok = rel <= MAX_REL and cos >= MIN_COSINE
+    else:
+        ok = bool(np.allclose(got, expected, rtol=rtol, atol=atol))
+    return ok, error, rel, cos
+
+
+def saved_name(name):
+    """The file autoglm-run --output-dir writes output `name` to."""
+    return "".join(c if c.isalnum() or c in ".-_" else "_"
+                   for c in name) + ".npy"
+
+
+def check_models(bundle, manifest, variants):
     results = []
     for m in manifest["models"]:
         folder = os.path.join(bundle, "models", m["name"])
-        args = ["--rtol", str(m["rtol"]), "--atol", str(m["atol"])]
-        for i in m["inputs"]:
-            args += ["--input", f"{i['name']}={os.path.join(folder, i['file'])}"]
-        for o in m["outputs"]:
-            args += ["--expect",
-                     f"{o['name']}={os.path.join(folder, o['file'])}"]
-        for variant in VARIANTS:
+        for variant in variants:
+            out_dir = os.path.join(folder, variant, "outputs")
+            args = ["--output-dir", out_dir]
+            for i in m["inputs"]:
+                args += ["--input",
+                         f"{i['name']}={os.path.join(folder, i['file'])}"]
             report = autoglm_run(
                 bundle, os.path.join(folder, variant, m["name"] + ".so"), args)
-            worst = max((o.get("max_abs", float("nan"))
-                         for o in report.get("outputs", [])),
-                        default=float("nan"))
-            log(f"  {m['name']:<20} {variant:<7}"
-                f" {'ok' if report.get('ok') else 'FAILED'}"
-                f"  max |error| {worst:.3g}"
-                + ("" if report.get("ok") else
+            ok, worst, rel, cos = report["exit_code"] == 0, 0.0, 0.0, 1.0
+            for o in m["outputs"] if ok else []:
+                o_ok, o_err, o_rel, o_cos = compare(
+                    np.load(os.path.join(out_dir, saved_name(o["name"]))),
+                    np.load(os.path.join(folder, o["file"])), variant,
+                    m["rtol"], m["atol"])
+                ok &= o_ok
+                worst, rel, cos = (max(worst, o_err), max(rel, o_rel),
+                                   min(cos, o_cos))
+            if not ok and report["exit_code"] != 0:
+                worst = rel = float("nan")
+            log(f"  {m['name']:<20} {variant:<7} {'ok' if ok else 'FAILED'}"
+                f"  max |error| {worst:.3g} ({rel:.2g} of max |ref|),"
+                f" cosine {cos:.7f}"
+                + ("" if report["exit_code"] == 0 else
                    f"\n{report.get('error', '')}{report.get('stderr', '')}"))
-            results.append(dict(name=m["name"], variant=variant,
-                                ok=bool(report.get("ok")), max_abs=worst,
+            results.append(dict(name=m["name"], variant=variant, ok=ok,
+                                max_abs=worst, max_rel=rel, cosine=cos,
                                 report=report))
     return results
 
@@ -467,17 +516,18 @@ def bench_autoglm(bundle, w, variant, runs, warmup):
     result = dict(ok=False, report=report)
     if report["exit_code"] != 0:
         return result
-    errors = []
+    result.update(ok=True, max_abs=0.0, max_rel=0.0, cosine=1.0)
     for o in w["outputs"]:
         expected = np.load(os.path.join(folder, o["file"]))
-        got = np.load(os.path.join(out_dir, o["name"] + ".npy"))
+        got = np.load(os.path.join(out_dir, saved_name(o["name"])))
         if w["checked_rows"]:
             got = got[..., -w["checked_rows"]:, :]
-        errors.append(float(np.max(np.abs(got - expected))))
-        if not np.allclose(got, expected, rtol=w["rtol"], atol=w["atol"]):
-            errors[-1] = -errors[-1]  # negative: out of tolerance
-    result["max_abs"] = max(abs(e) for e in errors)
-    result["ok"] = all(e >= 0 for e in errors)
+        ok, error, rel, cos = compare(got, expected, variant, w["rtol"],
+                                      w["atol"])
+        result.update(ok=result["ok"] and ok,
+                      max_abs=max(result["max_abs"], error),
+                      max_rel=max(result["max_rel"], rel),
+                      cosine=min(result["cosine"], cos))
     result["ms"] = report.get("latency_ms", {}).get("median")
     return result
 
@@ -585,7 +635,7 @@ def run(args):
     results["models"] = []
     if not args.no_models:
         log("models/ on the GPU, against their references:")
-        results["models"] = check_models(bundle, manifest)
+        results["models"] = check_models(bundle, manifest, args.variants)
 
     def write():
         # After every step: a run cut short still leaves what it measured.
@@ -648,31 +698,29 @@ def run(args):
 def render(results):
     def ms(v):
         return "—" if v is None else f"{v:.3f}"
-    lines = [f"GPU: {results['gpu']}; PyTorch {results.get('torch', '—')}; "
-             f"{results['date']}", "",
-             "| workload | AutoGLM fp32, cuBLAS | AutoGLM fp32, loops | "
-             "copies | torch eager fp32 | "
-             "torch.compile fp32 | torch eager fp16 | torch.compile fp16 | "
-             "AutoGLM TFLOP/s |",
-             "|---|---|---|---|---|---|---|---|---|"]
 
     def autoglm(a):
         return f"{ms(a.get('ms'))}{'' if a.get('ok', True) else ' (wrong)'}"
+    lines = [f"GPU: {results['gpu']}; PyTorch {results.get('torch', '—')}; "
+             f"{results['date']}", "",
+             "| workload | AutoGLM fp32 | AutoGLM fp16 | AutoGLM fp32, loops "
+             "| copies | torch eager fp32 | torch.compile fp32 "
+             "| torch eager fp16 | torch.compile fp16 |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in results.get("workloads", []):
-        a = r.get("cublas", {})
-        tflops = (r["flops"] / a["ms"] / 1e9) if a.get("ms") else None
         lines.append(
-            f"| {r['name']} | {autoglm(a)} | {autoglm(r.get('loops', {}))}"
+            f"| {r['name']} | {autoglm(r.get('cublas', {}))}"
+            f" | {autoglm(r.get('fp16', {}))} | {autoglm(r.get('loops', {}))}"
             f" | {ms(r.get('copy_ms'))} | {ms(r.get('torch_eager_float32'))}"
             f" | {ms(r.get('torch_compile_float32'))}"
             f" | {ms(r.get('torch_eager_float16'))}"
-            f" | {ms(r.get('torch_compile_float16'))}"
-            f" | {'—' if tflops is None else f'{tflops:.2f}'} |")
-    lines += ["", "| model | compiled | on the GPU | max abs error |",
-              "|---|---|---|---|"]
+            f" | {ms(r.get('torch_compile_float16'))} |")
+    lines += ["", "| model | build | on the GPU | max abs error | "
+              "/ max abs ref | cosine |", "|---|---|---|---|---|---|"]
     for m in results["models"]:
         lines.append(f"| {m['name']} | {m['variant']} | "
-                     f"{'ok' if m['ok'] else 'FAILED'} | {m['max_abs']:.3g} |")
+                     f"{'ok' if m['ok'] else 'FAILED'} | {m['max_abs']:.3g} | "
+                     f"{m['max_rel']:.2g} | {m['cosine']:.7f} |")
     return "\n".join(lines)
 
 
@@ -689,10 +737,10 @@ def main(argv=None):
     r.add_argument("--runs", type=int, default=20)
     r.add_argument("--warmup", type=int, default=3)
     r.add_argument("--only", nargs="*", help="workloads to time")
-    r.add_argument("--variants", nargs="*", default=["cublas"],
+    r.add_argument("--variants", nargs="*", default=["cublas", "fp16"],
                    choices=list(VARIANTS),
-                   help="builds of the workloads to time (default cublas: "
-                        "the generated GEMMs take seconds each)")
+                   help="builds to check and time (default cublas and "
+                        "fp16: the generated GEMMs take seconds each)")
     r.add_argument("--no-models", action="store_true",
                    help="skip the models/ check")
     args = parser.parse_args(argv)

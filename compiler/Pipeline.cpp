@@ -136,6 +136,12 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     if (options.cudaLibraries) {
       ContractionsToKernelsOptions cublas;
       cublas.cuda = true;
+      // On a GPU, --precision fp16/bf16 is the products' arithmetic.
+      using Float16Weights = PipelineOptions::Float16Weights;
+      cublas.cudaPrecision =
+          options.float16Weights == Float16Weights::BF16   ? "bf16"
+          : options.float16Weights == Float16Weights::FP16 ? "fp16"
+                                                           : "fp32";
       pm.addPass(createContractionsToKernels(cublas));
       pm.addPass(createCanonicalizerPass());
     }

@@ -89,7 +89,8 @@ struct PipelineOptions {
   /// runtime's CPU kernels must be off (runtimeKernels = false).
   std::string gpuArch;
   /// With gpuArch: f32 matrix products whose layout cuBLAS takes become
-  /// calls of the runtime's agl_cuda_sgemm (cuBLAS) instead of kernels.
+  /// calls of the runtime's agl_cuda_sgemm (cuBLAS) instead of kernels;
+  /// with float16Weights, of agl_cuda_gemm_half on 16-bit operands.
   bool cudaLibraries = false;
   /// The CUDA toolkit that compiles the kernels (with gpuArch).
   std::string cudaToolkit;

@@ -10,7 +10,8 @@
 //
 // For --target=cuda (`cuda`), the buffers are device memory and a product
 // becomes a call of agl_cuda_sgemm, which the runtime runs with cuBLAS on
-// the run's stream (no packing, no epilogue).
+// the run's stream (no packing, no epilogue); with `cuda-precision` fp16 or
+// bf16, agl_cuda_gemm_half on 16-bit copies of both operands.
 //
 // Integer products (autoglm.matmul_integer of a uint8 lhs and a constant
 // int8 weight) become agl_kernel_gemm_u8s8 calls the same way, with the
@@ -44,9 +45,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringSet.h"
 
 #include "autoglm/kernels.h"
 #include "autoglm/kernels_int8.h"
+#include "autoglm/kernels_quant.h"
 
 #include <limits>
 
@@ -63,6 +66,9 @@ constexpr StringLiteral kSgemm = "agl_kernel_sgemm";
 constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
 constexpr StringLiteral kGemmInt8 = "agl_kernel_gemm_u8s8";
 constexpr StringLiteral kCudaSgemm = "agl_cuda_sgemm";
+constexpr StringLiteral kCudaGemmHalf = "agl_cuda_gemm_half";
+// agl_cuda_gemm_half's formats (runtime/src/cuda/blas.h).
+constexpr int kCudaHalf = 0, kCudaBf16 = 1;
 
 /// Which loop of the generic each role of the contraction is.
 struct ContractionLoops {
@@ -236,13 +242,14 @@ OperandView viewOf(OpBuilder &b, Location loc, Value buffer, AffineMap map,
   return view;
 }
 
-/// `pointer` advanced by `index * stride` f32 elements.
+/// `pointer` advanced by `index * stride` elements (f32 unless given).
 Value advance(OpBuilder &b, Location loc, Value pointer, Value index,
-              Value stride) {
+              Value stride, Type element = {}) {
   Value elements = arith::IndexCastOp::create(
       b, loc, b.getI64Type(), arith::MulIOp::create(b, loc, index, stride));
-  return LLVM::GEPOp::create(b, loc, pointer.getType(), b.getF32Type(),
-                             pointer, ValueRange{elements});
+  return LLVM::GEPOp::create(b, loc, pointer.getType(),
+                             element ? element : b.getF32Type(), pointer,
+                             ValueRange{elements});
 }
 
 func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
@@ -844,10 +851,103 @@ bool cublasTakes(int64_t rows, int64_t cols, int64_t rowStride,
          (cols == 1 || (colStride >= rows && colStride <= kMaxInt));
 }
 
+/// The 16-bit copies of constant weights for half-precision GPU products:
+/// one per weight, the float one erased once nothing reads it.
+class HalfWeights {
+public:
+  HalfWeights(ModuleOp module, FloatType half)
+      : module(module), symbols(module), half(half) {}
+
+  FloatType type() const { return half; }
+
+  /// The 16-bit copy of the constant global `get` reads whole, or null.
+  memref::GlobalOp convert(memref::GetGlobalOp get) {
+    auto global = symbols.lookup<memref::GlobalOp>(get.getName());
+    auto type = cast<MemRefType>(get.getType());
+    if (!global || !global.getConstant() || !type.getLayout().isIdentity() ||
+        !type.hasStaticShape())
+      return nullptr;
+    if (memref::GlobalOp done = converted.lookup(get.getName()))
+      return done;
+    std::optional<SmallVector<float>> values =
+        autoglm::floatValues(global.getInitialValueAttr());
+    if (!values)
+      return nullptr;
+    SmallVector<uint16_t> bits(values->size());
+    bool bf16 = half.isBF16();
+    for (auto [i, v] : llvm::enumerate(*values))
+      bits[i] = bf16 ? agl_bf16_from_float(v) : agl_f16_from_float(v);
+    auto tensor = RankedTensorType::get(type.getShape(), half);
+    auto data = DenseElementsAttr::getFromRawBuffer(
+        tensor, ArrayRef<char>(reinterpret_cast<const char *>(bits.data()),
+                               bits.size() * sizeof(uint16_t)));
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto result = memref::GlobalOp::create(
+        b, global.getLoc(),
+        (global.getSymName() + (bf16 ? "_bf16" : "_f16")).str(),
+        b.getStringAttr("private"), MemRefType::get(type.getShape(), half),
+        data, /*constant=*/true, b.getI64IntegerAttr(64));
+    symbols.insert(result); // renames on a clash
+    converted[get.getName()] = result;
+    originals.push_back(global);
+    return result;
+  }
+
+  /// Erases the float weights that only the products read.
+  void eraseUnused() {
+    llvm::StringSet<> names;
+    for (memref::GlobalOp global : originals)
+      names.insert(global.getSymName());
+    module.walk([&](memref::GetGlobalOp get) {
+      if (get->use_empty() && names.contains(get.getName()))
+        get->erase();
+    });
+    for (memref::GlobalOp global : originals)
+      if (SymbolTable::symbolKnownUseEmpty(global, module))
+        global->erase();
+  }
+
+private:
+  ModuleOp module;
+  SymbolTable symbols;
+  FloatType half;
+  llvm::StringMap<memref::GlobalOp> converted;
+  SmallVector<memref::GlobalOp> originals;
+};
+
+/// `buffer` in 16-bit floats with an identity layout, for a half-precision
+/// product: a constant weight converted here, anything else by a loop (a
+/// kernel of its own) right before the product.
+Value halfOperand(OpBuilder &b, Location loc, Value buffer,
+                  HalfWeights &weights) {
+  if (auto get = buffer.getDefiningOp<memref::GetGlobalOp>())
+    if (memref::GlobalOp global = weights.convert(get))
+      return memref::GetGlobalOp::create(b, loc, global.getType(),
+                                         global.getSymName());
+  auto type = cast<MemRefType>(buffer.getType());
+  Value converted = memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), weights.type()));
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  linalg::GenericOp::create(
+      b, loc, ValueRange{buffer}, ValueRange{converted}, maps, iterators,
+      [&](OpBuilder &nested, Location at, ValueRange args) {
+        linalg::YieldOp::create(
+            nested, at,
+            ValueRange{arith::TruncFOp::create(nested, at, weights.type(),
+                                               args[0])});
+      });
+  return converted;
+}
+
 /// agl_cuda_sgemm (cuBLAS, on device buffers) for a product whose extents
 /// and strides are constants that cuBLAS takes; other products keep their
-/// loops. No epilogue: the elementwise loop after it stays a kernel.
+/// loops. No epilogue: the elementwise loop after it stays a kernel. With
+/// `half`, both operands go to 16-bit floats first (contiguous copies) and
+/// the call is agl_cuda_gemm_half (float32 sums and output).
 void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
+                         HalfWeights *half,
                          SmallVectorImpl<ZeroSource> &zeroSources) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
@@ -861,10 +961,13 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   int64_t batch = 1;
   for (int64_t loop : c.batch)
     batch = ranges[loop] != 1 ? ranges[loop] : batch;
+  // Half operands are contiguous copies, which cuBLAS always takes.
   if (!lhs || !rhs || !out || batch > kMaxInt ||
       llvm::any_of(ranges, [&](int64_t r) { return r > kMaxInt; }) ||
-      !cublasTakes(ranges[c.m], ranges[c.k], (*lhs)[c.m], (*lhs)[c.k]) ||
-      !cublasTakes(ranges[c.k], ranges[c.n], (*rhs)[c.k], (*rhs)[c.n]) ||
+      (!half &&
+       !cublasTakes(ranges[c.m], ranges[c.k], (*lhs)[c.m], (*lhs)[c.k])) ||
+      (!half &&
+       !cublasTakes(ranges[c.k], ranges[c.n], (*rhs)[c.k], (*rhs)[c.n])) ||
       !cublasTakes(ranges[c.m], ranges[c.n], (*out)[c.m], 1))
     return;
 
@@ -879,8 +982,15 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   }
   OpBuilder b(op);
   Location loc = op.getLoc();
-  OperandView a = viewOf(b, loc, op.getDpsInputs()[0], maps[0], loops);
-  OperandView bv = viewOf(b, loc, op.getDpsInputs()[1], maps[1], loops);
+  Value lhsBuffer = op.getDpsInputs()[0], rhsBuffer = op.getDpsInputs()[1];
+  Type element = b.getF32Type();
+  if (half) {
+    lhsBuffer = halfOperand(b, loc, lhsBuffer, *half);
+    rhsBuffer = halfOperand(b, loc, rhsBuffer, *half);
+    element = half->type();
+  }
+  OperandView a = viewOf(b, loc, lhsBuffer, maps[0], loops);
+  OperandView bv = viewOf(b, loc, rhsBuffer, maps[1], loops);
   OperandView cv = viewOf(b, loc, op.getDpsInits()[0], maps[2], loops);
   SmallVector<Value> extents;
   for (Range range : cast<linalg::LinalgOp>(op.getOperation())
@@ -901,8 +1011,8 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
     auto forOp = scf::ForOp::create(b, loc, zero, extents[loop], one);
     b.setInsertionPoint(forOp.getBody()->getTerminator());
     Value iv = forOp.getInductionVar();
-    ap = advance(b, loc, ap, iv, a.loopStrides[loop]);
-    bp = advance(b, loc, bp, iv, bv.loopStrides[loop]);
+    ap = advance(b, loc, ap, iv, a.loopStrides[loop], element);
+    bp = advance(b, loc, bp, iv, bv.loopStrides[loop], element);
     cp = advance(b, loc, cp, iv, cv.loopStrides[loop]);
   }
   Value batchCount = one, aBatch = zero, bBatch = zero, cBatch = zero;
@@ -915,7 +1025,8 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   }
   auto i64 = [&](Value index) { return autoglm::asI64(b, loc, index); };
   // (batch, m, n, k, a, its batch/row/column strides, b, its batch/row/
-  //  column strides, c, its batch/row strides, accumulate, alpha)
+  //  column strides, c, its batch/row strides, accumulate, alpha[, the
+  //  operands' format: AGL_CUDA_HALF or AGL_CUDA_BF16])
   SmallVector<Value> args = {
       i64(batchCount), i64(extents[c.m]), i64(extents[c.n]),
       i64(extents[c.k]), ap, i64(aBatch), i64(a.loopStrides[c.m]),
@@ -923,10 +1034,13 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
       i64(bv.loopStrides[c.n]), cp, i64(cBatch), i64(cv.loopStrides[c.m]),
       arith::ConstantIntOp::create(b, loc, accumulate, 32),
       arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f))};
+  if (half)
+    args.push_back(arith::ConstantIntOp::create(
+        b, loc, element.isBF16() ? kCudaBf16 : kCudaHalf, 32));
   SmallVector<Type> types =
       llvm::map_to_vector(args, [](Value v) { return v.getType(); });
   func::FuncOp callee = autoglm::declareRuntimeFunction(
-      op->getParentOfType<ModuleOp>(), kCudaSgemm,
+      op->getParentOfType<ModuleOp>(), half ? kCudaGemmHalf : kCudaSgemm,
       b.getFunctionType(types, {}));
   callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
   auto call = func::CallOp::create(b, loc, callee, args);
@@ -1099,10 +1213,23 @@ struct ContractionsToKernelsPass
     // Last first: looking back for the zeros an output holds passes over
     // the earlier products while they are still linalg ops.
     SmallVector<ZeroSource> zeroSources;
+    std::optional<HalfWeights> half;
+    if (cuda && cudaPrecision != "fp32") {
+      if (cudaPrecision != "fp16" && cudaPrecision != "bf16") {
+        module.emitError("cuda-precision must be fp32, fp16 or bf16, not '")
+            << cudaPrecision << "'";
+        return signalPassFailure();
+      }
+      Builder b(module.getContext());
+      half.emplace(module, cudaPrecision == "bf16"
+                               ? FloatType(b.getBF16Type())
+                               : FloatType(b.getF16Type()));
+    }
     for (Contraction &c : llvm::reverse(contractions)) {
       if (cuda) {
         if (!c.integer)
-          replaceWithCudaCall(c.op, c.loops, zeroSources);
+          replaceWithCudaCall(c.op, c.loops, half ? &*half : nullptr,
+                              zeroSources);
       } else if (c.integer)
         replaceWithInt8KernelCall(c.op, *c.integer,
                                   packer ? &*packer : nullptr, zeroSources);
@@ -1128,6 +1255,8 @@ struct ContractionsToKernelsPass
     }
     if (packer)
       packer->eraseUnused();
+    if (half)
+      half->eraseUnused();
   }
 };
 

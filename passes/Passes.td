@@ -492,7 +492,12 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     products whose extents and strides are constants that cuBLAS can take
     (each operand with unit stride along its rows or its columns, and a
     leading dimension that covers the other extent) become calls; the
-    others keep their loops.
+    others keep their loops. With `cuda-precision=fp16` (or `bf16`), both
+    operands of each call are 16-bit floats: a constant weight converted
+    here (round to nearest even; the float copy goes when nothing else
+    reads it), any other operand by an elementwise loop into a new buffer
+    right before the call; the call is `agl_cuda_gemm_half` (float32 sums
+    and output, its last argument 0 for IEEE half, 1 for bfloat16).
   }];
   let options = [
     Option<"packWeights", "pack-weights", "bool", "true",
@@ -501,7 +506,9 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
            "Also pack weights whose columns do not fill whole panels">,
     Option<"cuda", "cuda", "bool", "false",
            "Call agl_cuda_sgemm (cuBLAS on device buffers) instead of the "
-           "CPU kernels">
+           "CPU kernels">,
+    Option<"cudaPrecision", "cuda-precision", "std::string", "\"fp32\"",
+           "With cuda: the products' operands in fp32, fp16 or bf16">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

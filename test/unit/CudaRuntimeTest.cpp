@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 #include <unistd.h>
@@ -253,7 +254,7 @@ struct FakeBlas : FakeDevice {
 
 TEST_F(FakeBlas, RowMajorOperands) {
   // [2x4] x [4x3] -> [2x3], every row contiguous.
-  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f};
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1};
   ASSERT_EQ(run(), AGL_OK) << lastError();
   std::array<float, 16> want = expected({});
   for (int i = 0; i < 6; ++i)
@@ -262,7 +263,7 @@ TEST_F(FakeBlas, RowMajorOperands) {
 
 TEST_F(FakeBlas, TransposedOperandsAndAlpha) {
   // A stored column by column (a_row 1, a_col 2), B too (b_row 1, b_col 4).
-  fake_gemm = {1, 2, 3, 4, 0, 1, 2, 0, 1, 4, 0, 3, 0, 0.5f};
+  fake_gemm = {1, 2, 3, 4, 0, 1, 2, 0, 1, 4, 0, 3, 0, 0.5f, -1};
   ASSERT_EQ(run(), AGL_OK) << lastError();
   std::array<float, 16> want = expected({});
   for (int i = 0; i < 6; ++i)
@@ -272,7 +273,7 @@ TEST_F(FakeBlas, TransposedOperandsAndAlpha) {
 TEST_F(FakeBlas, BatchWithSharedWeightAndAccumulation) {
   // Two [2x2] x [2x3] products, the same B for both (batch stride 0); the
   // output has a row stride of 4 and accumulates over runs.
-  fake_gemm = {2, 2, 3, 2, 4, 2, 1, 0, 3, 1, 8, 4, 0, 1.0f};
+  fake_gemm = {2, 2, 3, 2, 4, 2, 1, 0, 3, 1, 8, 4, 0, 1.0f, -1};
   ASSERT_EQ(run(), AGL_OK) << lastError();
   std::array<float, 16> first = c;
   fake_gemm.accumulate = 1;
@@ -290,14 +291,15 @@ TEST_F(FakeBlas, BatchWithSharedWeightAndAccumulation) {
 }
 
 TEST_F(FakeBlas, StridesCuBlasCannotTakeFailTheRun) {
-  fake_gemm = {1, 2, 2, 2, 0, 2, 2, 0, 2, 1, 0, 2, 0, 1.0f};
+  fake_gemm = {1, 2, 2, 2, 0, 2, 2, 0, 2, 1, 0, 2, 0, 1.0f, -1};
   EXPECT_EQ(run(), AGL_ERR_DEVICE);
   EXPECT_THAT(lastError(), HasSubstr("agl_cuda_sgemm: a 2x2x2 product whose "
-                                     "operand strides cuBLAS cannot take"));
+                                     "operand strides (or format) cuBLAS "
+                                     "cannot take"));
 }
 
 TEST_F(FakeBlas, CuBlasFailuresFailTheRun) {
-  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f};
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1};
   setenv("FAKE_CUBLAS_FAIL", "create", 1);
   EXPECT_EQ(run(), AGL_ERR_DEVICE);
   EXPECT_THAT(lastError(), HasSubstr("cublasCreate failed: "
@@ -310,11 +312,53 @@ TEST_F(FakeBlas, CuBlasFailuresFailTheRun) {
   EXPECT_EQ(run(), AGL_OK) << lastError();
 }
 
+// A float that is a small integer as bfloat16 or IEEE half bits.
+uint16_t halfBits(float value, int format) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if (format == 1 || value == 0)
+    return uint16_t(bits >> 16);
+  uint32_t exponent = ((bits >> 23) & 0xFF) - 127 + 15;
+  return uint16_t(((bits >> 16) & 0x8000) | (exponent << 10) |
+                  ((bits >> 13) & 0x3FF));
+}
+
+TEST_F(FakeBlas, HalfOperands) {
+  // [2x4] x [4x3] in IEEE half (format 0) and bfloat16 (1), A transposed
+  // (a_row 1, a_col 2); float32 sums and output.
+  for (int format : {0, 1}) {
+    SCOPED_TRACE(format);
+    std::array<uint16_t, 32> a16{}, b16{};
+    float want[2][3] = {};
+    for (int i = 0; i < 2; ++i)
+      for (int p = 0; p < 4; ++p)
+        a16[i + 2 * p] = halfBits(float(i + p + 1), format);
+    for (int p = 0; p < 4; ++p)
+      for (int j = 0; j < 3; ++j)
+        b16[p * 3 + j] = halfBits(float(p - j), format);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int p = 0; p < 4; ++p)
+          want[i][j] += float(i + p + 1) * float(p - j);
+    std::memcpy(a.data(), a16.data(), sizeof a16);
+    ASSERT_EQ(agl_instance_set_weights(instance, b16.data()), AGL_OK);
+    fake_gemm = {1, 2, 3, 4, 0, 1, 2, 0, 3, 1, 0, 3, 0, 1.0f, format};
+    ASSERT_EQ(run(), AGL_OK) << lastError();
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j)
+        EXPECT_EQ(c[i * 3 + j], want[i][j]) << i << "," << j;
+  }
+  fake_gemm.format = 2;
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("agl_cuda_gemm_half: a 2x3x4 product "
+                                     "whose operand strides (or format)"));
+}
+
 TEST_F(FakeBlas, MissingCuBlasIsReported) {
   // cuBLAS stays loaded once found: ctest runs this test in a process of
   // its own, where no product has loaded it yet.
   setenv("AUTOGLM_CUBLAS", "/nonexistent/libcublas.so", 1);
-  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f};
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1};
   EXPECT_EQ(run(), AGL_ERR_DEVICE);
   EXPECT_THAT(lastError(), HasSubstr("cannot load cuBLAS for the model's "
                                      "matrix products"));

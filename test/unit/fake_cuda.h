@@ -10,7 +10,8 @@ typedef struct fake_cuda_image {
 } fake_cuda_image;
 
 /* The matrix product fake_cuda_model_gemm's entry function asks of
- * agl_cuda_sgemm, on its input (A), weights (B) and output (C), 16 floats
+ * agl_cuda_sgemm (or agl_cuda_gemm_half, reading its input and weights as
+ * 16-bit floats), on its input (A), weights (B) and output (C), 16 floats
  * each: set by the test before a run. */
 #include <stdint.h>
 typedef struct fake_cuda_gemm {
@@ -18,6 +19,7 @@ typedef struct fake_cuda_gemm {
   int64_t a_batch, a_row, a_col, b_batch, b_row, b_col, c_batch, c_row;
   int32_t accumulate;
   float alpha;
+  int32_t format; /* -1: agl_cuda_sgemm; else agl_cuda_gemm_half's */
 } fake_cuda_gemm;
 extern fake_cuda_gemm fake_gemm;
 

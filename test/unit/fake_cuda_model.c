@@ -79,7 +79,15 @@ void agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                     int64_t c_batch_stride, int64_t c_row_stride,
                     int32_t accumulate, float alpha);
 
-fake_cuda_gemm fake_gemm;
+void agl_cuda_gemm_half(int64_t batch, int64_t m, int64_t n, int64_t k,
+                        const void *a, int64_t a_batch_stride,
+                        int64_t a_row_stride, int64_t a_col_stride,
+                        const void *b, int64_t b_batch_stride,
+                        int64_t b_row_stride, int64_t b_col_stride, float *c,
+                        int64_t c_batch_stride, int64_t c_row_stride,
+                        int32_t accumulate, float alpha, int32_t format);
+
+fake_cuda_gemm fake_gemm = {.format = -1};
 
 static int32_t run_gemm(void *arena, const void *weights,
                         const void *const *inputs, void *const *outputs,
@@ -88,9 +96,16 @@ static int32_t run_gemm(void *arena, const void *weights,
   (void)symbols;
   (void)output_dims;
   const fake_cuda_gemm *g = &fake_gemm;
-  agl_cuda_sgemm(g->batch, g->m, g->n, g->k, inputs[0], g->a_batch, g->a_row,
-                 g->a_col, weights, g->b_batch, g->b_row, g->b_col,
-                 outputs[0], g->c_batch, g->c_row, g->accumulate, g->alpha);
+  if (g->format < 0)
+    agl_cuda_sgemm(g->batch, g->m, g->n, g->k, inputs[0], g->a_batch,
+                   g->a_row, g->a_col, weights, g->b_batch, g->b_row,
+                   g->b_col, outputs[0], g->c_batch, g->c_row, g->accumulate,
+                   g->alpha);
+  else
+    agl_cuda_gemm_half(g->batch, g->m, g->n, g->k, inputs[0], g->a_batch,
+                       g->a_row, g->a_col, weights, g->b_batch, g->b_row,
+                       g->b_col, outputs[0], g->c_batch, g->c_row,
+                       g->accumulate, g->alpha, g->format);
   return 0;
 }
 

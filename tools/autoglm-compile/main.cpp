@@ -285,7 +285,9 @@ int main(int argc, char **argv) {
                  "widened to float32 in registers; with int8 (and "
                  "--calibrate) those products run in int8, weights per "
                  "column, activations per tensor with calibrated ranges. "
-                 "Softmax, norms and the rest stay float32");
+                 "Softmax, norms and the rest stay float32. With "
+                 "--target=cuda, bf16 and fp16 are the operands of every "
+                 "matrix product (cuBLAS, float32 sums)");
   app.add_option("--calibrate", calibrateDir,
                  "With --precision int8: a folder of input sets (one "
                  "subfolder each, or the folder itself; files NAME.npy, "
@@ -500,7 +502,9 @@ int main(int argc, char **argv) {
   if (!weightOnly.empty() && pipelineOptions.externalWeights)
     return error("--weight-only quantizes the weights when they are packed, "
                  "which needs them embedded in the code: use --weights=embed");
-  if ((precision == "bf16" || precision == "fp16") &&
+  // (On a GPU the products round their weights before they leave the
+  // code.)
+  if ((precision == "bf16" || precision == "fp16") && !cuda &&
       pipelineOptions.externalWeights)
     return error("--precision " + precision + " rounds the weights when "
                  "they are packed, which needs them embedded in the code: "

@@ -1,9 +1,10 @@
 /* Matrix products of compiled CUDA models, run by cuBLAS.
  *
  * --target=cuda turns each f32 matrix product whose layout cuBLAS takes
- * into a call of agl_cuda_sgemm on device pointers, made by the model's
- * host code during agl_instance_run (autoglm-contractions-to-kernels with
- * `cuda`). Like the driver, cuBLAS is loaded at run time, the first time a
+ * into a call of agl_cuda_sgemm on device pointers (agl_cuda_gemm_half on
+ * 16-bit copies of the operands with --precision fp16 or bf16), made by
+ * the model's host code during agl_instance_run
+ * (autoglm-contractions-to-kernels with `cuda`). Like the driver, cuBLAS is loaded at run time, the first time a
  * model multiplies: libcublas.so.13, .12 or .11, or the library named by
  * AUTOGLM_CUBLAS. Each instance creates its cuBLAS handle at its first
  * product (cuBLAS allocates its workspace then) and queues every product
@@ -22,6 +23,14 @@
 typedef int cublasStatus_t;
 typedef struct cublasContext *cublasHandle_t;
 enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
+/* cudaDataType, cublasComputeType_t and cublasGemmAlgo_t values. */
+enum {
+  CUDA_R_32F = 0,
+  CUDA_R_16F = 2,
+  CUDA_R_16BF = 14,
+  CUBLAS_COMPUTE_32F = 68,
+  CUBLAS_GEMM_DEFAULT = -1
+};
 
 typedef struct blas_api {
   cublasStatus_t (*create)(cublasHandle_t *handle);
@@ -32,6 +41,12 @@ typedef struct blas_api {
       const float *alpha, const float *a, int lda, long long stride_a,
       const float *b, int ldb, long long stride_b, const float *beta,
       float *c, int ldc, long long stride_c, int batch_count);
+  cublasStatus_t (*gemm_strided_batched_ex)(
+      cublasHandle_t handle, int transa, int transb, int m, int n, int k,
+      const void *alpha, const void *a, int a_type, int lda,
+      long long stride_a, const void *b, int b_type, int ldb,
+      long long stride_b, const void *beta, void *c, int c_type, int ldc,
+      long long stride_c, int batch_count, int compute_type, int algo);
   const char *(*status_string)(cublasStatus_t status); /* may be null */
 } blas_api;
 
@@ -72,14 +87,16 @@ static int load_blas(char *why, size_t size) {
       *(void **)&api.set_stream = dlsym(library, "cublasSetStream_v2");
       *(void **)&api.sgemm_strided_batched =
           dlsym(library, "cublasSgemmStridedBatched");
+      *(void **)&api.gemm_strided_batched_ex =
+          dlsym(library, "cublasGemmStridedBatchedEx");
       *(void **)&api.status_string = dlsym(library, "cublasGetStatusString");
       if (api.create && api.destroy && api.set_stream &&
-          api.sgemm_strided_batched) {
+          api.sgemm_strided_batched && api.gemm_strided_batched_ex) {
         loaded = 1;
       } else {
         snprintf(why, size, "%s lacks cublasCreate_v2, cublasDestroy_v2, "
-                            "cublasSetStream_v2 or "
-                            "cublasSgemmStridedBatched",
+                            "cublasSetStream_v2, cublasSgemmStridedBatched "
+                            "or cublasGemmStridedBatchedEx",
                  named && *named ? named : "libcublas");
         dlclose(library);
       }
@@ -129,16 +146,18 @@ static int layout(int64_t rows, int64_t cols, int64_t row_stride,
   return *ld >= need && *ld <= INT_MAX;
 }
 
-void agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
-                    const float *a, int64_t a_batch_stride,
-                    int64_t a_row_stride, int64_t a_col_stride,
-                    const float *b, int64_t b_batch_stride,
-                    int64_t b_row_stride, int64_t b_col_stride, float *c,
-                    int64_t c_batch_stride, int64_t c_row_stride,
-                    int32_t accumulate, float alpha) {
+/* One product, f32 (`format` < 0) or 16-bit operands: checks the layout,
+ * loads cuBLAS, makes the instance's handle, queues the product. */
+static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                 const void *a, int64_t a_batch_stride, int64_t a_row_stride,
+                 int64_t a_col_stride, const void *b, int64_t b_batch_stride,
+                 int64_t b_row_stride, int64_t b_col_stride, float *c,
+                 int64_t c_batch_stride, int64_t c_row_stride,
+                 int32_t accumulate, float alpha, int format,
+                 const char *caller) {
   CUstream stream;
   agl_cuda_blas **slot;
-  if (!agl_cuda_run_binding("agl_cuda_sgemm", &stream, &slot))
+  if (!agl_cuda_run_binding(caller, &stream, &slot))
     return;
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
@@ -147,12 +166,13 @@ void agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
   if (!layout(m, k, a_row_stride, a_col_stride, &a_transposed, &lda) ||
       !layout(k, n, b_row_stride, b_col_stride, &b_transposed, &ldb) ||
       !layout(m, n, c_row_stride, 1, &c_transposed, &ldc) || c_transposed ||
-      batch > INT_MAX || m > INT_MAX || n > INT_MAX || k > INT_MAX) {
+      batch > INT_MAX || m > INT_MAX || n > INT_MAX || k > INT_MAX ||
+      format > AGL_CUDA_BF16) {
     char message[200];
     snprintf(message, sizeof message,
-             "agl_cuda_sgemm: a %lldx%lldx%lld product whose operand "
-             "strides cuBLAS cannot take",
-             (long long)m, (long long)n, (long long)k);
+             "%s: a %lldx%lldx%lld product whose operand strides (or "
+             "format) cuBLAS cannot take",
+             caller, (long long)m, (long long)n, (long long)k);
     agl_cuda_run_failed(message);
     return;
   }
@@ -184,16 +204,53 @@ void agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
   /* Row-major C = A B is column-major C^T = B^T A^T: cuBLAS multiplies
    * B's view by A's. */
   const float beta = accumulate ? 1.0f : 0.0f;
-  status = api.sgemm_strided_batched(
-      handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N,
-      a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m, (int)k,
-      &alpha, b, (int)ldb, b_batch_stride, a, (int)lda, a_batch_stride, &beta,
-      c, (int)ldc, c_batch_stride, (int)batch);
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    char what[160];
-    snprintf(what, sizeof what,
-             "cublasSgemmStridedBatched (%lld x %lldx%lldx%lld)",
-             (long long)batch, (long long)m, (long long)n, (long long)k);
-    blas_failed(what, status);
+  const int op_b = b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int op_a = a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const char *what;
+  if (format < 0) {
+    what = "cublasSgemmStridedBatched";
+    status = api.sgemm_strided_batched(
+        handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, (int)ldb,
+        b_batch_stride, a, (int)lda, a_batch_stride, &beta, c, (int)ldc,
+        c_batch_stride, (int)batch);
+  } else {
+    what = "cublasGemmStridedBatchedEx";
+    const int type = format == AGL_CUDA_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+    status = api.gemm_strided_batched_ex(
+        handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, type,
+        (int)ldb, b_batch_stride, a, type, (int)lda, a_batch_stride, &beta,
+        c, CUDA_R_32F, (int)ldc, c_batch_stride, (int)batch,
+        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    char text[160];
+    snprintf(text, sizeof text, "%s (%lld x %lldx%lldx%lld)", what,
+             (long long)batch, (long long)m, (long long)n, (long long)k);
+    blas_failed(text, status);
+  }
+}
+
+void agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                    const float *a, int64_t a_batch_stride,
+                    int64_t a_row_stride, int64_t a_col_stride,
+                    const float *b, int64_t b_batch_stride,
+                    int64_t b_row_stride, int64_t b_col_stride, float *c,
+                    int64_t c_batch_stride, int64_t c_row_stride,
+                    int32_t accumulate, float alpha) {
+  gemm(batch, m, n, k, a, a_batch_stride, a_row_stride, a_col_stride, b,
+       b_batch_stride, b_row_stride, b_col_stride, c, c_batch_stride,
+       c_row_stride, accumulate, alpha, -1, "agl_cuda_sgemm");
+}
+
+void agl_cuda_gemm_half(int64_t batch, int64_t m, int64_t n, int64_t k,
+                        const void *a, int64_t a_batch_stride,
+                        int64_t a_row_stride, int64_t a_col_stride,
+                        const void *b, int64_t b_batch_stride,
+                        int64_t b_row_stride, int64_t b_col_stride, float *c,
+                        int64_t c_batch_stride, int64_t c_row_stride,
+                        int32_t accumulate, float alpha, int32_t format) {
+  gemm(batch, m, n, k, a, a_batch_stride, a_row_stride, a_col_stride, b,
+       b_batch_stride, b_row_stride, b_col_stride, c, c_batch_stride,
+       c_row_stride, accumulate, alpha, format < 0 ? AGL_CUDA_BF16 + 1 : format,
+       "agl_cuda_gemm_half");
 }

@@ -24,4 +24,16 @@ agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
                int64_t c_batch_stride, int64_t c_row_stride,
                int32_t accumulate, float alpha);
 
+/* The same with A and B in 16-bit floats (`format`: AGL_CUDA_HALF for
+ * IEEE half, AGL_CUDA_BF16 for bfloat16; strides in elements), summed in
+ * float32 into float32 C: cuBLAS's tensor-core products. */
+enum { AGL_CUDA_HALF = 0, AGL_CUDA_BF16 = 1 };
+__attribute__((visibility("default"))) void
+agl_cuda_gemm_half(int64_t batch, int64_t m, int64_t n, int64_t k,
+                   const void *a, int64_t a_batch_stride, int64_t a_row_stride,
+                   int64_t a_col_stride, const void *b, int64_t b_batch_stride,
+                   int64_t b_row_stride, int64_t b_col_stride, float *c,
+                   int64_t c_batch_stride, int64_t c_row_stride,
+                   int32_t accumulate, float alpha, int32_t format);
+
 #endif /* AUTOGLM_RUNTIME_CUDA_BLAS_H */
