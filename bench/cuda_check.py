@@ -665,7 +665,7 @@ def run(args):
         for variant in args.variants:
             a = row[variant] = bench_autoglm(bundle, w, variant, args.runs,
                                              args.warmup)
-            log(f"  autoglm fp32 {variant}: {a.get('ms')} ms, ok={a['ok']}, "
+            log(f"  autoglm {variant}: {a.get('ms')} ms, ok={a['ok']}, "
                 f"max |error| {a.get('max_abs')}"
                 + ("" if a["report"]["exit_code"] == 0 else
                    f"\n{a['report'].get('error', '')}"

@@ -44,6 +44,11 @@ MODELS = {
     "glm_tiny": (DECODE, "glm_tiny/decode"),
     "gpt2_tiny": (DECODE, "gpt2_tiny/decode"),
 }
+# --precision fp16 on a GPU rounds both operands of every product: checked
+# against the float32 references as test_precision.py checks the CPU's
+# (max |out - ref| <= 1% of max |ref|, cosine >= 0.9999). Measured on an
+# H200: at most 0.1% and 0.9999997 (glm_tiny).
+HALF_MAX_REL, HALF_MIN_COSINE = 0.01, 0.9999
 # Models the CUDA target cannot compile yet, with the error expected.
 UNSUPPORTED = {}
 
@@ -170,6 +175,32 @@ class CudaTargetTest(E2ETestCase):
                 if model == "mlp":
                     self.assertIn("k0_fc1_MatMul", entries)
 
+    def test_products_through_cublas(self):
+        """Matrix products are agl_cuda_sgemm calls (cuBLAS); with
+        --precision fp16 or bf16 agl_cuda_gemm_half calls, whose 16-bit
+        weights make the weights file smaller; with --no-kernels they stay
+        generated kernels."""
+        onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
+        fp32 = self.compiled(onnx_path, ".o", "--target=cuda")
+        symbols = run(["nm", fp32]).stdout
+        self.assertRegex(symbols, r"\bU agl_cuda_sgemm\b")
+        self.assertNotIn("agl_cuda_gemm_half", symbols)
+        fp32_bytes = os.path.getsize(os.path.splitext(fp32)[0] + ".weights")
+        for precision in ("fp16", "bf16"):
+            with self.subTest(precision=precision):
+                obj = self.compiled(onnx_path, ".o", "--target=cuda",
+                                    "--precision", precision)
+                symbols = run(["nm", obj]).stdout
+                self.assertRegex(symbols, r"\bU agl_cuda_gemm_half\b")
+                self.assertNotIn("agl_cuda_sgemm", symbols)
+                weights = os.path.getsize(os.path.splitext(obj)[0] +
+                                          ".weights")
+                # The products' weights are most of the bytes.
+                self.assertLess(weights, 0.6 * fp32_bytes)
+        loops = self.compiled(onnx_path, ".o", "--target=cuda",
+                              "--no-kernels")
+        self.assertNotIn("agl_cuda", run(["nm", loops]).stdout)
+
     def test_other_architectures(self):
         for arch in ("sm_80", "sm_89"):
             with self.subTest(arch=arch):
@@ -252,15 +283,18 @@ class CudaTargetTest(E2ETestCase):
                           "CUDA_ERROR_STUB_LIBRARY", result.stdout,
                           describe(result))
 
-    def run_case(self, model):
-        """autoglm-run on the model's shared library with the inputs of its
-        case; returns (result, output folder, case folder)."""
-        lib = self.compiled_cuda(model, suffix=".so")
+    def run_case(self, model, *flags):
+        """autoglm-run on the model's shared library (compiled with `flags`)
+        with the inputs of its case; returns (result, output folder, case
+        folder)."""
+        lib = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                            "--target=cuda", "--gpu-arch=sm_90",
+                            *dims_options(model), *flags)
         case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
         names = case_names(case_dir, "inputs")
         inputs = case_files(case_dir, "input")
         self.assertEqual(len(names), len(inputs))
-        out_dir = self.cache.path("outputs", model, "")
+        out_dir = self.cache.path("outputs", model + "".join(flags), "")
         args = [a for n, p in zip(names, inputs)
                 for a in ("--input", f"{n}={p}")]
         result = run_model(lib, *args, "--output-dir", out_dir)
@@ -277,17 +311,30 @@ class CudaTargetTest(E2ETestCase):
             self.skipTest(f"no CUDA device, outputs not checked "
                           f"({result.stderr.strip()})")
         for model in MODELS:
-            with self.subTest(model=model):
-                result, out_dir, case_dir = self.run_case(model)
-                self.assertEqual(result.returncode, 0, describe(result))
-                # fp32 everywhere: the CPU's tolerances.
-                for name, reference in zip(case_names(case_dir, "outputs"),
-                                           case_files(case_dir, "output")):
-                    expected = np.load(reference)
-                    actual = np.load(os.path.join(out_dir,
-                                                  saved_output_name(name)))
-                    self.assertTrue(np.allclose(actual, expected, rtol=RTOL,
-                                                atol=ATOL), name)
+            for flags in ([], ["--no-kernels"], ["--precision", "fp16"]):
+                with self.subTest(model=model, flags=flags):
+                    result, out_dir, case_dir = self.run_case(model, *flags)
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    for name, reference in zip(
+                            case_names(case_dir, "outputs"),
+                            case_files(case_dir, "output")):
+                        expected = np.load(reference)
+                        actual = np.load(os.path.join(
+                            out_dir, saved_output_name(name)))
+                        if flags[:1] != ["--precision"]:
+                            # fp32: the CPU's tolerances.
+                            self.assertTrue(np.allclose(
+                                actual, expected, rtol=RTOL, atol=ATOL), name)
+                            continue
+                        # 16-bit operands: test_precision.py's measures.
+                        error = np.max(np.abs(actual - expected))
+                        self.assertLessEqual(
+                            error, HALF_MAX_REL * np.max(np.abs(expected)),
+                            name)
+                        a, e = actual.ravel(), expected.ravel()
+                        self.assertGreaterEqual(
+                            a @ e / (np.linalg.norm(a) * np.linalg.norm(e)),
+                            HALF_MIN_COSINE, name)
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
