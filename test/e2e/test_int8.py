@@ -134,8 +134,16 @@ class QuantizedModelsTest(E2ETestCase):
                                 op_types_to_quantize=["MatMul"])
                 names, inputs, _ = load_case(os.path.join(MODELS_DIR, model))
                 feeds = {n: np.load(p) for n, p in zip(names, inputs)}
+                # The QDQ semantics as written (optimizations off): ORT's
+                # fused int8 kernels saturate the products of signed
+                # activations on CPUs without AVX512-VNNI (7% of the
+                # output's range on the mlp, 4x the error of the float
+                # evaluation).
+                options = onnxruntime.SessionOptions()
+                options.graph_optimization_level = (
+                    onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL)
                 ref = onnxruntime.InferenceSession(
-                    path, providers=["CPUExecutionProvider"]).run(
+                    path, options, providers=["CPUExecutionProvider"]).run(
                         None, feeds)[0].astype(np.float64)
                 artifact = os.path.join(tmp, model + ".so")
                 result = compile_model(path, artifact)
