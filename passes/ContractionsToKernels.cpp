@@ -252,6 +252,34 @@ Value advance(OpBuilder &b, Location loc, Value pointer, Value index,
                              ValueRange{elements});
 }
 
+/// The innermost of `batchLoops` is the call's own batch; the others become
+/// scf.for loops around the call: `b` moves into the innermost, and each
+/// of `pointers` advances by its view's stride along each loop (its
+/// elements of `elements[i]`, f32 if null). Returns the call's batch loop,
+/// or nothing when there is none.
+std::optional<int64_t>
+loopOverOuterBatches(OpBuilder &b, Location loc, ArrayRef<int64_t> batchLoops,
+                     ArrayRef<Value> extents,
+                     ArrayRef<const OperandView *> views,
+                     MutableArrayRef<Value> pointers,
+                     ArrayRef<Type> elements = {}) {
+  if (batchLoops.empty())
+    return std::nullopt;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t loop : batchLoops.drop_back()) {
+    auto forOp = scf::ForOp::create(b, loc, zero, extents[loop], one);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    Value iv = forOp.getInductionVar();
+    for (auto [i, view] : llvm::enumerate(views))
+      if (view)
+        pointers[i] = advance(b, loc, pointers[i], iv,
+                              view->loopStrides[loop],
+                              elements.empty() ? Type() : elements[i]);
+  }
+  return batchLoops.back();
+}
+
 func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
   OpBuilder b(module.getContext());
   Type i64 = b.getI64Type(), i32 = b.getI32Type(),
@@ -744,41 +772,34 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   // own batch; the others become scf.for loops around the call.
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value a = lhs.pointer, bp = rhs.pointer, cp = out.pointer;
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-  Value rp = residual ? residual->pointer
-                      : LLVM::ZeroOp::create(b, loc, ptrType).getResult();
+  SmallVector<Value> pointers = {
+      lhs.pointer, rhs.pointer, out.pointer,
+      residual ? residual->pointer
+               : LLVM::ZeroOp::create(b, loc, ptrType).getResult()};
   SmallVector<int64_t> batchLoops;
   for (int64_t loop : c.batch)
     if (getConstantIntValue(extents[loop]) != 1)
       batchLoops.push_back(loop);
-  ArrayRef<int64_t> outer = ArrayRef<int64_t>(batchLoops).drop_back(
-      batchLoops.empty() ? 0 : 1);
   OpBuilder::InsertionGuard guard(b);
-  for (int64_t loop : outer) {
-    auto forOp = scf::ForOp::create(b, loc, zero, extents[loop], one);
-    b.setInsertionPoint(forOp.getBody()->getTerminator());
-    Value iv = forOp.getInductionVar();
-    a = advance(b, loc, a, iv, lhs.loopStrides[loop]);
-    bp = advance(b, loc, bp, iv, rhs.loopStrides[loop]);
-    cp = advance(b, loc, cp, iv, out.loopStrides[loop]);
-    if (residual)
-      rp = advance(b, loc, rp, iv, residual->loopStrides[loop]);
-  }
+  std::optional<int64_t> inner = loopOverOuterBatches(
+      b, loc, batchLoops, extents,
+      {&lhs, &rhs, &out, residual ? &*residual : nullptr}, pointers);
+  Value a = pointers[0], bp = pointers[1], cp = pointers[2],
+        rp = pointers[3];
   auto i64 = [&](Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), index)
         .getResult();
   };
   Value batch = one, aBatch = zero, bBatch = zero, cBatch = zero,
         rBatch = zero;
-  if (!batchLoops.empty()) {
-    int64_t inner = batchLoops.back();
-    batch = extents[inner];
-    aBatch = lhs.loopStrides[inner];
-    bBatch = rhs.loopStrides[inner];
-    cBatch = out.loopStrides[inner];
+  if (inner) {
+    batch = extents[*inner];
+    aBatch = lhs.loopStrides[*inner];
+    bBatch = rhs.loopStrides[*inner];
+    cBatch = out.loopStrides[*inner];
     if (residual)
-      rBatch = residual->loopStrides[inner];
+      rBatch = residual->loopStrides[*inner];
   }
   Value accumulateFlag = arith::ConstantIntOp::create(b, loc, accumulate, 32);
   Value alpha = arith::ConstantOp::create(
@@ -1004,24 +1025,18 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   for (int64_t loop : c.batch)
     if (ranges[loop] != 1)
       batchLoops.push_back(loop);
-  Value ap = a.pointer, bp = bv.pointer, cp = cv.pointer;
+  SmallVector<Value> pointers = {a.pointer, bv.pointer, cv.pointer};
   OpBuilder::InsertionGuard guard(b);
-  for (int64_t loop :
-       ArrayRef<int64_t>(batchLoops).drop_back(batchLoops.empty() ? 0 : 1)) {
-    auto forOp = scf::ForOp::create(b, loc, zero, extents[loop], one);
-    b.setInsertionPoint(forOp.getBody()->getTerminator());
-    Value iv = forOp.getInductionVar();
-    ap = advance(b, loc, ap, iv, a.loopStrides[loop], element);
-    bp = advance(b, loc, bp, iv, bv.loopStrides[loop], element);
-    cp = advance(b, loc, cp, iv, cv.loopStrides[loop]);
-  }
+  std::optional<int64_t> inner =
+      loopOverOuterBatches(b, loc, batchLoops, extents, {&a, &bv, &cv},
+                           pointers, {element, element, Type()});
+  Value ap = pointers[0], bp = pointers[1], cp = pointers[2];
   Value batchCount = one, aBatch = zero, bBatch = zero, cBatch = zero;
-  if (!batchLoops.empty()) {
-    int64_t inner = batchLoops.back();
-    batchCount = extents[inner];
-    aBatch = a.loopStrides[inner];
-    bBatch = bv.loopStrides[inner];
-    cBatch = cv.loopStrides[inner];
+  if (inner) {
+    batchCount = extents[*inner];
+    aBatch = a.loopStrides[*inner];
+    bBatch = bv.loopStrides[*inner];
+    cBatch = cv.loopStrides[*inner];
   }
   auto i64 = [&](Value index) { return autoglm::asI64(b, loc, index); };
   // (batch, m, n, k, a, its batch/row/column strides, b, its batch/row/
