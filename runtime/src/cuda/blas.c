@@ -4,9 +4,9 @@
  * into a call of agl_cuda_sgemm on device pointers (agl_cuda_gemm_half on
  * 16-bit copies of the operands with --precision fp16 or bf16), made by
  * the model's host code during agl_instance_run
- * (autoglm-contractions-to-kernels with `cuda`). Like the driver, cuBLAS is loaded at run time, the first time a
- * model multiplies: libcublas.so.13, .12 or .11, or the library named by
- * AUTOGLM_CUBLAS. Each instance creates its cuBLAS handle at its first
+ * (autoglm-contractions-to-kernels with `cuda`). Like the driver, cuBLAS
+ * is loaded at run time, the first time a model multiplies:
+ * libcublas.so.13, .12 or .11, or the library named by AUTOGLM_CUBLAS. Each instance creates its cuBLAS handle at its first
  * product (cuBLAS allocates its workspace then) and queues every product
  * on the run's stream, between the model's kernels. The types are
  * cuBLAS's own ABI (cublas_api.h), declared here so that building the
