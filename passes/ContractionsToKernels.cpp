@@ -257,12 +257,12 @@ Value advance(OpBuilder &b, Location loc, Value pointer, Value index,
 /// of `pointers` advances by its view's stride along each loop (its
 /// elements of `elements[i]`, f32 if null). Returns the call's batch loop,
 /// or nothing when there is none.
-std::optional<int64_t>
-loopOverOuterBatches(OpBuilder &b, Location loc, ArrayRef<int64_t> batchLoops,
-                     ArrayRef<Value> extents,
-                     ArrayRef<const OperandView *> views,
-                     MutableArrayRef<Value> pointers,
-                     ArrayRef<Type> elements = {}) {
+std::optional<int64_t> loopOverOuterBatches(OpBuilder &b, Location loc,
+                                            ArrayRef<int64_t> batchLoops,
+                                            ArrayRef<Value> extents,
+                                            ArrayRef<const OperandView *> views,
+                                            MutableArrayRef<Value> pointers,
+                                            ArrayRef<Type> elements = {}) {
   if (batchLoops.empty())
     return std::nullopt;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -273,8 +273,7 @@ loopOverOuterBatches(OpBuilder &b, Location loc, ArrayRef<int64_t> batchLoops,
     Value iv = forOp.getInductionVar();
     for (auto [i, view] : llvm::enumerate(views))
       if (view)
-        pointers[i] = advance(b, loc, pointers[i], iv,
-                              view->loopStrides[loop],
+        pointers[i] = advance(b, loc, pointers[i], iv, view->loopStrides[loop],
                               elements.empty() ? Type() : elements[i]);
   }
   return batchLoops.back();
@@ -785,8 +784,7 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   std::optional<int64_t> inner = loopOverOuterBatches(
       b, loc, batchLoops, extents,
       {&lhs, &rhs, &out, residual ? &*residual : nullptr}, pointers);
-  Value a = pointers[0], bp = pointers[1], cp = pointers[2],
-        rp = pointers[3];
+  Value a = pointers[0], bp = pointers[1], cp = pointers[2], rp = pointers[3];
   auto i64 = [&](Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), index)
         .getResult();
@@ -843,9 +841,8 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
 
 /// The strides (elements) that each loop steps `buffer` by, through `map`,
 /// when its layout is static; nothing otherwise.
-std::optional<SmallVector<int64_t>> staticLoopStrides(Value buffer,
-                                                      AffineMap map,
-                                                      int64_t loops) {
+std::optional<SmallVector<int64_t>>
+staticLoopStrides(Value buffer, AffineMap map, int64_t loops) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -954,10 +951,9 @@ Value halfOperand(OpBuilder &b, Location loc, Value buffer,
   linalg::GenericOp::create(
       b, loc, ValueRange{buffer}, ValueRange{converted}, maps, iterators,
       [&](OpBuilder &nested, Location at, ValueRange args) {
-        linalg::YieldOp::create(
-            nested, at,
-            ValueRange{arith::TruncFOp::create(nested, at, weights.type(),
-                                               args[0])});
+        linalg::YieldOp::create(nested, at,
+                                ValueRange{arith::TruncFOp::create(
+                                    nested, at, weights.type(), args[0])});
       });
   return converted;
 }
@@ -1014,8 +1010,8 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   OperandView bv = viewOf(b, loc, rhsBuffer, maps[1], loops);
   OperandView cv = viewOf(b, loc, op.getDpsInits()[0], maps[2], loops);
   SmallVector<Value> extents;
-  for (Range range : cast<linalg::LinalgOp>(op.getOperation())
-                         .createLoopRanges(b, loc))
+  for (Range range :
+       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
     extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
   // As for the CPU kernel: the innermost batch loop of more than one
   // iteration is cuBLAS's batch, the others scf.for loops around the call.
@@ -1043,10 +1039,21 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   //  column strides, c, its batch/row strides, accumulate, alpha[, the
   //  operands' format: AGL_CUDA_HALF or AGL_CUDA_BF16])
   SmallVector<Value> args = {
-      i64(batchCount), i64(extents[c.m]), i64(extents[c.n]),
-      i64(extents[c.k]), ap, i64(aBatch), i64(a.loopStrides[c.m]),
-      i64(a.loopStrides[c.k]), bp, i64(bBatch), i64(bv.loopStrides[c.k]),
-      i64(bv.loopStrides[c.n]), cp, i64(cBatch), i64(cv.loopStrides[c.m]),
+      i64(batchCount),
+      i64(extents[c.m]),
+      i64(extents[c.n]),
+      i64(extents[c.k]),
+      ap,
+      i64(aBatch),
+      i64(a.loopStrides[c.m]),
+      i64(a.loopStrides[c.k]),
+      bp,
+      i64(bBatch),
+      i64(bv.loopStrides[c.k]),
+      i64(bv.loopStrides[c.n]),
+      cp,
+      i64(cBatch),
+      i64(cv.loopStrides[c.m]),
       arith::ConstantIntOp::create(b, loc, accumulate, 32),
       arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f))};
   if (half)
@@ -1236,9 +1243,8 @@ struct ContractionsToKernelsPass
         return signalPassFailure();
       }
       Builder b(module.getContext());
-      half.emplace(module, cudaPrecision == "bf16"
-                               ? FloatType(b.getBF16Type())
-                               : FloatType(b.getF16Type()));
+      half.emplace(module, cudaPrecision == "bf16" ? FloatType(b.getBF16Type())
+                                                   : FloatType(b.getF16Type()));
     }
     for (Contraction &c : llvm::reverse(contractions)) {
       if (cuda) {

@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <unistd.h>
 
@@ -201,7 +201,8 @@ TEST_F(FakeDevice, MissingKernelIsReported) {
   agl_instance_destroy(instance);
 }
 
-// ---- matrix products through cuBLAS (a fake one) -------------------------------
+// ---- matrix products through cuBLAS (a fake one)
+// -------------------------------
 
 // The fake cuBLAS computes column-major products as cuBLAS defines them;
 // the runtime must describe each row-major product of the model to it

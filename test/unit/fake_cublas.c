@@ -45,9 +45,12 @@ cublasStatus_t cublasSetStream_v2(void *handle, void *stream) {
 
 const char *cublasGetStatusString(cublasStatus_t status) {
   switch (status) {
-  case ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
-  case INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-  case EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case ALLOC_FAILED:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
   }
   return "CUBLAS_STATUS_UNKNOWN";
 }
@@ -57,11 +60,12 @@ static float at(const float *x, int ld, int op, int i, int j) {
   return op == OP_T ? x[j + (long)i * ld] : x[i + (long)j * ld];
 }
 
-cublasStatus_t cublasSgemmStridedBatched(
-    void *handle, int transa, int transb, int m, int n, int k,
-    const float *alpha, const float *a, int lda, long long stride_a,
-    const float *b, int ldb, long long stride_b, const float *beta, float *c,
-    int ldc, long long stride_c, int batch_count) {
+cublasStatus_t
+cublasSgemmStridedBatched(void *handle, int transa, int transb, int m, int n,
+                          int k, const float *alpha, const float *a, int lda,
+                          long long stride_a, const float *b, int ldb,
+                          long long stride_b, const float *beta, float *c,
+                          int ldc, long long stride_c, int batch_count) {
   if (handle != &handle_storage || failing("gemm"))
     return EXECUTION_FAILED;
   for (int e = 0; e < batch_count; ++e)

@@ -73,11 +73,10 @@ static int32_t run_missing_kernel(void *arena, const void *weights,
 
 void agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                     const float *a, int64_t a_batch_stride,
-                    int64_t a_row_stride, int64_t a_col_stride,
-                    const float *b, int64_t b_batch_stride,
-                    int64_t b_row_stride, int64_t b_col_stride, float *c,
-                    int64_t c_batch_stride, int64_t c_row_stride,
-                    int32_t accumulate, float alpha);
+                    int64_t a_row_stride, int64_t a_col_stride, const float *b,
+                    int64_t b_batch_stride, int64_t b_row_stride,
+                    int64_t b_col_stride, float *c, int64_t c_batch_stride,
+                    int64_t c_row_stride, int32_t accumulate, float alpha);
 
 void agl_cuda_gemm_half(int64_t batch, int64_t m, int64_t n, int64_t k,
                         const void *a, int64_t a_batch_stride,
@@ -97,10 +96,9 @@ static int32_t run_gemm(void *arena, const void *weights,
   (void)output_dims;
   const fake_cuda_gemm *g = &fake_gemm;
   if (g->format < 0)
-    agl_cuda_sgemm(g->batch, g->m, g->n, g->k, inputs[0], g->a_batch,
-                   g->a_row, g->a_col, weights, g->b_batch, g->b_row,
-                   g->b_col, outputs[0], g->c_batch, g->c_row, g->accumulate,
-                   g->alpha);
+    agl_cuda_sgemm(g->batch, g->m, g->n, g->k, inputs[0], g->a_batch, g->a_row,
+                   g->a_col, weights, g->b_batch, g->b_row, g->b_col,
+                   outputs[0], g->c_batch, g->c_row, g->accumulate, g->alpha);
   else
     agl_cuda_gemm_half(g->batch, g->m, g->n, g->k, inputs[0], g->a_batch,
                        g->a_row, g->a_col, weights, g->b_batch, g->b_row,
@@ -129,14 +127,21 @@ static const agl_model_desc missing_kernel_desc =
 static const int64_t gemm_shape[] = {16};
 static const agl_tensor_info gemm_input = {"a", AGL_DTYPE_F32, 1, gemm_shape,
                                            NULL};
-static const agl_tensor_info gemm_output = {"c", AGL_DTYPE_F32, 1,
-                                            gemm_shape, NULL};
+static const agl_tensor_info gemm_output = {"c", AGL_DTYPE_F32, 1, gemm_shape,
+                                            NULL};
 static const agl_model_desc gemm_desc = {
-    .abi_version = AGL_ABI_VERSION, .device = AGL_DEVICE_CUDA,
-    .name = "fake_cuda_gemm", .num_inputs = 1, .num_outputs = 1,
-    .inputs = &gemm_input, .outputs = &gemm_output, .arena_size = 64,
-    .arena_alignment = 64, .weights_size = 16 * sizeof(float),
-    .weights_file = "fake_cuda_gemm.weights", .run = run_gemm,
+    .abi_version = AGL_ABI_VERSION,
+    .device = AGL_DEVICE_CUDA,
+    .name = "fake_cuda_gemm",
+    .num_inputs = 1,
+    .num_outputs = 1,
+    .inputs = &gemm_input,
+    .outputs = &gemm_output,
+    .arena_size = 64,
+    .arena_alignment = 64,
+    .weights_size = 16 * sizeof(float),
+    .weights_file = "fake_cuda_gemm.weights",
+    .run = run_gemm,
 };
 
 const agl_model_desc *fake_cuda_model(void) { return &desc; }

@@ -6,11 +6,11 @@
  * the model's host code during agl_instance_run
  * (autoglm-contractions-to-kernels with `cuda`). Like the driver, cuBLAS
  * is loaded at run time, the first time a model multiplies:
- * libcublas.so.13, .12 or .11, or the library named by AUTOGLM_CUBLAS. Each instance creates its cuBLAS handle at its first
- * product (cuBLAS allocates its workspace then) and queues every product
- * on the run's stream, between the model's kernels. The types are
- * cuBLAS's own ABI (cublas_api.h), declared here so that building the
- * runtime needs no CUDA headers. */
+ * libcublas.so.13, .12 or .11, or the library named by AUTOGLM_CUBLAS. Each
+ * instance creates its cuBLAS handle at its first product (cuBLAS allocates its
+ * workspace then) and queues every product on the run's stream, between the
+ * model's kernels. The types are cuBLAS's own ABI (cublas_api.h), declared here
+ * so that building the runtime needs no CUDA headers. */
 #include "blas.h"
 #include "launch.h"
 
@@ -39,14 +39,14 @@ typedef struct blas_api {
   cublasStatus_t (*sgemm_strided_batched)(
       cublasHandle_t handle, int transa, int transb, int m, int n, int k,
       const float *alpha, const float *a, int lda, long long stride_a,
-      const float *b, int ldb, long long stride_b, const float *beta,
-      float *c, int ldc, long long stride_c, int batch_count);
+      const float *b, int ldb, long long stride_b, const float *beta, float *c,
+      int ldc, long long stride_c, int batch_count);
   cublasStatus_t (*gemm_strided_batched_ex)(
       cublasHandle_t handle, int transa, int transb, int m, int n, int k,
-      const void *alpha, const void *a, int a_type, int lda,
-      long long stride_a, const void *b, int b_type, int ldb,
-      long long stride_b, const void *beta, void *c, int c_type, int ldc,
-      long long stride_c, int batch_count, int compute_type, int algo);
+      const void *alpha, const void *a, int a_type, int lda, long long stride_a,
+      const void *b, int b_type, int ldb, long long stride_b, const void *beta,
+      void *c, int c_type, int ldc, long long stride_c, int batch_count,
+      int compute_type, int algo);
   const char *(*status_string)(cublasStatus_t status); /* may be null */
 } blas_api;
 
@@ -70,8 +70,7 @@ static int load_blas(char *why, size_t size) {
     if (named && *named) {
       library = dlopen(named, RTLD_NOW | RTLD_LOCAL);
     } else {
-      for (size_t i = 0; i < sizeof candidates / sizeof *candidates &&
-                         !library;
+      for (size_t i = 0; i < sizeof candidates / sizeof *candidates && !library;
            ++i)
         library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
     }
@@ -94,9 +93,10 @@ static int load_blas(char *why, size_t size) {
           api.sgemm_strided_batched && api.gemm_strided_batched_ex) {
         loaded = 1;
       } else {
-        snprintf(why, size, "%s lacks cublasCreate_v2, cublasDestroy_v2, "
-                            "cublasSetStream_v2, cublasSgemmStridedBatched "
-                            "or cublasGemmStridedBatchedEx",
+        snprintf(why, size,
+                 "%s lacks cublasCreate_v2, cublasDestroy_v2, "
+                 "cublasSetStream_v2, cublasSgemmStridedBatched "
+                 "or cublasGemmStridedBatchedEx",
                  named && *named ? named : "libcublas");
         dlclose(library);
       }
@@ -148,8 +148,8 @@ static int layout(int64_t rows, int64_t cols, int64_t row_stride,
 
 /* One product, f32 (`format` < 0) or 16-bit operands: checks the layout,
  * loads cuBLAS, makes the instance's handle, queues the product. */
-static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k,
-                 const void *a, int64_t a_batch_stride, int64_t a_row_stride,
+static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+                 int64_t a_batch_stride, int64_t a_row_stride,
                  int64_t a_col_stride, const void *b, int64_t b_batch_stride,
                  int64_t b_row_stride, int64_t b_col_stride, float *c,
                  int64_t c_batch_stride, int64_t c_row_stride,
@@ -217,10 +217,10 @@ static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k,
     what = "cublasGemmStridedBatchedEx";
     const int type = format == AGL_CUDA_BF16 ? CUDA_R_16BF : CUDA_R_16F;
     status = api.gemm_strided_batched_ex(
-        handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, type,
-        (int)ldb, b_batch_stride, a, type, (int)lda, a_batch_stride, &beta,
-        c, CUDA_R_32F, (int)ldc, c_batch_stride, (int)batch,
-        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, type, (int)ldb,
+        b_batch_stride, a, type, (int)lda, a_batch_stride, &beta, c, CUDA_R_32F,
+        (int)ldc, c_batch_stride, (int)batch, CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT);
   }
   if (status != CUBLAS_STATUS_SUCCESS) {
     char text[160];
@@ -232,11 +232,10 @@ static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k,
 
 void agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
                     const float *a, int64_t a_batch_stride,
-                    int64_t a_row_stride, int64_t a_col_stride,
-                    const float *b, int64_t b_batch_stride,
-                    int64_t b_row_stride, int64_t b_col_stride, float *c,
-                    int64_t c_batch_stride, int64_t c_row_stride,
-                    int32_t accumulate, float alpha) {
+                    int64_t a_row_stride, int64_t a_col_stride, const float *b,
+                    int64_t b_batch_stride, int64_t b_row_stride,
+                    int64_t b_col_stride, float *c, int64_t c_batch_stride,
+                    int64_t c_row_stride, int32_t accumulate, float alpha) {
   gemm(batch, m, n, k, a, a_batch_stride, a_row_stride, a_col_stride, b,
        b_batch_stride, b_row_stride, b_col_stride, c, c_batch_stride,
        c_row_stride, accumulate, alpha, -1, "agl_cuda_sgemm");

@@ -21,8 +21,8 @@ agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
                int64_t a_batch_stride, int64_t a_row_stride,
                int64_t a_col_stride, const float *b, int64_t b_batch_stride,
                int64_t b_row_stride, int64_t b_col_stride, float *c,
-               int64_t c_batch_stride, int64_t c_row_stride,
-               int32_t accumulate, float alpha);
+               int64_t c_batch_stride, int64_t c_row_stride, int32_t accumulate,
+               float alpha);
 
 /* The same with A and B in 16-bit floats (`format`: AGL_CUDA_HALF for
  * IEEE half, AGL_CUDA_BF16 for bfloat16; strides in elements), summed in
