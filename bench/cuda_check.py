@@ -6,8 +6,8 @@ Two steps, on two machines:
   prepare  (where AutoGLM is built) compiles every model of
            test/e2e/test_cuda.py and the GPU workloads below for sm_90, in
            each of VARIANTS (products by cuBLAS in fp32 or fp16, and
-           --no-kernels), and
-           writes a bundle: the artifacts, their inputs and references,
+           --no-kernels), and writes a bundle: the artifacts, their inputs
+           and references,
            autoglm-run and the shared libraries it needs that a stock
            system may lack. The models' weights files travel as recipes of
            their ONNX initializers (the repository's models/*.onnx travel
@@ -36,7 +36,7 @@ apart.
 Usage:
   python3 bench/cuda_check.py prepare [--bundle DIR] [--only NAME...]
   python3 bench/cuda_check.py run [--bundle DIR] [--out DIR] [--runs N]
-          [--variants cublas loops] [--no-models] [--only NAME...]
+          [--variants cublas fp16 loops] [--no-models] [--only NAME...]
 """
 
 import argparse
