@@ -40,6 +40,7 @@ Usage:
 """
 
 import argparse
+import functools
 import json
 import lzma
 import math
@@ -403,6 +404,7 @@ def unpack(bundle, manifest):
                                link)
 
 
+@functools.lru_cache(maxsize=None)
 def find_cublas():
     """libcublas.so for the runtime: $AUTOGLM_CUBLAS, else the toolkit's or
     the one the NVIDIA Python wheels (PyTorch's) ship; None if none."""

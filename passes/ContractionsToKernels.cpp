@@ -45,7 +45,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/StringSet.h"
 
 #include "autoglm/kernels.h"
 #include "autoglm/kernels_int8.h"
@@ -298,6 +297,36 @@ func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
 /// Packs constant rhs operands into the kernel's panel layout: for each
 /// block of AGL_SGEMM_PACKED_NR columns, k rows of that many floats (columns
 /// past n are zero). One packed copy per weight and orientation.
+/// A private constant global holding `data` (64-byte aligned) at the end of
+/// `module`, named `name` or, on a clash, a variant of it.
+memref::GlobalOp addConstantGlobal(ModuleOp module, SymbolTable &symbols,
+                                   Location loc, StringRef name,
+                                   DenseElementsAttr data) {
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto type = cast<ShapedType>(data.getType());
+  auto result = memref::GlobalOp::create(
+      b, loc, name, b.getStringAttr("private"),
+      MemRefType::get(type.getShape(), type.getElementType()), data,
+      /*constant=*/true, b.getI64IntegerAttr(64));
+  symbols.insert(result); // renames on a clash
+  return result;
+}
+
+/// Erases the reads of globals that nothing uses, then the constant
+/// globals nothing refers to: the weights that a packed or rounded copy
+/// replaced.
+void eraseUnusedConstants(ModuleOp module) {
+  module.walk([](memref::GetGlobalOp get) {
+    if (get->use_empty())
+      get->erase();
+  });
+  for (auto global :
+       llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+    if (global.getConstant() &&
+        SymbolTable::symbolKnownUseEmpty(global, module))
+      global.erase();
+}
+
 class WeightPacker {
 public:
   WeightPacker(ModuleOp module, bool partialPanels)
@@ -372,17 +401,7 @@ public:
   }
 
   /// Erases the original weights that nothing reads any more.
-  void eraseUnused() {
-    module.walk([](memref::GetGlobalOp get) {
-      if (get->use_empty())
-        get->erase();
-    });
-    for (auto global :
-         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
-      if (global.getConstant() &&
-          SymbolTable::symbolKnownUseEmpty(global, module))
-        global.erase();
-  }
+  void eraseUnused() { eraseUnusedConstants(module); }
 
 private:
   /// A constant k x n weight: element (p, j) of its global's values is at
@@ -430,14 +449,9 @@ private:
   }
 
   memref::GlobalOp record(Weight w, DenseElementsAttr data) {
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    auto type = cast<ShapedType>(data.getType());
-    auto result = memref::GlobalOp::create(
-        b, w.global.getLoc(), (w.global.getSymName() + "_packed").str(),
-        b.getStringAttr("private"),
-        MemRefType::get(type.getShape(), type.getElementType()), data,
-        /*constant=*/true, b.getI64IntegerAttr(64));
-    symbols.insert(result); // renames on a clash
+    memref::GlobalOp result = addConstantGlobal(
+        module, symbols, w.global.getLoc(),
+        (w.global.getSymName() + "_packed").str(), data);
     packed[w.key] = result;
     return result;
   }
@@ -721,20 +735,24 @@ void finishKernelCall(func::CallOp call, linalg::GenericOp op,
   op->erase();
 }
 
+/// Whether the product's output holds zeros before it, so that its call
+/// need not read it; `init` is then the zero fill (or copy of zeros),
+/// erased and null when it is the op right before the product.
+bool startsFromZeros(linalg::GenericOp op, Operation *&init) {
+  if (!autoglm::zeroAt(op.getDpsInits()[0], op, init))
+    return false;
+  if (init == autoglm::previousEffect(op)) {
+    init->erase();
+    init = nullptr;
+  }
+  return true;
+}
+
 void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
                            WeightPacker *packer,
                            SmallVectorImpl<ZeroSource> &zeroSources) {
-  // An output that holds zeros is not read: the fill or copy of zeros right
-  // before the product goes.
-  bool accumulate = true;
   Operation *init = nullptr;
-  if (autoglm::zeroAt(op.getDpsInits()[0], op, init)) {
-    accumulate = false;
-    if (init == autoglm::previousEffect(op)) {
-      init->erase();
-      init = nullptr;
-    }
-  }
+  bool accumulate = !startsFromZeros(op, init);
   std::optional<Epilogue> epilogue = matchEpilogue(op, c, accumulate);
   Value output = op.getDpsInits()[0];
   if (epilogue) {
@@ -899,38 +917,21 @@ public:
     auto data = DenseElementsAttr::getFromRawBuffer(
         tensor, ArrayRef<char>(reinterpret_cast<const char *>(bits.data()),
                                bits.size() * sizeof(uint16_t)));
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    auto result = memref::GlobalOp::create(
-        b, global.getLoc(),
-        (global.getSymName() + (bf16 ? "_bf16" : "_f16")).str(),
-        b.getStringAttr("private"), MemRefType::get(type.getShape(), half),
-        data, /*constant=*/true, b.getI64IntegerAttr(64));
-    symbols.insert(result); // renames on a clash
+    memref::GlobalOp result = addConstantGlobal(
+        module, symbols, global.getLoc(),
+        (global.getSymName() + (bf16 ? "_bf16" : "_f16")).str(), data);
     converted[get.getName()] = result;
-    originals.push_back(global);
     return result;
   }
 
   /// Erases the float weights that only the products read.
-  void eraseUnused() {
-    llvm::StringSet<> names;
-    for (memref::GlobalOp global : originals)
-      names.insert(global.getSymName());
-    module.walk([&](memref::GetGlobalOp get) {
-      if (get->use_empty() && names.contains(get.getName()))
-        get->erase();
-    });
-    for (memref::GlobalOp global : originals)
-      if (SymbolTable::symbolKnownUseEmpty(global, module))
-        global->erase();
-  }
+  void eraseUnused() { eraseUnusedConstants(module); }
 
 private:
   ModuleOp module;
   SymbolTable symbols;
   FloatType half;
   llvm::StringMap<memref::GlobalOp> converted;
-  SmallVector<memref::GlobalOp> originals;
 };
 
 /// `buffer` in 16-bit floats with an identity layout, for a half-precision
@@ -988,15 +989,8 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
       !cublasTakes(ranges[c.m], ranges[c.n], (*out)[c.m], 1))
     return;
 
-  bool accumulate = true;
   Operation *init = nullptr;
-  if (autoglm::zeroAt(op.getDpsInits()[0], op, init)) {
-    accumulate = false;
-    if (init == autoglm::previousEffect(op)) {
-      init->erase();
-      init = nullptr;
-    }
-  }
+  bool accumulate = !startsFromZeros(op, init);
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value lhsBuffer = op.getDpsInputs()[0], rhsBuffer = op.getDpsInputs()[1];
