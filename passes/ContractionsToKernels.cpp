@@ -449,9 +449,9 @@ private:
   }
 
   memref::GlobalOp record(Weight w, DenseElementsAttr data) {
-    memref::GlobalOp result = addConstantGlobal(
-        module, symbols, w.global.getLoc(),
-        (w.global.getSymName() + "_packed").str(), data);
+    memref::GlobalOp result =
+        addConstantGlobal(module, symbols, w.global.getLoc(),
+                          (w.global.getSymName() + "_packed").str(), data);
     packed[w.key] = result;
     return result;
   }
