@@ -249,6 +249,20 @@ TEST_F(KernelsTest, SgemmMatchesReferenceDefaultKernels) {
   }
 }
 
+// The AVX2 + FMA table, also on CPUs whose default is AVX-512.
+TEST_F(KernelsTest, SgemmMatchesReferenceAvx2Kernels) {
+  agl_gemm_select(3);
+  agl_sgemm_plan plan;
+  agl_kernel_sgemm_describe(&plan);
+  if (std::string(plan.isa) != "avx2")
+    GTEST_SKIP() << "this CPU has no AVX2 and FMA";
+  for (int threads : {1, 2}) {
+    int failures = 0;
+    sweep(3, threads, failures);
+    ASSERT_EQ(failures, 0) << "threads=" << threads;
+  }
+}
+
 TEST_F(KernelsTest, SgemmMatchesReferencePortableKernels) {
   for (int threads : {1, 2}) {
     int failures = 0;
@@ -267,7 +281,7 @@ TEST_F(KernelsTest, EpilogueMatchesReference) {
                           {1, 1, 1, 1},     {2, 20, 30, 0}};
   const agl_gemm_blocking small_blocks = {40, 64, 28};
   std::mt19937 rng(4242);
-  for (int isa : {1, 2})
+  for (int isa : {1, 2, 3})
     for (int threads : {1, 2}) {
       agl_gemm_select(isa);
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
@@ -308,7 +322,7 @@ TEST_F(KernelsTest, EpilogueActivationsAreAccurate) {
   std::vector<float> x((size_t)count), one(1, 1.0f), c((size_t)count);
   for (int64_t i = 0; i < count; ++i)
     x[(size_t)i] = -12.0f + 24.0f * (float)i / (float)(count - 1);
-  for (int isa : {1, 2}) {
+  for (int isa : {1, 2, 3}) {
     agl_gemm_select(isa);
     for (int act = AGL_ACT_RELU; act <= AGL_ACT_SILU; ++act) {
       // C (count x 1) = act(x * 1): the packed path's column epilogue.
@@ -339,7 +353,7 @@ TEST_F(KernelsTest, EpilogueActivationsAreAccurate) {
 
 TEST_F(KernelsTest, EveryActivationOnEveryLayout) {
   std::mt19937 rng(99);
-  for (int isa : {0, 1}) {
+  for (int isa : {0, 1, 3}) {
     agl_gemm_select(isa);
     for (int act = AGL_ACT_NONE; act <= AGL_ACT_SILU; ++act)
       for (int layout = 0; layout < 4; ++layout) {
@@ -364,7 +378,7 @@ TEST_F(KernelsTest, AnyBlockingGivesTheProduct) {
       {2000, 2000, 2000}, {384, 512, 1120}};
   const Shape shapes[] = {{1, 50, 70, 130}, {2, 31, 100, 41}, {1, 130, 600, 90}};
   std::mt19937 rng(77);
-  for (int isa : {1, 2}) {
+  for (int isa : {1, 2, 3}) {
     agl_gemm_select(isa);
     for (int threads : {1, 2}) {
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
@@ -402,7 +416,7 @@ TEST_F(KernelsTest, CostModelBlockingFitsThePackingMemory) {
 }
 
 TEST_F(KernelsTest, ZeroDepthWritesActivationOfZeroOrC) {
-  for (int isa : {0, 1}) {
+  for (int isa : {0, 1, 3}) {
     agl_gemm_select(isa);
     std::vector<float> c(6, -2.0f);
     agl_kernel_sgemm(1, 2, 3, 0, nullptr, 0, 0, 0, nullptr, 0, 0, 0, c.data(),
@@ -427,7 +441,7 @@ TEST_F(KernelsTest, ZeroDepthWritesActivationOfZeroOrC) {
 TEST_F(KernelsTest, ZeroRowAndColumnStrides) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (int isa : {0, 1})
+  for (int isa : {0, 1, 3})
     for (int64_t m : {3, 40})
       for (int threads : {1, 2}) {
         agl_gemm_select(isa);
@@ -736,9 +750,9 @@ const ConvShape kConvShapes[] = {
 TEST_F(KernelsTest, Conv2dMatchesReference) {
   std::mt19937 rng(77);
   for (int way : {0, 1, 2, 3})
-  for (int isa : {0, 1})
+  for (int isa : {0, 1, 3})
     for (int threads : {1, 2, 3}) {
-      if (way >= 2 && isa == 1)
+      if (way >= 2 && isa != 0)
         continue;
       agl_conv_select(way);
       agl_gemm_select(isa);
@@ -838,7 +852,7 @@ const PoolShape kPoolShapes[] = {
 
 TEST_F(KernelsTest, MaxPool2dMatchesReference) {
   std::mt19937 rng(91);
-  for (int isa : {0, 1})
+  for (int isa : {0, 1, 3})
     for (int threads : {1, 3}) {
       agl_gemm_select(isa);
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);

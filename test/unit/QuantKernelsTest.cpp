@@ -224,6 +224,14 @@ TEST_F(QuantKernelsTest, MatchesDequantizedReferenceNative) {
   EXPECT_EQ(failures, 0);
 }
 
+// The AVX2 table (the native one where the CPU lacks AVX-512).
+TEST_F(QuantKernelsTest, MatchesDequantizedReferenceAvx2) {
+  int failures = 0;
+  for (int threads : {1, 2})
+    sweep(3, threads, failures);
+  EXPECT_EQ(failures, 0);
+}
+
 // Every call from inside a parallel region runs serially, still right.
 TEST_F(QuantKernelsTest, NestedInParallelRegion) {
   ASSERT_EQ(agl_set_num_threads(2), AGL_OK);

@@ -73,27 +73,31 @@ static agl_block_sizes model_sizes(int mr, int nr) {
 
 /* The model's sizes for each kernel table, computed once: reading the
  * cache sizes may take CPUID instructions, which trap in virtual machines. */
-static agl_block_sizes g_portable_sizes;
-#if defined(AGL_HAVE_AVX512_KERNELS)
-static agl_block_sizes g_avx512_sizes;
+static const agl_gemm_isa *const g_tables[] = {
+    &agl_gemm_portable,
+#if defined(AGL_HAVE_AVX2_KERNELS)
+    &agl_gemm_avx2,
 #endif
+#if defined(AGL_HAVE_AVX512_KERNELS)
+    &agl_gemm_avx512,
+#endif
+};
+enum { TABLES = sizeof g_tables / sizeof g_tables[0] };
+static agl_block_sizes g_sizes[TABLES];
 static pthread_once_t g_model_once = PTHREAD_ONCE_INIT;
 
 static void compute_model(void) {
-  g_portable_sizes = model_sizes(agl_gemm_portable.mr, agl_gemm_portable.nr);
-#if defined(AGL_HAVE_AVX512_KERNELS)
-  g_avx512_sizes = model_sizes(agl_gemm_avx512.mr, agl_gemm_avx512.nr);
-#endif
+  for (int t = 0; t < TABLES; ++t)
+    g_sizes[t] = model_sizes(g_tables[t]->mr, g_tables[t]->nr);
 }
 
 agl_block_sizes agl_gemm_block_sizes(const agl_gemm_isa *isa,
                                      const agl_gemm_blocking *request) {
   pthread_once(&g_model_once, compute_model);
-  agl_block_sizes s = g_portable_sizes;
-#if defined(AGL_HAVE_AVX512_KERNELS)
-  if (isa == &agl_gemm_avx512)
-    s = g_avx512_sizes;
-#endif
+  agl_block_sizes s = g_sizes[0];
+  for (int t = 0; t < TABLES; ++t)
+    if (isa == g_tables[t])
+      s = g_sizes[t];
   if (request) {
     if (request->kc > 0)
       s.kc = request->kc;

@@ -195,6 +195,12 @@ typedef struct agl_gemm_isa {
 
 AGL_HIDDEN extern const agl_gemm_isa agl_gemm_portable;
 #if defined(__x86_64__)
+/* Compiled with AVX2 and FMA enabled (see runtime/CMakeLists.txt). */
+AGL_HIDDEN extern const agl_gemm_isa agl_gemm_avx2;
+AGL_HIDDEN void agl_small_avx2(int64_t m, int64_t j0, int64_t j1, int64_t k,
+                               agl_view a, agl_view b, float *c, int64_t crs,
+                               int64_t ccs, const agl_epilogue *e);
+#define AGL_HAVE_AVX2_KERNELS 1
 /* Compiled with AVX-512 enabled (see runtime/CMakeLists.txt). */
 AGL_HIDDEN extern const agl_gemm_isa agl_gemm_avx512;
 AGL_HIDDEN void agl_small_avx512(int64_t m, int64_t j0, int64_t j1, int64_t k,
@@ -361,8 +367,9 @@ AGL_HIDDEN void agl_gemm(agl_gemm_args *g);
 /* The table agl_kernel_sgemm uses: chosen from the CPU on first use, or
  * forced by agl_gemm_select (tests compare both). */
 AGL_HIDDEN const agl_gemm_isa *agl_gemm_current(void);
-/* 0: choose from the CPU; 1: portable; 2: AVX-512 (ignored when the CPU
- * lacks it). Returns the table now in use. */
+/* 0: choose from the CPU (the widest vectors it has); 1: portable; 2: the
+ * same as 0; 3: AVX2 where the CPU has it (else as 0). Tests use it to
+ * compare the tables. Returns the table now in use. */
 AGL_HIDDEN const agl_gemm_isa *agl_gemm_select(int which);
 
 /* Packing from any strides with plain loops (agl_pack_fn): the portable

@@ -25,15 +25,27 @@ static int cpu_has_avx512(void) {
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma");
 }
 #endif
+#if defined(AGL_HAVE_AVX2_KERNELS)
+static int cpu_has_avx2(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
 
 static const agl_gemm_isa *_Atomic g_isa;
 
 const agl_gemm_isa *agl_gemm_select(int which) {
   const agl_gemm_isa *isa = &agl_gemm_portable;
-#if defined(AGL_HAVE_AVX512_KERNELS)
-  if (which != 1 && cpu_has_avx512())
-    isa = &agl_gemm_avx512;
+  if (which != 1) {
+#if defined(AGL_HAVE_AVX2_KERNELS)
+    if (cpu_has_avx2())
+      isa = &agl_gemm_avx2;
 #endif
+#if defined(AGL_HAVE_AVX512_KERNELS)
+    if (which != 3 && cpu_has_avx512())
+      isa = &agl_gemm_avx512;
+#endif
+  }
   atomic_store(&g_isa, isa);
   return isa;
 }
