@@ -40,16 +40,44 @@ static AGL_ALWAYS_INLINE void transpose8(__m256 r[8]) {
   }
 }
 
+/* Writes the tile's R x nr accumulators to C through the epilogue; TRANS:
+ * C transposed (column j of the tile, a filter, is R contiguous floats at
+ * c + j * ldc; each 8 columns are transposed in registers). Kept out of
+ * line: inlined, it crowds the product's loop into spilling an
+ * accumulator. */
+static __attribute__((noinline)) void
+store_tile(int R, int TRANS, const __m256 acc[MR][2], float *c, int64_t ldc,
+           int nr, const agl_epilogue *e) {
+  if (TRANS) {
+    for (int h = 0; 8 * h < nr; ++h) {
+      __m256 v[8];
+      for (int i = 0; i < 8; ++i)
+        v[i] = i < R ? acc[i][h] : _mm256_setzero_ps();
+      transpose8(v);
+      int cols = nr - 8 * h < 8 ? nr - 8 * h : 8;
+      for (int j = 0; j < cols; ++j)
+        agl_store_epilogue256(v[j], c + (8 * h + j) * ldc, 1, R, e, 0,
+                              8 * h + j, 1, 0);
+    }
+    return;
+  }
+  for (int i = 0; i < R; ++i) {
+    agl_store_epilogue256(acc[i][0], c + i * ldc, 1, nr, e, i, 0, 0, 1);
+    if (nr > 8)
+      agl_store_epilogue256(acc[i][1], c + i * ldc + 8, 1, nr - 8, e, i, 8,
+                            0, 1);
+  }
+}
+
 /* The micro-kernel for R live rows and VECS vectors of columns (1 when
- * nr <= 8). DIRECT: A's rows read in place, lda apart. TRANS: C
- * transposed (kernel_t). */
+ * nr <= 8). DIRECT: A's rows read in place, lda apart. */
 static AGL_ALWAYS_INLINE void
 kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
             int64_t kc, const float *ap, int64_t lda, const float *bp,
             float *c, int64_t ldc, int nr, const agl_epilogue *e) {
   __m256 acc[MR][2];
 #pragma GCC unroll 6
-  for (int i = 0; i < R; ++i) {
+  for (int i = 0; i < MR; ++i) {
     acc[i][0] = _mm256_setzero_ps();
     acc[i][1] = _mm256_setzero_ps();
   }
@@ -67,30 +95,15 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
     ap += DIRECT ? 1 : MR;
     bp += NR;
   }
-  if (TRANS) {
-    /* Column j of the tile (a filter) is R contiguous floats at
-     * c + j * ldc: transpose each 8 columns in registers. */
-#pragma GCC unroll 2
-    for (int h = 0; h < VECS; ++h) {
-      __m256 v[8];
-#pragma GCC unroll 8
-      for (int i = 0; i < 8; ++i)
-        v[i] = i < R ? acc[i][h] : _mm256_setzero_ps();
-      transpose8(v);
-      int cols = nr - 8 * h < 8 ? nr - 8 * h : 8;
-      for (int j = 0; j < cols; ++j)
-        agl_store_epilogue256(v[j], c + (8 * h + j) * ldc, 1, R, e, 0,
-                              8 * h + j, 1, 0);
-    }
-    return;
-  }
+  /* A copy for store_tile: were acc's address taken, the loop would keep
+   * it in memory. */
+  __m256 tile[MR][2];
 #pragma GCC unroll 6
   for (int i = 0; i < R; ++i) {
-    agl_store_epilogue256(acc[i][0], c + i * ldc, 1, nr, e, i, 0, 0, 1);
-    if (VECS > 1)
-      agl_store_epilogue256(acc[i][1], c + i * ldc + 8, 1, nr - 8, e, i, 8,
-                            0, 1);
+    tile[i][0] = acc[i][0];
+    tile[i][1] = acc[i][1];
   }
+  store_tile(R, TRANS, (const __m256(*)[2])tile, c, ldc, nr, e);
 }
 
 #define KERNEL_ROWS(R)                                                         \
