@@ -127,12 +127,30 @@ static AGL_ALWAYS_INLINE __m256 agl_load_lanes256(const float *p,
                     : _mm256_maskload_ps(p, agl_lanes8(count));
 }
 
+/* Stores the first `count` lanes of v at p. Not with vmaskmovps: its
+ * stores are microcoded and slow on AMD's cores; pieces of 4, 2 and 1
+ * lanes instead. */
 static AGL_ALWAYS_INLINE void agl_store_lanes256(float *p, __m256 v,
                                                  int64_t count) {
-  if (count >= 8)
+  if (count >= 8) {
     _mm256_storeu_ps(p, v);
-  else
-    _mm256_maskstore_ps(p, agl_lanes8(count), v);
+    return;
+  }
+  __m128 part = _mm256_castps256_ps128(v);
+  if (count >= 4) {
+    _mm_storeu_ps(p, part);
+    part = _mm256_extractf128_ps(v, 1);
+    p += 4;
+    count -= 4;
+  }
+  if (count >= 2) {
+    _mm_storel_pi((__m64 *)p, part);
+    part = _mm_movehl_ps(part, part);
+    p += 2;
+    count -= 2;
+  }
+  if (count >= 1)
+    _mm_store_ss(p, part);
 }
 
 /* Writes acc through the epilogue to `count` (at most 8) elements of C that

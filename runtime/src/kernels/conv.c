@@ -177,6 +177,22 @@ static void run_direct(const agl_conv_direct *d, int64_t batch,
 
 /* dst[t] = row[x0 + t * step] for t < count, zero where that column is
  * outside [0, width) or the row is null (outside the image). */
+/* memcpy for the short runs of a panel (a micro-tile's rows, 4 to 14
+ * floats): fixed-size pieces the compiler inlines, where a call to the
+ * library's memcpy would cost more than the copy. */
+static inline void copy_floats(float *out, const float *src, int64_t n) {
+  for (; n >= 4; n -= 4, out += 4, src += 4)
+    memcpy(out, src, 4 * sizeof(float));
+  if (n >= 2) {
+    memcpy(out, src, 2 * sizeof(float));
+    out += 2;
+    src += 2;
+    n -= 2;
+  }
+  if (n)
+    *out = *src;
+}
+
 static void window_run(float *dst, int64_t count, const float *row,
                        int64_t x0, int64_t step, int64_t width) {
   if (!row) {
@@ -184,8 +200,14 @@ static void window_run(float *dst, int64_t count, const float *row,
     return;
   }
   /* The columns inside the row: t in [lo, hi). */
-  int64_t lo = x0 >= 0 ? 0 : (-x0 + step - 1) / step;
-  int64_t hi = x0 >= width ? 0 : (width - x0 + step - 1) / step;
+  int64_t lo, hi;
+  if (step == 1) { /* most convolutions: no division */
+    lo = x0 >= 0 ? 0 : -x0;
+    hi = x0 >= width ? 0 : width - x0;
+  } else {
+    lo = x0 >= 0 ? 0 : (-x0 + step - 1) / step;
+    hi = x0 >= width ? 0 : (width - x0 + step - 1) / step;
+  }
   if (lo > count)
     lo = count;
   if (hi > count)
@@ -199,7 +221,7 @@ static void window_run(float *dst, int64_t count, const float *row,
   float *out = dst + lo;
   int64_t live = hi - lo;
   if (step == 1) {
-    memcpy(out, src, (size_t)live * sizeof(float));
+    copy_floats(out, src, live);
   } else if (step == 2) {
     for (int64_t u = 0; u < live; ++u)
       out[u] = src[2 * u];
@@ -229,15 +251,18 @@ static void pack_windows(const void *ctx, int64_t group, int64_t ic,
   int64_t channel = pc / taps, ki = pc % taps / cg->kernel_w,
           kj = pc % cg->kernel_w;
   const int64_t panel_floats = kc * mr;
+  const int64_t ic0_y = ic / cg->out_w, ic0_x = ic % cg->out_w;
   for (int64_t p = 0; p < kc; ++p) {
     const float *plane = input + channel * cg->channel_stride;
     const int64_t dy = ki * cg->dilation_h - cg->pad_top;
     const int64_t x_off = kj * cg->dilation_w - cg->pad_left;
-    int64_t oy = ic / cg->out_w, ox = ic % cg->out_w;
+    int64_t oy = ic0_y, ox = ic0_x;
+    /* Position t of the block is lane t % mr of panel t / mr. */
+    float *panel = dst + p * mr;
+    int64_t lane = 0;
     for (int64_t t = 0; t < mc;) {
       /* One output row's run, split where it crosses a panel. */
       int64_t run = cg->out_w - ox;
-      int64_t lane = t % mr;
       if (run > mc - t)
         run = mc - t;
       if (run > mr - lane)
@@ -245,13 +270,18 @@ static void pack_windows(const void *ctx, int64_t group, int64_t ic,
       int64_t iy = oy * cg->stride_h + dy;
       const float *row =
           iy >= 0 && iy < cg->in_h ? plane + iy * cg->row_stride : NULL;
-      window_run(dst + t / mr * panel_floats + p * mr + lane, run, row,
-                 ox * cg->stride_w + x_off, cg->stride_w, cg->in_w);
+      window_run(panel + lane, run, row, ox * cg->stride_w + x_off,
+                 cg->stride_w, cg->in_w);
       t += run;
       ox += run;
       if (ox == cg->out_w) {
         ox = 0;
         ++oy;
+      }
+      lane += run;
+      if (lane == mr) {
+        lane = 0;
+        panel += panel_floats;
       }
     }
     /* Rows past mc in the last panel. */
