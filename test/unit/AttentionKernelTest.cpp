@@ -180,7 +180,7 @@ const Shape kShapes[] = {
 TEST(Attention, MatchesReferenceOnEveryShape) {
   std::mt19937 rng(42);
   for (const Shape &s : kShapes)
-    for (int isa : {1, 2})
+    for (int isa : {1, 2, 3})
       for (int threads : {1, 3})
         EXPECT_EQ(checkAttention(s, isa, threads, rng), 0)
             << describe(s, isa, threads);

@@ -1,8 +1,9 @@
 /* agl_kernel_attention: argument handling and the split over the pool. One
  * task is a block of AGL_ATTENTION_BQ query rows of one (batch, head); the
  * per-ISA row functions stream over the keys (attention_portable.c,
- * attention_avx512.c). The AVX-512 rows run when the GEMM does (the same
- * CPU check and the same switch for tests, agl_gemm_select). */
+ * attention_avx512.c, attention_avx2.c). The vector rows run when the GEMM
+ * uses the same instruction set (the same CPU check and the same switch for
+ * tests, agl_gemm_select). */
 #include "kernels_internal.h"
 
 _Static_assert((size_t)AGL_ATTENTION_MAX_HEAD_DIM * AGL_ATTENTION_BK +
@@ -70,11 +71,15 @@ void agl_kernel_attention(int64_t batch, int64_t heads, int64_t kv_heads,
   task_grid grid = {.args = &a, .rows = agl_attention_rows_portable,
                     .query_blocks = (q_len + AGL_ATTENTION_BQ - 1) /
                                     AGL_ATTENTION_BQ};
+  const int fits = a.head_dim <= AGL_ATTENTION_MAX_HEAD_DIM &&
+                   a.value_dim <= AGL_ATTENTION_MAX_HEAD_DIM;
 #if defined(AGL_HAVE_AVX512_KERNELS)
-  if (agl_gemm_current() == &agl_gemm_avx512 &&
-      a.head_dim <= AGL_ATTENTION_MAX_HEAD_DIM &&
-      a.value_dim <= AGL_ATTENTION_MAX_HEAD_DIM)
+  if (agl_gemm_current() == &agl_gemm_avx512 && fits)
     grid.rows = agl_attention_rows_avx512;
+#endif
+#if defined(AGL_HAVE_AVX2_KERNELS)
+  if (agl_gemm_current() == &agl_gemm_avx2 && fits)
+    grid.rows = agl_attention_rows_avx2;
 #endif
   int64_t tasks = batch * heads * grid.query_blocks;
   int threads = agl_pool_acquire();

@@ -403,8 +403,8 @@ typedef struct agl_attention_args {
 enum { AGL_ATTENTION_BQ = 64, AGL_ATTENTION_BK = 64 };
 
 /* Computes query rows [i0, i1) (at most AGL_ATTENTION_BQ) of head (b, h).
- * The portable version needs no scratch; the AVX-512 one needs the pool
- * thread's scratch. */
+ * The portable version needs no scratch; the AVX-512 and AVX2 ones need
+ * the pool thread's scratch. */
 AGL_HIDDEN void agl_attention_rows_portable(const agl_attention_args *a,
                                             int64_t b, int64_t h, int64_t i0,
                                             int64_t i1, float *scratch);
@@ -412,6 +412,11 @@ AGL_HIDDEN void agl_attention_rows_portable(const agl_attention_args *a,
 AGL_HIDDEN void agl_attention_rows_avx512(const agl_attention_args *a,
                                           int64_t b, int64_t h, int64_t i0,
                                           int64_t i1, float *scratch);
+#endif
+#if defined(AGL_HAVE_AVX2_KERNELS)
+AGL_HIDDEN void agl_attention_rows_avx2(const agl_attention_args *a,
+                                        int64_t b, int64_t h, int64_t i0,
+                                        int64_t i1, float *scratch);
 #endif
 
 #endif /* AUTOGLM_KERNELS_INTERNAL_H */

@@ -1,0 +1,234 @@
+/* Attention rows for AVX2 + FMA: the algorithm of attention_avx512.c (see
+ * there) with 8-float vectors and its scratch layout:
+ *   kt   the key block transposed (head_dim x BK);
+ *   s    the block's scores, then its probabilities (BQ x BK);
+ *   acc  the rows' output accumulators (BQ x value_dim, rounded up to 64);
+ *   m, l each row's running maximum and sum.
+ * With 16 registers, scores take 16 keys x 4 rows per pass (8
+ * accumulators) and the product with V 16 value columns x 4 rows, so every
+ * vector of K or V loaded still serves 4 rows.
+ * This file is compiled with -mavx2 -mfma. */
+#include "kernels_internal.h"
+
+#include "avx2_math.h"
+
+#include <immintrin.h>
+#include <math.h>
+
+#define BQ AGL_ATTENTION_BQ
+#define BK AGL_ATTENTION_BK
+enum { KEY_VECTORS = BK / 8 };
+
+/* kt[d][c] = K[j0 + c][d] for c < n, zero for n <= c < BK. */
+static void transpose_keys(const float *keys, int64_t row_stride, int64_t n,
+                           int64_t head_dim, float *kt) {
+  for (int64_t c = 0; c < n; ++c) {
+    const float *key = keys + c * row_stride;
+    for (int64_t d = 0; d < head_dim; ++d)
+      kt[d * BK + c] = key[d];
+  }
+  if (n < BK)
+    for (int64_t d = 0; d < head_dim; ++d)
+      for (int64_t c = n; c < BK; ++c)
+        kt[d * BK + c] = 0.0f;
+}
+
+static AGL_ALWAYS_INLINE float sum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+static AGL_ALWAYS_INLINE float max8(__m256 v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_max_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+/* s[x][0..BK) = scale * q_x . kt for R query rows (R is 1 or 4), 16 keys
+ * at a time. */
+static AGL_ALWAYS_INLINE void scores_rows(const int R, const float *const *q,
+                                          int64_t head_dim, const float *kt,
+                                          float scale, float *s) {
+  const __m256 factor = _mm256_set1_ps(scale);
+  for (int c0 = 0; c0 < BK; c0 += 16) {
+    __m256 acc[4][2];
+    for (int x = 0; x < R; ++x)
+      acc[x][0] = acc[x][1] = _mm256_setzero_ps();
+    for (int64_t d = 0; d < head_dim; ++d) {
+      const float *row = kt + d * BK + c0;
+      __m256 k0 = _mm256_load_ps(row), k1 = _mm256_load_ps(row + 8);
+      for (int x = 0; x < R; ++x) {
+        __m256 qd = _mm256_broadcast_ss(q[x] + d);
+        acc[x][0] = _mm256_fmadd_ps(qd, k0, acc[x][0]);
+        acc[x][1] = _mm256_fmadd_ps(qd, k1, acc[x][1]);
+      }
+    }
+    for (int x = 0; x < R; ++x) {
+      _mm256_store_ps(s + x * BK + c0, _mm256_mul_ps(acc[x][0], factor));
+      _mm256_store_ps(s + x * BK + c0 + 8, _mm256_mul_ps(acc[x][1], factor));
+    }
+  }
+}
+
+/* One query row's scores straight from the keys' rows, for blocks of fewer
+ * than 4 rows (see attention_avx512.c). */
+static void scores_direct(const float *q, const float *keys,
+                          int64_t row_stride, int64_t n, int64_t head_dim,
+                          float scale, float *s) {
+  for (int64_t c = 0; c < n; ++c) {
+    const float *key = keys + c * row_stride;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t d = 0; d < head_dim; d += 8)
+      acc = _mm256_fmadd_ps(agl_load_lanes256(q + d, head_dim - d),
+                            agl_load_lanes256(key + d, head_dim - d), acc);
+    s[c] = scale * sum8(acc);
+  }
+}
+
+/* acc[x] += sum_c p[x][c] V[c] for R rows (R is 1 or 4), over value
+ * columns in chunks of 16. */
+static AGL_ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
+                                              const float *values,
+                                              int64_t row_stride, int64_t n,
+                                              int64_t value_dim,
+                                              int64_t acc_stride, float *acc) {
+  for (int64_t d0 = 0; d0 < value_dim; d0 += 16) {
+    const int64_t live0 = value_dim - d0, live1 = value_dim - d0 - 8;
+    __m256 sum[4][2];
+    for (int x = 0; x < R; ++x) {
+      sum[x][0] = _mm256_load_ps(acc + x * acc_stride + d0);
+      sum[x][1] = _mm256_load_ps(acc + x * acc_stride + d0 + 8);
+    }
+    for (int64_t c = 0; c < n; ++c) {
+      const float *value = values + c * row_stride + d0;
+      __m256 v0 = agl_load_lanes256(value, live0);
+      __m256 v1 = agl_load_lanes256(value + 8, live1);
+      for (int x = 0; x < R; ++x) {
+        __m256 px = _mm256_broadcast_ss(p + x * BK + c);
+        sum[x][0] = _mm256_fmadd_ps(px, v0, sum[x][0]);
+        sum[x][1] = _mm256_fmadd_ps(px, v1, sum[x][1]);
+      }
+    }
+    for (int x = 0; x < R; ++x) {
+      _mm256_store_ps(acc + x * acc_stride + d0, sum[x][0]);
+      _mm256_store_ps(acc + x * acc_stride + d0 + 8, sum[x][1]);
+    }
+  }
+}
+
+void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b,
+                             int64_t h, int64_t i0, int64_t i1,
+                             float *scratch) {
+  const int64_t rows = i1 - i0, kv_head = h / a->group;
+  const int64_t acc_stride = (a->value_dim + 63) / 64 * 64;
+  float *kt = scratch;
+  float *s = kt + (a->head_dim > 0 ? a->head_dim : 1) * BK;
+  float *acc = s + BQ * BK;
+  float *m = acc + BQ * acc_stride;
+  float *l = m + BQ;
+  const float *keys = a->k + b * a->k_bs + kv_head * a->k_hs;
+  const float *values = a->v + b * a->v_bs + kv_head * a->v_hs;
+  const int64_t offset = a->kv_len - a->q_len; /* position of query 0 */
+  const __m256 minus_inf = _mm256_set1_ps(-INFINITY);
+  const float *q[BQ];
+  for (int64_t r = 0; r < rows; ++r) {
+    q[r] = a->q + b * a->q_bs + h * a->q_hs + (i0 + r) * a->q_rs;
+    m[r] = -INFINITY;
+    l[r] = 0.0f;
+    for (int64_t d = 0; d < acc_stride; d += 8)
+      _mm256_store_ps(acc + r * acc_stride + d, _mm256_setzero_ps());
+  }
+  /* Keys past the last row's causal limit are never visible. */
+  int64_t visible = a->kv_len;
+  if (a->causal && i1 - 1 + offset + 1 < visible)
+    visible = i1 + offset > 0 ? i1 + offset : 0;
+
+  for (int64_t j0 = 0; j0 < visible; j0 += BK) {
+    const int64_t n = visible - j0 < BK ? visible - j0 : BK;
+    const float *block_keys = keys + j0 * a->k_rs;
+    if (rows < 4) {
+      for (int64_t r = 0; r < rows; ++r)
+        scores_direct(q[r], block_keys, a->k_rs, n, a->head_dim, a->scale,
+                      s + r * BK);
+    } else {
+      transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
+      int64_t r = 0;
+      for (; r + 4 <= rows; r += 4)
+        scores_rows(4, q + r, a->head_dim, kt, a->scale, s + r * BK);
+      for (; r < rows; ++r)
+        scores_rows(1, q + r, a->head_dim, kt, a->scale, s + r * BK);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      float *row = s + r * BK;
+      const int64_t i = i0 + r;
+      if (a->mask) {
+        const float *mask = a->mask + b * a->m_bs + h * a->m_hs +
+                            i * a->m_rs + j0 * a->m_cs;
+        if (a->m_cs == 1) {
+          for (int t = 0; t < KEY_VECTORS; ++t)
+            _mm256_store_ps(row + 8 * t,
+                            _mm256_add_ps(_mm256_load_ps(row + 8 * t),
+                                          agl_load_lanes256(mask + 8 * t,
+                                                            n - 8 * t)));
+        } else {
+          for (int64_t c = 0; c < n; ++c)
+            row[c] += mask[c * a->m_cs];
+        }
+      }
+      /* Keys past the block, and past this row's causal limit: -inf. */
+      int64_t limit = n;
+      if (a->causal && i + offset + 1 - j0 < limit)
+        limit = i + offset + 1 - j0 > 0 ? i + offset + 1 - j0 : 0;
+      __m256 v[KEY_VECTORS];
+      __m256 block_max = minus_inf;
+      for (int t = 0; t < KEY_VECTORS; ++t) {
+        v[t] = _mm256_blendv_ps(minus_inf, _mm256_load_ps(row + 8 * t),
+                                _mm256_castsi256_ps(agl_lanes8(limit - 8 * t)));
+        block_max = _mm256_max_ps(block_max, v[t]);
+      }
+      float top = max8(block_max);
+      if (top == -INFINITY) {
+        for (int t = 0; t < KEY_VECTORS; ++t)
+          _mm256_store_ps(row + 8 * t, _mm256_setzero_ps());
+        continue;
+      }
+      float new_max = m[r] > top ? m[r] : top;
+      float alpha = expf(m[r] - new_max);
+      if (alpha != 1.0f) {
+        __m256 scale = _mm256_set1_ps(alpha);
+        float *o = acc + r * acc_stride;
+        for (int64_t d = 0; d < acc_stride; d += 8)
+          _mm256_store_ps(o + d, _mm256_mul_ps(_mm256_load_ps(o + d), scale));
+      }
+      __m256 shift = _mm256_set1_ps(new_max), total = _mm256_setzero_ps();
+      for (int t = 0; t < KEY_VECTORS; ++t) {
+        __m256 finite = _mm256_cmp_ps(v[t], minus_inf, _CMP_NEQ_OQ);
+        __m256 p = _mm256_and_ps(finite,
+                                 agl_exp256(_mm256_sub_ps(v[t], shift)));
+        total = _mm256_add_ps(total, p);
+        _mm256_store_ps(row + 8 * t, p);
+      }
+      l[r] = l[r] * alpha + sum8(total);
+      m[r] = new_max;
+    }
+    const float *block_values = values + j0 * a->v_rs;
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4)
+      accumulate_rows(4, s + r * BK, block_values, a->v_rs, n, a->value_dim,
+                      acc_stride, acc + r * acc_stride);
+    for (; r < rows; ++r)
+      accumulate_rows(1, s + r * BK, block_values, a->v_rs, n, a->value_dim,
+                      acc_stride, acc + r * acc_stride);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    float *o = a->out + b * a->o_bs + h * a->o_hs + (i0 + r) * a->o_rs;
+    const float *sum = acc + r * acc_stride;
+    __m256 inverse = _mm256_set1_ps(l[r] > 0.0f ? 1.0f / l[r] : 0.0f);
+    for (int64_t d = 0; d < a->value_dim; d += 8)
+      agl_store_lanes256(o + d, _mm256_mul_ps(_mm256_load_ps(sum + d), inverse),
+                         a->value_dim - d);
+  }
+}
