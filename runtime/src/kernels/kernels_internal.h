@@ -155,8 +155,9 @@ static inline agl_epilogue agl_epilogue_tile(const agl_epilogue *e, int64_t i,
 }
 
 /* The micro-kernel computes an MR x NR tile from an A micro-panel and a
- * packed B micro-panel (kc steps of NR floats), then writes its top-left
- * mr x nr corner to C (row stride ldc, column stride 1) through the
+ * packed B micro-panel (kc steps of NR floats, ldb floats apart: NR, or
+ * the width of a wider panel packed ahead of time, read in place), then
+ * writes its top-left mr x nr corner to C (row stride ldc, column stride 1) through the
  * epilogue `e`, whose bias runs along the tile's columns (bias_rs 0,
  * bias_cs 1) and whose residual has unit column stride. A is packed (kc
  * steps of MR floats) when lda is 0; otherwise its mr rows are read in
@@ -166,8 +167,9 @@ static inline agl_epilogue agl_epilogue_tile(const agl_epilogue *e, int64_t i,
  * convolution's tile of positions x filters into NCHW, the bias per
  * filter. */
 typedef void (*agl_microkernel_fn)(int64_t kc, const float *ap, int64_t lda,
-                                   const float *bp, float *c, int64_t ldc,
-                                   int mr, int nr, const agl_epilogue *e);
+                                   const float *bp, int64_t ldb, float *c,
+                                   int64_t ldc, int mr, int nr,
+                                   const agl_epilogue *e);
 /* Packs rows [0, rows) x depth [0, kc) of `src` (rows of A, or columns of B
  * seen as rows) into micro-panels of `r` rows: panel q holds, for each depth
  * p, rows q*r .. q*r+r-1 (zero past `rows`). */

@@ -144,25 +144,29 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         isa->pack_a(av, mc, kc, mr, ap);
       for (int64_t jc = j0; jc < j1; jc += NC) {
         int64_t nc = j1 - jc < NC ? j1 - jc : NC;
-        /* Micro-panel q of B starts at bpanels + q * bstep. */
-        const float *bpanels = bp;
-        int64_t bstep = kc * nr;
-        /* The block's last micro-panel, when packed narrower: spread. */
-        const float *last_panel = NULL;
-        if (packed_b && nr == AGL_SGEMM_PACKED_NR) {
-          /* Packed ahead of time in this very layout: read in place. */
-          bpanels = packed_b + jc / nr * g->k * nr + pc * nr;
-          bstep = g->k * nr;
-          if (g->packed_b_exact && g->n % nr && jc + nc == g->n) {
-            agl_view pv = packed_panel(g, packed_b, g->n / nr * nr, pc);
-            for (int64_t p = 0; p < kc; ++p)
-              for (int t = 0; t < nr; ++t)
-                bp[p * nr + t] = t < pv.cs ? pv.data[p * pv.cs + t] : 0.0f;
-            last_panel = bp;
+        /* Micro-panels of B read where they were packed ahead of time,
+         * from column `in_place_end` on from bp (nr wide each). */
+        int64_t in_place_end = 0;
+        if (packed_b && AGL_SGEMM_PACKED_NR % nr == 0) {
+          /* Packed in panels this kernel's divide: read in place, except
+           * from an exact last panel (narrower, so its depths lie closer):
+           * its micro-panels are copied out, zero-padded. */
+          in_place_end = jc + nc;
+          const int64_t tail = g->n / AGL_SGEMM_PACKED_NR * AGL_SGEMM_PACKED_NR;
+          if (g->packed_b_exact && tail < jc + nc) {
+            in_place_end = tail > jc ? tail : jc;
+            for (int64_t jr = in_place_end - jc; jr < nc; jr += nr) {
+              agl_view pv = packed_panel(g, packed_b, jc + jr, pc);
+              int64_t live = pv.cs - (jc + jr) % AGL_SGEMM_PACKED_NR;
+              float *dst = bp + jr / nr * kc * nr;
+              for (int64_t p = 0; p < kc; ++p)
+                for (int t = 0; t < nr; ++t)
+                  dst[p * nr + t] = t < live ? pv.data[p * pv.cs + t] : 0.0f;
+            }
           }
         } else if (packed_b) {
-          /* Another panel width (which divides it): repack from the
-           * ahead-of-time panels, a k x 32 row-major block each. */
+          /* Another panel width: repack from the ahead-of-time panels, a
+           * k x 32 row-major block each. */
           for (int64_t q = 0; q < nc;) {
             agl_view pv = packed_panel(g, packed_b, jc + q, pc);
             int64_t width = pv.cs - (jc + q) % AGL_SGEMM_PACKED_NR;
@@ -187,11 +191,16 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                               : c + (ic + ir) * g->c_rs + jc + jr;
             const agl_epilogue e =
                 agl_epilogue_tile(&whole, ic + ir, jc + jr, first, last);
-            const float *bpanel = last_panel && jr + nr >= nc
-                                      ? last_panel
-                                      : bpanels + jr / nr * bstep;
-            kernel(kc, apanel, direct ? g->a_rs : 0, bpanel, tile, g->c_rs,
-                   rows, cols, &e);
+            const int64_t col = jc + jr;
+            const float *bpanel = bp + jr / nr * kc * nr;
+            int64_t ldb = nr;
+            if (col < in_place_end) {
+              const int64_t pnr = AGL_SGEMM_PACKED_NR;
+              bpanel = packed_b + col / pnr * g->k * pnr + pc * pnr + col % pnr;
+              ldb = pnr;
+            }
+            kernel(kc, apanel, direct ? g->a_rs : 0, bpanel, ldb, tile,
+                   g->c_rs, rows, cols, &e);
           }
         }
       }

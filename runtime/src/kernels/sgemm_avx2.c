@@ -74,7 +74,8 @@ store_tile(int R, int TRANS, const __m256 acc[MR][2], float *c, int64_t ldc,
 static AGL_ALWAYS_INLINE void
 kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
             int64_t kc, const float *ap, int64_t lda, const float *bp,
-            float *c, int64_t ldc, int nr, const agl_epilogue *e) {
+            int64_t ldb, float *c, int64_t ldc, int nr,
+            const agl_epilogue *e) {
   __m256 acc[MR][2];
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) {
@@ -93,7 +94,7 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
         acc[i][1] = _mm256_fmadd_ps(a, b1, acc[i][1]);
     }
     ap += DIRECT ? 1 : MR;
-    bp += NR;
+    bp += ldb;
   }
   /* A copy for store_tile: were acc's address taken, the loop would keep
    * it in memory. */
@@ -108,25 +109,25 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
 
 #define KERNEL_ROWS(R)                                                         \
   static void kernel_##R(int64_t kc, const float *ap, int64_t lda,             \
-                         const float *bp, float *c, int64_t ldc, int nr,       \
+                         const float *bp, int64_t ldb, float *c, int64_t ldc, int nr,       \
                          const agl_epilogue *e) {                              \
     if (lda && nr > 8)                                                         \
-      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, c, ldc, nr, e);                 \
+      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, ldb, c, ldc, nr, e);                 \
     else if (lda)                                                              \
-      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, c, ldc, nr, e);                 \
+      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, ldb, c, ldc, nr, e);                 \
     else if (nr > 8)                                                           \
-      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
     else                                                                       \
-      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
   }                                                                            \
   static void kernel_t_##R(int64_t kc, const float *ap, int64_t lda,           \
-                           const float *bp, float *c, int64_t ldc, int nr,     \
+                           const float *bp, int64_t ldb, float *c, int64_t ldc, int nr,     \
                            const agl_epilogue *e) {                            \
     (void)lda;                                                                 \
     if (nr > 8)                                                                \
-      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
     else                                                                       \
-      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
   }
 KERNEL_ROWS(1)
 KERNEL_ROWS(2)
@@ -136,7 +137,8 @@ KERNEL_ROWS(5)
 KERNEL_ROWS(6)
 
 typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *,
-                        float *, int64_t, int, const agl_epilogue *);
+                        int64_t, float *, int64_t, int,
+                        const agl_epilogue *);
 static const rows_fn kernels_by_rows[MR + 1] = {
     NULL, kernel_1, kernel_2, kernel_3, kernel_4, kernel_5, kernel_6,
 };
@@ -147,15 +149,15 @@ static const rows_fn transposed_kernels_by_rows[MR + 1] = {
 _Static_assert(MR == 6, "one kernel per row count");
 
 static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
-                   float *c, int64_t ldc, int mr, int nr,
+                   int64_t ldb, float *c, int64_t ldc, int mr, int nr,
                    const agl_epilogue *e) {
-  kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, e);
+  kernels_by_rows[mr](kc, ap, lda, bp, ldb, c, ldc, nr, e);
 }
 
 static void kernel_t(int64_t kc, const float *ap, int64_t lda,
-                     const float *bp, float *c, int64_t ldc, int mr, int nr,
+                     const float *bp, int64_t ldb, float *c, int64_t ldc, int mr, int nr,
                      const agl_epilogue *e) {
-  transposed_kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, e);
+  transposed_kernels_by_rows[mr](kc, ap, lda, bp, ldb, c, ldc, nr, e);
 }
 
 /* Depth-contiguous source (src.cs == 1): 8 x 8 blocks are transposed in

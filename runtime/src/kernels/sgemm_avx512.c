@@ -25,7 +25,8 @@ enum { PREFETCH_ROWS = 6 };
 static inline __attribute__((always_inline)) void
 kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
             int64_t kc, const float *ap, int64_t lda, const float *bp,
-            float *c, int64_t ldc, int nr, const agl_epilogue *e) {
+            int64_t ldb, float *c, int64_t ldc, int nr,
+            const agl_epilogue *e) {
   __m512 acc[MR][2];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
@@ -57,7 +58,7 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
         acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
     }
     ap += DIRECT ? 1 : MR;
-    bp += NR;
+    bp += ldb;
   }
   if (TRANS) {
     agl_store_transposed(R, VECS, acc, c, ldc, nr, e);
@@ -114,25 +115,25 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
 
 #define KERNEL_ROWS(R)                                                         \
   static void kernel_##R(int64_t kc, const float *ap, int64_t lda,             \
-                         const float *bp, float *c, int64_t ldc, int nr,       \
+                         const float *bp, int64_t ldb, float *c, int64_t ldc, int nr,       \
                          const agl_epilogue *e) {                              \
     if (lda && nr > 16)                                                        \
-      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, c, ldc, nr, e);                 \
+      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, ldb, c, ldc, nr, e);                 \
     else if (lda)                                                              \
-      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, c, ldc, nr, e);                 \
+      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, ldb, c, ldc, nr, e);                 \
     else if (nr > 16)                                                          \
-      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
     else                                                                       \
-      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
   }                                                                            \
   static void kernel_t_##R(int64_t kc, const float *ap, int64_t lda,           \
-                           const float *bp, float *c, int64_t ldc, int nr,     \
+                           const float *bp, int64_t ldb, float *c, int64_t ldc, int nr,     \
                            const agl_epilogue *e) {                            \
     (void)lda;                                                                 \
     if (nr > 16)                                                               \
-      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
     else                                                                       \
-      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
   }
 KERNEL_ROWS(1)
 KERNEL_ROWS(2)
@@ -150,7 +151,8 @@ KERNEL_ROWS(13)
 KERNEL_ROWS(14)
 
 typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *,
-                        float *, int64_t, int, const agl_epilogue *);
+                        int64_t, float *, int64_t, int,
+                        const agl_epilogue *);
 static const rows_fn kernels_by_rows[MR + 1] = {
     NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
     kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
@@ -164,15 +166,15 @@ static const rows_fn transposed_kernels_by_rows[MR + 1] = {
 _Static_assert(MR == 14, "one kernel per row count");
 
 static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
-                   float *c, int64_t ldc, int mr, int nr,
+                   int64_t ldb, float *c, int64_t ldc, int mr, int nr,
                    const agl_epilogue *e) {
-  kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, e);
+  kernels_by_rows[mr](kc, ap, lda, bp, ldb, c, ldc, nr, e);
 }
 
 static void kernel_t(int64_t kc, const float *ap, int64_t lda,
-                     const float *bp, float *c, int64_t ldc, int mr, int nr,
+                     const float *bp, int64_t ldb, float *c, int64_t ldc, int mr, int nr,
                      const agl_epilogue *e) {
-  transposed_kernels_by_rows[mr](kc, ap, lda, bp, c, ldc, nr, e);
+  transposed_kernels_by_rows[mr](kc, ap, lda, bp, ldb, c, ldc, nr, e);
 }
 
 /* Depth-contiguous source (src.cs == 1): 16 x 16 blocks are transposed in

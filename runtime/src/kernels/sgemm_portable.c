@@ -69,7 +69,7 @@ void agl_pack_strided(agl_view src, int64_t rows, int64_t kc, int r,
 /* acc = the MR x NR product of a packed A micro-panel and a packed B
  * micro-panel over kc depths. */
 static void multiply_tile(int64_t kc, const float *ap, const float *bp,
-                          float acc[MR][NR]) {
+                          int64_t ldb, float acc[MR][NR]) {
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NR; ++j)
       acc[i][j] = 0.0f;
@@ -78,16 +78,16 @@ static void multiply_tile(int64_t kc, const float *ap, const float *bp,
       for (int j = 0; j < NR; ++j)
         acc[i][j] += ap[i] * bp[j];
     ap += MR;
-    bp += NR;
+    bp += ldb;
   }
 }
 
 static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
-                   float *c, int64_t ldc, int mr, int nr,
+                   int64_t ldb, float *c, int64_t ldc, int mr, int nr,
                    const agl_epilogue *e) {
   (void)lda; /* always packed: direct_a is 0 */
   float acc[MR][NR];
-  multiply_tile(kc, ap, bp, acc);
+  multiply_tile(kc, ap, bp, ldb, acc);
   for (int i = 0; i < mr; ++i) {
     float *row = c + i * ldc;
     for (int j = 0; j < nr; ++j)
@@ -96,11 +96,11 @@ static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
 }
 
 static void kernel_t(int64_t kc, const float *ap, int64_t lda,
-                     const float *bp, float *c, int64_t ldc, int mr, int nr,
+                     const float *bp, int64_t ldb, float *c, int64_t ldc, int mr, int nr,
                      const agl_epilogue *e) {
   (void)lda;
   float acc[MR][NR];
-  multiply_tile(kc, ap, bp, acc);
+  multiply_tile(kc, ap, bp, ldb, acc);
   for (int j = 0; j < nr; ++j) {
     float *column = c + j * ldc;
     for (int i = 0; i < mr; ++i)

@@ -233,7 +233,7 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
               cols = (int)left;
             agl_epilogue e = agl_epilogue_tile(&whole, ic + ir,
                                                qc * 32 + jr, first, last);
-            isa->kernel(kc, ap + ir * kc, 0, bp + jr / nr * kc * nr,
+            isa->kernel(kc, ap + ir * kc, 0, bp + jr / nr * kc * nr, nr,
                         c + (ic + ir) * g->c_rs + qc * 32 + jr, g->c_rs, rows,
                         cols, &e);
           }
