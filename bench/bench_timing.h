@@ -58,16 +58,16 @@ fma_loop(long iterations) {
 __attribute__((target("avx2,fma"), noinline)) static void
 fma_loop_avx2(long iterations) {
   float x = 0.999999f, y = 1e-7f;
-  __asm__ volatile(
-      "vbroadcastss %1, %%ymm14\n\t"
-      "vbroadcastss %2, %%ymm15\n\t" FMA12(ZERO_ONE) "1:\n\t" FMA12(FMA_YMM)
-      "dec %0\n\t"
-      "jnz 1b\n\t"
-      "vzeroupper\n\t"
-      : "+r"(iterations)
-      : "m"(x), "m"(y)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-        "xmm8", "xmm9", "xmm10", "xmm11", "xmm14", "xmm15", "cc");
+  __asm__ volatile("vbroadcastss %1, %%ymm14\n\t"
+                   "vbroadcastss %2, %%ymm15\n\t" FMA12(
+                       ZERO_ONE) "1:\n\t" FMA12(FMA_YMM) "dec %0\n\t"
+                                                         "jnz 1b\n\t"
+                                                         "vzeroupper\n\t"
+                   : "+r"(iterations)
+                   : "m"(x), "m"(y)
+                   : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+                     "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14", "xmm15",
+                     "cc");
 }
 
 /* GFLOP/s of the FMA loop with the widest vectors the CPU has (0 without
@@ -76,8 +76,8 @@ fma_loop_avx2(long iterations) {
 static double measure_peak_with(long warmup, int rounds, long iterations) {
   __builtin_cpu_init();
   int wide = __builtin_cpu_supports("avx512f");
-  if (!wide && !(__builtin_cpu_supports("avx2") &&
-                 __builtin_cpu_supports("fma")))
+  if (!wide &&
+      !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
     return 0;
   /* Floating-point operations per iteration. */
   double flops = wide ? 24.0 * 16 * 2 : 12.0 * 8 * 2;

@@ -750,32 +750,32 @@ const ConvShape kConvShapes[] = {
 TEST_F(KernelsTest, Conv2dMatchesReference) {
   std::mt19937 rng(77);
   for (int way : {0, 1, 2, 3})
-  for (int isa : {0, 1, 3})
-    for (int threads : {1, 2, 3}) {
-      if (way >= 2 && isa != 0)
-        continue;
-      agl_conv_select(way);
-      agl_gemm_select(isa);
-      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
-      // Each way and thread count gives each shape another
-      // bias/accumulate/ReLU/residual mix.
-      int variant = threads + 3 * way, failures = 0, index = 0;
-      for (const ConvShape &s : kConvShapes) {
-        bool withBias = variant % 2 == 0;
-        int accumulate = variant % 3 == 1;
-        int act = variant % 5 == 2 ? AGL_ACT_RELU : AGL_ACT_NONE;
-        bool withResidual = variant % 7 < 3;
-        ++variant;
-        // Every fourth shape with small blocks of its own.
-        const agl_gemm_blocking small = {50, 64, 28};
-        failures += checkConv(s, withBias, accumulate, act, withResidual, rng,
-                              variant % 4 == 0 ? &small : nullptr);
-        ASSERT_EQ(failures, 0) << "way=" << way << " isa=" << isa
-                               << " threads=" << threads << " shape "
-                               << index;
-        ++index;
+    for (int isa : {0, 1, 3})
+      for (int threads : {1, 2, 3}) {
+        if (way >= 2 && isa != 0)
+          continue;
+        agl_conv_select(way);
+        agl_gemm_select(isa);
+        ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+        // Each way and thread count gives each shape another
+        // bias/accumulate/ReLU/residual mix.
+        int variant = threads + 3 * way, failures = 0, index = 0;
+        for (const ConvShape &s : kConvShapes) {
+          bool withBias = variant % 2 == 0;
+          int accumulate = variant % 3 == 1;
+          int act = variant % 5 == 2 ? AGL_ACT_RELU : AGL_ACT_NONE;
+          bool withResidual = variant % 7 < 3;
+          ++variant;
+          // Every fourth shape with small blocks of its own.
+          const agl_gemm_blocking small = {50, 64, 28};
+          failures += checkConv(s, withBias, accumulate, act, withResidual, rng,
+                                variant % 4 == 0 ? &small : nullptr);
+          ASSERT_EQ(failures, 0)
+              << "way=" << way << " isa=" << isa << " threads=" << threads
+              << " shape " << index;
+          ++index;
+        }
       }
-    }
 }
 
 // ---- agl_kernel_maxpool2d ----------------------------------------------------

@@ -75,9 +75,8 @@ static AGL_ALWAYS_INLINE void scores_rows(const int R, const float *const *q,
 
 /* One query row's scores straight from the keys' rows, for blocks of fewer
  * than 4 rows (see attention_avx512.c). */
-static void scores_direct(const float *q, const float *keys,
-                          int64_t row_stride, int64_t n, int64_t head_dim,
-                          float scale, float *s) {
+static void scores_direct(const float *q, const float *keys, int64_t row_stride,
+                          int64_t n, int64_t head_dim, float scale, float *s) {
   for (int64_t c = 0; c < n; ++c) {
     const float *key = keys + c * row_stride;
     __m256 acc = _mm256_setzero_ps();
@@ -119,9 +118,8 @@ static AGL_ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
   }
 }
 
-void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b,
-                             int64_t h, int64_t i0, int64_t i1,
-                             float *scratch) {
+void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
+                             int64_t i0, int64_t i1, float *scratch) {
   const int64_t rows = i1 - i0, kv_head = h / a->group;
   const int64_t acc_stride = (a->value_dim + 63) / 64 * 64;
   float *kt = scratch;
@@ -165,14 +163,14 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b,
       float *row = s + r * BK;
       const int64_t i = i0 + r;
       if (a->mask) {
-        const float *mask = a->mask + b * a->m_bs + h * a->m_hs +
-                            i * a->m_rs + j0 * a->m_cs;
+        const float *mask =
+            a->mask + b * a->m_bs + h * a->m_hs + i * a->m_rs + j0 * a->m_cs;
         if (a->m_cs == 1) {
           for (int t = 0; t < KEY_VECTORS; ++t)
-            _mm256_store_ps(row + 8 * t,
-                            _mm256_add_ps(_mm256_load_ps(row + 8 * t),
-                                          agl_load_lanes256(mask + 8 * t,
-                                                            n - 8 * t)));
+            _mm256_store_ps(
+                row + 8 * t,
+                _mm256_add_ps(_mm256_load_ps(row + 8 * t),
+                              agl_load_lanes256(mask + 8 * t, n - 8 * t)));
         } else {
           for (int64_t c = 0; c < n; ++c)
             row[c] += mask[c * a->m_cs];
@@ -206,8 +204,8 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b,
       __m256 shift = _mm256_set1_ps(new_max), total = _mm256_setzero_ps();
       for (int t = 0; t < KEY_VECTORS; ++t) {
         __m256 finite = _mm256_cmp_ps(v[t], minus_inf, _CMP_NEQ_OQ);
-        __m256 p = _mm256_and_ps(finite,
-                                 agl_exp256(_mm256_sub_ps(v[t], shift)));
+        __m256 p =
+            _mm256_and_ps(finite, agl_exp256(_mm256_sub_ps(v[t], shift)));
         total = _mm256_add_ps(total, p);
         _mm256_store_ps(row + 8 * t, p);
       }

@@ -28,19 +28,19 @@ static AGL_ALWAYS_INLINE __m256 agl_scale_pow2_256(__m256 p, __m256 n) {
   __m256i half = _mm256_srai_epi32(ni, 1);
   __m256i rest = _mm256_sub_epi32(ni, half);
   const __m256i bias = _mm256_set1_epi32(127);
-  __m256 s1 = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
-  __m256 s2 = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_add_epi32(rest, bias), 23));
+  __m256 s1 =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
+  __m256 s2 =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(rest, bias), 23));
   return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
 }
 
 static AGL_ALWAYS_INLINE __m256 agl_exp256(__m256 x) {
   x = _mm256_max_ps(x, _mm256_set1_ps(-104.0f));
   x = _mm256_min_ps(x, _mm256_set1_ps(88.8f));
-  __m256 n = _mm256_round_ps(
-      _mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 n =
+      _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606765330187e-06f), r);
   __m256 p = _mm256_set1_ps(1.0f / 5040.0f);
@@ -99,8 +99,8 @@ static AGL_ALWAYS_INLINE __m256 agl_gelu_tanh256(__m256 x) {
   __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x, x), x);
   __m256 u = _mm256_fmadd_ps(x3, _mm256_set1_ps(0.044715f), x);
   /* 2 sqrt(2/pi) u */
-  return agl_x_sigmoid256(x,
-                          _mm256_mul_ps(u, _mm256_set1_ps(1.5957691216057308f)));
+  return agl_x_sigmoid256(
+      x, _mm256_mul_ps(u, _mm256_set1_ps(1.5957691216057308f)));
 }
 
 static AGL_ALWAYS_INLINE __m256 agl_activate256(__m256 x, int act) {
@@ -176,8 +176,7 @@ agl_store_epilogue256(__m256 acc, float *c, int64_t stride, int64_t count,
     if (e->load_c)
       old = agl_load_lanes256(c, count);
     if (bias)
-      add = bias_step ? agl_load_lanes256(bias, count)
-                      : _mm256_set1_ps(*bias);
+      add = bias_step ? agl_load_lanes256(bias, count) : _mm256_set1_ps(*bias);
     if (res)
       r = agl_load_lanes256(res, count);
   } else {

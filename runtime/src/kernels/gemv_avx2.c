@@ -56,9 +56,9 @@ static AGL_ALWAYS_INLINE void axpy_rows(const int M, int64_t j0, int64_t j1,
       for (int64_t v = 0; v < vectors; ++v) {
         __m256 bv = agl_load_lanes256(r0 + 8 * v, v + 1 < vectors ? 8 : tail);
         for (int i = 0; i < M; ++i)
-          _mm256_store_ps(acc[i] + 8 * v,
-                          _mm256_fmadd_ps(av[i], bv,
-                                          _mm256_load_ps(acc[i] + 8 * v)));
+          _mm256_store_ps(
+              acc[i] + 8 * v,
+              _mm256_fmadd_ps(av[i], bv, _mm256_load_ps(acc[i] + 8 * v)));
       }
     }
     for (int i = 0; i < M; ++i)
@@ -127,7 +127,7 @@ static AGL_ALWAYS_INLINE void dot_rows(const int M, int64_t j0, int64_t j1,
 }
 
 #define SMALL_VARIANT(NAME, BODY, M)                                           \
-  static void NAME(int64_t j0, int64_t j1, int64_t k, agl_view a, agl_view b, \
+  static void NAME(int64_t j0, int64_t j1, int64_t k, agl_view a, agl_view b,  \
                    float *c, int64_t crs, int64_t ccs,                         \
                    const agl_epilogue *e) {                                    \
     BODY(M, j0, j1, k, a, b, c, crs, ccs, e);                                  \

@@ -157,9 +157,9 @@ static inline agl_epilogue agl_epilogue_tile(const agl_epilogue *e, int64_t i,
 /* The micro-kernel computes an MR x NR tile from an A micro-panel and a
  * packed B micro-panel (kc steps of NR floats, ldb floats apart: NR, or
  * the width of a wider panel packed ahead of time, read in place), then
- * writes its top-left mr x nr corner to C (row stride ldc, column stride 1) through the
- * epilogue `e`, whose bias runs along the tile's columns (bias_rs 0,
- * bias_cs 1) and whose residual has unit column stride. A is packed (kc
+ * writes its top-left mr x nr corner to C (row stride ldc, column stride 1)
+ * through the epilogue `e`, whose bias runs along the tile's columns (bias_rs
+ * 0, bias_cs 1) and whose residual has unit column stride. A is packed (kc
  * steps of MR floats) when lda is 0; otherwise its mr rows are read in
  * place, lda apart, each contiguous along k (only for tables with
  * direct_a). The transposed form (kernel_t) takes packed A only, no
@@ -416,9 +416,9 @@ AGL_HIDDEN void agl_attention_rows_avx512(const agl_attention_args *a,
                                           int64_t i1, float *scratch);
 #endif
 #if defined(AGL_HAVE_AVX2_KERNELS)
-AGL_HIDDEN void agl_attention_rows_avx2(const agl_attention_args *a,
-                                        int64_t b, int64_t h, int64_t i0,
-                                        int64_t i1, float *scratch);
+AGL_HIDDEN void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b,
+                                        int64_t h, int64_t i0, int64_t i1,
+                                        float *scratch);
 #endif
 
 #endif /* AUTOGLM_KERNELS_INTERNAL_H */

@@ -199,8 +199,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
               bpanel = packed_b + col / pnr * g->k * pnr + pc * pnr + col % pnr;
               ldb = pnr;
             }
-            kernel(kc, apanel, direct ? g->a_rs : 0, bpanel, ldb, tile,
-                   g->c_rs, rows, cols, &e);
+            kernel(kc, apanel, direct ? g->a_rs : 0, bpanel, ldb, tile, g->c_rs,
+                   rows, cols, &e);
           }
         }
       }

@@ -15,7 +15,8 @@
 #include <immintrin.h>
 
 enum { MR = 6, NR = 16 };
-_Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR,
+_Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR &&
+                   (int)NR <= (int)AGL_GEMM_MAX_NR,
                "the largest micro-tile bounds this one");
 _Static_assert(AGL_SGEMM_PACKED_NR % NR == 0,
                "the ahead-of-time panels split into this kernel's");
@@ -45,9 +46,10 @@ static AGL_ALWAYS_INLINE void transpose8(__m256 r[8]) {
  * c + j * ldc; each 8 columns are transposed in registers). Kept out of
  * line: inlined, it crowds the product's loop into spilling an
  * accumulator. */
-static __attribute__((noinline)) void
-store_tile(int R, int TRANS, const __m256 acc[MR][2], float *c, int64_t ldc,
-           int nr, const agl_epilogue *e) {
+static __attribute__((noinline)) void store_tile(int R, int TRANS,
+                                                 const __m256 acc[MR][2],
+                                                 float *c, int64_t ldc, int nr,
+                                                 const agl_epilogue *e) {
   if (TRANS) {
     for (int h = 0; 8 * h < nr; ++h) {
       __m256 v[8];
@@ -64,8 +66,8 @@ store_tile(int R, int TRANS, const __m256 acc[MR][2], float *c, int64_t ldc,
   for (int i = 0; i < R; ++i) {
     agl_store_epilogue256(acc[i][0], c + i * ldc, 1, nr, e, i, 0, 0, 1);
     if (nr > 8)
-      agl_store_epilogue256(acc[i][1], c + i * ldc + 8, 1, nr - 8, e, i, 8,
-                            0, 1);
+      agl_store_epilogue256(acc[i][1], c + i * ldc + 8, 1, nr - 8, e, i, 8, 0,
+                            1);
   }
 }
 
@@ -74,8 +76,7 @@ store_tile(int R, int TRANS, const __m256 acc[MR][2], float *c, int64_t ldc,
 static AGL_ALWAYS_INLINE void
 kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
             int64_t kc, const float *ap, int64_t lda, const float *bp,
-            int64_t ldb, float *c, int64_t ldc, int nr,
-            const agl_epilogue *e) {
+            int64_t ldb, float *c, int64_t ldc, int nr, const agl_epilogue *e) {
   __m256 acc[MR][2];
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) {
@@ -109,25 +110,25 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
 
 #define KERNEL_ROWS(R)                                                         \
   static void kernel_##R(int64_t kc, const float *ap, int64_t lda,             \
-                         const float *bp, int64_t ldb, float *c, int64_t ldc, int nr,       \
-                         const agl_epilogue *e) {                              \
+                         const float *bp, int64_t ldb, float *c, int64_t ldc,  \
+                         int nr, const agl_epilogue *e) {                      \
     if (lda && nr > 8)                                                         \
-      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, ldb, c, ldc, nr, e);                 \
+      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, ldb, c, ldc, nr, e);            \
     else if (lda)                                                              \
-      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, ldb, c, ldc, nr, e);                 \
+      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, ldb, c, ldc, nr, e);            \
     else if (nr > 8)                                                           \
-      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);              \
     else                                                                       \
-      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);              \
   }                                                                            \
   static void kernel_t_##R(int64_t kc, const float *ap, int64_t lda,           \
-                           const float *bp, int64_t ldb, float *c, int64_t ldc, int nr,     \
-                           const agl_epilogue *e) {                            \
+                           const float *bp, int64_t ldb, float *c,             \
+                           int64_t ldc, int nr, const agl_epilogue *e) {       \
     (void)lda;                                                                 \
     if (nr > 8)                                                                \
-      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);              \
     else                                                                       \
-      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);              \
   }
 KERNEL_ROWS(1)
 KERNEL_ROWS(2)
@@ -136,9 +137,8 @@ KERNEL_ROWS(4)
 KERNEL_ROWS(5)
 KERNEL_ROWS(6)
 
-typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *,
-                        int64_t, float *, int64_t, int,
-                        const agl_epilogue *);
+typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *, int64_t,
+                        float *, int64_t, int, const agl_epilogue *);
 static const rows_fn kernels_by_rows[MR + 1] = {
     NULL, kernel_1, kernel_2, kernel_3, kernel_4, kernel_5, kernel_6,
 };
@@ -154,8 +154,8 @@ static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
   kernels_by_rows[mr](kc, ap, lda, bp, ldb, c, ldc, nr, e);
 }
 
-static void kernel_t(int64_t kc, const float *ap, int64_t lda,
-                     const float *bp, int64_t ldb, float *c, int64_t ldc, int mr, int nr,
+static void kernel_t(int64_t kc, const float *ap, int64_t lda, const float *bp,
+                     int64_t ldb, float *c, int64_t ldc, int mr, int nr,
                      const agl_epilogue *e) {
   transposed_kernels_by_rows[mr](kc, ap, lda, bp, ldb, c, ldc, nr, e);
 }

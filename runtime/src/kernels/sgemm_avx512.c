@@ -25,8 +25,7 @@ enum { PREFETCH_ROWS = 6 };
 static inline __attribute__((always_inline)) void
 kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
             int64_t kc, const float *ap, int64_t lda, const float *bp,
-            int64_t ldb, float *c, int64_t ldc, int nr,
-            const agl_epilogue *e) {
+            int64_t ldb, float *c, int64_t ldc, int nr, const agl_epilogue *e) {
   __m512 acc[MR][2];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
@@ -115,25 +114,25 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
 
 #define KERNEL_ROWS(R)                                                         \
   static void kernel_##R(int64_t kc, const float *ap, int64_t lda,             \
-                         const float *bp, int64_t ldb, float *c, int64_t ldc, int nr,       \
-                         const agl_epilogue *e) {                              \
+                         const float *bp, int64_t ldb, float *c, int64_t ldc,  \
+                         int nr, const agl_epilogue *e) {                      \
     if (lda && nr > 16)                                                        \
-      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, ldb, c, ldc, nr, e);                 \
+      kernel_rows(R, 1, 0, 2, kc, ap, lda, bp, ldb, c, ldc, nr, e);            \
     else if (lda)                                                              \
-      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, ldb, c, ldc, nr, e);                 \
+      kernel_rows(R, 1, 0, 1, kc, ap, lda, bp, ldb, c, ldc, nr, e);            \
     else if (nr > 16)                                                          \
-      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 0, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);              \
     else                                                                       \
-      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 0, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);              \
   }                                                                            \
   static void kernel_t_##R(int64_t kc, const float *ap, int64_t lda,           \
-                           const float *bp, int64_t ldb, float *c, int64_t ldc, int nr,     \
-                           const agl_epilogue *e) {                            \
+                           const float *bp, int64_t ldb, float *c,             \
+                           int64_t ldc, int nr, const agl_epilogue *e) {       \
     (void)lda;                                                                 \
     if (nr > 16)                                                               \
-      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 1, 2, kc, ap, 0, bp, ldb, c, ldc, nr, e);              \
     else                                                                       \
-      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);                   \
+      kernel_rows(R, 0, 1, 1, kc, ap, 0, bp, ldb, c, ldc, nr, e);              \
   }
 KERNEL_ROWS(1)
 KERNEL_ROWS(2)
@@ -150,9 +149,8 @@ KERNEL_ROWS(12)
 KERNEL_ROWS(13)
 KERNEL_ROWS(14)
 
-typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *,
-                        int64_t, float *, int64_t, int,
-                        const agl_epilogue *);
+typedef void (*rows_fn)(int64_t, const float *, int64_t, const float *, int64_t,
+                        float *, int64_t, int, const agl_epilogue *);
 static const rows_fn kernels_by_rows[MR + 1] = {
     NULL,      kernel_1,  kernel_2,  kernel_3,  kernel_4,
     kernel_5,  kernel_6,  kernel_7,  kernel_8,  kernel_9,
@@ -171,8 +169,8 @@ static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
   kernels_by_rows[mr](kc, ap, lda, bp, ldb, c, ldc, nr, e);
 }
 
-static void kernel_t(int64_t kc, const float *ap, int64_t lda,
-                     const float *bp, int64_t ldb, float *c, int64_t ldc, int mr, int nr,
+static void kernel_t(int64_t kc, const float *ap, int64_t lda, const float *bp,
+                     int64_t ldb, float *c, int64_t ldc, int mr, int nr,
                      const agl_epilogue *e) {
   transposed_kernels_by_rows[mr](kc, ap, lda, bp, ldb, c, ldc, nr, e);
 }

@@ -95,8 +95,8 @@ static void kernel(int64_t kc, const float *ap, int64_t lda, const float *bp,
   }
 }
 
-static void kernel_t(int64_t kc, const float *ap, int64_t lda,
-                     const float *bp, int64_t ldb, float *c, int64_t ldc, int mr, int nr,
+static void kernel_t(int64_t kc, const float *ap, int64_t lda, const float *bp,
+                     int64_t ldb, float *c, int64_t ldc, int mr, int nr,
                      const agl_epilogue *e) {
   (void)lda;
   float acc[MR][NR];
