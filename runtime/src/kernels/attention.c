@@ -6,6 +6,20 @@
  * tests, agl_gemm_select). */
 #include "kernels_internal.h"
 
+void agl_attention_transpose_keys(const float *keys, int64_t row_stride,
+                                  int64_t n, int64_t head_dim, float *kt) {
+  const int64_t bk = AGL_ATTENTION_BK;
+  for (int64_t c = 0; c < n; ++c) {
+    const float *key = keys + c * row_stride;
+    for (int64_t d = 0; d < head_dim; ++d)
+      kt[d * bk + c] = key[d];
+  }
+  if (n < bk)
+    for (int64_t d = 0; d < head_dim; ++d)
+      for (int64_t c = n; c < bk; ++c)
+        kt[d * bk + c] = 0.0f;
+}
+
 _Static_assert((size_t)AGL_ATTENTION_MAX_HEAD_DIM * AGL_ATTENTION_BK +
                        (size_t)AGL_ATTENTION_BQ *
                            (AGL_ATTENTION_BK + AGL_ATTENTION_MAX_HEAD_DIM + 2) <=

@@ -19,20 +19,6 @@
 #define BK AGL_ATTENTION_BK
 enum { KEY_VECTORS = BK / 8 };
 
-/* kt[d][c] = K[j0 + c][d] for c < n, zero for n <= c < BK. */
-static void transpose_keys(const float *keys, int64_t row_stride, int64_t n,
-                           int64_t head_dim, float *kt) {
-  for (int64_t c = 0; c < n; ++c) {
-    const float *key = keys + c * row_stride;
-    for (int64_t d = 0; d < head_dim; ++d)
-      kt[d * BK + c] = key[d];
-  }
-  if (n < BK)
-    for (int64_t d = 0; d < head_dim; ++d)
-      for (int64_t c = n; c < BK; ++c)
-        kt[d * BK + c] = 0.0f;
-}
-
 static AGL_ALWAYS_INLINE float sum8(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -152,7 +138,7 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
         scores_direct(q[r], block_keys, a->k_rs, n, a->head_dim, a->scale,
                       s + r * BK);
     } else {
-      transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
+      agl_attention_transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
       int64_t r = 0;
       for (; r + 4 <= rows; r += 4)
         scores_rows(4, q + r, a->head_dim, kt, a->scale, s + r * BK);

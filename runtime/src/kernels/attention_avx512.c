@@ -29,20 +29,6 @@ static ALWAYS_INLINE __mmask16 lanes(int64_t count) {
                       : (__mmask16)((1u << count) - 1u);
 }
 
-/* kt[d][c] = K[j0 + c][d] for c < n, zero for n <= c < BK. */
-static void transpose_keys(const float *keys, int64_t row_stride, int64_t n,
-                           int64_t head_dim, float *kt) {
-  for (int64_t c = 0; c < n; ++c) {
-    const float *key = keys + c * row_stride;
-    for (int64_t d = 0; d < head_dim; ++d)
-      kt[d * BK + c] = key[d];
-  }
-  if (n < BK)
-    for (int64_t d = 0; d < head_dim; ++d)
-      for (int64_t c = n; c < BK; ++c)
-        kt[d * BK + c] = 0.0f;
-}
-
 /* s[x][0..BK) = scale * q_x . kt for R query rows (R is 1 or 4). */
 static ALWAYS_INLINE void scores_rows(const int R, const float *const *q,
                                       int64_t head_dim, const float *kt,
@@ -153,7 +139,7 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
         scores_direct(q[r], block_keys, a->k_rs, n, a->head_dim, a->scale,
                       s + r * BK);
     } else {
-      transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
+      agl_attention_transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
       int64_t r = 0;
       for (; r + 4 <= rows; r += 4)
         scores_rows(4, q + r, a->head_dim, kt, a->scale, s + r * BK);

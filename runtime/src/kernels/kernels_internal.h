@@ -407,6 +407,11 @@ enum { AGL_ATTENTION_BQ = 64, AGL_ATTENTION_BK = 64 };
 /* Computes query rows [i0, i1) (at most AGL_ATTENTION_BQ) of head (b, h).
  * The portable version needs no scratch; the AVX-512 and AVX2 ones need
  * the pool thread's scratch. */
+/* The vector rows' key block transposed: kt[d][c] = K[c][d] for c < n,
+ * zero for n <= c < AGL_ATTENTION_BK (head_dim x AGL_ATTENTION_BK). */
+AGL_HIDDEN void agl_attention_transpose_keys(const float *keys,
+                                             int64_t row_stride, int64_t n,
+                                             int64_t head_dim, float *kt);
 AGL_HIDDEN void agl_attention_rows_portable(const agl_attention_args *a,
                                             int64_t b, int64_t h, int64_t i0,
                                             int64_t i1, float *scratch);
