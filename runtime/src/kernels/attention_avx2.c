@@ -19,20 +19,6 @@
 #define BK AGL_ATTENTION_BK
 enum { KEY_VECTORS = BK / 8 };
 
-static AGL_ALWAYS_INLINE float sum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
-static AGL_ALWAYS_INLINE float max8(__m256 v) {
-  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_max_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
 /* s[x][0..BK) = scale * q_x . kt for R query rows (R is 1 or 4), 16 keys
  * at a time. */
 static AGL_ALWAYS_INLINE void scores_rows(const int R, const float *const *q,
@@ -69,7 +55,7 @@ static void scores_direct(const float *q, const float *keys, int64_t row_stride,
     for (int64_t d = 0; d < head_dim; d += 8)
       acc = _mm256_fmadd_ps(agl_load_lanes256(q + d, head_dim - d),
                             agl_load_lanes256(key + d, head_dim - d), acc);
-    s[c] = scale * sum8(acc);
+    s[c] = scale * agl_sum256(acc);
   }
 }
 
@@ -173,7 +159,7 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
                                 _mm256_castsi256_ps(agl_lanes8(limit - 8 * t)));
         block_max = _mm256_max_ps(block_max, v[t]);
       }
-      float top = max8(block_max);
+      float top = agl_max256(block_max);
       if (top == -INFINITY) {
         for (int t = 0; t < KEY_VECTORS; ++t)
           _mm256_store_ps(row + 8 * t, _mm256_setzero_ps());
@@ -195,7 +181,7 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
         total = _mm256_add_ps(total, p);
         _mm256_store_ps(row + 8 * t, p);
       }
-      l[r] = l[r] * alpha + sum8(total);
+      l[r] = l[r] * alpha + agl_sum256(total);
       m[r] = new_max;
     }
     const float *block_values = values + j0 * a->v_rs;

@@ -22,6 +22,21 @@ static AGL_ALWAYS_INLINE __m256i agl_lanes8(int64_t count) {
   return _mm256_loadu_si256((const __m256i *)(ones_then_zeros + 8 - count));
 }
 
+/* The sum and the maximum of v's 8 lanes. */
+static AGL_ALWAYS_INLINE float agl_sum256(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+static AGL_ALWAYS_INLINE float agl_max256(__m256 v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_max_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
 /* 2^n for integral n in [-150, 128], as two normal powers of two. */
 static AGL_ALWAYS_INLINE __m256 agl_scale_pow2_256(__m256 p, __m256 n) {
   __m256i ni = _mm256_cvtps_epi32(n);

@@ -69,13 +69,6 @@ static AGL_ALWAYS_INLINE void axpy_rows(const int M, int64_t j0, int64_t j1,
   }
 }
 
-static AGL_ALWAYS_INLINE float sum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
 /* Columns j..j+NJ-1, each a contiguous run of k floats (B's row stride 1). */
 static AGL_ALWAYS_INLINE void dot_block(const int M, const int NJ, int64_t j,
                                         int64_t k, agl_view a, agl_view b,
@@ -102,7 +95,7 @@ static AGL_ALWAYS_INLINE void dot_block(const int M, const int NJ, int64_t j,
   for (int i = 0; i < M; ++i)
     for (int q = 0; q < NJ; ++q) {
       float *out = c + i * crs + (j + q) * ccs;
-      *out = agl_epilogue_scalar(e, *out, sum8(acc[i][q]), i, j + q);
+      *out = agl_epilogue_scalar(e, *out, agl_sum256(acc[i][q]), i, j + q);
     }
 }
 

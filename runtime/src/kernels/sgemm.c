@@ -144,8 +144,9 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         isa->pack_a(av, mc, kc, mr, ap);
       for (int64_t jc = j0; jc < j1; jc += NC) {
         int64_t nc = j1 - jc < NC ? j1 - jc : NC;
-        /* Micro-panels of B read where they were packed ahead of time,
-         * from column `in_place_end` on from bp (nr wide each). */
+        /* B's micro-panels left of column `in_place_end` are read where
+         * they were packed ahead of time, the others from bp (nr wide
+         * each). */
         int64_t in_place_end = 0;
         if (packed_b && AGL_SGEMM_PACKED_NR % nr == 0) {
           /* Packed in panels this kernel's divide: read in place, except
