@@ -9,9 +9,9 @@
  * NCHW as they are stored. Instead of an im2col copy, the driver asks for
  * each block of A's panels and pack_windows writes it straight from the
  * input, zeros where a window reaches into the padding. Bias and activation
- * are the micro-kernel's epilogue. With AVX-512, choose_way may instead run
- * one of the direct kernels (conv_bcast_avx512.c, conv_direct_avx512.c),
- * which pack no windows. */
+ * are the micro-kernel's epilogue. choose_way may instead run one of the
+ * direct kernels (conv_bcast_avx512.c, conv_direct_avx512.c with AVX-512,
+ * conv_bcast_avx2.c with AVX2), which pack no windows. */
 #include "kernels_internal.h"
 
 #include <stdatomic.h>
@@ -28,17 +28,36 @@ int agl_conv_select(int which) {
 
 /* ---- direct path ---------------------------------------------------------- */
 
-#if defined(AGL_HAVE_AVX512_KERNELS)
+#if defined(AGL_HAVE_AVX2_KERNELS)
 enum { WAY_GEMM = 0, WAY_ROWS = 1, WAY_BCAST = 2 };
 
 /* How agl_kernel_conv2d computes this convolution: WAY_GEMM (the implicit
  * GEMM below), WAY_ROWS (agl_conv_direct_rows_avx512: positions along the
- * vectors) or WAY_BCAST (agl_conv_bcast_rows_avx512: filters along the
- * vectors, as in the GEMM's tile, input elements broadcast in place). */
+ * vectors) or WAY_BCAST (agl_conv_bcast_rows_*: filters along the vectors,
+ * as in the GEMM's tile, input elements broadcast in place). */
 static int choose_way(const agl_conv_direct *d) {
   int which = atomic_load_explicit(&g_conv_which, memory_order_relaxed);
-  if (which == 1 || agl_gemm_current() != &agl_gemm_avx512 ||
-      !agl_conv_direct_supported_avx512(d))
+  const agl_gemm_isa *isa = agl_gemm_current();
+  const int bcast_fits =
+      agl_conv_bcast_floats(d, 1) <= (int64_t)AGL_SCRATCH_FLOATS;
+  if (which == 1)
+    return WAY_GEMM;
+  if (isa == &agl_gemm_avx2) {
+    if (which == 3 || which == 2)
+      return bcast_fits ? WAY_BCAST : WAY_GEMM;
+    /* Measured with bench/conv_kernel_bench.c (Zen 2, 1 and 2 threads):
+     * with a kernel larger than 1x1 the broadcasting kernel is 1.3-3x as
+     * fast as the implicit GEMM, which packs the windows, except on the
+     * smallest maps with the most filters (resnet224's 7x7 x 512 stage),
+     * where the packing is shared by many filters and the GEMM's blocking
+     * of the weights is 5-15% faster. 1x1 convolutions read each input
+     * element once per filter panel anyway; the GEMM is 1.5x as fast. */
+    if (bcast_fits && d->kernel_h * d->kernel_w > 1 &&
+        (d->out_h * d->out_w > 64 || d->out_channels < 512))
+      return WAY_BCAST;
+    return WAY_GEMM;
+  }
+  if (isa != &agl_gemm_avx512 || !agl_conv_direct_supported_avx512(d))
     return WAY_GEMM;
   if (which == 2)
     return WAY_ROWS;
@@ -50,8 +69,7 @@ static int choose_way(const agl_conv_direct *d) {
    * stem included): the same 14 x 32 tile, without the packing of the
    * windows. 1x1 convolutions read each input element once per filter
    * panel anyway; there copying the rows costs more than it saves. */
-  if (d->kernel_h * d->kernel_w > 1 &&
-      agl_conv_bcast_floats(d, 1) <= (int64_t)AGL_SCRATCH_FLOATS)
+  if (d->kernel_h * d->kernel_w > 1 && bcast_fits)
     return WAY_BCAST;
   /* Else the rows kernel where it is 5-30% faster than the GEMM: few
    * filters (the GEMM then uses each packed window for one 32-filter panel
@@ -67,7 +85,7 @@ static int choose_way(const agl_conv_direct *d) {
 typedef struct direct_grid {
   const agl_conv_direct *d;
   int64_t groups, row_blocks, rows, chunks, chunk;
-  int bcast;
+  int bcast, avx2;
 } direct_grid;
 
 static void direct_tasks(void *raw, int64_t begin, int64_t end) {
@@ -82,19 +100,29 @@ static void direct_tasks(void *raw, int64_t begin, int64_t end) {
     int64_t oy0 = rb * grid->rows, oy1 = oy0 + grid->rows;
     if (oy1 > d->out_h)
       oy1 = d->out_h;
-    if (grid->bcast &&
-        agl_conv_bcast_rows_avx512(d, ng / grid->groups, ng % grid->groups,
-                                   oy0, oy1, f0, f1))
+    const int64_t n = ng / grid->groups, g = ng % grid->groups;
+    /* run_direct sized the rows to fit the packing memory, which the AVX2
+     * kernel needs: it has no other way. */
+    if (grid->avx2) {
+      agl_conv_bcast_rows_avx2(d, n, g, oy0, oy1, f0, f1);
       continue;
-    agl_conv_direct_rows_avx512(d, ng / grid->groups, ng % grid->groups, oy0,
-                                oy1, f0, f1);
+    }
+    if (grid->bcast && agl_conv_bcast_rows_avx512(d, n, g, oy0, oy1, f0, f1))
+      continue;
+    agl_conv_direct_rows_avx512(d, n, g, oy0, oy1, f0, f1);
   }
 }
 
-
-static void run_direct(const agl_conv_direct *d, int64_t batch,
-                       int64_t groups, int way) {
+/* Returns 0, computing nothing, where the packing memory is missing (no
+ * thread pool) and the way needs it. */
+static int run_direct(const agl_conv_direct *d, int64_t batch, int64_t groups,
+                      int way) {
   int threads = agl_pool_acquire();
+  if (way == WAY_BCAST && !agl_pool_scratch()) {
+    if (threads > 0)
+      agl_pool_release();
+    return 0;
+  }
   int tasks_wanted = threads > 1 ? 4 * threads : 1;
   const int64_t planes = batch * groups;
   /* Splitting the output rows into r blocks makes each block read all of
@@ -152,8 +180,14 @@ static void run_direct(const agl_conv_direct *d, int64_t batch,
     }
     rows = best_rows;
   }
-  direct_grid grid = {d,      groups, agl_ceil_div(d->out_h, rows), rows,
-                      chunks, chunk,  way == WAY_BCAST};
+  direct_grid grid = {d,
+                      groups,
+                      agl_ceil_div(d->out_h, rows),
+                      rows,
+                      chunks,
+                      chunk,
+                      way == WAY_BCAST,
+                      agl_gemm_current() == &agl_gemm_avx2};
   /* Still few tasks: split the filters further. */
   int64_t row_tasks = planes * grid.row_blocks;
   if (row_tasks * grid.chunks < tasks_wanted && grid.chunks < panels) {
@@ -170,6 +204,7 @@ static void run_direct(const agl_conv_direct *d, int64_t batch,
     direct_tasks(&grid, 0, tasks);
   if (threads > 0)
     agl_pool_release();
+  return 1;
 }
 #endif
 
@@ -312,7 +347,7 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        const float *residual,
                        const agl_gemm_blocking *blocking) {
   const int64_t depth = in_channels * kernel_h * kernel_w;
-#if defined(AGL_HAVE_AVX512_KERNELS)
+#if defined(AGL_HAVE_AVX2_KERNELS)
   if (batch > 0 && groups > 0 && out_channels > 0 && out_h > 0 &&
       out_w > 0 && in_channels > 0) {
     const agl_conv_direct direct = {
@@ -350,10 +385,8 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                 1,
     };
     const int way = choose_way(&direct);
-    if (way != WAY_GEMM) {
-      run_direct(&direct, batch, groups, way);
+    if (way != WAY_GEMM && run_direct(&direct, batch, groups, way))
       return;
-    }
   }
 #endif
   conv_geometry geometry = {

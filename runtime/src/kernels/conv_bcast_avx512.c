@@ -1,20 +1,18 @@
 /* Direct convolution in the GEMM's orientation (AVX-512, column strides 1
  * and 2): a tile is up to 14 output positions of one output row (or of two
  * rows, where rows have 7 positions or fewer) x one 32-filter panel, its
- * accumulators 14 x 2 vectors of filters. Per depth it
- * loads the panel's weights of that depth (two vectors, contiguous in the
- * packed weights) and broadcasts each position's input element straight
- * from a copy of the task's input rows with zero columns on either side,
- * so nothing is packed per tile. The tile is transposed in registers and
- * stored into NCHW with its epilogue (avx512_tiles.h). This file is
- * compiled with AVX-512 enabled. */
+ * accumulators 14 x 2 vectors of filters. Per depth it loads the panel's
+ * weights of that depth (two vectors, contiguous in the packed weights) and
+ * broadcasts each position's input element straight from a copy of the
+ * task's input rows (conv_rows.c), so nothing is packed per tile. The tile is
+ * transposed in registers and stored into NCHW with its epilogue
+ * (avx512_tiles.h). This file is compiled with AVX-512 enabled. */
 #include "kernels_internal.h"
 
 #include "avx512_tiles.h"
 
 #include <immintrin.h>
 #include <stdint.h>
-#include <string.h>
 
 enum { MR = AGL_TILE_ROWS };
 
@@ -137,89 +135,18 @@ static const bcast_fn pairs[2][2][MR / 2 + 1] = {
     {PROW(p21), PROW(p22)},
 };
 
-/* The columns of the copied rows. */
-static int64_t copy_width(const agl_conv_direct *d) {
-  int64_t width =
-      (d->out_w - 1) * d->stride_w + (d->kernel_w - 1) * d->dilation_w + 1;
-  if (width < d->pad_left + d->in_w)
-    width = d->pad_left + d->in_w;
-  return (width + 15) / 16 * 16;
-}
-
-/* The input rows that output rows [oy0, oy1) reach, padding rows included. */
-static int64_t copy_rows(const agl_conv_direct *d, int64_t rows) {
-  return (rows - 1) * d->stride_h + (d->kernel_h - 1) * d->dilation_h + 1;
-}
-
-int64_t agl_conv_bcast_floats(const agl_conv_direct *d, int64_t rows) {
-  return d->in_channels * copy_rows(d, rows) * copy_width(d);
-}
-
-/* Kernel rows [*lo, *hi) of output row oy that fall inside the image. */
-static void live_kernel_rows(const agl_conv_direct *d, int64_t oy, int64_t *lo,
-                             int64_t *hi) {
-  const int64_t dh = d->dilation_h;
-  const int64_t y0 = oy * d->stride_h - d->pad_top;
-  *lo = y0 >= 0 ? 0 : (-y0 + dh - 1) / dh;
-  *hi = d->in_h - y0 <= 0 ? 0 : (d->in_h - y0 + dh - 1) / dh;
-  if (*hi > d->kernel_h)
-    *hi = d->kernel_h;
-  if (*hi < *lo)
-    *hi = *lo;
-}
-
-/* What the calling thread's packing memory holds: the rows of which call,
- * image, group and output rows (call 0: nothing known). */
-static _Thread_local struct {
-  uint64_t call;
-  int64_t n, g, oy0, oy1;
-} t_copied;
-
 int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n, int64_t g,
                                int64_t oy0, int64_t oy1, int64_t f0,
                                int64_t f1) {
   const int64_t taps = d->kernel_h * d->kernel_w;
   const int64_t depth = d->in_channels * taps;
   const int64_t sw = d->stride_w, ow = d->out_w;
-  float *scratch = agl_pool_scratch();
-  if (!scratch || (sw != 1 && sw != 2))
+  if (sw != 1 && sw != 2)
     return 0;
-  /* The input rows the output rows reach, copied with pad_left zero columns
-   * before and enough after; rows in the top or bottom padding are zeros,
-   * so that a tile over two output rows can run the kernel rows of both. */
-  const int64_t iy_first = oy0 * d->stride_h - d->pad_top;
-  const int64_t nrows = copy_rows(d, oy1 - oy0);
-  const int64_t width = copy_width(d);
-  if (d->in_channels * nrows * width > (int64_t)AGL_SCRATCH_FLOATS)
+  int64_t width, plane;
+  const float *rows = agl_conv_copy_rows(d, n, g, oy0, oy1, &width, &plane);
+  if (!rows)
     return 0;
-  const float *image = d->input + n * d->in_batch_stride + g * d->group_stride;
-  const int64_t copy =
-      d->in_w < width - d->pad_left ? d->in_w : width - d->pad_left;
-  /* Tasks of one call that share output rows (filter chunks) copy once per
-   * thread. */
-  if (t_copied.call != d->call || t_copied.n != n || t_copied.g != g ||
-      t_copied.oy0 != oy0 || t_copied.oy1 != oy1) {
-    for (int64_t c = 0; c < d->in_channels; ++c)
-      for (int64_t r = 0; r < nrows; ++r) {
-        float *dst = scratch + (c * nrows + r) * width;
-        const int64_t iy = iy_first + r;
-        if (iy < 0 || iy >= d->in_h) {
-          memset(dst, 0, (size_t)width * sizeof(float));
-          continue;
-        }
-        const float *src = image + c * d->channel_stride + iy * d->row_stride;
-        memset(dst, 0, (size_t)d->pad_left * sizeof(float));
-        memcpy(dst + d->pad_left, src, (size_t)copy * sizeof(float));
-        memset(dst + d->pad_left + copy, 0,
-               (size_t)(width - d->pad_left - copy) * sizeof(float));
-      }
-    t_copied.call = d->call;
-    t_copied.n = n;
-    t_copied.g = g;
-    t_copied.oy0 = oy0;
-    t_copied.oy1 = oy1;
-  }
-  const float *rows = scratch - iy_first * width; /* row iy at iy * width */
   const float *weights = d->weights + g * d->out_channels * depth;
   const float *bias = d->bias ? d->bias + g * d->out_channels : NULL;
   float *out = d->out + n * d->out_batch_stride +
@@ -228,7 +155,7 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n, int64_t g,
       .kernel_h = d->kernel_h,
       .kernel_w = d->kernel_w,
       .channels = d->in_channels,
-      .channel_stride = nrows * width,
+      .channel_stride = plane,
       .ki_step = d->dilation_h * width,
       .kj_step = d->dilation_w,
       .row_step = d->stride_h * width,
@@ -253,11 +180,11 @@ int agl_conv_bcast_rows_avx512(const agl_conv_direct *d, int64_t n, int64_t g,
     t.epilogue.bias = bias ? bias + f : NULL;
     for (int64_t oy = oy0; oy < oy1; oy += step) {
       const int64_t y0 = oy * d->stride_h - d->pad_top;
-      live_kernel_rows(d, oy, &t.ki_lo, &t.ki_hi);
+      agl_conv_live_kernel_rows(d, oy, &t.ki_lo, &t.ki_hi);
       if (step == 2 && oy + 1 < oy1) {
         /* Both rows' kernel rows; the padding rows read zeros. */
         int64_t lo, hi;
-        live_kernel_rows(d, oy + 1, &lo, &hi);
+        agl_conv_live_kernel_rows(d, oy + 1, &lo, &hi);
         if (lo < t.ki_lo)
           t.ki_lo = lo;
         if (hi > t.ki_hi)

@@ -242,7 +242,7 @@ AGL_HIDDEN void agl_pack_windows_avx512(const agl_conv_geometry *g,
                                         int mr, float *dst);
 #endif
 
-/* A direct convolution (conv_direct_avx512.c): agl_kernel_conv2d's
+/* A direct convolution (conv_direct_avx512.c, conv_bcast_*.c): the
  * arguments, the input at image 0, group 0. */
 typedef struct agl_conv_direct {
   const float *input;
@@ -263,11 +263,30 @@ typedef struct agl_conv_direct {
 
 /* Which way agl_kernel_conv2d computes: 0 chooses per shape, 1 always the
  * implicit GEMM, 2 the direct convolution with positions along the vectors
- * wherever it can, 3 the one with filters along the vectors wherever it can
- * (else as 2) (tests compare them). Returns the previous setting. */
+ * wherever it can (with AVX2, which has none, as 3), 3 the one with filters
+ * along the vectors wherever it can (else as 2) (tests compare them).
+ * Returns the previous setting. */
 AGL_HIDDEN int agl_conv_select(int which);
 
 enum { AGL_CONV_DIRECT_MAX_KW = 16 };
+
+/* The packing memory that the broadcasting kernels' copy of the input
+ * rows takes for `rows` output rows (floats). */
+AGL_HIDDEN int64_t agl_conv_bcast_floats(const agl_conv_direct *d,
+                                         int64_t rows);
+/* Copies the input rows that output rows [oy0, oy1) of image n, group g
+ * reach into the calling thread's packing memory (conv_rows.c), unless it
+ * holds them from an earlier task of the same call. Returns where input row
+ * iy (of the image, padding rows included) would start, rows *row_floats
+ * apart and channels *plane_floats apart; null, copying nothing, when they
+ * do not fit. */
+AGL_HIDDEN const float *agl_conv_copy_rows(const agl_conv_direct *d, int64_t n,
+                                           int64_t g, int64_t oy0, int64_t oy1,
+                                           int64_t *row_floats,
+                                           int64_t *plane_floats);
+/* Kernel rows [*lo, *hi) of output row oy that fall inside the image. */
+AGL_HIDDEN void agl_conv_live_kernel_rows(const agl_conv_direct *d, int64_t oy,
+                                          int64_t *lo, int64_t *hi);
 
 #if defined(AGL_HAVE_AVX512_KERNELS)
 /* Whether the direct kernel takes this convolution (column stride 1 or 2,
@@ -280,15 +299,19 @@ AGL_HIDDEN void agl_conv_direct_rows_avx512(const agl_conv_direct *d,
                                             int64_t oy0, int64_t oy1,
                                             int64_t f0, int64_t f1);
 /* The same in the GEMM's orientation (14 positions x 32 filters, input
- * elements broadcast from a zero-bordered copy of the rows in the packing
- * memory); returns 0, computing nothing, where it cannot. */
+ * elements broadcast from the copy of the rows); returns 0, computing
+ * nothing, where it cannot. */
 AGL_HIDDEN int agl_conv_bcast_rows_avx512(const agl_conv_direct *d,
                                           int64_t n, int64_t g, int64_t oy0,
                                           int64_t oy1, int64_t f0,
                                           int64_t f1);
-/* The packing memory it needs for `rows` output rows (floats). */
-AGL_HIDDEN int64_t agl_conv_bcast_floats(const agl_conv_direct *d,
-                                         int64_t rows);
+#endif
+#if defined(AGL_HAVE_AVX2_KERNELS)
+/* The same with AVX2 (6 positions x 16 filters, any strides and dilations,
+ * tiles running over into the next output rows). */
+AGL_HIDDEN int agl_conv_bcast_rows_avx2(const agl_conv_direct *d, int64_t n,
+                                        int64_t g, int64_t oy0, int64_t oy1,
+                                        int64_t f0, int64_t f1);
 #endif
 
 /* ---- max pooling (pool.c) ----------------------------------------------- */
@@ -317,6 +340,12 @@ AGL_HIDDEN void agl_maxpool_row_portable(const agl_pool_geometry *g,
 AGL_HIDDEN void agl_maxpool_row_avx512(const agl_pool_geometry *g,
                                        const float *plane, int64_t oy,
                                        float *out);
+#endif
+#if defined(AGL_HAVE_AVX2_KERNELS)
+/* The same with vectors of 8 outputs. */
+AGL_HIDDEN void agl_maxpool_row_avx2(const agl_pool_geometry *g,
+                                     const float *plane, int64_t oy,
+                                     float *out);
 #endif
 
 /* One product for the packed-GEMM driver (sgemm.c). */

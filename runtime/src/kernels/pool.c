@@ -4,7 +4,7 @@
  * which never wins a max, so skipping them gives the same result without
  * the copy. An output row is computed at a time, its maxima kept in
  * registers across the window's taps (vectors of 16 outputs where the CPU
- * has AVX-512). */
+ * has AVX-512, of 8 where it has AVX2). */
 #include "kernels_internal.h"
 
 #include <math.h>
@@ -87,6 +87,10 @@ void agl_kernel_maxpool2d(int64_t batch, int64_t channels, int64_t in_h,
 #if defined(AGL_HAVE_AVX512_KERNELS)
   if (agl_gemm_current() == &agl_gemm_avx512)
     g.pool_row = agl_maxpool_row_avx512;
+#endif
+#if defined(AGL_HAVE_AVX2_KERNELS)
+  if (agl_gemm_current() == &agl_gemm_avx2)
+    g.pool_row = agl_maxpool_row_avx2;
 #endif
   int64_t planes = batch * channels;
   if (planes <= 0 || out_h <= 0 || out_w <= 0)

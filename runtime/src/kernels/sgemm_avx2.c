@@ -10,7 +10,7 @@
  * the driver repacks those panels per block (sgemm.c). */
 #include "kernels_internal.h"
 
-#include "avx2_math.h"
+#include "avx2_tiles.h"
 
 #include <immintrin.h>
 
@@ -18,49 +18,19 @@ enum { MR = 6, NR = 16 };
 _Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR &&
                    (int)NR <= (int)AGL_GEMM_MAX_NR,
                "the largest micro-tile bounds this one");
+_Static_assert((int)MR == (int)AGL_AVX2_TILE_ROWS, "avx2_tiles.h's tile");
 _Static_assert(AGL_SGEMM_PACKED_NR % NR == 0,
                "the ahead-of-time panels split into this kernel's");
 
-/* Transposes 8 rows of 8 floats in registers: r[j] becomes column j. */
-static AGL_ALWAYS_INLINE void transpose8(__m256 r[8]) {
-  __m256 t[8], s[8];
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  /* s[4h + c]: rows 4h..4h+3 of columns c (low half) and c + 4 (high). */
-  for (int h = 0; h < 2; ++h) {
-    s[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
-    s[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
-    s[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
-    s[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
-  }
-  for (int c = 0; c < 4; ++c) {
-    r[c] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x20);
-    r[c + 4] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x31);
-  }
-}
-
 /* Writes the tile's R x nr accumulators to C through the epilogue; TRANS:
- * C transposed (column j of the tile, a filter, is R contiguous floats at
- * c + j * ldc; each 8 columns are transposed in registers). Kept out of
- * line: inlined, it crowds the product's loop into spilling an
- * accumulator. */
+ * C transposed (avx2_tiles.h). Kept out of line: inlined, it crowds the
+ * product's loop into spilling an accumulator. */
 static __attribute__((noinline)) void store_tile(int R, int TRANS,
                                                  const __m256 acc[MR][2],
                                                  float *c, int64_t ldc, int nr,
                                                  const agl_epilogue *e) {
   if (TRANS) {
-    for (int h = 0; 8 * h < nr; ++h) {
-      __m256 v[8];
-      for (int i = 0; i < 8; ++i)
-        v[i] = i < R ? acc[i][h] : _mm256_setzero_ps();
-      transpose8(v);
-      int cols = nr - 8 * h < 8 ? nr - 8 * h : 8;
-      for (int j = 0; j < cols; ++j)
-        agl_store_epilogue256(v[j], c + (8 * h + j) * ldc, 1, R, e, 0,
-                              8 * h + j, 1, 0);
-    }
+    agl_store_transposed256(R, acc, c, ldc, nr, e);
     return;
   }
   for (int i = 0; i < R; ++i) {
@@ -177,7 +147,7 @@ static void pack_transposing(agl_view src, int64_t rows, int64_t kc, int r,
           v[i] = g + i < live
                      ? agl_load_lanes256(base + (g + i) * src.rs + p, depth)
                      : _mm256_setzero_ps();
-        transpose8(v);
+        agl_transpose8(v);
         float *out = dst + p * r + g;
         for (int64_t d = 0; d < depth; ++d)
           agl_store_lanes256(out + d * r, v[d], width);
