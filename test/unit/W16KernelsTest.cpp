@@ -231,6 +231,14 @@ TEST_P(W16KernelsTest, MatchesReferencesNative) {
   EXPECT_EQ(failures, 0);
 }
 
+// The AVX2 table (the native one where the CPU lacks AVX-512).
+TEST_P(W16KernelsTest, MatchesReferencesAvx2) {
+  int failures = 0;
+  for (int threads : {1, 2})
+    sweep(GetParam(), 3, threads, failures);
+  EXPECT_EQ(failures, 0);
+}
+
 // The split over threads never changes a sum's order: the same bits.
 TEST_P(W16KernelsTest, ThreadsGiveTheSameBits) {
   const Format &f = GetParam();

@@ -50,6 +50,20 @@ AGL_HIDDEN void agl_w16_small_portable(int m, int64_t q0, int64_t q1,
 AGL_HIDDEN void agl_w16_widen_portable(const agl_quant_b *b, int64_t panel,
                                         int64_t pc, int64_t kc, float *dst,
                                         int64_t ld);
+#if defined(AGL_HAVE_AVX2_KERNELS)
+AGL_HIDDEN void agl_w16_small_avx2(int m, int64_t q0, int64_t q1, agl_view a,
+                                   const agl_quant_b *b, float *c, int64_t crs,
+                                   const agl_epilogue *e);
+AGL_HIDDEN void agl_w16_widen_avx2(const agl_quant_b *b, int64_t panel,
+                                   int64_t pc, int64_t kc, float *dst,
+                                   int64_t ld);
+AGL_HIDDEN void agl_quant_small_avx2(int m, int64_t q0, int64_t q1, agl_view a,
+                                     const agl_quant_b *b, float *c,
+                                     int64_t crs, const agl_epilogue *e);
+AGL_HIDDEN void agl_quant_dequant_avx2(const agl_quant_b *b, int64_t panel,
+                                       int64_t pc, int64_t kc, float *dst,
+                                       int64_t ld);
+#endif
 #if defined(AGL_HAVE_AVX512_KERNELS)
 AGL_HIDDEN void agl_w16_small_avx512(int m, int64_t q0, int64_t q1,
                                       agl_view a, const agl_quant_b *b,

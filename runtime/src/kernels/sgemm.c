@@ -28,7 +28,9 @@ static int cpu_has_avx512(void) {
 #if defined(AGL_HAVE_AVX2_KERNELS)
 static int cpu_has_avx2(void) {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  /* F16C too: the IEEE half weights' kernels (every AVX2 CPU has it). */
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
 }
 #endif
 

@@ -6,9 +6,9 @@
  *
  * Two regimes:
  *  - small m (decode steps, m <= 4): the stored panels are streamed once
- *    and turned into floats in registers (sgemm_quant_avx512.c), so the
- *    time is that of reading the stored bytes. Threads take chunks of
- *    panels.
+ *    and turned into floats in registers (sgemm_quant_avx512.c,
+ *    sgemm_quant_avx2.c), so the time is that of reading the stored
+ *    bytes. Threads take chunks of panels.
  *  - larger m (prefill): the packed GEMM's loop nest (see sgemm.c) with B's
  *    block dequantized (or widened) into the packing memory, in the
  *    micro-kernel's panel layout, instead of packed: each weight is
@@ -340,6 +340,12 @@ static void sgemm_quant(int bits, agl_w16_format w16, int64_t batch,
   g.isa = agl_gemm_current();
   g.small = bits == 16 ? agl_w16_small_portable : agl_quant_small_portable;
   g.dequant = bits == 16 ? agl_w16_widen_portable : agl_quant_dequant_portable;
+#if defined(AGL_HAVE_AVX2_KERNELS)
+  if (g.isa == &agl_gemm_avx2) {
+    g.small = bits == 16 ? agl_w16_small_avx2 : agl_quant_small_avx2;
+    g.dequant = bits == 16 ? agl_w16_widen_avx2 : agl_quant_dequant_avx2;
+  }
+#endif
 #if defined(AGL_HAVE_AVX512_KERNELS)
   if (g.isa == &agl_gemm_avx512) {
     g.small = bits == 16 ? agl_w16_small_avx512 : agl_quant_small_avx512;
