@@ -2,11 +2,13 @@
  * that packs windows; the direct kernel with output positions along the
  * vectors, "rows"; the direct kernel with filters along the vectors and the
  * input broadcast from a copy of its rows, "bcast") and its own choice
- * ("auto") side by side on the convolutions of bench/workloads.py's
- * resnet224 and a few others, alternating call by call, fastest of the
- * repetitions, at 1 and 2 threads. Prints GFLOP/s of each, the ratio
- * auto/GEMM (time), and the largest difference between the direct kernels'
- * results and the GEMM's, relative to the largest output.
+ * ("auto"), and for 3x3 convolutions with unit strides
+ * agl_kernel_conv2d_winograd ("wino", in the direct convolution's FLOPs),
+ * side by side on the convolutions of bench/workloads.py's resnet224 and a
+ * few others, alternating call by call, fastest of the repetitions, at 1
+ * and 2 threads. Prints GFLOP/s of each, the ratio auto/GEMM (time), and
+ * the largest difference between the other ways' results and the GEMM's,
+ * relative to the largest output.
  *
  * At 1 thread the times are the thread's CPU time (the machine may be
  * shared), at more, wall-clock time.
@@ -65,6 +67,7 @@ static const conv_shape kShapes[] = {
 
 typedef struct buffers {
   float *in, *w, *bias, *out;
+  float *transformed, *workspace; /* Winograd's, or null */
   int64_t oh, ow;
 } buffers;
 
@@ -74,6 +77,39 @@ static void call(const conv_shape *s, buffers *b) {
                     s->stride, 1, 1, s->pad, s->pad, b->w, b->bias, b->out,
                     b->oh, b->ow, s->cout * b->oh * b->ow, b->oh * b->ow, 0,
                     AGL_ACT_RELU, NULL, NULL);
+}
+
+/* Packs w[f, depth] in place into agl_kernel_conv2d's layout (panels of
+ * AGL_CONV_PACKED_NR filters, depth by depth). */
+static void pack_filters(float *w, int64_t filters, int64_t depth) {
+  const int64_t nr = AGL_CONV_PACKED_NR;
+  float *packed = malloc(sizeof(float) * filters * depth);
+  for (int64_t f = 0; f < filters; ++f) {
+    const int64_t first = f / nr * nr;
+    const int64_t width = filters - first < nr ? filters - first : nr;
+    for (int64_t d = 0; d < depth; ++d)
+      packed[first * depth + d * width + (f - first)] = w[f * depth + d];
+  }
+  memcpy(w, packed, sizeof(float) * filters * depth);
+  free(packed);
+}
+
+static void call_winograd(const conv_shape *s, buffers *b) {
+  agl_kernel_conv2d_winograd(1, s->cin, s->h, s->w, b->in, s->cin * s->h * s->w,
+                             s->h * s->w, s->w, s->cout, s->pad, s->pad,
+                             b->transformed, b->bias, b->out, b->oh, b->ow,
+                             s->cout * b->oh * b->ow, b->oh * b->ow, 0,
+                             AGL_ACT_RELU, NULL, b->workspace, NULL);
+}
+
+/* Runs way 0-3 (agl_conv_select's) or 4 (Winograd). */
+static void call_way(const conv_shape *s, buffers *b, int way) {
+  if (way == 4) {
+    call_winograd(s, b);
+    return;
+  }
+  agl_conv_select(way);
+  call(s, b);
 }
 
 int main(int argc, char **argv) {
@@ -94,14 +130,14 @@ int main(int argc, char **argv) {
   }
   if (reps < 1)
     reps = 1;
-  double *times[4]; /* by way: auto, GEMM, rows, bcast */
-  for (int w = 0; w < 4; ++w)
+  double *times[5]; /* by way: auto, GEMM, rows, bcast, Winograd */
+  for (int w = 0; w < 5; ++w)
     times[w] = malloc(sizeof(double) * reps);
   g_cpu_clock = 1; /* the peak in CPU time, as the 1-thread times */
   printf("FP32 FMA peak of one core: %.1f GFLOP/s\n", measure_peak());
-  printf("%-30s %3s %9s %9s %9s %9s %9s %9s\n", "convolution", "thr",
-         "gemm GF/s", "rows GF/s", "bcst GF/s", "auto GF/s", "auto/gemm",
-         "max diff");
+  printf("%-30s %3s %9s %9s %9s %9s %9s %9s %9s\n", "convolution", "thr",
+         "gemm GF/s", "rows GF/s", "bcst GF/s", "auto GF/s", "wino GF/s",
+         "auto/gemm", "max diff");
   char list[64];
   snprintf(list, sizeof list, "%s", threads_arg);
   for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -122,6 +158,13 @@ int main(int argc, char **argv) {
       b.w = malloc(sizeof(float) * nw);
       b.bias = malloc(sizeof(float) * s->cout);
       b.out = malloc(sizeof(float) * nout);
+      const int winograd = s->k == 3 && s->stride == 1;
+      b.transformed =
+          winograd ? malloc(sizeof(float) * 16 * s->cout * s->cin) : NULL;
+      b.workspace =
+          winograd ? malloc(sizeof(float) * agl_conv_winograd_workspace_floats(
+                                                s->cin, s->cout, b.oh, b.ow))
+                   : NULL;
       float *ref = malloc(sizeof(float) * nout);
       srand(7);
       for (int64_t i = 0; i < nin; ++i)
@@ -130,14 +173,16 @@ int main(int argc, char **argv) {
         b.w[i] = (float)rand() / RAND_MAX - 0.5f;
       for (int64_t i = 0; i < s->cout; ++i)
         b.bias[i] = (float)rand() / RAND_MAX - 0.5f;
+      if (winograd)
+        agl_conv_winograd_filters(b.w, s->cout, s->cin, b.transformed);
+      pack_filters(b.w, s->cout, depth);
       /* The GEMM's result, the direct kernels' against it, warm-up. */
       agl_conv_select(1);
       call(s, &b);
       memcpy(ref, b.out, sizeof(float) * nout);
       double diff = 0, top = 0;
-      for (int way = 2; way <= 3; ++way) {
-        agl_conv_select(way);
-        call(s, &b);
+      for (int way = 2; way <= (winograd ? 4 : 3); ++way) {
+        call_way(s, &b, way);
         for (int64_t i = 0; i < nout; ++i) {
           double d = fabs((double)b.out[i] - ref[i]);
           if (d > diff)
@@ -146,35 +191,41 @@ int main(int argc, char **argv) {
             top = fabs(ref[i]);
         }
       }
+      const int ways = winograd ? 5 : 4;
       for (int r = 0; r < reps; ++r)
-        for (int way = 1; way <= 4; ++way) {
-          agl_conv_select(way % 4);
+        for (int k = 0; k < ways; ++k) {
+          const int way = k < 4 ? (k + 1) % 4 : 4; /* GEMM first */
           double t0 = now();
-          call(s, &b);
-          times[way % 4][r] = now() - t0;
+          call_way(s, &b, way);
+          times[way][r] = now() - t0;
         }
-      double best[4];
-      for (int w = 0; w < 4; ++w) {
+      double best[5];
+      for (int w = 0; w < ways; ++w) {
         qsort(times[w], reps, sizeof(double), compare_doubles);
         /* The machine is shared: the fastest of the repetitions shows what
          * each way costs with the least interference. */
         best[w] = times[w][0];
       }
       double flops = 2.0 * (double)nout * depth;
-      printf("%-30s %3d %9.1f %9.1f %9.1f %9.1f %9.3f %9.2e\n", s->name,
+      char wino[16] = "-";
+      if (winograd)
+        snprintf(wino, sizeof wino, "%.1f", flops / best[4] * 1e-9);
+      printf("%-30s %3d %9.1f %9.1f %9.1f %9.1f %9s %9.3f %9.2e\n", s->name,
              threads, flops / best[1] * 1e-9, flops / best[2] * 1e-9,
-             flops / best[3] * 1e-9, flops / best[0] * 1e-9,
+             flops / best[3] * 1e-9, flops / best[0] * 1e-9, wino,
              best[0] / best[1], top > 0 ? diff / top : diff);
       fflush(stdout);
       free(b.in);
       free(b.w);
       free(b.bias);
       free(b.out);
+      free(b.transformed);
+      free(b.workspace);
       free(ref);
     }
   }
   agl_conv_select(0);
-  for (int w = 0; w < 4; ++w)
+  for (int w = 0; w < 5; ++w)
     free(times[w]);
   return 0;
 }

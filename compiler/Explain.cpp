@@ -100,6 +100,16 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
       text += ", " + size(1) + " groups";
     return {text, machine.threads};
   }
+  if (runtimeKernelCalled(kernel.op) == "conv2d_winograd") {
+    auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
+    std::string text = llvm::formatv(
+        "Winograd F(2x2, 3x3) convolution {0}x{1}x{2} -> {3}x{4}x{5}: input "
+        "tiles transformed per call, filters at compile time, 16 products "
+        "on the {6} {7}x{8} micro-kernel, {9}",
+        size(1), size(2), size(3), size(8), size(14), size(15), machine.gemmIsa,
+        machine.mr, machine.nr, blockingText(kernel.op, machine));
+    return {text, machine.threads};
+  }
   if (runtimeKernelCalled(kernel.op) == "maxpool2d") {
     auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
     std::string text = llvm::formatv(

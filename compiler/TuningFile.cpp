@@ -33,7 +33,8 @@ llvm::Error checkKnob(const KnobSpec &spec, const llvm::json::Value &value,
   case KnobType::Strategy: {
     std::optional<StringRef> text = value.getAsString();
     if (!text || !llvm::is_contained(convolutionStrategies(), *text))
-      return failure(where + ": expected \"implicit-gemm\" or \"im2col\"");
+      return failure(
+          where + ": expected \"implicit-gemm\", \"im2col\" or \"winograd\"");
     return llvm::Error::success();
   }
   case KnobType::Lanes: {

@@ -54,6 +54,7 @@ using autoglm::staticStrides;
 namespace {
 
 constexpr StringLiteral kConv = "agl_kernel_conv2d";
+constexpr StringLiteral kWinograd = "agl_kernel_conv2d_winograd";
 
 /// A convolution found in the IR: the ops it replaces and the call's
 /// arguments. Geometry is 2-D; a 1-D convolution has unit height.
@@ -433,11 +434,10 @@ public:
                         int64_t filters, int64_t depth) {
     if (auto it = packed.find(get.getName()); it != packed.end())
       return it->second;
-    auto global = symbols.lookup<memref::GlobalOp>(get.getName());
-    std::optional<SmallVector<float>> values;
-    if (global && global.getConstant())
-      values = autoglm::floatValues(global.getInitialValueAttr());
-    if (!values || (int64_t)values->size() != groups * filters * depth)
+    memref::GlobalOp global;
+    std::optional<SmallVector<float>> values =
+        constantValues(get, groups * filters * depth, global);
+    if (!values)
       return nullptr;
     constexpr int64_t nr = AGL_CONV_PACKED_NR;
     SmallVector<float> data(groups * filters * depth);
@@ -449,24 +449,63 @@ public:
           data[(g * filters + first) * depth + d * width + (f - first)] =
               (*values)[(g * filters + f) * depth + d];
       }
+    memref::GlobalOp result =
+        addConstant(global, "_conv_packed", ArrayRef<float>(data));
+    packed[get.getName()] = result;
+    return result;
+  }
+
+  /// The filters [f, c, 3, 3] (one group) transformed for
+  /// agl_kernel_conv2d_winograd: 16 matrices [c x f], packed.
+  memref::GlobalOp winograd(memref::GetGlobalOp get, int64_t filters,
+                            int64_t channels) {
+    if (auto it = transformed.find(get.getName()); it != transformed.end())
+      return it->second;
+    memref::GlobalOp global;
+    std::optional<SmallVector<float>> values =
+        constantValues(get, filters * channels * 9, global);
+    if (!values)
+      return nullptr;
+    SmallVector<float> data(16 * filters * channels);
+    agl_conv_winograd_filters(values->data(), filters, channels, data.data());
+    memref::GlobalOp result =
+        addConstant(global, "_winograd", ArrayRef<float>(data));
+    transformed[get.getName()] = result;
+    return result;
+  }
+
+private:
+  /// The `size` values of the constant global `get` reads, or nothing.
+  std::optional<SmallVector<float>> constantValues(memref::GetGlobalOp get,
+                                                   int64_t size,
+                                                   memref::GlobalOp &global) {
+    global = symbols.lookup<memref::GlobalOp>(get.getName());
+    std::optional<SmallVector<float>> values;
+    if (global && global.getConstant())
+      values = autoglm::floatValues(global.getInitialValueAttr());
+    if (!values || (int64_t)values->size() != size)
+      return std::nullopt;
+    return values;
+  }
+
+  memref::GlobalOp addConstant(memref::GlobalOp like, StringRef suffix,
+                               ArrayRef<float> data) {
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     auto type = MemRefType::get({(int64_t)data.size()}, b.getF32Type());
     auto tensorType =
         RankedTensorType::get({(int64_t)data.size()}, b.getF32Type());
     auto result = memref::GlobalOp::create(
-        b, global.getLoc(), (global.getSymName() + "_conv_packed").str(),
+        b, like.getLoc(), (like.getSymName() + suffix).str(),
         b.getStringAttr("private"), type,
-        DenseElementsAttr::get(tensorType, ArrayRef<float>(data)),
+        DenseElementsAttr::get(tensorType, data),
         /*constant=*/true, b.getI64IntegerAttr(64));
     symbols.insert(result); // renames on a clash
-    packed[get.getName()] = result;
     return result;
   }
 
-private:
   ModuleOp module;
   SymbolTable symbols;
-  llvm::StringMap<memref::GlobalOp> packed;
+  llvm::StringMap<memref::GlobalOp> packed, transformed;
 };
 
 func::FuncOp declareConv(ModuleOp module) {
@@ -480,6 +519,31 @@ func::FuncOp declareConv(ModuleOp module) {
                             ptr, ptr};
   return autoglm::declareRuntimeFunction(module, kConv,
                                          b.getFunctionType(args, {}));
+}
+
+func::FuncOp declareWinograd(ModuleOp module) {
+  OpBuilder b(module.getContext());
+  Type i64 = b.getI64Type(), i32 = b.getI32Type(),
+       ptr = LLVM::LLVMPointerType::get(b.getContext());
+  // The order of agl_kernel_conv2d_winograd's parameters (kernels.h).
+  SmallVector<Type> args = {i64, i64, i64, i64, ptr, i64, i64, i64,
+                            i64, i64, i64, ptr, ptr, ptr, i64, i64,
+                            i64, i64, i32, i32, ptr, ptr, ptr};
+  return autoglm::declareRuntimeFunction(module, kWinograd,
+                                         b.getFunctionType(args, {}));
+}
+
+/// Whether Winograd's F(2x2, 3x3) computes this convolution: a 3x3 kernel
+/// with unit strides and dilations, one group, and enough channels and
+/// filters (`minChannels`, by default 64) that its products, not its
+/// transforms, take the time. Measured with bench/conv_kernel_bench.c
+/// (Zen 2, AVX2): 1.1-1.65x the direct kernel's speed at 1 and 2 threads
+/// from 64 channels and filters on; at 48 or fewer, slower at 2 threads.
+bool winogradFits(const Convolution &conv, int64_t minChannels) {
+  return conv.groups == 1 && conv.kernelH == 3 && conv.kernelW == 3 &&
+         conv.strideH == 1 && conv.strideW == 1 && conv.dilationH == 1 &&
+         conv.dilationW == 1 && conv.channels >= minChannels &&
+         conv.filters >= minChannels && conv.outH >= 4 && conv.outW >= 4;
 }
 
 /// Erases `value`'s defining view ops that nothing uses any more.
@@ -502,10 +566,15 @@ std::string tuningKey(const Convolution &conv) {
        conv.outH, conv.outW});
 }
 
-bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
+/// Replaces the convolution by a call of agl_kernel_conv2d, or with
+/// `winograd` of agl_kernel_conv2d_winograd and its workspace (a buffer the
+/// arena plan places).
+bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer,
+                           bool winograd) {
   int64_t depth = conv.channels * conv.kernelH * conv.kernelW;
   memref::GlobalOp packedFilter =
-      packer.pack(conv.weights, conv.groups, conv.filters, depth);
+      winograd ? packer.winograd(conv.weights, conv.filters, conv.channels)
+               : packer.pack(conv.weights, conv.groups, conv.filters, depth);
   if (!packedFilter)
     return false;
   OpBuilder b(conv.product);
@@ -532,44 +601,80 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer) {
   Value filter = memref::GetGlobalOp::create(b, loc, packedFilter.getType(),
                                              packedFilter.getSymName());
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-  Value bias = conv.bias ? autoglm::pointerTo(b, loc, conv.bias).pointer
-                         : LLVM::ZeroOp::create(b, loc, ptrType).getResult();
-  SmallVector<Value> args = {
-      constant(conv.batch),
-      constant(conv.groups),
-      constant(conv.channels),
-      constant(conv.height),
-      constant(conv.width),
-      autoglm::pointerTo(b, loc, conv.input).pointer,
-      constant(inStrides[0]),
-      constant(inStrides[channelAxis]),
-      constant(rowStride),
-      constant(conv.filters),
-      constant(conv.kernelH),
-      constant(conv.kernelW),
-      constant(conv.strideH),
-      constant(conv.strideW),
-      constant(conv.dilationH),
-      constant(conv.dilationW),
-      constant(conv.padTop),
-      constant(conv.padLeft),
-      autoglm::pointerTo(b, loc, filter).pointer,
-      bias,
-      autoglm::pointerTo(b, loc, output).pointer,
-      constant(conv.outH),
-      constant(conv.outW),
-      constant(outStrides[0]),
-      constant(outChannelStride),
-      arith::ConstantIntOp::create(b, loc, conv.accumulate, 32),
-      arith::ConstantIntOp::create(b, loc, conv.act, 32),
-      conv.residual
-          ? autoglm::pointerTo(b, loc, conv.residual).pointer
-          : LLVM::ZeroOp::create(b, loc, ptrType).getResult()};
+  Value null = LLVM::ZeroOp::create(b, loc, ptrType).getResult();
+  Value bias = conv.bias ? autoglm::pointerTo(b, loc, conv.bias).pointer : null;
+  Value input = autoglm::pointerTo(b, loc, conv.input).pointer;
+  Value filterPointer = autoglm::pointerTo(b, loc, filter).pointer;
+  Value outputPointer = autoglm::pointerTo(b, loc, output).pointer;
+  Value residual =
+      conv.residual ? autoglm::pointerTo(b, loc, conv.residual).pointer : null;
+  Value accumulate = arith::ConstantIntOp::create(b, loc, conv.accumulate, 32);
+  Value act = arith::ConstantIntOp::create(b, loc, conv.act, 32);
+  SmallVector<Value> args;
+  if (winograd) {
+    Value workspace = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({agl_conv_winograd_workspace_floats(
+                            conv.channels, conv.filters, conv.outH, conv.outW)},
+                        b.getF32Type()));
+    args = {constant(conv.batch),
+            constant(conv.channels),
+            constant(conv.height),
+            constant(conv.width),
+            input,
+            constant(inStrides[0]),
+            constant(inStrides[channelAxis]),
+            constant(rowStride),
+            constant(conv.filters),
+            constant(conv.padTop),
+            constant(conv.padLeft),
+            filterPointer,
+            bias,
+            outputPointer,
+            constant(conv.outH),
+            constant(conv.outW),
+            constant(outStrides[0]),
+            constant(outChannelStride),
+            accumulate,
+            act,
+            residual,
+            autoglm::pointerTo(b, loc, workspace).pointer};
+  } else {
+    args = {constant(conv.batch),
+            constant(conv.groups),
+            constant(conv.channels),
+            constant(conv.height),
+            constant(conv.width),
+            input,
+            constant(inStrides[0]),
+            constant(inStrides[channelAxis]),
+            constant(rowStride),
+            constant(conv.filters),
+            constant(conv.kernelH),
+            constant(conv.kernelW),
+            constant(conv.strideH),
+            constant(conv.strideW),
+            constant(conv.dilationH),
+            constant(conv.dilationW),
+            constant(conv.padTop),
+            constant(conv.padLeft),
+            filterPointer,
+            bias,
+            outputPointer,
+            constant(conv.outH),
+            constant(conv.outW),
+            constant(outStrides[0]),
+            constant(outChannelStride),
+            accumulate,
+            act,
+            residual};
+  }
   auto module = conv.product->getParentOfType<ModuleOp>();
   autoglm::GemmBlocking blocking =
       autoglm::tunedBlocking(module, tuningKey(conv));
   args.push_back(autoglm::blockingArgument(b, loc, module, blocking));
-  auto call = func::CallOp::create(b, loc, declareConv(module), args);
+  auto call = func::CallOp::create(
+      b, loc, winograd ? declareWinograd(module) : declareConv(module), args);
   autoglm::recordBlocking(call, blocking);
   Value weights = conv.product.getDpsInputs()[0];
   for (Operation *op : {conv.product.getOperation(),
@@ -603,10 +708,14 @@ struct ConvolutionsToKernelsPass
         DictionaryAttr knobs = autoglm::tuningFor(module, tuningKey(*conv));
         std::optional<StringRef> strategy =
             autoglm::stringKnob(knobs, "strategy");
-        bool kernel = strategy ? *strategy == "implicit-gemm"
-                               : conv->filters >= minFilters;
+        // `winograd` where F(2x2, 3x3) does not fit takes the kernel.
+        bool fits = winogradFits(*conv, winogradMinChannels);
+        bool winograd =
+            strategy ? *strategy == "winograd" && fits : this->winograd && fits;
+        bool kernel = strategy ? *strategy != "im2col"
+                               : conv->filters >= minFilters || winograd;
         if (kernel)
-          replaceWithKernelCall(*conv, packer);
+          replaceWithKernelCall(*conv, packer, winograd);
         else // reports and tuners find the convolution by its gather
           conv->gather->setAttr(
               autoglm::kTuningKeyAttrName,

@@ -420,13 +420,27 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     micro-kernel's 32 columns, which would go partly unused, while the GEMM
     call puts them on its rows (for the small convolutions of
     models/resnet_cnn.onnx, 16 filters on 16x16 maps, that is about 15%
-    faster per convolution). A tuning's `strategy` decides instead, either
-    way. A convolution left as gather and product keeps its key on the
-    gather (`autoglm.tuning_key`), where reports and tuners find it.
+    faster per convolution). 3x3 convolutions with unit strides and
+    dilations, one group and at least `winograd-min-channels` channels and
+    filters (and outputs at least 4x4) call `agl_kernel_conv2d_winograd`
+    instead, Winograd's
+    F(2x2, 3x3): the filters are transformed here (16 matrices of channels
+    x filters, packed as for the GEMM), and a workspace buffer for the
+    transformed input and the products is allocated before the call, for
+    the arena plan to place. A tuning's `strategy` decides instead, either
+    way (`implicit-gemm`, `winograd` where it fits, or anything else for
+    the GEMM call). A convolution left as gather and product keeps its key
+    on the gather (`autoglm.tuning_key`), where reports and tuners find it.
   }];
   let options = [
     Option<"minFilters", "min-filters", "int64_t", "32",
-           "Filters per group below which a convolution keeps im2col">
+           "Filters per group below which a convolution keeps im2col">,
+    Option<"winograd", "winograd", "bool", "true",
+           "Compute 3x3 convolutions with unit strides and one group by "
+           "Winograd's F(2x2, 3x3)">,
+    Option<"winogradMinChannels", "winograd-min-channels", "int64_t", "64",
+           "Channels and filters below which a 3x3 convolution is not run "
+           "by Winograd's F(2x2, 3x3)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

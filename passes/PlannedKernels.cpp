@@ -79,6 +79,24 @@ KernelCost costOf(Operation *op) {
     }
     return cost;
   }
+  if (runtimeKernel(op) == "conv2d_winograd") {
+    // (batch, in_channels, in_h, in_w, input, 3 strides, out_channels, pads,
+    //  weights, bias, out, out_h, out_w, ...): the direct 3x3
+    //  convolution's FLOPs (Winograd's products take 16/36 of them).
+    auto size = [&](unsigned i) {
+      return getConstantIntValue(op->getOperand(i));
+    };
+    auto sizes = {size(0), size(1),  size(2), size(3),
+                  size(8), size(14), size(15)};
+    if (llvm::all_of(sizes, [](auto s) { return s.has_value(); })) {
+      double batch = *size(0), in = *size(1), inH = *size(2), inW = *size(3),
+             out = *size(8), positions = double(*size(14)) * *size(15);
+      cost.flops = 2 * batch * out * positions * in * 9;
+      cost.bytes = 4 * (batch * in * inH * inW + 16 * out * in +
+                        batch * out * positions);
+    }
+    return cost;
+  }
   if (runtimeKernel(op) == "maxpool2d") {
     // (batch, channels, in_h, in_w, input, 3 strides, kernel_h, kernel_w,
     //  ..., out, out_h, out_w, ...): one max per window tap.
@@ -236,6 +254,9 @@ std::string tuningKeyOf(Operation *op) {
     return autoglm::convTuningKey({size(0), size(1), size(2), size(3), size(4),
                                    size(9), size(10), size(11), size(12),
                                    size(13), size(21), size(22)});
+  if (kernel == "conv2d_winograd") // the convolution's key, as conv2d's
+    return autoglm::convTuningKey({size(0), 1, size(1), size(2), size(3),
+                                   size(8), 3, 3, 1, 1, size(14), size(15)});
   if (kernel.starts_with("sgemm"))
     return autoglm::gemmTuningKey(size(0), size(1), size(2), size(3));
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))

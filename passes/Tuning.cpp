@@ -160,7 +160,7 @@ constexpr KnobSpec kLoopKnobs[] = {
      "f32 lanes per vector (a power of two up to 16; 1: scalar)"},
     {"parallel", KnobType::Bool, "split across the thread pool"},
 };
-constexpr StringLiteral kStrategies[] = {"implicit-gemm", "im2col"};
+constexpr StringLiteral kStrategies[] = {"implicit-gemm", "im2col", "winograd"};
 /// A generic, and the named linalg ops that reach the loop passes.
 constexpr StringLiteral kLoopKinds[] = {
     "loop", "fill", "copy", "map", "reduce", "transpose", "broadcast"};

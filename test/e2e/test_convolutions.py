@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Convolutions with constant filters, which compiled models run on the
 runtime's convolution kernel (forced by a tuning file where the cost model
-keeps im2col and the GEMM for fewer than 32 filters): padding on every
-side, strides, dilations, groups, 1-D, with and without bias, followed by a
-ReLU or not, against direct loops in numpy (float64); the cost model's
-choice; and the same models compiled with --no-kernels, which must call no
-runtime symbol."""
+keeps im2col and the GEMM for fewer than 32 filters, or picks Winograd):
+padding on every side, strides, dilations, groups, 1-D, with and without
+bias, followed by a ReLU or not, against direct loops in numpy (float64);
+the cost model's choice (Winograd's F(2x2, 3x3) for 3x3 convolutions with
+64 channels and filters or more); and the same models compiled with
+--no-kernels, which must call no runtime symbol."""
 
 import json
 import os
@@ -39,7 +40,14 @@ CASES = {
     "stride_3": ([1, 2, 17, 19], 5, [3, 3], [3, 3], [1, 1, 1, 1],
                  [1, 1], 1, False, True),
     "one_d": ([1, 4, 40], 9, [5], [2], [2, 2], [1], 1, True, True),
+    # 3x3, unit strides, 64 channels and filters or more: Winograd's
+    # F(2x2, 3x3) by default (odd output sizes: partial 2x2 tiles).
+    "winograd_odd": ([1, 64, 9, 11], 64, [3, 3], [1, 1], [1, 1, 1, 1],
+                     [1, 1], 1, True, True),
+    "winograd_unpadded": ([2, 72, 8, 8], 80, [3, 3], [1, 1], [0, 0, 0, 0],
+                          [1, 1], 1, False, False),
 }
+WINOGRAD = [name for name in CASES if name.startswith("winograd")]
 
 
 def conv_reference(x, w, b, strides, pads, dilations, group):
@@ -149,7 +157,9 @@ class ConvolutionKernelTest(E2ETestCase):
             with self.subTest(case=name):
                 artifact = self.check(name, "--tuning",
                                       self.force_kernel(name))
-                self.assertIn("agl_kernel_conv2d", self.symbols(artifact))
+                symbols = self.symbols(artifact)
+                self.assertIn("agl_kernel_conv2d", symbols)
+                self.assertNotIn("agl_kernel_conv2d_winograd", symbols)
 
     def test_cost_model_keeps_im2col_for_few_filters(self):
         for name, spec in CASES.items():
@@ -162,6 +172,13 @@ class ConvolutionKernelTest(E2ETestCase):
                     self.assertNotIn("agl_kernel_conv2d",
                                      self.symbols(artifact))
                     self.assertIn("agl_kernel_sgemm", self.symbols(artifact))
+
+    def test_winograd_for_many_channels(self):
+        for name in WINOGRAD:
+            with self.subTest(case=name):
+                artifact = self.check(name)
+                self.assertIn("agl_kernel_conv2d_winograd",
+                              self.symbols(artifact))
 
     def test_no_kernels_matches_reference(self):
         for name in CASES:
@@ -237,9 +254,14 @@ class ResidualNetworkTest(E2ETestCase):
         self.assertEqual(result.returncode, 0, describe(result))
         kernels = [k["name"] for k in json.loads(result.stdout)["kernels"]]
         # Six convolution calls and nothing else: the ReLUs and the
-        # Add + ReLU of each block are the calls' epilogues.
+        # Add + ReLU of each block are the calls' epilogues. The second
+        # block's 64 -> 64 3x3 one runs by Winograd, its shortcut and ReLU
+        # in the output transform's epilogue.
         self.assertEqual(len(kernels), 6, kernels)
         self.assertTrue(all(k.startswith("conv2d") for k in kernels), kernels)
+        self.assertEqual(
+            [k for k in kernels if k.startswith("conv2d_winograd")],
+            ["conv2d_winograd b2c2"], kernels)
         result = run_model(os.path.join(directory, "resnet.so"),
                            "-i", os.path.join(directory, "resnet_x.npy"),
                            "-e", os.path.join(directory, "resnet_y.npy"),

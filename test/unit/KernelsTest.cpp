@@ -610,9 +610,13 @@ std::vector<float> packConvWeights(const std::vector<float> &w,
 // Compares agl_kernel_conv2d with a naive loop in double on random data:
 // inputs with padded rows and channels, outputs with padded channels (whose
 // gaps must stay untouched). Returns the number of mismatches.
+// With `winograd`, agl_kernel_conv2d_winograd instead (3x3, unit strides
+// and dilations, one group), within a looser bound: its transforms add up
+// to 16 products of an input and a weight before the sums over channels.
 int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
               bool withResidual, std::mt19937 &rng,
-              const agl_gemm_blocking *blocking = nullptr) {
+              const agl_gemm_blocking *blocking = nullptr,
+              bool winograd = false) {
   const int64_t oh = (s.h + s.pt + s.pb - s.dh * (s.kh - 1) - 1) / s.sh + 1;
   const int64_t ow = (s.w + s.pl + s.pr - s.dw * (s.kw - 1) - 1) / s.sw + 1;
   const int64_t rowStride = s.w + 3, channelStride = s.h * rowStride + 5;
@@ -634,13 +638,25 @@ int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
   for (float &v : out)
     v = dist(rng);
   const std::vector<float> before = out;
-  std::vector<float> packed = packConvWeights(w, s);
-  agl_kernel_conv2d(s.batch, s.groups, s.cin, s.h, s.w, in.data(), inBatch,
-                    channelStride, rowStride, s.cout, s.kh, s.kw, s.sh, s.sw,
-                    s.dh, s.dw, s.pt, s.pl, packed.data(),
-                    withBias ? bias.data() : nullptr, out.data(), oh, ow,
-                    outBatch, outChannel, accumulate, act,
-                    withResidual ? residual.data() : nullptr, blocking);
+  if (winograd) {
+    std::vector<float> transformed(16 * s.cout * s.cin),
+        workspace(agl_conv_winograd_workspace_floats(s.cin, s.cout, oh, ow));
+    agl_conv_winograd_filters(w.data(), s.cout, s.cin, transformed.data());
+    agl_kernel_conv2d_winograd(
+        s.batch, s.cin, s.h, s.w, in.data(), inBatch, channelStride, rowStride,
+        s.cout, s.pt, s.pl, transformed.data(),
+        withBias ? bias.data() : nullptr, out.data(), oh, ow, outBatch,
+        outChannel, accumulate, act, withResidual ? residual.data() : nullptr,
+        workspace.data(), blocking);
+  } else {
+    std::vector<float> packed = packConvWeights(w, s);
+    agl_kernel_conv2d(s.batch, s.groups, s.cin, s.h, s.w, in.data(), inBatch,
+                      channelStride, rowStride, s.cout, s.kh, s.kw, s.sh, s.sw,
+                      s.dh, s.dw, s.pt, s.pl, packed.data(),
+                      withBias ? bias.data() : nullptr, out.data(), oh, ow,
+                      outBatch, outChannel, accumulate, act,
+                      withResidual ? residual.data() : nullptr, blocking);
+  }
   int failures = 0;
   for (int64_t n = 0; n < s.batch; ++n)
     for (int64_t f = 0; f < filters; ++f) {
@@ -671,7 +687,10 @@ int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
               scale += std::fabs(x * wt);
             }
         double expect = activate(sum, act);
-        double tol = (depth * std::ldexp(1.0, -23) + 1e-6) * scale + 1e-30;
+        double tol =
+            ((winograd ? 16 : 1) * depth * std::ldexp(1.0, -23) + 1e-6) *
+                scale +
+            1e-30;
         if (!(std::fabs(out[at] - expect) <= tol) && ++failures <= 3)
           ADD_FAILURE() << "conv n=" << n << " f=" << f << " y=" << oy
                         << " x=" << ox << ": " << out[at] << " vs " << expect;
@@ -776,6 +795,46 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
           ++index;
         }
       }
+}
+
+// agl_kernel_conv2d_winograd: output sizes odd and even (partial 2x2
+// tiles), tile rows of fewer and more than 8 tiles, padding 0, 1 and 2 on
+// uneven sides, one channel, depths across the GEMM's depth blocks, filters
+// across its 32-wide panels, a batch, a 1x1 image.
+const ConvShape kWinogradShapes[] = {
+    // batch groups cin h w cout kh kw sh sw dh dw pt pl pb pr
+    {1, 1, 3, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {2, 1, 5, 9, 17, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 1, 1, 12, 40, 7, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 1, 16, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 1, 400, 7, 9, 40, 3, 3, 1, 1, 1, 1, 2, 1, 0, 2},
+    {1, 1, 8, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 1, 6, 31, 35, 70, 3, 3, 1, 1, 1, 1, 1, 2, 1, 0},
+};
+
+TEST_F(KernelsTest, Conv2dWinogradMatchesReference) {
+  std::mt19937 rng(79);
+  for (int isa : {0, 1, 3})
+    for (int threads : {1, 2, 3}) {
+      agl_gemm_select(isa);
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      int variant = threads + isa, failures = 0, index = 0;
+      for (const ConvShape &s : kWinogradShapes) {
+        bool withBias = variant % 2 == 0;
+        int accumulate = variant % 3 == 1;
+        int act = variant % 5 == 2   ? AGL_ACT_RELU
+                  : variant % 5 == 4 ? AGL_ACT_SILU
+                                     : AGL_ACT_NONE;
+        bool withResidual = variant % 7 < 3;
+        ++variant;
+        const agl_gemm_blocking small = {50, 64, 28};
+        failures += checkConv(s, withBias, accumulate, act, withResidual, rng,
+                              variant % 4 == 0 ? &small : nullptr, true);
+        ASSERT_EQ(failures, 0)
+            << "isa=" << isa << " threads=" << threads << " shape " << index;
+        ++index;
+      }
+    }
 }
 
 // ---- agl_kernel_maxpool2d ----------------------------------------------------

@@ -28,8 +28,13 @@ std::vector<Knob> knobsToSearch(const std::string &key,
   if (kind == "conv2d") {
     if (settled.getString("strategy") == "im2col")
       return {{"strategy", {"implicit-gemm"}}};
-    // Both strategies: the cost model takes either, by the filter count.
-    return {{"strategy", {"im2col", "implicit-gemm"}}, kc(), nc(), mc()};
+    // Every strategy: the cost model takes any, by the filter count and
+    // the kernel (Winograd for 3x3 ones with unit strides, one group).
+    llvm::StringRef k(key);
+    Knob strategy = {"strategy", {"im2col", "implicit-gemm"}};
+    if (k.contains(" g1 ") && k.contains(" k3x3 s1x1 "))
+      strategy.values.push_back("winograd");
+    return {strategy, kc(), nc(), mc()};
   }
   if (kind == "loop" || kind == "fill" || kind == "copy" || kind == "map" ||
       kind == "transpose" || kind == "broadcast" || kind == "reduce")

@@ -140,6 +140,61 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
                        const float *residual,
                        const agl_gemm_blocking *blocking);
 
+/* The same convolution for 3x3 kernels with unit strides and dilations and
+   one group, by Winograd's minimal filtering F(2x2, 3x3) (Lavin & Gray):
+   each 2x2 block of outputs ("tile") of a filter is
+     A^T [ (G g G^T) .* (B^T d B) ] A
+   over the channels, with d the tile's 4x4 window of the input and g the
+   filter's 3x3 weights, so that 16 products per tile and channel replace 36.
+   The sums over the channels are 16 matrix products of [filters x
+   channels] by [channels x tiles], run on the packed GEMM.
+   `transformed_weights` are the G g G^T of agl_conv_winograd_filters;
+   `workspace` holds agl_conv_winograd_workspace_floats floats (the transformed
+   input and the products), which the call overwrites. Other arguments as for
+   agl_kernel_conv2d; results agree with it within a few units of rounding
+   of the sums' magnitudes. */
+static inline int64_t agl_conv_winograd_tiles(int64_t out_h, int64_t out_w) {
+  return ((out_h + 1) / 2) * ((out_w + 1) / 2);
+}
+static inline int64_t agl_conv_winograd_workspace_floats(int64_t channels,
+                                                         int64_t filters,
+                                                         int64_t out_h,
+                                                         int64_t out_w) {
+  return 16 * agl_conv_winograd_tiles(out_h, out_w) * (channels + filters);
+}
+/* The weights w[f, c, 3, 3] (filters x channels) transformed for
+   agl_kernel_conv2d_winograd: 16 * filters * channels floats at out, for
+   each of the 16 elements of G g G^T a [filters x channels] matrix, row by
+   row. The sums are formed in double. */
+static inline void agl_conv_winograd_filters(const float *w, int64_t filters,
+                                             int64_t channels, float *out) {
+  /* G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. */
+  static const double G[4][3] = {
+      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  for (int64_t f = 0; f < filters; ++f)
+    for (int64_t c = 0; c < channels; ++c) {
+      const float *g = w + (f * channels + c) * 9;
+      double gt[4][3]; /* G g */
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j)
+          gt[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) {
+          double u = gt[i][0] * G[j][0] + gt[i][1] * G[j][1] +
+                     gt[i][2] * G[j][2]; /* (G g G^T)[i][j] */
+          out[((4 * i + j) * filters + f) * channels + c] = (float)u;
+        }
+    }
+}
+void agl_kernel_conv2d_winograd(
+    int64_t batch, int64_t in_channels, int64_t in_h, int64_t in_w,
+    const float *input, int64_t in_batch_stride, int64_t in_channel_stride,
+    int64_t in_row_stride, int64_t out_channels, int64_t pad_top,
+    int64_t pad_left, const float *transformed_weights, const float *bias,
+    float *out, int64_t out_h, int64_t out_w, int64_t out_batch_stride,
+    int64_t out_channel_stride, int32_t accumulate, int32_t activation,
+    const float *residual, float *workspace, const agl_gemm_blocking *blocking);
+
 /* Max pooling of NCHW images:
      out[n, c, oy, ox] = max_{ki, kj} in[n, c, oy*stride_h + ki*dilation_h
                                             - pad_top,

@@ -134,12 +134,37 @@ static AGL_ALWAYS_INLINE __m256 agl_activate256(__m256 x, int act) {
   }
 }
 
-/* Loads the first `count` floats at p (all 8 without a mask when count is
- * 8 or more); the rest of the lanes are zero. */
+/* The first `count` (0..3) floats at p; the rest of the lanes are zero. */
+static AGL_ALWAYS_INLINE __m128 agl_load_lanes128(const float *p,
+                                                  int64_t count) {
+  const __m128 zero = _mm_setzero_ps();
+  switch (count) {
+  case 1:
+    return _mm_load_ss(p);
+  case 2:
+    return _mm_loadl_pi(zero, (const __m64 *)p);
+  case 3:
+    return _mm_movelh_ps(_mm_loadl_pi(zero, (const __m64 *)p),
+                         _mm_load_ss(p + 2));
+  default:
+    return zero;
+  }
+}
+
+/* Loads the first `count` floats at p (all 8 when count is 8 or more); the
+ * rest of the lanes are zero. As agl_store_lanes256, in pieces: vmaskmovps
+ * loads cost AMD's cores as much as the epilogues' arithmetic (the stores
+ * just before them are in pieces too, and a masked load spanning them may
+ * not be forwarded from the store buffer). */
 static AGL_ALWAYS_INLINE __m256 agl_load_lanes256(const float *p,
                                                   int64_t count) {
-  return count >= 8 ? _mm256_loadu_ps(p)
-                    : _mm256_maskload_ps(p, agl_lanes8(count));
+  if (count >= 8)
+    return _mm256_loadu_ps(p);
+  if (count >= 4)
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)),
+                                agl_load_lanes128(p + 4, count - 4), 1);
+  return _mm256_insertf128_ps(
+      _mm256_castps128_ps256(agl_load_lanes128(p, count)), _mm_setzero_ps(), 1);
 }
 
 /* Stores the first `count` lanes of v at p. Not with vmaskmovps: its

@@ -46,6 +46,12 @@ static AGL_ALWAYS_INLINE void bcast_tile(const int R, const int VECS,
     acc[i][0] = _mm256_setzero_ps();
     acc[i][1] = _mm256_setzero_ps();
   }
+  /* The output's lines start coming in while the tile computes: its
+   * stores otherwise wait on them. */
+  for (int j = 0; j < t->nr; ++j) {
+    __builtin_prefetch(t->out + j * t->out_channel_stride, 1, 3);
+    __builtin_prefetch(t->out + j * t->out_channel_stride + R - 1, 1, 3);
+  }
   int64_t o[MR];
 #pragma GCC unroll 6
   for (int i = 0; i < R; ++i)

@@ -314,6 +314,38 @@ AGL_HIDDEN int agl_conv_bcast_rows_avx2(const agl_conv_direct *d, int64_t n,
                                         int64_t f0, int64_t f1);
 #endif
 
+/* ---- Winograd F(2x2, 3x3) convolution (conv_winograd.c) ----------------- */
+
+/* One image of agl_kernel_conv2d_winograd. Tile t = ty * tiles_w + tx
+ * covers outputs (2ty..2ty+1, 2tx..2tx+1) and reads the input window of
+ * rows 2ty - pad_top .. +3 and columns 2tx - pad_left .. +3. */
+typedef struct agl_winograd {
+  const float *input; /* this image */
+  int64_t channel_stride, row_stride, in_h, in_w, pad_top, pad_left;
+  int64_t channels, filters, out_h, out_w, tiles_w, tiles;
+  float *v; /* B^T d B: [16][channels][tiles] */
+  float *m; /* the products: [16][filters][tiles] */
+  const float *bias;
+  const float *residual; /* this image's, in the output's layout */
+  float *out;            /* this image's */
+  int64_t out_channel_stride;
+  int accumulate, act;
+} agl_winograd;
+
+/* The input transform of channels [c0, c1) into v, and the output
+ * transform of filters [f0, f1) from m into out with the epilogue. */
+AGL_HIDDEN void agl_winograd_input_portable(const agl_winograd *w, int64_t c0,
+                                            int64_t c1);
+AGL_HIDDEN void agl_winograd_output_portable(const agl_winograd *w, int64_t f0,
+                                             int64_t f1);
+#if defined(AGL_HAVE_AVX2_KERNELS)
+/* The same 8 tiles at a time (AVX2, also on CPUs with AVX-512). */
+AGL_HIDDEN void agl_winograd_input_avx2(const agl_winograd *w, int64_t c0,
+                                        int64_t c1);
+AGL_HIDDEN void agl_winograd_output_avx2(const agl_winograd *w, int64_t f0,
+                                         int64_t f1);
+#endif
+
 /* ---- max pooling (pool.c) ----------------------------------------------- */
 
 /* The arguments of agl_kernel_maxpool2d, and how it computes a row. */
