@@ -534,16 +534,20 @@ func::FuncOp declareWinograd(ModuleOp module) {
 }
 
 /// Whether Winograd's F(2x2, 3x3) computes this convolution: a 3x3 kernel
-/// with unit strides and dilations, one group, and enough channels and
-/// filters (`minChannels`, by default 64) that its products, not its
-/// transforms, take the time. Measured with bench/conv_kernel_bench.c
-/// (Zen 2, AVX2): 1.1-1.65x the direct kernel's speed at 1 and 2 threads
-/// from 64 channels and filters on; at 48 or fewer, slower at 2 threads.
+/// with unit strides and dilations, one group, enough channels and filters
+/// (`minChannels`, by default 64) that its products, not its transforms,
+/// take the time, and at least 32 tiles (2x2 outputs), among which each
+/// transformed weight is used: its 16 matrices are 16/9 the bytes of the
+/// filters, read once per call. Measured with bench/conv_kernel_bench.c
+/// (Zen 2, AVX2): 1.25-1.65x the direct kernel's speed from 64 channels
+/// and filters on (resnet224's 56x56 to 14x14 maps); at 48 or fewer,
+/// slower at 2 threads; on a 7x7 map (16 tiles) with 512 channels, 0.8x.
 bool winogradFits(const Convolution &conv, int64_t minChannels) {
   return conv.groups == 1 && conv.kernelH == 3 && conv.kernelW == 3 &&
          conv.strideH == 1 && conv.strideW == 1 && conv.dilationH == 1 &&
          conv.dilationW == 1 && conv.channels >= minChannels &&
-         conv.filters >= minChannels && conv.outH >= 4 && conv.outW >= 4;
+         conv.filters >= minChannels &&
+         agl_conv_winograd_tiles(conv.outH, conv.outW) >= 32;
 }
 
 /// Erases `value`'s defining view ops that nothing uses any more.

@@ -421,9 +421,9 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     call puts them on its rows (for the small convolutions of
     models/resnet_cnn.onnx, 16 filters on 16x16 maps, that is about 15%
     faster per convolution). 3x3 convolutions with unit strides and
-    dilations, one group and at least `winograd-min-channels` channels and
-    filters (and outputs at least 4x4) call `agl_kernel_conv2d_winograd`
-    instead, Winograd's
+    dilations, one group, at least `winograd-min-channels` channels and
+    filters and at least 32 tiles of 2x2 outputs call
+    `agl_kernel_conv2d_winograd` instead, Winograd's
     F(2x2, 3x3): the filters are transformed here (16 matrices of channels
     x filters, packed as for the GEMM), and a workspace buffer for the
     transformed input and the products is allocated before the call, for

@@ -40,11 +40,12 @@ CASES = {
     "stride_3": ([1, 2, 17, 19], 5, [3, 3], [3, 3], [1, 1, 1, 1],
                  [1, 1], 1, False, True),
     "one_d": ([1, 4, 40], 9, [5], [2], [2, 2], [1], 1, True, True),
-    # 3x3, unit strides, 64 channels and filters or more: Winograd's
-    # F(2x2, 3x3) by default (odd output sizes: partial 2x2 tiles).
-    "winograd_odd": ([1, 64, 9, 11], 64, [3, 3], [1, 1], [1, 1, 1, 1],
+    # 3x3, unit strides, 64 channels and filters or more, 32 tiles of 2x2
+    # outputs or more: Winograd's F(2x2, 3x3) by default (odd output sizes:
+    # partial tiles).
+    "winograd_odd": ([1, 64, 13, 11], 64, [3, 3], [1, 1], [1, 1, 1, 1],
                      [1, 1], 1, True, True),
-    "winograd_unpadded": ([2, 72, 8, 8], 80, [3, 3], [1, 1], [0, 0, 0, 0],
+    "winograd_unpadded": ([2, 72, 16, 14], 80, [3, 3], [1, 1], [0, 0, 0, 0],
                           [1, 1], 1, False, False),
 }
 WINOGRAD = [name for name in CASES if name.startswith("winograd")]
@@ -222,7 +223,7 @@ def residual_network(directory, rng):
         reference[name] = np.maximum(reference[a] + reference[b], 0)
         return name
 
-    x = rng.standard_normal((1, 3, 32, 32)).astype(np.float32)
+    x = rng.standard_normal((1, 3, 64, 64)).astype(np.float32)
     reference["x"] = x.astype(np.float64)
     h = conv("stem", "x", 3, 32, 3, 1, True)
     h = add_relu("block1", conv("b1c2", conv("b1c1", h, 32, 32, 3, 1, True),

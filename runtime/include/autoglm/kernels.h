@@ -164,8 +164,9 @@ static inline int64_t agl_conv_winograd_workspace_floats(int64_t channels,
 }
 /* The weights w[f, c, 3, 3] (filters x channels) transformed for
    agl_kernel_conv2d_winograd: 16 * filters * channels floats at out, for
-   each of the 16 elements of G g G^T a [filters x channels] matrix, row by
-   row. The sums are formed in double. */
+   each of the 16 elements of G g G^T a [filters x channels] matrix stored
+   by columns (a channel's filters together, as the GEMM packs them). The
+   sums are formed in double. */
 static inline void agl_conv_winograd_filters(const float *w, int64_t filters,
                                              int64_t channels, float *out) {
   /* G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. */
@@ -182,7 +183,7 @@ static inline void agl_conv_winograd_filters(const float *w, int64_t filters,
         for (int j = 0; j < 4; ++j) {
           double u = gt[i][0] * G[j][0] + gt[i][1] * G[j][1] +
                      gt[i][2] * G[j][2]; /* (G g G^T)[i][j] */
-          out[((4 * i + j) * filters + f) * channels + c] = (float)u;
+          out[((4 * i + j) * channels + c) * filters + f] = (float)u;
         }
     }
 }

@@ -4,11 +4,12 @@
  *     channel, into the workspace as 16 matrices [channels x tiles];
  *  2. 16 products M = U V on the packed GEMM (batch 16), U the filters
  *     transformed at compile time (agl_conv_winograd_filters, [filters x
- *     channels]): the filters are the micro-kernel's rows and the tiles
- *     its columns, so that M comes out [filters x tiles] in plain rows for
- *     the output transform (tiles along the micro-kernel's rows would
- *     store every tile transposed, which costs a third of the products'
- *     time with a hundred channels);
+ *     channels], by columns): the filters are the micro-kernel's rows
+ *     (packed by plain copies, a channel's filters being together) and the
+ *     tiles its columns, so that M comes out [filters x tiles] in plain
+ *     rows for the output transform (tiles along the micro-kernel's rows
+ *     would store every tile transposed, which costs a third of the
+ *     products' time with a hundred channels);
  *  3. the output transform A^T M A of every tile, per filter, into NCHW
  *     with the epilogue (accumulate, bias, residual, activation).
  * With
@@ -168,8 +169,8 @@ void agl_kernel_conv2d_winograd(
           .k = in_channels,
           .a = transformed_weights,
           .a_bs = out_channels * in_channels,
-          .a_rs = in_channels,
-          .a_cs = 1,
+          .a_rs = 1,
+          .a_cs = out_channels,
           .b = w.v,
           .b_bs = in_channels * tiles,
           .b_rs = tiles,

@@ -2,12 +2,13 @@
 // RUN: autoglm-opt %s --autoglm-convolutions-to-kernels="min-filters=1 winograd-min-channels=2 winograd=false" | FileCheck %s --check-prefix=DIRECT
 // RUN: autoglm-opt %s --autoglm-convolutions-to-kernels=min-filters=1 | FileCheck %s --check-prefix=FEW
 
-// A 3x3 convolution with unit strides, 2 channels and 2 filters on a 6x6
-// input (4x4 outputs, 2x2 tiles) becomes agl_kernel_conv2d_winograd: the
-// filter transformed (G g G^T, 16 matrices [filters x channels]: the first
-// element of each filter and channel, then 0.5 times the sums of the first
-// rows), a workspace of 16 * 4 tiles * (2 + 2) floats allocated before the
-// call for the arena plan, and the zero fill turned into accumulate = 0.
+// A 3x3 convolution with unit strides, 2 channels and 2 filters on a 14x14
+// input (12x12 outputs, 6x6 tiles) becomes agl_kernel_conv2d_winograd: the
+// filter transformed (G g G^T, 16 matrices [filters x channels] stored by
+// columns: the first element of each filter and channel, then 0.5 times
+// the sums of the first rows), a workspace of 16 * 36 tiles * (2 + 2) floats
+// allocated before the call for the arena plan, and the zero fill turned
+// into accumulate = 0.
 // Arguments: batch, channels, height, width; input and its batch, channel,
 // row strides; filters, pad top/left; transformed filter, bias; output, out
 // h/w, its batch and channel strides; accumulate; activation; residual;
@@ -17,19 +18,19 @@
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
-// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i64
-// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : i64
-// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : i64
-// CHECK-DAG: %[[C36:.*]] = arith.constant 36 : i64
-// CHECK-DAG: %[[C72:.*]] = arith.constant 72 : i64
+// CHECK-DAG: %[[C12:.*]] = arith.constant 12 : i64
+// CHECK-DAG: %[[C14:.*]] = arith.constant 14 : i64
+// CHECK-DAG: %[[C144:.*]] = arith.constant 144 : i64
+// CHECK-DAG: %[[C196:.*]] = arith.constant 196 : i64
+// CHECK-DAG: %[[C288:.*]] = arith.constant 288 : i64
+// CHECK-DAG: %[[C392:.*]] = arith.constant 392 : i64
 // CHECK-DAG: %[[I0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-// CHECK-DAG: %[[WS:.*]] = memref.alloc() : memref<256xf32>
+// CHECK-DAG: %[[WS:.*]] = memref.alloc() : memref<2304xf32>
 // CHECK-DAG: memref.get_global @filter_winograd : memref<64xf32>
-// CHECK: call @agl_kernel_conv2d_winograd(%[[C1]], %[[C2]], %[[C6]], %[[C6]], %{{.*}}, %[[C72]], %[[C36]], %[[C6]], %[[C2]], %[[C0]], %[[C0]], %{{.*}}, %[[NULL]], %{{.*}}, %[[C4]], %[[C4]], %[[C32]], %[[C16]], %[[I0]], %[[I0]], %[[NULL]], %{{.*}}, %{{.*}})
+// CHECK: call @agl_kernel_conv2d_winograd(%[[C1]], %[[C2]], %[[C14]], %[[C14]], %{{.*}}, %[[C392]], %[[C196]], %[[C14]], %[[C2]], %[[C0]], %[[C0]], %{{.*}}, %[[NULL]], %{{.*}}, %[[C12]], %[[C12]], %[[C288]], %[[C144]], %[[I0]], %[[I0]], %[[NULL]], %{{.*}}, %{{.*}})
 // CHECK-NOT: linalg.
-// CHECK: memref.global "private" constant @filter_winograd : memref<64xf32> = dense<[1.000000e+00, 1.000000e+01, 1.900000e+01, 2.800000e+01, 3.000000e+00, 1.650000e+01, 3.000000e+01, 4.350000e+01,
+// CHECK: memref.global "private" constant @filter_winograd : memref<64xf32> = dense<[1.000000e+00, 1.900000e+01, 1.000000e+01, 2.800000e+01, 3.000000e+00, 3.000000e+01, 1.650000e+01, 4.350000e+01,
 // CHECK-NOT: @filter :
 // CHECK: func.func private @agl_kernel_conv2d_winograd(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 
@@ -48,20 +49,20 @@
 #col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
 #out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
 memref.global "private" constant @filter : memref<1x2x18xf32> = dense<[[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0], [19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0]]]>
-func.func @winograd(%x: memref<1x1x2x6x6xf32>, %arena: memref<2048xi8>) {
+func.func @winograd(%x: memref<1x1x2x14x14xf32>, %arena: memref<16384xi8>) {
   %cst = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index
-  %c128 = arith.constant 128 : index
+  %c2048 = arith.constant 2048 : index
   %f3 = memref.get_global @filter : memref<1x2x18xf32>
-  %acc = memref.view %arena[%c0][] : memref<2048xi8> to memref<1x1x2x16xf32>
-  %cols = memref.view %arena[%c128][] : memref<2048xi8> to memref<1x1x2x3x3x4x4xf32>
-  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x2x6x6xf32>) outs(%cols : memref<1x1x2x3x3x4x4xf32>) {
+  %acc = memref.view %arena[%c0][] : memref<16384xi8> to memref<1x1x2x144xf32>
+  %cols = memref.view %arena[%c2048][] : memref<16384xi8> to memref<1x1x2x3x3x12x12xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x2x14x14xf32>) outs(%cols : memref<1x1x2x3x3x12x12xf32>) {
   ^bb0(%in: f32, %o: f32):
     linalg.yield %in : f32
   }
-  linalg.fill ins(%cst : f32) outs(%acc : memref<1x1x2x16xf32>)
-  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x2x3x3x4x4xf32> into memref<1x1x18x16xf32>
-  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x18xf32>, memref<1x1x18x16xf32>) outs(%acc : memref<1x1x2x16xf32>) {
+  linalg.fill ins(%cst : f32) outs(%acc : memref<1x1x2x144xf32>)
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x2x3x3x12x12xf32> into memref<1x1x18x144xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x18xf32>, memref<1x1x18x144xf32>) outs(%acc : memref<1x1x2x144xf32>) {
   ^bb0(%a: f32, %c: f32, %s: f32):
     %m = arith.mulf %a, %c : f32
     %r = arith.addf %s, %m : f32
