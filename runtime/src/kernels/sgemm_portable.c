@@ -8,6 +8,8 @@
 enum { MR = 4, NR = 16 };
 _Static_assert((int)MR <= (int)AGL_GEMM_MAX_MR && (int)NR <= (int)AGL_GEMM_MAX_NR,
                "the largest micro-tile bounds this one");
+_Static_assert(AGL_SGEMM_PACKED_NR % NR == 0,
+               "the ahead-of-time panels split into this kernel's");
 
 /* GELU (erf form) as avx512_math.h computes it: erfc by the Numerical
  * Recipes fit, its exponent from x^2 / 2 exactly (a sum hi + lo). */

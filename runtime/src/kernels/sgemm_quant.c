@@ -197,7 +197,6 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
   const float *a = g->a + bt * g->a_bs;
   float *c = g->c + bt * g->c_bs;
   const agl_epilogue whole = epilogue_at(g, bt);
-  float row[32];
   for (int64_t ic = i0; ic < i1; ic += mc_max) {
     int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
     for (int64_t pc = 0; pc < g->k; pc += KC) {
@@ -209,18 +208,11 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
       isa->pack_a(av, mc, kc, mr, ap);
       for (int64_t qc = q0; qc < q1; qc += NCP) {
         int64_t ncp = q1 - qc < NCP ? q1 - qc : NCP;
-        /* Dequantize B's block into the micro-kernel's panels of nr. */
-        for (int64_t q = 0; q < ncp; ++q) {
-          if (nr == 32) {
-            g->dequant(&g->b, qc + q, pc, kc, bp + q * kc * 32, 32);
-            continue;
-          }
-          for (int64_t r = 0; r < kc; ++r) { /* narrower panels: split */
-            g->dequant(&g->b, qc + q, pc + r, 1, row, 32);
-            for (int t = 0; t < 32; ++t)
-              bp[(q * 32 + t) / nr * kc * nr + r * nr + t % nr] = row[t];
-          }
-        }
+        /* Dequantize B's block into panels of 32 columns, which the
+         * micro-kernel reads in place (ldb 32; every table's nr divides
+         * 32). */
+        for (int64_t q = 0; q < ncp; ++q)
+          g->dequant(&g->b, qc + q, pc, kc, bp + q * kc * 32, 32);
         int64_t nc = ncp * 32;
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
@@ -233,9 +225,9 @@ static void packed_tile(const quant_args *g, int64_t bt, int64_t i0,
               cols = (int)left;
             agl_epilogue e = agl_epilogue_tile(&whole, ic + ir,
                                                qc * 32 + jr, first, last);
-            isa->kernel(kc, ap + ir * kc, 0, bp + jr / nr * kc * nr, nr,
-                        c + (ic + ir) * g->c_rs + qc * 32 + jr, g->c_rs, rows,
-                        cols, &e);
+            isa->kernel(kc, ap + ir * kc, 0, bp + jr / 32 * kc * 32 + jr % 32,
+                        32, c + (ic + ir) * g->c_rs + qc * 32 + jr, g->c_rs,
+                        rows, cols, &e);
           }
         }
       }
