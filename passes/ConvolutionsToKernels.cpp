@@ -614,64 +614,30 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer,
       conv.residual ? autoglm::pointerTo(b, loc, conv.residual).pointer : null;
   Value accumulate = arith::ConstantIntOp::create(b, loc, conv.accumulate, 32);
   Value act = arith::ConstantIntOp::create(b, loc, conv.act, 32);
-  SmallVector<Value> args;
+  // The two kernels' parameters (kernels.h) differ in the groups and the
+  // geometry, which Winograd's fixes, and its workspace.
+  SmallVector<Value> args = {constant(conv.batch)};
+  if (!winograd)
+    args.push_back(constant(conv.groups));
+  args.append({constant(conv.channels), constant(conv.height),
+               constant(conv.width), input, constant(inStrides[0]),
+               constant(inStrides[channelAxis]), constant(rowStride),
+               constant(conv.filters)});
+  if (!winograd)
+    args.append({constant(conv.kernelH), constant(conv.kernelW),
+                 constant(conv.strideH), constant(conv.strideW),
+                 constant(conv.dilationH), constant(conv.dilationW)});
+  args.append({constant(conv.padTop), constant(conv.padLeft), filterPointer,
+               bias, outputPointer, constant(conv.outH), constant(conv.outW),
+               constant(outStrides[0]), constant(outChannelStride), accumulate,
+               act, residual});
   if (winograd) {
     Value workspace = memref::AllocOp::create(
         b, loc,
         MemRefType::get({agl_conv_winograd_workspace_floats(
                             conv.channels, conv.filters, conv.outH, conv.outW)},
                         b.getF32Type()));
-    args = {constant(conv.batch),
-            constant(conv.channels),
-            constant(conv.height),
-            constant(conv.width),
-            input,
-            constant(inStrides[0]),
-            constant(inStrides[channelAxis]),
-            constant(rowStride),
-            constant(conv.filters),
-            constant(conv.padTop),
-            constant(conv.padLeft),
-            filterPointer,
-            bias,
-            outputPointer,
-            constant(conv.outH),
-            constant(conv.outW),
-            constant(outStrides[0]),
-            constant(outChannelStride),
-            accumulate,
-            act,
-            residual,
-            autoglm::pointerTo(b, loc, workspace).pointer};
-  } else {
-    args = {constant(conv.batch),
-            constant(conv.groups),
-            constant(conv.channels),
-            constant(conv.height),
-            constant(conv.width),
-            input,
-            constant(inStrides[0]),
-            constant(inStrides[channelAxis]),
-            constant(rowStride),
-            constant(conv.filters),
-            constant(conv.kernelH),
-            constant(conv.kernelW),
-            constant(conv.strideH),
-            constant(conv.strideW),
-            constant(conv.dilationH),
-            constant(conv.dilationW),
-            constant(conv.padTop),
-            constant(conv.padLeft),
-            filterPointer,
-            bias,
-            outputPointer,
-            constant(conv.outH),
-            constant(conv.outW),
-            constant(outStrides[0]),
-            constant(outChannelStride),
-            accumulate,
-            act,
-            residual};
+    args.push_back(autoglm::pointerTo(b, loc, workspace).pointer);
   }
   auto module = conv.product->getParentOfType<ModuleOp>();
   autoglm::GemmBlocking blocking =
