@@ -144,10 +144,11 @@ int agl_conv_bcast_rows_avx2(const agl_conv_direct *d, int64_t n, int64_t g,
       .kj_step = d->dilation_w,
       .out_channel_stride = d->out_channel_stride,
   };
-  /* Blocks of input channels: a tile reads its half panel's weights of the
-   * whole block, which the task's other tiles read again. Held to a few
-   * hundred depths, they stay in the L1 and L2 caches next to the copy of
-   * the rows (deep layers have megabytes of weights per half panel). */
+  /* Blocks of input channels, about BLOCK_DEPTH depths: a tile reads its
+   * half panel's weights of the whole block, which the task's other tiles
+   * read again, so they should stay in the L2 cache (deep layers have
+   * megabytes of weights per half panel). On resnet224's layers blocks of
+   * 128 to 4096 depths measured the same. */
   const int64_t taps = d->kernel_h * d->kernel_w;
   int64_t block = BLOCK_DEPTH / taps;
   if (block < 1)
