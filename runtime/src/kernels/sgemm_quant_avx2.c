@@ -47,10 +47,9 @@ static AGL_ALWAYS_INLINE __m256 nibble_value(__m256i words, int r) {
 }
 
 /* The small kernel: depth r of a block comes from x << 16, x << 8, x,
- * x >> 8 or x >> 12, four shifts per block rather than seven (the shifts
- * run on fewer pipes than the and/or), at s = 3 or 4, and stays 2^11 + u or
- * 2^7 + u: the bias 2^11 + 8 or 2^7 + 8 times A's row is subtracted once
- * per group. */
+ * x >> 8 or x >> 12 (four shifts per block rather than seven, as in
+ * sgemm_quant_avx512.c), at s = 3 or 4, and stays 2^11 + u or 2^7 + u: the
+ * bias 2^11 + 8 or 2^7 + 8 times A's row is subtracted once per group. */
 static AGL_ALWAYS_INLINE __m256i nibble_source(__m256i x, int r) {
   switch (r) {
   case 0:
