@@ -424,12 +424,13 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     dilations, one group, at least `winograd-min-channels` channels and
     filters and at least 32 tiles of 2x2 outputs call
     `agl_kernel_conv2d_winograd` instead, Winograd's
-    F(2x2, 3x3): the filters are transformed here (16 matrices of channels
-    x filters, packed as for the GEMM), and a workspace buffer for the
-    transformed input and the products is allocated before the call, for
-    the arena plan to place. A tuning's `strategy` decides instead, either
-    way (`implicit-gemm`, `winograd` where it fits, or anything else for
-    the GEMM call). A convolution left as gather and product keeps its key
+    F(2x2, 3x3): the filters are transformed here (16 matrices [filters x
+    channels] stored by columns, which the GEMM packs by plain copies), and
+    a workspace buffer for the transformed input and the products is
+    allocated before the call, for the arena plan to place. A tuning's
+    `strategy` decides instead, either way: `implicit-gemm` the kernel,
+    `winograd` Winograd where it fits (else the kernel), `im2col` the GEMM
+    call. A convolution left as gather and product keeps its key
     on the gather (`autoglm.tuning_key`), where reports and tuners find it.
   }];
   let options = [
