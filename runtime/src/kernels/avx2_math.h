@@ -152,10 +152,10 @@ static AGL_ALWAYS_INLINE __m128 agl_load_lanes128(const float *p,
 }
 
 /* Loads the first `count` floats at p (all 8 when count is 8 or more); the
- * rest of the lanes are zero. As agl_store_lanes256, in pieces: vmaskmovps
- * loads cost AMD's cores as much as the epilogues' arithmetic (the stores
- * just before them are in pieces too, and a masked load spanning them may
- * not be forwarded from the store buffer). */
+ * rest of the lanes are zero. As agl_store_lanes256, in pieces: in the
+ * convolutions' epilogues a vmaskmovps load of lines just stored in pieces
+ * was the hottest instruction (a masked load spanning several stores is
+ * not forwarded from the store buffer). */
 static AGL_ALWAYS_INLINE __m256 agl_load_lanes256(const float *p,
                                                   int64_t count) {
   if (count >= 8)
