@@ -165,8 +165,8 @@ static inline int64_t agl_conv_winograd_workspace_floats(int64_t channels,
 /* The weights w[f, c, 3, 3] (filters x channels) transformed for
    agl_kernel_conv2d_winograd: 16 * filters * channels floats at out, for
    each of the 16 elements of G g G^T a [filters x channels] matrix stored
-   by columns (a channel's filters together, as the GEMM packs them). The
-   sums are formed in double. */
+   by columns (a channel's filters together, which the GEMM packs by plain
+   copies). The sums are formed in double. */
 static inline void agl_conv_winograd_filters(const float *w, int64_t filters,
                                              int64_t channels, float *out) {
   /* G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. */
