@@ -376,9 +376,7 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
         .out_batch_stride = out_batch_stride,
         .out_channel_stride = out_channel_stride,
         .accumulate = accumulate != 0,
-        .act = activation >= AGL_ACT_NONE && activation <= AGL_ACT_SILU
-                   ? activation
-                   : AGL_ACT_NONE,
+        .act = agl_known_activation(activation),
         .residual = residual,
         .call = atomic_fetch_add_explicit(&g_conv_calls, 1,
                                           memory_order_relaxed) +

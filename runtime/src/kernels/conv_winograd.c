@@ -139,9 +139,7 @@ void agl_kernel_conv2d_winograd(
       .bias = bias,
       .out_channel_stride = out_channel_stride,
       .accumulate = accumulate != 0,
-      .act = activation >= AGL_ACT_NONE && activation <= AGL_ACT_SILU
-                 ? activation
-                 : AGL_ACT_NONE,
+      .act = agl_known_activation(activation),
   };
   transform_fn input_fn = agl_winograd_input_portable,
                output_fn = agl_winograd_output_portable;

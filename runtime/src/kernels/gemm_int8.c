@@ -268,8 +268,7 @@ void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                           const agl_gemm_blocking *blocking) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  if (activation < AGL_ACT_NONE || activation > AGL_ACT_SILU)
-    activation = AGL_ACT_NONE;
+  activation = agl_known_activation(activation);
   if (!scale) { /* int32 output: no epilogue */
     bias = residual = NULL;
     activation = AGL_ACT_NONE;

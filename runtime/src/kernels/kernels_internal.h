@@ -120,6 +120,12 @@ typedef struct agl_epilogue {
   int residual_first;
 } agl_epilogue;
 
+/* The activation a kernel runs for the code `act` it was given: any code
+ * outside the enum runs as none. */
+static inline int agl_known_activation(int act) {
+  return act >= AGL_ACT_NONE && act <= AGL_ACT_SILU ? act : AGL_ACT_NONE;
+}
+
 /* Scalar activation, shared by the portable path and edge cases. */
 AGL_HIDDEN float agl_activate_scalar(float x, int act);
 

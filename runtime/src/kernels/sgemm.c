@@ -452,8 +452,7 @@ static void gemm_run(gemm_args *g, int threads) {
 void agl_gemm(gemm_args *g) {
   if (g->batch <= 0 || g->m <= 0 || g->n <= 0)
     return;
-  if (g->act < AGL_ACT_NONE || g->act > AGL_ACT_SILU)
-    g->act = AGL_ACT_NONE;
+  g->act = agl_known_activation(g->act);
   const agl_gemm_isa *isa = g->isa = agl_gemm_current();
   g->block = agl_gemm_block_sizes(isa, g->blocking);
   if (g->k <= 0) {

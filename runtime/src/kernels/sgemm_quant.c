@@ -296,8 +296,7 @@ static void sgemm_quant(int bits, agl_w16_format w16, int64_t batch,
                         const agl_gemm_blocking *blocking) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  if (activation < AGL_ACT_NONE || activation > AGL_ACT_SILU)
-    activation = AGL_ACT_NONE;
+  activation = agl_known_activation(activation);
   const agl_epilogue e = {.load_c = accumulate != 0, .act = activation,
                           .alpha = alpha, .bias = bias, .bias_cs = 1,
                           .residual = residual, .res_rs = res_rs,
