@@ -372,6 +372,15 @@ struct agl_pool_geometry {
 AGL_HIDDEN void agl_maxpool_row_portable(const agl_pool_geometry *g,
                                          const float *plane, int64_t oy,
                                          float *out);
+/* The vector rows' buffer of column maxima (buffer column b holding input
+ * column b - pad_left): returns how many columns an output row needs, with
+ * the buffer columns [*first, *last) inside the input and the others, and
+ * `slack` more past them, set to -inf; 0, setting nothing, where the
+ * column stride is not 1 or 2 or the columns exceed `capacity`. */
+AGL_HIDDEN int64_t agl_pool_row_buffer(const agl_pool_geometry *g,
+                                       float *buffer, int64_t capacity,
+                                       int64_t slack, int64_t *first,
+                                       int64_t *last);
 #if defined(AGL_HAVE_AVX512_KERNELS)
 /* Vectors of 16 outputs for column strides 1 and 2, else the portable
  * row. */

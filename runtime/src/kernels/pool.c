@@ -37,6 +37,24 @@ void agl_maxpool_row_portable(const agl_pool_geometry *g, const float *plane,
   }
 }
 
+int64_t agl_pool_row_buffer(const agl_pool_geometry *g, float *buffer,
+                            int64_t capacity, int64_t slack, int64_t *first,
+                            int64_t *last) {
+  const int64_t columns =
+      (g->out_w - 1) * g->stride_w + (g->kernel_w - 1) * g->dilation_w + 1;
+  if ((g->stride_w != 1 && g->stride_w != 2) || columns > capacity)
+    return 0;
+  *first = g->pad_left < columns ? g->pad_left : columns;
+  *last = g->pad_left + g->in_w < columns ? g->pad_left + g->in_w : columns;
+  if (*last < *first)
+    *last = *first;
+  for (int64_t b = 0; b < *first; ++b)
+    buffer[b] = -INFINITY;
+  for (int64_t b = *last; b < columns + slack; ++b)
+    buffer[b] = -INFINITY;
+  return columns;
+}
+
 static void pool_planes(void *ctx, int64_t begin, int64_t end) {
   const pool_geometry *g = ctx;
   for (int64_t plane = begin; plane < end; ++plane) {

@@ -37,26 +37,15 @@ enum { MAX_COLUMNS = 4096, SLACK = 32 };
 
 void agl_maxpool_row_avx512(const agl_pool_geometry *g, const float *plane,
                             int64_t oy, float *out) {
-  /* Buffer column b holds input column b - pad_left. */
-  const int64_t columns =
-      (g->out_w - 1) * g->stride_w + (g->kernel_w - 1) * g->dilation_w + 1;
-  if ((g->stride_w != 1 && g->stride_w != 2) || columns > MAX_COLUMNS) {
+  float buffer[MAX_COLUMNS + SLACK] __attribute__((aligned(64)));
+  /* Down the rows, for the buffer columns [first, last) inside the input;
+   * the others are padding. */
+  int64_t first, last;
+  if (!agl_pool_row_buffer(g, buffer, MAX_COLUMNS, SLACK, &first, &last)) {
     agl_maxpool_row_portable(g, plane, oy, out);
     return;
   }
-  float buffer[MAX_COLUMNS + SLACK] __attribute__((aligned(64)));
   const __m512 lowest = _mm512_set1_ps(-INFINITY);
-  /* Down the rows, for the buffer columns [first, last) inside the input;
-   * the others are padding. */
-  int64_t first = g->pad_left < columns ? g->pad_left : columns;
-  int64_t last = g->pad_left + g->in_w < columns ? g->pad_left + g->in_w
-                                                 : columns;
-  if (last < first)
-    last = first;
-  for (int64_t b = 0; b < first; ++b)
-    buffer[b] = -INFINITY;
-  for (int64_t b = last; b < columns + SLACK; ++b)
-    buffer[b] = -INFINITY;
   for (int64_t b = first; b < last; b += 16) {
     __mmask16 m = lane_range(0, last - b);
     const float *column = plane + (b - g->pad_left);
