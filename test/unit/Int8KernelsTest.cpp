@@ -50,6 +50,25 @@ bool cpu_has_vnni() {
 #endif
 }
 
+bool cpu_has_avx2() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
+#else
+  return false;
+#endif
+}
+
+// agl_gemm_select's codes: 1 portable, 2 the best (AVX-512 VNNI here),
+// 3 AVX2.
+enum { kPortable = 1, kVnni = 2, kAvx2 = 3 };
+
+bool cpu_runs(int isa) {
+  return isa == kPortable || (isa == kVnni && cpu_has_vnni()) ||
+         (isa == kAvx2 && cpu_has_avx2());
+}
+
 struct Case {
   int64_t batch, m, n, k;
   int32_t zero_point;
@@ -206,25 +225,33 @@ void sweep(int isa, int threads, int &failures) {
 TEST_F(Int8KernelsTest, MatchesReferencePortable) {
   int failures = 0;
   for (int threads : {1, 2})
-    sweep(1, threads, failures);
+    sweep(kPortable, threads, failures);
   EXPECT_EQ(failures, 0);
 }
 
 TEST_F(Int8KernelsTest, MatchesReferenceAvx512Vnni) {
   if (!cpu_has_vnni())
-    GTEST_SKIP() << "this CPU lacks AVX-512 VNNI: only the portable kernel "
-                    "runs here";
+    GTEST_SKIP() << "this CPU lacks AVX-512 VNNI";
   int failures = 0;
   for (int threads : {1, 2})
-    sweep(2, threads, failures);
+    sweep(kVnni, threads, failures);
+  EXPECT_EQ(failures, 0);
+}
+
+TEST_F(Int8KernelsTest, MatchesReferenceAvx2) {
+  if (!cpu_has_avx2())
+    GTEST_SKIP() << "this CPU lacks AVX2";
+  int failures = 0;
+  for (int threads : {1, 2})
+    sweep(kAvx2, threads, failures);
   EXPECT_EQ(failures, 0);
 }
 
 // Rows of A whose stride is a multiple of 4 KiB are packed even when k is a
 // multiple of 4 (elsewhere they are read in place).
 TEST_F(Int8KernelsTest, RowStridesOf4KiB) {
-  for (int isa : {1, 2}) {
-    if (isa == 2 && !cpu_has_vnni())
+  for (int isa : {kPortable, kVnni, kAvx2}) {
+    if (!cpu_runs(isa))
       continue;
     agl_gemm_select(isa);
     std::mt19937 rng(31 + isa);
@@ -273,8 +300,8 @@ TEST_F(Int8KernelsTest, ReadsNoFurtherThanA) {
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(map, MAP_FAILED);
   ASSERT_EQ(mprotect(static_cast<char *>(map) + page, page, PROT_NONE), 0);
-  for (int isa : {1, 2}) {
-    if (isa == 2 && !cpu_has_vnni())
+  for (int isa : {kPortable, kVnni, kAvx2}) {
+    if (!cpu_runs(isa))
       continue;
     agl_gemm_select(isa);
     for (int64_t k : {1, 4, 5, 63, 64, 130}) {

@@ -243,7 +243,8 @@ static int cpu_has_vnni(void) {
 #endif
 
 /* The AVX-512 kernel where the float GEMM runs AVX-512 (tests force the
- * portable one through agl_gemm_select) and the CPU has VNNI. */
+ * others through agl_gemm_select) and the CPU has VNNI; else the AVX2 one
+ * where the float GEMM runs AVX2. */
 static agl_s8_kernel_fn s8_kernel(void) {
 #if defined(AGL_HAVE_AVX512_KERNELS)
   static _Atomic int vnni = -1; /* checked once; a race only repeats it */
@@ -252,6 +253,10 @@ static agl_s8_kernel_fn s8_kernel(void) {
     atomic_store_explicit(&vnni, has = cpu_has_vnni(), memory_order_relaxed);
   if (has && agl_gemm_current() == &agl_gemm_avx512)
     return agl_s8_kernel_avx512;
+#endif
+#if defined(AGL_HAVE_AVX2_KERNELS)
+  if (agl_gemm_current() == &agl_gemm_avx2)
+    return agl_s8_kernel_avx2;
 #endif
   return agl_s8_kernel_portable;
 }

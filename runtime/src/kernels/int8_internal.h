@@ -44,6 +44,13 @@ AGL_HIDDEN void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap,
                                        int64_t lda, const int8_t *bp, int rows,
                                        int cols, void *c, int64_t ldc,
                                        const agl_s8_epilogue *e);
+#if defined(AGL_HAVE_AVX2_KERNELS)
+/* Compiled with AVX2 enabled; only for CPUs that have it. */
+AGL_HIDDEN void agl_s8_kernel_avx2(int64_t kq, const uint8_t *ap, int64_t lda,
+                                   const int8_t *bp, int rows, int cols,
+                                   void *c, int64_t ldc,
+                                   const agl_s8_epilogue *e);
+#endif
 #if defined(AGL_HAVE_AVX512_KERNELS)
 /* Compiled with AVX-512 VNNI enabled; only for CPUs that have it. */
 AGL_HIDDEN void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap, int64_t lda,
