@@ -218,20 +218,28 @@ LogicalResult MatMulIntegerOp::inferReturnTypes(
   return success();
 }
 
-LogicalResult MatMulIntegerOp::verify() {
-  for (auto [operand, zeroPoint] :
-       {std::pair{getLhs(), getLhsZeroPoint()},
-        std::pair{getRhs(), getRhsZeroPoint()}}) {
+/// The operands of an integer product or convolution: 8-bit integers, each
+/// with a per-tensor zero point of its own type.
+static LogicalResult
+verifyIntegerOperands(Operation *op,
+                      std::initializer_list<std::pair<Value, Value>> operands) {
+  for (auto [operand, zeroPoint] : operands) {
     Type element = getElementTypeOrSelf(operand);
     if (!element.isInteger(8))
-      return emitOpError("operands must be 8-bit integers, got ") << element;
+      return op->emitOpError("operands must be 8-bit integers, got ")
+             << element;
     if (getElementTypeOrSelf(zeroPoint) != element)
-      return emitOpError("a zero point must have its operand's type");
+      return op->emitOpError("a zero point must have its operand's type");
     if (shapedAs(zeroPoint).getNumElements() != 1 ||
         shapedAs(zeroPoint).getRank() > 1)
-      return emitOpError("zero points must be per-tensor scalars");
+      return op->emitOpError("zero points must be per-tensor scalars");
   }
   return success();
+}
+
+LogicalResult MatMulIntegerOp::verify() {
+  return verifyIntegerOperands(
+      *this, {{getLhs(), getLhsZeroPoint()}, {getRhs(), getRhsZeroPoint()}});
 }
 
 LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
@@ -357,16 +365,16 @@ static LogicalResult checkWindowAttrs(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
-                                       std::optional<Location> loc,
-                                       Adaptor adaptor,
-                                       SmallVectorImpl<Type> &inferred) {
-  auto input = shapedAs(adaptor.getInput()), filter = shapedAs(adaptor.getFilter());
-  int64_t spatial = input.getRank() - 2, group = adaptor.getGroup();
+/// The output shape [N, F, out...] of a convolution (autoglm.conv's
+/// rules), or a failure naming what does not fit.
+static FailureOr<SmallVector<int64_t>>
+inferConvShape(std::optional<Location> loc, ShapedType input, ShapedType filter,
+               int64_t group, ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+               ArrayRef<int64_t> dilations) {
+  int64_t spatial = input.getRank() - 2;
   if (spatial < 1 || filter.getRank() != input.getRank())
     return fail(loc, "conv needs input and filter of equal rank >= 3");
-  if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
-                              adaptor.getPads(), adaptor.getDilations())))
+  if (failed(checkWindowAttrs(loc, spatial, strides, pads, dilations)))
     return failure();
   if (group < 1 || input.getDimSize(1) != filter.getDimSize(1) * group ||
       filter.getDimSize(0) % group != 0)
@@ -378,13 +386,25 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
   for (int64_t i = 0; i < spatial; ++i) {
     int64_t out;
     if (failed(windowExtent(loc, input.getDimSize(i + 2),
-                            filter.getDimSize(i + 2), adaptor.getStrides()[i],
-                            adaptor.getDilations()[i], adaptor.getPads()[i],
-                            adaptor.getPads()[i + spatial], false, out)))
+                            filter.getDimSize(i + 2), strides[i], dilations[i],
+                            pads[i], pads[i + spatial], false, out)))
       return failure();
     shape.push_back(out);
   }
-  inferred.push_back(input.clone(shape));
+  return shape;
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  auto shape = inferConvShape(loc, input, shapedAs(adaptor.getFilter()),
+                              adaptor.getGroup(), adaptor.getStrides(),
+                              adaptor.getPads(), adaptor.getDilations());
+  if (failed(shape))
+    return failure();
+  inferred.push_back(input.clone(*shape));
   return success();
 }
 
@@ -394,6 +414,25 @@ LogicalResult ConvOp::verify() {
                         shapedAs(getFilter()).getDimSize(0)))
     return emitOpError("bias must have one entry per filter");
   return success();
+}
+
+LogicalResult ConvIntegerOp::inferReturnTypes(MLIRContext *ctx,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  auto input = shapedAs(adaptor.getInput());
+  auto shape = inferConvShape(loc, input, shapedAs(adaptor.getFilter()),
+                              /*group=*/1, adaptor.getStrides(),
+                              adaptor.getPads(), adaptor.getDilations());
+  if (failed(shape))
+    return failure();
+  inferred.push_back(RankedTensorType::get(*shape, IntegerType::get(ctx, 32)));
+  return success();
+}
+
+LogicalResult ConvIntegerOp::verify() {
+  return verifyIntegerOperands(*this, {{getInput(), getInputZeroPoint()},
+                                       {getFilter(), getFilterZeroPoint()}});
 }
 
 template <typename Adaptor>

@@ -10,7 +10,10 @@
 //   y = float(matmul_integer(a_q, b_q, z_a, z_b)) * (s_a * s_b)
 // an exact integer product (int32 sums of 8-bit products), then one scale
 // per column. The integer product runs on the runtime's int8 GEMM, and the
-// scaling joins the elementwise ops that follow it.
+// scaling joins the elementwise ops that follow it. A convolution of one
+// group by dequantized operands (scales per tensor, and per filter for the
+// filter) becomes autoglm.conv_integer the same way, its bias added after
+// the scaling.
 //
 // The GEMM takes unsigned activations (AVX-512 VNNI multiplies unsigned by
 // signed bytes). A signed activation that is only dequantized (QDQ with
@@ -45,7 +48,7 @@ bool isPerTensor(Value value) {
 }
 
 /// A dequantized operand: its 8-bit values, its scales, and its zero point:
-/// a per-tensor one, or the common entry of a per-column constant.
+/// a per-tensor one, or the common entry of a per-channel constant.
 struct Dequantized {
   Value values, scale, zeroPoint;
   std::optional<int8_t> commonZeroPoint;
@@ -60,24 +63,27 @@ struct Dequantized {
   }
 };
 
-std::optional<Dequantized> dequantized(Value value, bool perColumnScale) {
+/// `value` as a dequantized 8-bit tensor whose parameters are per tensor,
+/// or for the scale also per channel along `channelAxis` (the columns of a
+/// matrix product's weight, the filters of a convolution's).
+std::optional<Dequantized> dequantized(Value value,
+                                       std::optional<int64_t> channelAxis) {
   auto dq = value.getDefiningOp<DequantizeLinearOp>();
   if (!dq || !getElementTypeOrSelf(dq.getInput()).isInteger(8) ||
       !getElementTypeOrSelf(dq.getType()).isF32())
     return std::nullopt;
   auto type = cast<ShapedType>(dq.getInput().getType());
-  // Per-column parameters run along the last axis of a matrix operand.
-  bool alongColumns = type.getRank() >= 2 && dq.getAxis() == type.getRank() - 1;
+  bool alongChannels =
+      channelAxis && type.getRank() >= 2 && dq.getAxis() == *channelAxis;
   Dequantized d{dq.getInput(), dq.getScale(), dq.getZeroPoint(), std::nullopt};
   if (!isPerTensor(d.scale) &&
-      !(perColumnScale && alongColumns &&
-        cast<ShapedType>(d.scale.getType()).getRank() == 1))
+      !(alongChannels && cast<ShapedType>(d.scale.getType()).getRank() == 1))
     return std::nullopt;
   if (!isPerTensor(d.zeroPoint)) {
     auto constant = d.zeroPoint.getDefiningOp<ConstantOp>();
     auto values = constant ? constantValues<int8_t>(constant.getValue())
                            : std::nullopt;
-    if (!alongColumns || !values ||
+    if (!alongChannels || !values ||
         llvm::any_of(*values, [&](int8_t v) { return v != values->front(); }))
       return std::nullopt;
     d.commonZeroPoint = values->front();
@@ -130,8 +136,9 @@ struct MatMulOfDequantized : OpRewritePattern<MatMulOp> {
                                 PatternRewriter &rewriter) const override {
     if (cast<ShapedType>(op.getRhs().getType()).getRank() < 2)
       return failure();
-    auto lhs = dequantized(op.getLhs(), /*perColumnScale=*/false);
-    auto rhs = dequantized(op.getRhs(), /*perColumnScale=*/true);
+    auto lhs = dequantized(op.getLhs(), std::nullopt);
+    auto rhs = dequantized(
+        op.getRhs(), cast<ShapedType>(op.getRhs().getType()).getRank() - 1);
     if (!lhs || !rhs)
       return rewriter.notifyMatchFailure(op, "operands are not dequantized "
                                              "8-bit tensors");
@@ -148,6 +155,52 @@ struct MatMulOfDequantized : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// conv(dequantize(x), dequantize(w)) [+ bias] with one group, x per
+/// tensor, w per tensor or per filter:
+///   float(conv_integer(x_q, w_q, z_x, z_w)) * (s_x * s_w) [+ bias]
+/// with per-filter scales and the bias along axis 1 of the result.
+struct ConvOfDequantized : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    if (op.getGroup() != 1 || !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "not an f32 convolution of one "
+                                             "group");
+    auto input = dequantized(op.getInput(), std::nullopt);
+    auto filter = dequantized(op.getFilter(), /*channelAxis=*/0);
+    if (!input || !filter)
+      return rewriter.notifyMatchFailure(op, "operands are not dequantized "
+                                             "8-bit tensors");
+    Location loc = op.getLoc();
+    // A per-filter vector as [1, F, 1, ...], to scale the result's axis 1.
+    SmallVector<int64_t> alongFilters(type.getRank(), 1);
+    alongFilters[1] = type.getDimSize(1);
+    auto perFilter = [&](Value v) -> Value {
+      if (isPerTensor(v))
+        return v;
+      auto t = cast<ShapedType>(v.getType());
+      return ReshapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(alongFilters, t.getElementType()), v,
+          ValueRange{});
+    };
+    Value sums = ConvIntegerOp::create(
+        rewriter, loc, input->values, filter->values,
+        input->scalarZeroPoint(rewriter, loc),
+        filter->scalarZeroPoint(rewriter, loc), op.getStridesAttr(),
+        op.getPadsAttr(), op.getDilationsAttr());
+    Value wide = CastOp::create(rewriter, loc, sums, rewriter.getF32Type());
+    Value scale =
+        MulOp::create(rewriter, loc, input->scale, perFilter(filter->scale));
+    Value y = MulOp::create(rewriter, loc, wide, scale);
+    if (Value bias = op.getBias())
+      y = AddOp::create(rewriter, loc, y, perFilter(bias));
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
 struct IntegerMatMulsPass
     : autoglm::impl::IntegerMatMulsBase<IntegerMatMulsPass> {
   void runOnOperation() override {
@@ -155,7 +208,7 @@ struct IntegerMatMulsPass
     RewritePatternSet unsigned_(&getContext());
     unsigned_.add<UnsignedActivations>(&getContext());
     RewritePatternSet products(&getContext());
-    products.add<MatMulOfDequantized>(&getContext());
+    products.add<MatMulOfDequantized, ConvOfDequantized>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(unsigned_))) ||
         failed(applyPatternsGreedily(getOperation(), std::move(products))))
       signalPassFailure();

@@ -68,9 +68,11 @@ def KVCache : Pass<"autoglm-kv-cache", "mlir::ModuleOp"> {
 def CalibrationOutputs : Pass<"autoglm-calibration-outputs", "mlir::ModuleOp"> {
   let summary = "Return what int8 calibration needs to know of the activations";
   let description = [{
-    Calibration for `--precision int8`. For the left operand of every
-    product that `autoglm-quantize-products` would quantize (an f32
-    `autoglm.matmul` by a constant 2-D weight), each distinct value once,
+    Calibration for `--precision int8`. For the activation of every
+    product that `autoglm-quantize-products` would quantize (the left
+    operand of an f32 `autoglm.matmul` by a constant 2-D weight, the input
+    of an f32 `autoglm.conv` of one group by a constant filter), each
+    distinct value once,
     in the order that pass numbers them, appends to `main`'s results its
     smallest and largest element (`autoglm.calibration.N.min` and `.max`,
     scalars, so any shape works, symbolic ones and KV caches included), or
@@ -91,14 +93,16 @@ def CalibrationOutputs : Pass<"autoglm-calibration-outputs", "mlir::ModuleOp"> {
 def QuantizeProducts : Pass<"autoglm-quantize-products", "mlir::ModuleOp"> {
   let summary = "Quantize the products with a constant weight to int8 (QDQ form)";
   let description = [{
-    Post-training quantization. For the N-th distinct left operand of the
-    f32 `autoglm.matmul`s by a constant 2-D weight (numbered as
+    Post-training quantization. For the N-th distinct activation of the
+    f32 `autoglm.matmul`s by a constant 2-D weight and the f32
+    `autoglm.conv`s of one group by a constant filter (numbered as
     `autoglm-calibration-outputs` numbers them), `ranges` holds its
-    calibrated minimum and maximum at 2N and 2N+1. The operand becomes
+    calibrated minimum and maximum at 2N and 2N+1. The activation becomes
     `dequantize_linear(quantize_linear(x))` with an asymmetric `ui8`
     per-tensor scale and zero point covering that range (and 0); the weight
     becomes `dequantize_linear` of an `i8` constant with one symmetric scale
-    per column (`max|w| / 127`). `autoglm-integer-matmuls` then turns each
+    per channel (`max|w| / 127`): per column of a matrix, per output
+    channel (axis 0) of a filter. `autoglm-integer-matmuls` then turns each
     such product into an int8 one. Products whose ONNX node is named in
     `keep` stay float32 (and are not numbered). An f32 `autoglm.gemm` by a
     constant 2-D weight, without `transA`, is first rewritten as
@@ -135,6 +139,14 @@ def IntegerMatMuls : Pass<"autoglm-integer-matmuls", "mlir::ModuleOp"> {
     multiplied by `scale_a * scale_b`. The integer product is exact; the
     result equals the float product up to float rounding. This is how QDQ
     models (and `--precision int8`) run on the int8 GEMM.
+
+    Likewise `conv(dequantize_linear(x), dequantize_linear(w), bias)` with
+    one group, `x` per tensor and `w`'s scale per tensor or per filter
+    (axis 0; its zero point per tensor, or per filter with equal entries),
+    becomes `autoglm.conv_integer`, converted to f32, times `scale_x *
+    scale_w` (a per-filter scale viewed as [1, F, 1, 1]), plus the bias
+    (likewise). Its lowering gathers the input's windows into rows and
+    runs the same int8 GEMM.
 
     First, an int8 `quantize_linear` with a constant zero point that only
     `dequantize_linear`s with the same parameters read becomes `ui8` with

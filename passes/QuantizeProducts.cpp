@@ -1,11 +1,12 @@
 //===- QuantizeProducts.cpp - int8 post-training quantization -------------===//
 //
-// --precision int8 quantizes the matrix products by constant weights, which
-// hold nearly all of a transformer's arithmetic. Weights are quantized per
+// --precision int8 quantizes the matrix products and the convolutions (of
+// one group) by constant weights, which hold nearly all of a transformer's
+// and a CNN's arithmetic. Weights are quantized per
 // column from their values; activations need the range they take on real
 // inputs, which calibration measures: autoglm-calibration-outputs makes the
-// model return the extremes of the products' left operands (or the
-// operands, for percentiles), the compiler runs it on the calibration
+// model return the extremes of the products' activations (or the whole
+// activations, for percentiles), the compiler runs it on the calibration
 // inputs, and autoglm-quantize-products then writes the
 // quantization into the IR in QDQ form (as a quantized ONNX model would
 // bring it), where autoglm-integer-matmuls finds it. Both passes number
@@ -38,19 +39,32 @@ using namespace autoglm;
 
 namespace {
 
-/// The f32 left operands of the products by a constant 2-D f32 weight, each
-/// once, in the order of their first product, with those products.
+/// The products that int8 serves: matrix products and convolutions (of one
+/// group). Operand 0 is the activation, operand 1 the weight.
+bool isProduct(Operation *op) {
+  if (auto conv = dyn_cast<ConvOp>(op))
+    return conv.getGroup() == 1;
+  return isa<MatMulOp>(op);
+}
+
+/// The axis of a product's weight along which it gets one scale per
+/// channel: a matrix's columns, a filter's output channels.
+int64_t channelAxis(Operation *product) { return isa<ConvOp>(product) ? 0 : 1; }
+
+/// The f32 activations of the products by a constant f32 weight (2-D for
+/// a matrix product), each once, in the order of their first product, with
+/// those products.
 struct QuantizableOperand {
   Value input;
-  SmallVector<MatMulOp> products;
+  SmallVector<Operation *> products;
 };
 
 /// The products not to quantize: those of the ONNX nodes named in `keep`
 /// (--keep-fp32).
 struct KeptProducts {
   llvm::StringSet<> names;
-  bool keeps(MatMulOp product) const {
-    return llvm::any_of(onnxNodeNames(product.getLoc()),
+  bool keeps(Operation *product) const {
+    return llvm::any_of(onnxNodeNames(product->getLoc()),
                         [&](StringRef n) { return names.contains(n); });
   }
 };
@@ -59,17 +73,20 @@ SmallVector<QuantizableOperand> quantizableOperands(func::FuncOp func,
                                                     const KeptProducts &kept) {
   SmallVector<QuantizableOperand> operands;
   DenseMap<Value, size_t> index;
-  func.walk([&](MatMulOp product) {
-    auto lhs = cast<ShapedType>(product.getLhs().getType());
-    auto rhs = cast<ShapedType>(product.getRhs().getType());
-    if (!lhs.getElementType().isF32() || !rhs.getElementType().isF32() ||
-        rhs.getRank() != 2 || !product.getRhs().getDefiningOp<ConstantOp>() ||
-        kept.keeps(product))
+  func.walk([&](Operation *product) {
+    if (!isProduct(product))
       return;
-    auto [it, inserted] =
-        index.try_emplace(product.getLhs(), operands.size());
+    Value input = product->getOperand(0), weight = product->getOperand(1);
+    auto inputType = cast<ShapedType>(input.getType());
+    auto weightType = cast<ShapedType>(weight.getType());
+    if (!inputType.getElementType().isF32() ||
+        !weightType.getElementType().isF32() ||
+        (isa<MatMulOp>(product) && weightType.getRank() != 2) ||
+        !weight.getDefiningOp<ConstantOp>() || kept.keeps(product))
+      return;
+    auto [it, inserted] = index.try_emplace(input, operands.size());
     if (inserted)
-      operands.push_back({product.getLhs(), {}});
+      operands.push_back({input, {}});
     operands[it->second].products.push_back(product);
   });
   return operands;
@@ -137,15 +154,17 @@ FailureOr<KeptProducts> keptProducts(func::FuncOp func,
   for (const std::string &name : keep)
     kept.names.insert(name);
   llvm::StringSet<> found;
-  func.walk([&](MatMulOp product) {
-    for (StringRef n : onnxNodeNames(product.getLoc()))
+  func.walk([&](Operation *product) {
+    if (!isProduct(product))
+      return;
+    for (StringRef n : onnxNodeNames(product->getLoc()))
       if (kept.names.contains(n))
         found.insert(n);
   });
   for (const std::string &name : keep)
     if (!found.contains(name)) {
-      func.emitError("--keep-fp32: the model has no matrix product from a "
-                     "node named '")
+      func.emitError("--keep-fp32: the model has no matrix product or "
+                     "convolution from a node named '")
           << name << "'";
       return failure();
     }
@@ -192,7 +211,7 @@ struct CalibrationOutputsPass
         continue;
       }
       if (!cast<ShapedType>(operand.input.getType()).hasStaticShape()) {
-        operand.products.front().emitError(
+        operand.products.front()->emitError(
             "calibration of whole activations (percentile) needs static "
             "shapes: pin the symbolic extents with --dim");
         return signalPassFailure();
@@ -254,53 +273,57 @@ struct QuantizeProductsPass
       int64_t axis = inputType.getRank() - 1;
       Value q = QuantizeLinearOp::create(b, loc, operand.input, s, zp, axis);
       Value dq = DequantizeLinearOp::create(b, loc, q, s, zp, axis);
-      for (MatMulOp product : operand.products) {
-        product.getLhsMutable().assign(dq);
-        Value &weight = quantizedWeights[product.getRhs()];
+      for (Operation *product : operand.products) {
+        product->setOperand(0, dq);
+        Value original = product->getOperand(1);
+        Value &weight = quantizedWeights[original];
         if (!weight)
-          weight = quantizeWeight(b, product.getRhs());
-        product.getRhsMutable().assign(weight);
+          weight = quantizeWeight(b, original, channelAxis(product));
+        product->setOperand(1, weight);
       }
     }
   }
 
   /// dequantize_linear of the constant weight quantized to int8, one
-  /// symmetric scale per column; placed after the constant.
-  Value quantizeWeight(OpBuilder &b, Value weight) {
+  /// symmetric scale per channel along `axis`; placed after the constant.
+  Value quantizeWeight(OpBuilder &b, Value weight, int64_t axis) {
     auto type = cast<RankedTensorType>(weight.getType());
-    int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+    int64_t channels = type.getDimSize(axis), inner = 1;
+    for (int64_t d = axis + 1; d < type.getRank(); ++d)
+      inner *= type.getDimSize(d);
     auto constant = weight.getDefiningOp<ConstantOp>();
     std::optional<SmallVector<float>> values =
         autoglm::floatValues(constant.getValue());
-    SmallVector<float> scales(n, 1.0f);
-    SmallVector<int8_t> quantized(k * n, 0);
-    for (int64_t j = 0; j < n; ++j) {
-      float amax = 0.0f;
-      for (int64_t p = 0; p < k; ++p)
-        amax = std::max(amax, std::fabs((*values)[p * n + j]));
-      if (amax == 0.0f)
-        continue; // an all-zero column: scale 1, values 0
-      scales[j] = amax / 127.0f;
-      for (int64_t p = 0; p < k; ++p)
-        quantized[p * n + j] = static_cast<int8_t>(std::clamp(
-            std::nearbyint((*values)[p * n + j] / scales[j]), -127.0f, 127.0f));
-    }
+    auto channelOf = [&](size_t i) { return i / inner % channels; };
+    SmallVector<float> amax(channels, 0.0f);
+    for (size_t i = 0; i < values->size(); ++i)
+      amax[channelOf(i)] =
+          std::max(amax[channelOf(i)], std::fabs((*values)[i]));
+    // An all-zero channel: scale 1, values 0.
+    SmallVector<float> scales = llvm::map_to_vector(
+        amax, [](float a) { return a == 0.0f ? 1.0f : a / 127.0f; });
+    SmallVector<int8_t> quantized(values->size());
+    for (size_t i = 0; i < values->size(); ++i)
+      quantized[i] = static_cast<int8_t>(
+          std::clamp(std::nearbyint((*values)[i] / scales[channelOf(i)]),
+                     -127.0f, 127.0f));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointAfter(constant);
     Location loc = constant.getLoc();
     auto i8 = b.getI8Type();
     Value q = ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(RankedTensorType::get({k, n}, i8),
-                               ArrayRef<int8_t>(quantized)));
+        DenseElementsAttr::get(type.clone(i8), ArrayRef<int8_t>(quantized)));
     Value s = ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(RankedTensorType::get({n}, b.getF32Type()),
-                               ArrayRef<float>(scales)));
+        DenseElementsAttr::get(
+            RankedTensorType::get({channels}, b.getF32Type()),
+            ArrayRef<float>(scales)));
     Value zp = ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(RankedTensorType::get({n}, i8), APInt(8, 0)));
-    return DequantizeLinearOp::create(b, loc, q, s, zp, /*axis=*/1);
+        DenseElementsAttr::get(RankedTensorType::get({channels}, i8),
+                               APInt(8, 0)));
+    return DequantizeLinearOp::create(b, loc, q, s, zp, axis);
   }
 };
 

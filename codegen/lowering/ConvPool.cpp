@@ -10,10 +10,13 @@
 
 #include "codegen/lowering/LoweringUtils.h"
 #include "dialects/AutoGLMDialect.h"
+#include "dialects/FloatValues.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -27,10 +30,11 @@ bool allZero(ArrayRef<int64_t> values) {
   return llvm::all_of(values, [](int64_t v) { return v == 0; });
 }
 
-/// Pads the spatial axes (2..) of an NC... tensor with `value`.
+/// Pads the spatial axes (2..) of an NC... tensor with the scalar `value`
+/// that `padValue` creates (called only when there is padding).
 Value padSpatial(OpBuilder &b, Location loc, Value input,
                  ArrayRef<int64_t> begin, ArrayRef<int64_t> end,
-                 TypedAttr value) {
+                 function_ref<Value()> padValue) {
   if (allZero(begin) && allZero(end))
     return input;
   auto type = cast<RankedTensorType>(input.getType());
@@ -41,9 +45,16 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
     high.push_back(b.getIndexAttr(end[i]));
     shape.push_back(type.getDimSize(i + 2) + begin[i] + end[i]);
   }
-  Value padValue = arith::ConstantOp::create(b, loc, value);
   return tensor::PadOp::create(b, loc, type.clone(shape), input, low, high,
-                               padValue);
+                               padValue());
+}
+
+Value padSpatial(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> begin, ArrayRef<int64_t> end,
+                 TypedAttr value) {
+  return padSpatial(b, loc, input, begin, end, [&]() -> Value {
+    return arith::ConstantOp::create(b, loc, value);
+  });
 }
 
 TypedAttr zeroOf(OpBuilder &b, Type type) {
@@ -249,6 +260,134 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     conv = convertTensor(rewriter, loc, conv, acc5Type);
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, conv, outType.getShape()));
     return success();
+  }
+};
+
+/// The exact integer convolution as the int8 GEMM takes it: the input,
+/// padded with its zero point, gathered into rows of windows (im2col:
+/// col[n, o, (c, k...)] = input[n, c, o * stride + k * dilation]), times
+/// the filter as a [C * kernel, F] matrix, then the [N, positions, F] sums
+/// moved to [N, F, out...]. A constant filter is transposed here, at
+/// compile time, so that the product's weight stays a constant the
+/// kernel's packing reads.
+struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvIntegerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto wType = cast<RankedTensorType>(adaptor.getFilter().getType());
+    auto outType = signless(op.getType());
+    if (!inType.hasStaticShape() || !wType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "symbolic extents");
+    int64_t s = inType.getRank() - 2;
+    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1);
+    int64_t f = wType.getDimSize(0);
+    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+    ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
+    int64_t window = c, positions = 1;
+    for (int64_t i = 0; i < s; ++i) {
+      window *= kernel[i];
+      positions *= outSpatial[i];
+    }
+    auto zeroPoint = [](Value original, Value converted) {
+      return matchPattern(original, m_Zero()) ? Value() : converted;
+    };
+    Value inputZp =
+        zeroPoint(op.getInputZeroPoint(), adaptor.getInputZeroPoint());
+    Value filterZp =
+        zeroPoint(op.getFilterZeroPoint(), adaptor.getFilterZeroPoint());
+
+    auto pads = op.getPads();
+    Value input = padSpatial(
+        rewriter, loc, adaptor.getInput(), pads.take_front(s),
+        pads.drop_front(s), [&]() -> Value {
+          if (!inputZp)
+            return arith::ConstantOp::create(
+                rewriter, loc, zeroOf(rewriter, inType.getElementType()));
+          return tensor::ExtractOp::create(
+              rewriter, loc, reshapeTensor(rewriter, loc, inputZp, {}),
+              ValueRange{});
+        });
+
+    // col[n, o..., c, k...]: loops in that order, each row contiguous.
+    SmallVector<int64_t> colShape = {n};
+    llvm::append_range(colShape, outSpatial);
+    colShape.push_back(c);
+    llvm::append_range(colShape, kernel);
+    int64_t loops = colShape.size();
+    auto d = [&](int64_t i) { return rewriter.getAffineDimExpr(i); };
+    SmallVector<AffineExpr> inExprs = {d(0), d(1 + s)};
+    for (int64_t i = 0; i < s; ++i)
+      inExprs.push_back(d(1 + i) * op.getStrides()[i] +
+                        d(2 + s + i) * op.getDilations()[i]);
+    SmallVector<AffineMap> colMaps = {AffineMap::get(loops, 0, inExprs, ctx),
+                                      rewriter.getMultiDimIdentityMap(loops)};
+    Value empty = tensor::EmptyOp::create(rewriter, loc, colShape,
+                                          inType.getElementType());
+    Value col = linalg::GenericOp::create(
+                    rewriter, loc, empty.getType(), input, empty, colMaps,
+                    SmallVector<utils::IteratorType>(
+                        loops, utils::IteratorType::parallel),
+                    [](OpBuilder &nb, Location l, ValueRange a) {
+                      linalg::YieldOp::create(nb, l, a[0]);
+                    })
+                    .getResult(0);
+    col = reshapeTensor(rewriter, loc, col, {n, positions, window});
+
+    Value weight = filterColumns(rewriter, loc, op.getFilter(),
+                                 adaptor.getFilter(), f, window);
+    Value sums = lowerIntegerMatMul(rewriter, loc, col, weight,
+                                    getElementTypeOrSelf(op.getInput()),
+                                    getElementTypeOrSelf(op.getFilter()),
+                                    inputZp, filterZp, {n, positions, f});
+
+    // [n, positions, f] -> [n, f, positions].
+    auto maps =
+        SmallVector<AffineMap>{AffineMap::get(3, 0, {d(0), d(2), d(1)}, ctx),
+                               rewriter.getMultiDimIdentityMap(3)};
+    auto nchwType =
+        RankedTensorType::get({n, f, positions}, rewriter.getI32Type());
+    Value nchw =
+        linalg::GenericOp::create(
+            rewriter, loc, nchwType, sums,
+            tensor::EmptyOp::create(rewriter, loc, nchwType.getShape(),
+                                    nchwType.getElementType())
+                .getResult(),
+            maps,
+            SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+            [](OpBuilder &nb, Location l, ValueRange a) {
+              linalg::YieldOp::create(nb, l, a[0]);
+            })
+            .getResult(0);
+    rewriter.replaceOp(op,
+                       reshapeTensor(rewriter, loc, nchw, outType.getShape()));
+    return success();
+  }
+
+  /// The filter [F, C, kernel...] as a [C * kernel, F] matrix: a new
+  /// constant when it is one, else a transposing copy.
+  static Value filterColumns(OpBuilder &b, Location loc, Value original,
+                             Value converted, int64_t f, int64_t window) {
+    auto type = RankedTensorType::get({window, f}, b.getI8Type());
+    auto constant = original.getDefiningOp<ConstantOp>();
+    if (auto values = constant ? constantValues<int8_t>(constant.getValue())
+                               : std::nullopt) {
+      SmallVector<int8_t> rows(window * f);
+      for (int64_t j = 0; j < f; ++j)
+        for (int64_t p = 0; p < window; ++p)
+          rows[p * f + j] = (*values)[j * window + p];
+      return arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(type, ArrayRef<int8_t>(rows)));
+    }
+    Value matrix = reshapeTensor(b, loc, converted, {f, window});
+    Value empty =
+        tensor::EmptyOp::create(b, loc, type.getShape(), b.getI8Type());
+    return linalg::TransposeOp::create(b, loc, matrix, empty,
+                                       ArrayRef<int64_t>{1, 0})
+        .getResult()[0];
   }
 };
 
@@ -965,8 +1104,8 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
 
 void autoglm::populateConvPoolLowering(const TypeConverter &converter,
                                        RewritePatternSet &patterns) {
-  patterns.add<ConvLowering, ConvTransposeLowering, PoolLowering<MaxPoolOp>,
-               PoolLowering<AveragePoolOp>, LpPoolLowering,
-               MaxPoolWithIndicesLowering, ResizeLowering>(
+  patterns.add<ConvLowering, ConvIntegerLowering, ConvTransposeLowering,
+               PoolLowering<MaxPoolOp>, PoolLowering<AveragePoolOp>,
+               LpPoolLowering, MaxPoolWithIndicesLowering, ResizeLowering>(
       converter, patterns.getContext());
 }

@@ -177,36 +177,18 @@ struct MatMulIntegerLowering : OpConversionPattern<MatMulIntegerOp> {
   LogicalResult
   matchAndRewrite(MatMulIntegerOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type();
-    Type lhsType = getElementTypeOrSelf(op.getLhs());
-    Type rhsType = getElementTypeOrSelf(op.getRhs());
-    SmallVector<Value> scalars;
-    auto zeroPoint = [&](Value original, Value converted) -> int {
-      if (matchPattern(original, m_Zero()))
-        return -1;
-      scalars.push_back(reshapeTensor(rewriter, loc, converted, {}));
-      return scalars.size() - 1;
+    auto zeroPoint = [](Value original, Value converted) {
+      return matchPattern(original, m_Zero()) ? Value() : converted;
     };
-    int lhsZp = zeroPoint(op.getLhsZeroPoint(), adaptor.getLhsZeroPoint());
-    int rhsZp = zeroPoint(op.getRhsZeroPoint(), adaptor.getRhsZeroPoint());
     auto resultType = signless(op.getType());
-    Value out = lowerMatMul(
-        rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), scalars, i32,
-        resultType.getShape(), [&](OpBuilder &b, Location l, ValueRange a) {
-          auto widen = [&](Value x, Type type, int zp) -> Value {
-            Value wide = emitConvert(b, l, x, type, i32);
-            if (zp < 0)
-              return wide;
-            return arith::SubIOp::create(
-                b, l, wide, emitConvert(b, l, a[2 + zp], type, i32));
-          };
-          Value product = arith::MulIOp::create(b, l, widen(a[0], lhsType, lhsZp),
-                                                widen(a[1], rhsType, rhsZp));
-          return arith::AddIOp::create(b, l, a.back(), product);
-        });
-    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, out,
-                                         resultType.getShape()));
+    Value out = lowerIntegerMatMul(
+        rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(),
+        getElementTypeOrSelf(op.getLhs()), getElementTypeOrSelf(op.getRhs()),
+        zeroPoint(op.getLhsZeroPoint(), adaptor.getLhsZeroPoint()),
+        zeroPoint(op.getRhsZeroPoint(), adaptor.getRhsZeroPoint()),
+        resultType.getShape());
+    rewriter.replaceOp(
+        op, reshapeTensor(rewriter, op.getLoc(), out, resultType.getShape()));
     return success();
   }
 };
@@ -272,6 +254,36 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
 };
 
 } // namespace
+
+Value autoglm::lowerIntegerMatMul(OpBuilder &b, Location loc, Value lhs,
+                                  Value rhs, Type lhsElement, Type rhsElement,
+                                  Value lhsZeroPoint, Value rhsZeroPoint,
+                                  ArrayRef<int64_t> resultShape) {
+  Type i32 = b.getI32Type();
+  SmallVector<Value> scalars;
+  auto scalarAt = [&](Value zeroPoint) -> int {
+    if (!zeroPoint)
+      return -1;
+    scalars.push_back(reshapeTensor(b, loc, zeroPoint, {}));
+    return scalars.size() - 1;
+  };
+  int lhsZp = scalarAt(lhsZeroPoint), rhsZp = scalarAt(rhsZeroPoint);
+  return lowerMatMul(
+      b, loc, lhs, rhs, scalars, i32, resultShape,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        auto widen = [&](Value x, Type type, int zp) -> Value {
+          Value wide = emitConvert(nb, l, x, type, i32);
+          if (zp < 0)
+            return wide;
+          return arith::SubIOp::create(
+              nb, l, wide, emitConvert(nb, l, a[2 + zp], type, i32));
+        };
+        Value product =
+            arith::MulIOp::create(nb, l, widen(a[0], lhsElement, lhsZp),
+                                  widen(a[1], rhsElement, rhsZp));
+        return arith::AddIOp::create(nb, l, a.back(), product);
+      });
+}
 
 void autoglm::populateLinearAlgebraLowering(const TypeConverter &converter,
                                             RewritePatternSet &patterns) {

@@ -102,6 +102,19 @@ mlir::Value emitF32ToNarrowFloat(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value x, mlir::Type format,
                                  bool saturate, llvm::StringRef roundMode);
 
+/// The exact integer product sum_k (lhs - lhs_zero_point) * (rhs -
+/// rhs_zero_point) of 8-bit tensors (numpy matmul shapes), in i32:
+/// `lhsElement` / `rhsElement` are their autoglm element types (which say
+/// how to widen them) and a null zero point is 0, left out of the body:
+/// the form the int8 GEMM kernel takes. The zero points are tensors of one
+/// element.
+mlir::Value lowerIntegerMatMul(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value lhs, mlir::Value rhs,
+                               mlir::Type lhsElement, mlir::Type rhsElement,
+                               mlir::Value lhsZeroPoint,
+                               mlir::Value rhsZeroPoint,
+                               llvm::ArrayRef<int64_t> resultShape);
+
 // Pattern sets, one per op family (one file each).
 void populateElementwiseLowering(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);

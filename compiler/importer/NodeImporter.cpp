@@ -131,6 +131,18 @@ Value NodeImporter::constant(DenseElementsAttr value) {
   return createTyped<ConstantOp>(cast<ElementsAttr>(value));
 }
 
+Value NodeImporter::scalarZeroPoint(size_t operand, size_t zeroPoint) {
+  if (!input(zeroPoint)) {
+    auto type = RankedTensorType::get({}, inputType(operand).getElementType());
+    return constant(DenseElementsAttr::get(
+        type, cast<Attribute>(
+                  Builder(context()).getZeroAttr(type.getElementType()))));
+  }
+  if (inputType(zeroPoint).getNumElements() != 1)
+    return {};
+  return reshape(input(zeroPoint), {});
+}
+
 Value NodeImporter::insertAndFold(Operation *op) {
   builder_.insert(op);
   SmallVector<Value> folded;

@@ -105,6 +105,10 @@ public:
 
   mlir::Value reshape(mlir::Value value, llvm::ArrayRef<int64_t> shape);
   mlir::Value constant(mlir::DenseElementsAttr value);
+  /// Input `zeroPoint` (the zero point of input `operand`, as in
+  /// MatMulInteger and ConvInteger) as a rank-0 tensor: a zero of the
+  /// operand's type when it is absent, null when it has several entries.
+  mlir::Value scalarZeroPoint(size_t operand, size_t zeroPoint);
 
   // ---- diagnostics ----
   mlir::InFlightDiagnostic emitError();

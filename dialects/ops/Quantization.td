@@ -71,4 +71,35 @@ def AGL_MatMulIntegerOp : AGL_InferredOp<"matmul_integer", [AGL_SymbolicShapes]>
   let hasVerifier = 1;
 }
 
+def AGL_ConvIntegerOp : AGL_InferredOp<"conv_integer"> {
+  let summary = "integer convolution: (input - input_zero_point) conv (filter - filter_zero_point)";
+  let description = [{
+    The exact convolution of two 8-bit integer tensors (`ui8` or `i8`
+    each), accumulated in `i32`: `autoglm.conv` (NCHW, one group, the same
+    other attributes) of the operands less their zero points, which are
+    per-tensor scalars of the operands' types; the padding is the input's
+    zero point, so it contributes 0. This is ONNX's ConvInteger with one
+    group, and what a convolution of dequantized operands becomes
+    (`autoglm-integer-matmuls`). It lowers to an im2col gather of the input
+    (a row per output position) times the filter: a product that the
+    runtime's int8 GEMM computes for a `ui8` input and a constant `i8`
+    filter whose zero point is 0.
+
+    ```mlir
+    %acc = autoglm.conv_integer %x, %w, %x_zp, %w_zp {strides = array<i64: 1, 1>,
+        pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<1x8x16x16xui8>, tensor<16x8x3x3xi8>, tensor<ui8>, tensor<i8>)
+        -> tensor<1x16x16x16xi32>
+    ```
+  }];
+  let arguments = (ins AGL_Tensor:$input, AGL_Tensor:$filter,
+                       AGL_Tensor:$input_zero_point,
+                       AGL_Tensor:$filter_zero_point,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations);
+  let results = (outs AGL_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // AUTOGLM_OPS_QUANTIZATION_TD

@@ -118,7 +118,10 @@ FailureOr<Value> subtractZeroPoint(NodeImporter &n, size_t value, size_t zp) {
 }
 
 /// (x - x_zero_point) conv (w - w_zero_point), accumulated in int32; the
-/// padding is zero after the zero point is subtracted.
+/// padding is zero after the zero point is subtracted. With one group and
+/// scalar zero points, one autoglm.conv_integer (the 8-bit operands stay
+/// 8-bit, for the int8 GEMM); otherwise the operands are widened to i32
+/// and their zero points subtracted before an i32 convolution.
 LogicalResult importConvInteger(NodeImporter &n) {
   if (n.input(2) && n.inputType(2).getNumElements() != 1)
     return n.unsupported("a per-channel x_zero_point");
@@ -128,6 +131,16 @@ LogicalResult importConvInteger(NodeImporter &n) {
   auto w = readWindow(n, *kernel);
   if (failed(w))
     return failure();
+  if (n.intAttr("group", 1) == 1)
+    if (Value xZp = n.scalarZeroPoint(0, 2))
+      if (Value wZp = n.scalarZeroPoint(1, 3)) {
+        auto out = n.create<ConvIntegerOp>(n.input(0), n.input(1), xZp, wZp,
+                                           w->strides, w->pads, w->dilations);
+        if (failed(out))
+          return failure();
+        n.setOutput(0, *out);
+        return success();
+      }
   auto x = subtractZeroPoint(n, 0, 2);
   auto filter = subtractZeroPoint(n, 1, 3);
   if (failed(x) || failed(filter))

@@ -177,19 +177,8 @@ LogicalResult importDynamicQuantizeLinear(NodeImporter &n) {
 /// widened to i32 and their zero points subtracted before an i32 matmul.
 LogicalResult importMatMulInteger(NodeImporter &n) {
   auto i32 = IntegerType::get(n.context(), 32);
-  auto scalarZeroPoint = [&](size_t operand, size_t zpIndex) -> Value {
-    if (!n.input(zpIndex)) {
-      auto type = RankedTensorType::get({}, n.inputType(operand).getElementType());
-      return n.constant(DenseElementsAttr::get(
-          type, cast<Attribute>(Builder(n.context()).getZeroAttr(
-                    type.getElementType()))));
-    }
-    if (n.inputType(zpIndex).getNumElements() != 1)
-      return {};
-    return n.reshape(n.input(zpIndex), {});
-  };
-  if (Value aZp = scalarZeroPoint(0, 2))
-    if (Value bZp = scalarZeroPoint(1, 3)) {
+  if (Value aZp = n.scalarZeroPoint(0, 2))
+    if (Value bZp = n.scalarZeroPoint(1, 3)) {
       auto out = n.create<MatMulIntegerOp>(n.input(0), n.input(1), aZp, bZp);
       if (failed(out))
         return failure();

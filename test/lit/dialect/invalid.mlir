@@ -968,3 +968,28 @@ func.func @matmul_integer_per_row(%a: tensor<2x3xui8>, %b: tensor<3x5xi8>, %za: 
   %0 = autoglm.matmul_integer %a, %b, %za, %zb : (tensor<2x3xui8>, tensor<3x5xi8>, tensor<2xui8>, tensor<i8>) -> tensor<2x5xi32>
   return
 }
+
+// -----
+
+func.func @conv_integer_not_8bit(%x: tensor<1x2x4x4xi32>, %w: tensor<3x2x3x3xi8>, %zx: tensor<i32>, %zw: tensor<i8>) {
+  // expected-error@+1 {{operands must be 8-bit integers, got 'i32'}}
+  %0 = autoglm.conv_integer %x, %w, %zx, %zw {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xi32>, tensor<3x2x3x3xi8>, tensor<i32>, tensor<i8>) -> tensor<1x3x2x2xi32>
+  return
+}
+
+// -----
+
+func.func @conv_integer_per_channel_zero_point(%x: tensor<1x2x4x4xui8>, %w: tensor<3x2x3x3xi8>, %zx: tensor<ui8>, %zw: tensor<3xi8>) {
+  // expected-error@+1 {{zero points must be per-tensor scalars}}
+  %0 = autoglm.conv_integer %x, %w, %zx, %zw {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xui8>, tensor<3x2x3x3xi8>, tensor<ui8>, tensor<3xi8>) -> tensor<1x3x2x2xi32>
+  return
+}
+
+// -----
+
+func.func @conv_integer_channels(%x: tensor<1x2x4x4xui8>, %w: tensor<3x4x3x3xi8>, %zx: tensor<ui8>, %zw: tensor<i8>) {
+  // expected-error@+2 {{conv channels do not match: input has 2, filter expects 4 x group 1}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = autoglm.conv_integer %x, %w, %zx, %zw {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xui8>, tensor<3x4x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x3x2x2xi32>
+  return
+}

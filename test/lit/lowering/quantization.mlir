@@ -86,3 +86,58 @@ func.func @matmul_integer(%a: tensor<4x64xui8>, %b: tensor<64x32xi8>, %za: tenso
       : (tensor<4x64xui8>, tensor<64x32xi8>, tensor<ui8>, tensor<i8>) -> tensor<4x32xi32>
   return %0 : tensor<4x32xi32>
 }
+
+// -----
+
+// conv_integer: the input padded with its zero point (so the padding adds
+// 0), its windows gathered into rows [n, positions, (c, kh, kw)], times the
+// constant filter transposed at compile time into [(c, kh, kw), F] (the
+// form the int8 GEMM packs), the sums moved from [n, positions, F] to
+// [n, F, positions]. The filter's zero point, a constant 0, is left out.
+// CHECK-LABEL: func.func @conv_integer
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x4x4xi8> {{.*}}, %[[ZX:.*]]: tensor<i8>
+// CHECK: %[[Z:.*]] = tensor.extract %[[ZX]][] : tensor<i8>
+// CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 1, 0] high[0, 0, 0, 1]
+// CHECK: tensor.yield %[[Z]] : i8
+// CHECK: %[[COL:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 * 2 + d4, d2 * 2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>]
+// CHECK-SAME: ins(%[[P]] : tensor<1x2x5x5xi8>) outs(%{{.*}} : tensor<1x2x2x2x2x2xi8>)
+// CHECK: %[[ROWS:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 4, 8] : tensor<32xi8> into tensor<1x4x8xi8>
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[}}1, 9, 17], [-2, -10, -18], [3, 11, 19], [-4, -12, -20], [5, 13, 21], [-6, -14, -22], [7, 15, 23], [-8, -16, -24]]> : tensor<8x3xi8>
+// CHECK: %[[SUMS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%[[ROWS]], %[[W]], %[[ZX]] : tensor<1x4x8xi8>, tensor<8x3xi8>, tensor<i8>) outs(%{{.*}} : tensor<1x4x3xi32>)
+// CHECK-DAG: arith.extsi %{{.*}} : i8 to i32
+// CHECK-DAG: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.subi
+// CHECK: arith.muli
+// CHECK: %[[T:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME: ins(%[[SUMS]] : tensor<1x4x3xi32>) outs(%{{.*}} : tensor<1x3x4xi32>)
+// CHECK: tensor.expand_shape %{{.*}} output_shape [1, 3, 2, 2]
+func.func @conv_integer(%x: tensor<1x2x4x4xui8>, %zx: tensor<ui8>) -> tensor<1x3x2x2xi32> {
+  %w = autoglm.constant dense<[[[[1, -2], [3, -4]], [[5, -6], [7, -8]]], [[[9, -10], [11, -12]], [[13, -14], [15, -16]]], [[[17, -18], [19, -20]], [[21, -22], [23, -24]]]]> : tensor<3x2x2x2xi8>
+  %zw = autoglm.constant dense<0> : tensor<i8>
+  %0 = autoglm.conv_integer %x, %w, %zx, %zw {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x2x4x4xui8>, tensor<3x2x2x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x3x2x2xi32>
+  return %0 : tensor<1x3x2x2xi32>
+}
+
+// -----
+
+// A filter computed at run time is transposed by a copy; its zero point
+// (not known to be 0) is subtracted too. No padding: no pad.
+// CHECK-LABEL: func.func @conv_integer_runtime_filter
+// CHECK-NOT: tensor.pad
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%{{.*}} : tensor<3x8xi8>) outs(%{{.*}} : tensor<8x3xi8>) permutation = [1, 0]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %[[WT]], %{{.*}}, %{{.*}} : tensor<1x9x8xi8>, tensor<8x3xi8>, tensor<i8>, tensor<i8>)
+// CHECK-NEXT: ^bb0(%[[XE:.*]]: i8, %[[WE:.*]]: i8, %[[XZ:.*]]: i8, %[[WZ:.*]]: i8, %{{.*}}: i32):
+// CHECK-DAG: %[[WW:.*]] = arith.extsi %[[WE]] : i8 to i32
+// CHECK-DAG: %[[WZW:.*]] = arith.extsi %[[WZ]] : i8 to i32
+// CHECK-DAG: arith.subi %[[WW]], %[[WZW]] : i32
+// CHECK-DAG: %[[XW:.*]] = arith.extui %[[XE]] : i8 to i32
+// CHECK-DAG: %[[XZW:.*]] = arith.extui %[[XZ]] : i8 to i32
+// CHECK-DAG: arith.subi %[[XW]], %[[XZW]] : i32
+func.func @conv_integer_runtime_filter(%x: tensor<1x2x4x4xui8>, %w: tensor<3x2x2x2xi8>, %zx: tensor<ui8>, %zw: tensor<i8>) -> tensor<1x3x3x3xi32> {
+  %0 = autoglm.conv_integer %x, %w, %zx, %zw {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<1x2x4x4xui8>, tensor<3x2x2x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x3x3x3xi32>
+  return %0 : tensor<1x3x3x3xi32>
+}

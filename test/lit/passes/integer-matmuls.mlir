@@ -92,3 +92,51 @@ func.func @signed_activation_returned(%x: tensor<4x64xf32>, %w: tensor<64x32xi8>
   %y = autoglm.matmul %a, %b : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
   return %y, %q : tensor<4x32xf32>, tensor<4x64xi8>
 }
+
+// -----
+
+// A QDQ convolution (quantize_static, per_channel): a per-tensor uint8
+// input, an int8 filter with a scale per output channel (axis 0), a float
+// bias. It becomes conv_integer, scaled by s_x * s_w with the per-filter
+// scales viewed as [1, F, 1, 1], plus the bias viewed the same way.
+// CHECK-LABEL: func.func @qdq_conv
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x6x6xui8>, %[[W:.*]]: tensor<4x8x3x3xi8>, %[[WS:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>, %[[S:.*]]: tensor<f32>, %[[Z:.*]]: tensor<ui8>)
+// CHECK: %[[WZ:.*]] = autoglm.constant dense<0> : tensor<i8>
+// CHECK: %[[ACC:.*]] = autoglm.conv_integer %[[X]], %[[W]], %[[Z]], %[[WZ]] {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x6x6xui8>, tensor<4x8x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x4x3x3xi32>
+// CHECK: %[[F:.*]] = autoglm.cast %[[ACC]] {to = f32}
+// CHECK: %[[WS4:.*]] = autoglm.reshape %[[WS]] : (tensor<4xf32>) -> tensor<1x4x1x1xf32>
+// CHECK: %[[SCALE:.*]] = autoglm.mul %[[S]], %[[WS4]] : (tensor<f32>, tensor<1x4x1x1xf32>) -> tensor<1x4x1x1xf32>
+// CHECK: %[[Y:.*]] = autoglm.mul %[[F]], %[[SCALE]]
+// CHECK: %[[B4:.*]] = autoglm.reshape %[[B]] : (tensor<4xf32>) -> tensor<1x4x1x1xf32>
+// CHECK: %[[OUT:.*]] = autoglm.add %[[Y]], %[[B4]] : (tensor<1x4x3x3xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x3x3xf32>
+// CHECK-NOT: autoglm.conv %
+// CHECK: return %[[OUT]]
+func.func @qdq_conv(%xq: tensor<1x8x6x6xui8>, %w: tensor<4x8x3x3xi8>, %ws: tensor<4xf32>, %bias: tensor<4xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x4x3x3xf32> {
+  %wz = autoglm.constant dense<0> : tensor<4xi8>
+  %x = autoglm.dequantize_linear %xq, %s, %z {axis = 1 : i64} : (tensor<1x8x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xf32>
+  %f = autoglm.dequantize_linear %w, %ws, %wz {axis = 0 : i64} : (tensor<4x8x3x3xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<4x8x3x3xf32>
+  %y = autoglm.conv %x, %f, %bias {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64}
+      : (tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
+  return %y : tensor<1x4x3x3xf32>
+}
+
+// -----
+
+// Convolutions left alone: two groups (the kernel's product has one); a
+// filter scale along its input channels (axis 1), which no per-filter
+// scale expresses.
+// CHECK-LABEL: func.func @conv_not_folded
+// CHECK-NOT: autoglm.conv_integer
+// CHECK-COUNT-2: autoglm.conv %
+func.func @conv_not_folded(%xq: tensor<1x8x6x6xui8>, %w: tensor<4x4x3x3xi8>, %w8: tensor<4x8x3x3xi8>, %cs: tensor<8xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %wz = autoglm.constant dense<0> : tensor<i8>
+  %wz8 = autoglm.constant dense<0> : tensor<8xi8>
+  %x = autoglm.dequantize_linear %xq, %s, %z {axis = 1 : i64} : (tensor<1x8x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xf32>
+  %f = autoglm.dequantize_linear %w, %s, %wz {axis = 0 : i64} : (tensor<4x4x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<4x4x3x3xf32>
+  %f8 = autoglm.dequantize_linear %w8, %cs, %wz8 {axis = 1 : i64} : (tensor<4x8x3x3xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<4x8x3x3xf32>
+  %y0 = autoglm.conv %x, %f {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64}
+      : (tensor<1x8x6x6xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %y1 = autoglm.conv %x, %f8 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64}
+      : (tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>) -> tensor<1x4x4x4xf32>
+  return %y0, %y1 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}

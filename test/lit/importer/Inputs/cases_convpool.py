@@ -106,6 +106,15 @@ def conv_integer():
 
 
 @case
+def conv_integer_scalar():
+    # One group and scalar (or absent) zero points: one conv_integer of the
+    # 8-bit operands, for the int8 GEMM.
+    nodes = [node("ConvInteger", ["x", "w", "xz"], ["y"], name="convint", strides=[2, 2])]
+    return model(nodes, [tensor("x", U8, [1, 2, 5, 5])], [tensor("y", I32, [1, 3, 2, 2])],
+                 10, [weights("w", [3, 2, 3, 3], np.int8), const("xz", 7, np.uint8)])
+
+
+@case
 def lp_pools():
     nodes = [node("LpPool", ["x"], ["lp"], name="lppool", kernel_shape=[2, 2], p=3, strides=[2, 2]),
              node("GlobalLpPool", ["x"], ["glp"], name="globallppool"),
