@@ -2,23 +2,34 @@
 """Quantized test models, made from the float32 examples with
 onnxruntime.quantization, and the calibration input sets.
 
-For MODEL in mlp and glm_layer:
+For MODEL in mlp and glm_layer (their MatMuls) and resnet_cnn (its Convs):
 
   calibration/MODEL/set_<i>/x.npy   seeded random input sets: the data that
                                     quantize_static calibrates on, and that
                                     `autoglm-compile --calibrate` takes
   quantized/MODEL_qdq.onnx          quantize_static, QDQ format: uint8
                                     activations (per tensor), int8 weights
-                                    (per channel), MatMuls only
+                                    (per channel)
   quantized/MODEL_dynamic.onnx      quantize_dynamic: DynamicQuantizeLinear
-                                    and MatMulInteger (int8 weights)
+                                    and MatMulInteger (int8 weights) or
+                                    ConvInteger (uint8 weights, the only
+                                    kind onnxruntime runs)
+  quantized/resnet_cnn_qlinear.onnx quantize_static, QOperator format:
+                                    QLinearConv, with 7-bit weights
+                                    (reduce_range): with 8-bit ones,
+                                    onnxruntime's kernel saturates on CPUs
+                                    without AVX512-VNNI, and the reference
+                                    would depend on the CPU
   quantized/NAME/input_0.npy, output_0.npy, inputs.json, outputs.json
                                     one input (not a calibration set) and
                                     onnxruntime's output for it (CPU, all
                                     graph optimizations off, one thread)
 
 Run from anywhere; writes next to this script. Deterministic given the
-onnxruntime version (recorded in quantized/VERSION).
+onnxruntime version (recorded in quantized/VERSION) and, for the products
+of uint8 by int8 in onnxruntime's own kernels (MODEL_dynamic of the
+transformers), a CPU with AVX512-VNNI: without it they saturate, and the
+references stored here were made with it.
 """
 
 import json
@@ -33,7 +44,9 @@ from onnxruntime.quantization import (CalibrationDataReader, QuantFormat,
                                       quantize_static)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODELS = {"mlp": 8, "glm_layer": 4}  # model: calibration sets
+MODELS = {"mlp": 8, "glm_layer": 4, "resnet_cnn": 4}  # model: calibration sets
+# The operators quantized in each model.
+OP_TYPES = {"mlp": ["MatMul"], "glm_layer": ["MatMul"], "resnet_cnn": ["Conv"]}
 
 
 def input_shape(model_path):
@@ -87,18 +100,29 @@ def main():
             os.makedirs(os.path.join(calibration, f"set_{i}"))
             np.save(os.path.join(calibration, f"set_{i}", f"{name}.npy"), s)
 
+        op_types = OP_TYPES[model]
         qdq = os.path.join(HERE, "quantized", model + "_qdq.onnx")
         quantize_static(source, qdq, SetsReader(name, sets),
                         quant_format=QuantFormat.QDQ,
                         activation_type=QuantType.QUInt8,
                         weight_type=QuantType.QInt8, per_channel=True,
-                        op_types_to_quantize=["MatMul"])
+                        op_types_to_quantize=op_types)
         dynamic = os.path.join(HERE, "quantized", model + "_dynamic.onnx")
-        quantize_dynamic(source, dynamic, weight_type=QuantType.QInt8,
-                         op_types_to_quantize=["MatMul"])
+        quantize_dynamic(source, dynamic,
+                         weight_type=(QuantType.QUInt8 if "Conv" in op_types
+                                      else QuantType.QInt8),
+                         op_types_to_quantize=op_types)
         x = rng.standard_normal(shape).astype(np.float32)
         write_case(model + "_qdq", name, x, qdq)
         write_case(model + "_dynamic", name, x, dynamic)
+        if "Conv" in op_types:
+            qlinear = os.path.join(HERE, "quantized", model + "_qlinear.onnx")
+            quantize_static(source, qlinear, SetsReader(name, sets),
+                            quant_format=QuantFormat.QOperator,
+                            activation_type=QuantType.QUInt8,
+                            weight_type=QuantType.QInt8, per_channel=True,
+                            reduce_range=True, op_types_to_quantize=op_types)
+            write_case(model + "_qlinear", name, x, qlinear)
     with open(os.path.join(HERE, "quantized", "VERSION"), "w") as f:
         f.write(f"onnxruntime {ort.__version__}\n")
 

@@ -129,8 +129,8 @@ llvm::Error calibrateInt8(mlir::ModuleOp module, PipelineOptions &options,
     return ranges.takeError();
   if (ranges->empty()) {
     llvm::errs() << "autoglm-compile: warning: --precision int8: the model "
-                    "has no matrix product by a constant weight to "
-                    "quantize; it stays float32\n";
+                    "has no matrix product or convolution by a constant "
+                    "weight to quantize; it stays float32\n";
     return llvm::Error::success();
   }
   options.activationRanges = *ranges;
