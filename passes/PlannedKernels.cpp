@@ -5,6 +5,7 @@
 #include "passes/KernelCalls.h"
 #include "passes/Tuning.h"
 
+#include "autoglm/kernels_int8.h"
 #include "autoglm/kernels_quant.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -134,6 +135,20 @@ KernelCost costOf(Operation *op) {
       cost.flops = 2 * batch * heads * pairs * (d + dv);
       cost.bytes = 4 * batch *
                    (heads * qLen * (d + dv) + kvHeads * kvLen * (d + dv));
+    }
+    return cost;
+  }
+  if (runtimeKernel(op) == "gemm_u8s8") {
+    // (batch, m, n, k, ...): uint8 A, packed int8 B (shared by the batch),
+    // 4-byte C; one multiply and one add per product, as for floats.
+    auto sizes = llvm::map_to_vector(
+        op->getOperands().take_front(4),
+        [](Value size) { return getConstantIntValue(size); });
+    if (llvm::all_of(sizes, [](auto s) { return s.has_value(); })) {
+      double batch = *sizes[0], m = *sizes[1], n = *sizes[2], k = *sizes[3];
+      cost.flops = 2 * batch * m * n * k;
+      cost.bytes = batch * (m * k + 4 * m * n) +
+                   double(agl_s8_packed_bytes(*sizes[3], *sizes[2]));
     }
     return cost;
   }
