@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """int8 against float32 and against ONNX Runtime's int8, side by side in one
-run, on the GEMM-heavy workloads of bench/workloads.py.
+run, on the GEMM-heavy workloads of bench/workloads.py and the CNN.
 
     python3 bench/int8.py [--threads 1,2] [--runs 50] [--rounds 3]
-                          [--only gemm2048,mlp,glm_prefill] [--sets 4]
+                          [--only gemm2048,mlp,glm_prefill,resnet224]
+                          [--sets 4]
 
 For every workload:
   - `--sets` seeded random input sets (the calibration data);
@@ -12,8 +13,10 @@ For every workload:
     --accuracy-report json` (the report's cosine against float32 is shown);
   - ONNX Runtime int8, the model quantized by onnxruntime.quantization on
     the same sets: quantize_static (QDQ, uint8 activations per tensor, int8
-    weights per channel, MatMuls) and quantize_dynamic (int8 weights), run
-    with graph optimization level all and the same thread count.
+    weights per channel; MatMuls, Gemms and Convs) and, for models without
+    convolutions, quantize_dynamic (int8 weights; onnxruntime's
+    ConvInteger takes only uint8 ones), run with graph optimization level
+    all and the same thread count.
 Then `--rounds` rounds, each timing every engine in turn (`--runs` timed
 runs after a warm-up; autoglm-run --bench, or bench/peers.py's ORT child).
 The table shows medians over rounds of each round's median latency, the
@@ -30,6 +33,7 @@ import sys
 import tempfile
 
 import numpy as np
+import onnx
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(BENCH_DIR)
@@ -79,11 +83,14 @@ def ort_quantized(w, sets, out_dir):
     quantize_static(w["model"], static, Reader(), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8, per_channel=True,
-                    op_types_to_quantize=["MatMul"])
-    dynamic = os.path.join(out_dir, f"{w['name']}_ort_dynamic.onnx")
-    quantize_dynamic(w["model"], dynamic, weight_type=QuantType.QInt8,
-                     op_types_to_quantize=["MatMul"])
-    return {"ORT static": static, "ORT dynamic": dynamic}
+                    op_types_to_quantize=["MatMul", "Gemm", "Conv"])
+    models = {"ORT static": static}
+    if not any(n.op_type == "Conv" for n in onnx.load(w["model"]).graph.node):
+        dynamic = os.path.join(out_dir, f"{w['name']}_ort_dynamic.onnx")
+        quantize_dynamic(w["model"], dynamic, weight_type=QuantType.QInt8,
+                         op_types_to_quantize=["MatMul"])
+        models["ORT dynamic"] = dynamic
+    return models
 
 
 def main():
@@ -92,7 +99,7 @@ def main():
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sets", type=int, default=4)
-    parser.add_argument("--only", default="gemm2048,mlp,glm_prefill")
+    parser.add_argument("--only", default="gemm2048,mlp,glm_prefill,resnet224")
     parser.add_argument("--autoglm-bin",
                         default=os.path.join(REPO_ROOT, "build", "bin"))
     parser.add_argument("--work-dir", default=workloads.DEFAULT_WORK_DIR)
@@ -146,9 +153,11 @@ def main():
                     times[key].append(m["median_ms"])
             ms = {k: statistics.median(v) for k, v in times.items()}
             best_ort = min(ms[k] for k in ort_models)
+            dynamic = (f"{ms['ORT dynamic']:.2f}" if "ORT dynamic" in ms
+                       else "—")
             print(f"| {name} | {t} | {ms['fp32']:.2f} | {ms['int8']:.2f} "
                   f"| {ms['fp32'] / ms['int8']:.2f}x "
-                  f"| {ms['ORT static']:.2f} | {ms['ORT dynamic']:.2f} "
+                  f"| {ms['ORT static']:.2f} | {dynamic} "
                   f"| {ms['int8'] / best_ort:.2f} | {cosine:.6f} |",
                   flush=True)
 

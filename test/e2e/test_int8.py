@@ -295,7 +295,7 @@ class PostTrainingQuantizationTest(E2ETestCase):
 
     def test_accuracy_report(self):
         with tempfile.TemporaryDirectory() as tmp:
-            for method in ("minmax", "percentile"):
+            for method in ("minmax", "percentile", "entropy"):
                 with self.subTest(method=method):
                     out = os.path.join(tmp, method + ".so")
                     result = compile_model(

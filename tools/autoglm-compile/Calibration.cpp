@@ -2,6 +2,8 @@
 
 #include "Calibration.h"
 
+#include "ActivationRange.h"
+
 #include "codegen/emit/ModelSignature.h"
 #include "compiler/Report.h"
 
@@ -180,7 +182,7 @@ compileAndRun(ModuleOp module, PipelineOptions options,
   llvm::sys::path::append(library, "model.so");
   EmitOptions emitHere = emit;
   emitHere.weightsPath = (folder + "/model.weights").str();
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(library);
     llvm::sys::fs::remove(emitHere.weightsPath);
     llvm::sys::fs::remove(folder);
@@ -281,9 +283,9 @@ activationRanges(const BuildOutputs &calibration,
       // The extremes of each set: the range is theirs over all sets.
       std::vector<float> mins = valuesOf(lo->second),
                          maxs = valuesOf(hi->second);
-      if (method.name == "percentile")
-        return fail("--calibration-method percentile needs the whole "
-                    "activations");
+      if (method.name != "minmax")
+        return fail("--calibration-method " + method.name +
+                    " needs the whole activations");
       ranges.push_back(*std::min_element(mins.begin(), mins.end()));
       ranges.push_back(*std::max_element(maxs.begin(), maxs.end()));
       continue;
@@ -291,23 +293,11 @@ activationRanges(const BuildOutputs &calibration,
     if (whole == outputs.end())
       break;
     std::vector<float> values = valuesOf(whole->second);
-    if (values.empty()) {
-      ranges.insert(ranges.end(), {0.0, 0.0});
-      continue;
-    }
-    if (method.name == "percentile") {
-      double tail = (100.0 - method.percentile) / 100.0;
-      size_t last = values.size() - 1;
-      size_t low = static_cast<size_t>(std::floor(tail * last));
-      size_t high = last - low;
-      std::nth_element(values.begin(), values.begin() + low, values.end());
-      double below = values[low];
-      std::nth_element(values.begin(), values.begin() + high, values.end());
-      ranges.insert(ranges.end(), {below, double(values[high])});
-    } else {
-      auto [mn, mx] = std::minmax_element(values.begin(), values.end());
-      ranges.insert(ranges.end(), {double(*mn), double(*mx)});
-    }
+    ActivationRange range = method.name == "percentile"
+                                ? percentileRange(values, method.percentile)
+                            : method.name == "entropy" ? entropyRange(values)
+                                                       : minMaxRange(values);
+    ranges.insert(ranges.end(), {range.lo, range.hi});
   }
   return ranges;
 }

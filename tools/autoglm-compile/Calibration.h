@@ -58,7 +58,8 @@ compileAndRun(mlir::ModuleOp module, PipelineOptions options,
 /// How an activation's range is read from what calibration saw.
 struct CalibrationMethod {
   /// "minmax": the smallest and largest values; "percentile": the values
-  /// at `percentile` % and 100 - `percentile` % (outliers clipped).
+  /// at `percentile` % and 100 - `percentile` % (outliers clipped);
+  /// "entropy": the range of least KL divergence (ActivationRange.h).
   std::string name = "minmax";
   double percentile = 99.99;
 };

@@ -118,8 +118,9 @@ llvm::Error calibrateInt8(mlir::ModuleOp module, PipelineOptions &options,
     return sets.takeError();
   PipelineOptions calibrating = options;
   calibrating.calibrationOutputs = true;
-  // Percentiles need every value; the extremes are enough otherwise.
-  calibrating.wholeCalibrationOutputs = method.name == "percentile";
+  // Percentiles and histograms need every value; the extremes are enough
+  // otherwise.
+  calibrating.wholeCalibrationOutputs = method.name != "minmax";
   auto reference = compileAndRun(module, calibrating, emit, *sets,
                                  "calibrating");
   if (!reference)
@@ -297,13 +298,16 @@ int main(int argc, char **argv) {
   app.add_option("--calibration-method", calibration.name,
                  "minmax (default): each activation's range is the smallest "
                  "and largest value seen; percentile: outliers beyond "
-                 "--calibration-percentile are clipped")
-      ->check(CLI::IsMember({"minmax", "percentile"}));
+                 "--calibration-percentile are clipped; entropy: the range "
+                 "whose uint8 levels keep the values' histogram closest "
+                 "(least KL divergence)")
+      ->check(CLI::IsMember({"minmax", "percentile", "entropy"}));
   app.add_option("--calibration-percentile", calibration.percentile,
                  "With --calibration-method percentile (default 99.99)")
       ->check(CLI::Range(50.0, 100.0));
   app.add_option("--keep-fp32", keepFp32,
-                 "With --precision int8: the matrix products (ONNX node "
+                 "With --precision int8: the matrix products and convolutions "
+                 "(ONNX node "
                  "names, comma-separated) that stay float32, e.g. an LM "
                  "head")
       ->delimiter(',');
