@@ -155,8 +155,8 @@ struct MatMulOfDequantized : OpRewritePattern<MatMulOp> {
   }
 };
 
-/// conv(dequantize(x), dequantize(w)) [+ bias] with one group, x per
-/// tensor, w per tensor or per filter:
+/// conv(dequantize(x), dequantize(w)) [+ bias] with one group and static
+/// shapes, x per tensor, w per tensor or per filter:
 ///   float(conv_integer(x_q, w_q, z_x, z_w)) * (s_x * s_w) [+ bias]
 /// with per-filter scales and the bias along axis 1 of the result.
 struct ConvOfDequantized : OpRewritePattern<ConvOp> {
@@ -164,9 +164,11 @@ struct ConvOfDequantized : OpRewritePattern<ConvOp> {
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<ShapedType>(op.getType());
-    if (op.getGroup() != 1 || !type.getElementType().isF32())
+    if (op.getGroup() != 1 || !type.getElementType().isF32() ||
+        !type.hasStaticShape() ||
+        !cast<ShapedType>(op.getFilter().getType()).hasStaticShape())
       return rewriter.notifyMatchFailure(op, "not an f32 convolution of one "
-                                             "group");
+                                             "group with static shapes");
     auto input = dequantized(op.getInput(), std::nullopt);
     auto filter = dequantized(op.getFilter(), /*channelAxis=*/0);
     if (!input || !filter)

@@ -71,7 +71,8 @@ def CalibrationOutputs : Pass<"autoglm-calibration-outputs", "mlir::ModuleOp"> {
     Calibration for `--precision int8`. For the activation of every
     product that `autoglm-quantize-products` would quantize (the left
     operand of an f32 `autoglm.matmul` by a constant 2-D weight, the input
-    of an f32 `autoglm.conv` of one group by a constant filter), each
+    of an f32 `autoglm.conv` of one group, with static shapes, by a
+    constant filter), each
     distinct value once,
     in the order that pass numbers them, appends to `main`'s results its
     smallest and largest element (`autoglm.calibration.N.min` and `.max`,
@@ -141,7 +142,7 @@ def IntegerMatMuls : Pass<"autoglm-integer-matmuls", "mlir::ModuleOp"> {
     models (and `--precision int8`) run on the int8 GEMM.
 
     Likewise `conv(dequantize_linear(x), dequantize_linear(w), bias)` with
-    one group, `x` per tensor and `w`'s scale per tensor or per filter
+    one group and static shapes, `x` per tensor and `w`'s scale per tensor or per filter
     (axis 0; its zero point per tensor, or per filter with equal entries),
     becomes `autoglm.conv_integer`, converted to f32, times `scale_x *
     scale_w` (a per-filter scale viewed as [1, F, 1, 1]), plus the bias

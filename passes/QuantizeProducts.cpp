@@ -40,10 +40,13 @@ using namespace autoglm;
 namespace {
 
 /// The products that int8 serves: matrix products and convolutions (of one
-/// group). Operand 0 is the activation, operand 1 the weight.
+/// group, with static shapes, as the int8 convolution takes them). Operand
+/// 0 is the activation, operand 1 the weight.
 bool isProduct(Operation *op) {
   if (auto conv = dyn_cast<ConvOp>(op))
-    return conv.getGroup() == 1;
+    return conv.getGroup() == 1 &&
+           cast<ShapedType>(conv.getType()).hasStaticShape() &&
+           cast<ShapedType>(conv.getInput().getType()).hasStaticShape();
   return isa<MatMulOp>(op);
 }
 

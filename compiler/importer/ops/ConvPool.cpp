@@ -118,10 +118,11 @@ FailureOr<Value> subtractZeroPoint(NodeImporter &n, size_t value, size_t zp) {
 }
 
 /// (x - x_zero_point) conv (w - w_zero_point), accumulated in int32; the
-/// padding is zero after the zero point is subtracted. With one group and
-/// scalar zero points, one autoglm.conv_integer (the 8-bit operands stay
-/// 8-bit, for the int8 GEMM); otherwise the operands are widened to i32
-/// and their zero points subtracted before an i32 convolution.
+/// padding is zero after the zero point is subtracted. With one group,
+/// scalar zero points and static shapes, one autoglm.conv_integer (the
+/// 8-bit operands stay 8-bit, for the int8 GEMM); otherwise the operands
+/// are widened to i32 and their zero points subtracted before an i32
+/// convolution.
 LogicalResult importConvInteger(NodeImporter &n) {
   if (n.input(2) && n.inputType(2).getNumElements() != 1)
     return n.unsupported("a per-channel x_zero_point");
@@ -131,7 +132,8 @@ LogicalResult importConvInteger(NodeImporter &n) {
   auto w = readWindow(n, *kernel);
   if (failed(w))
     return failure();
-  if (n.intAttr("group", 1) == 1)
+  if (n.intAttr("group", 1) == 1 && n.inputType(0).hasStaticShape() &&
+      n.inputType(1).hasStaticShape())
     if (Value xZp = n.scalarZeroPoint(0, 2))
       if (Value wZp = n.scalarZeroPoint(1, 3)) {
         auto out = n.create<ConvIntegerOp>(n.input(0), n.input(1), xZp, wZp,

@@ -244,7 +244,8 @@ static int cpu_has_vnni(void) {
 
 /* The AVX-512 kernel where the float GEMM runs AVX-512 (tests force the
  * others through agl_gemm_select) and the CPU has VNNI; else the AVX2 one
- * where the float GEMM runs AVX2. */
+ * where the float GEMM runs vector code (AVX2, or AVX-512 without VNNI:
+ * every CPU with AVX-512 has AVX2). */
 static agl_s8_kernel_fn s8_kernel(void) {
 #if defined(AGL_HAVE_AVX512_KERNELS)
   static _Atomic int vnni = -1; /* checked once; a race only repeats it */
@@ -255,7 +256,7 @@ static agl_s8_kernel_fn s8_kernel(void) {
     return agl_s8_kernel_avx512;
 #endif
 #if defined(AGL_HAVE_AVX2_KERNELS)
-  if (agl_gemm_current() == &agl_gemm_avx2)
+  if (agl_gemm_current() != &agl_gemm_portable)
     return agl_s8_kernel_avx2;
 #endif
   return agl_s8_kernel_portable;

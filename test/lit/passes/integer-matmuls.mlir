@@ -140,3 +140,19 @@ func.func @conv_not_folded(%xq: tensor<1x8x6x6xui8>, %w: tensor<4x4x3x3xi8>, %w8
       : (tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>) -> tensor<1x4x4x4xf32>
   return %y0, %y1 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// A symbolic batch: the convolution stays float (the int8 convolution's
+// gather needs static shapes).
+// CHECK-LABEL: func.func @conv_symbolic
+// CHECK-NOT: autoglm.conv_integer
+// CHECK: autoglm.conv %
+func.func @conv_symbolic(%xq: tensor<?x8x6x6xui8>, %w: tensor<4x8x3x3xi8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<?x4x4x4xf32> {
+  %wz = autoglm.constant dense<0> : tensor<i8>
+  %x = autoglm.dequantize_linear %xq, %s, %z {axis = 1 : i64} : (tensor<?x8x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x8x6x6xf32>
+  %f = autoglm.dequantize_linear %w, %s, %wz {axis = 0 : i64} : (tensor<4x8x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<4x8x3x3xf32>
+  %y = autoglm.conv %x, %f {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64}
+      : (tensor<?x8x6x6xf32>, tensor<4x8x3x3xf32>) -> tensor<?x4x4x4xf32>
+  return %y : tensor<?x4x4x4xf32>
+}
