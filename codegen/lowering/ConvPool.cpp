@@ -344,26 +344,33 @@ struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
                                     getElementTypeOrSelf(op.getFilter()),
                                     inputZp, filterZp, {n, positions, f});
 
-    // [n, positions, f] -> [n, f, positions].
-    auto maps =
-        SmallVector<AffineMap>{AffineMap::get(3, 0, {d(0), d(2), d(1)}, ctx),
-                               rewriter.getMultiDimIdentityMap(3)};
-    auto nchwType =
-        RankedTensorType::get({n, f, positions}, rewriter.getI32Type());
-    Value nchw =
-        linalg::GenericOp::create(
-            rewriter, loc, nchwType, sums,
-            tensor::EmptyOp::create(rewriter, loc, nchwType.getShape(),
-                                    nchwType.getElementType())
-                .getResult(),
-            maps,
-            SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
-            [](OpBuilder &nb, Location l, ValueRange a) {
-              linalg::YieldOp::create(nb, l, a[0]);
-            })
-            .getResult(0);
-    rewriter.replaceOp(op,
-                       reshapeTensor(rewriter, loc, nchw, outType.getShape()));
+    // [n, out..., f] -> [n, f, out...], straight into the result's shape:
+    // no reshape between this copy and the elementwise ops that follow
+    // (the scaling), which it then fuses with.
+    SmallVector<int64_t> nhwc = {n};
+    llvm::append_range(nhwc, outSpatial);
+    nhwc.push_back(f);
+    sums = reshapeTensor(rewriter, loc, sums, nhwc);
+    int64_t rank = outType.getRank();
+    SmallVector<AffineExpr> fromNhwc = {d(0)};
+    for (int64_t i = 0; i < s; ++i)
+      fromNhwc.push_back(d(2 + i));
+    fromNhwc.push_back(d(1));
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, fromNhwc, ctx),
+                                   rewriter.getMultiDimIdentityMap(rank)};
+    Value nchw = linalg::GenericOp::create(
+                     rewriter, loc, outType, sums,
+                     tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
+                                             outType.getElementType())
+                         .getResult(),
+                     maps,
+                     SmallVector<utils::IteratorType>(
+                         rank, utils::IteratorType::parallel),
+                     [](OpBuilder &nb, Location l, ValueRange a) {
+                       linalg::YieldOp::create(nb, l, a[0]);
+                     })
+                     .getResult(0);
+    rewriter.replaceOp(op, nchw);
     return success();
   }
 
