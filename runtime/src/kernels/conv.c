@@ -47,13 +47,13 @@ static int choose_way(const agl_conv_direct *d) {
       return bcast_fits ? WAY_BCAST : WAY_GEMM;
     /* Measured with bench/conv_kernel_bench.c (Zen 2, 1 and 2 threads):
      * with a kernel larger than 1x1 the broadcasting kernel is 1.3-3x as
-     * fast as the implicit GEMM, which packs the windows. On the smallest
-     * maps with the most filters (resnet224's 7x7 x 512 stage), where the
-     * packing is shared by many filters, the two are within 5% of each
-     * other at 1 thread, and the broadcasting kernel is 10-25% faster at
-     * 2. 1x1 convolutions read each input element once per filter panel
-     * anyway; the GEMM is 1.5x as fast. */
-    if (bcast_fits && d->kernel_h * d->kernel_w > 1)
+     * fast as the implicit GEMM, which packs the windows, except on the
+     * smallest maps with the most filters (resnet224's 7x7 x 512 stage),
+     * where the packing is shared by many filters and the GEMM's blocking
+     * of the weights is 5-15% faster. 1x1 convolutions read each input
+     * element once per filter panel anyway; the GEMM is 1.5x as fast. */
+    if (bcast_fits && d->kernel_h * d->kernel_w > 1 &&
+        (d->out_h * d->out_w > 64 || d->out_channels < 512))
       return WAY_BCAST;
     return WAY_GEMM;
   }
