@@ -49,8 +49,11 @@ static int choose_way(const agl_conv_direct *d) {
      * with a kernel larger than 1x1 the broadcasting kernel is 1.3-3x as
      * fast as the implicit GEMM, which packs the windows, except on the
      * smallest maps with the most filters (resnet224's 7x7 x 512 stage),
-     * where the packing is shared by many filters and the GEMM's blocking
-     * of the weights is 5-15% faster. 1x1 convolutions read each input
+     * where the packing is shared by many filters and the GEMM reads the
+     * weights once: the broadcasting kernel rereads all of them (9.4 MB)
+     * for each tile of 6 positions. (The kernel benchmark, which keeps
+     * them cached, has it ahead at 2 threads; in the whole resnet224 it
+     * was 5-10% slower at 1.) 1x1 convolutions read each input
      * element once per filter panel anyway; the GEMM is 1.5x as fast. */
     if (bcast_fits && d->kernel_h * d->kernel_w > 1 &&
         (d->out_h * d->out_w > 64 || d->out_channels < 512))
