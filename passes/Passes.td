@@ -78,7 +78,7 @@ def CalibrationOutputs : Pass<"autoglm-calibration-outputs", "mlir::ModuleOp"> {
     smallest and largest element (`autoglm.calibration.N.min` and `.max`,
     scalars, so any shape works, symbolic ones and KV caches included), or
     with `whole` the operand itself (`autoglm.calibration.N`, for
-    percentiles; static shapes only). The compiler runs the model so
+    percentiles and entropy; static shapes only). The compiler runs the model so
     compiled on the calibration inputs and reads the ranges from these
     outputs.
   }];

@@ -2,17 +2,18 @@
 //
 // --precision int8 quantizes the matrix products and the convolutions (of
 // one group) by constant weights, which hold nearly all of a transformer's
-// and a CNN's arithmetic. Weights are quantized per
-// column from their values; activations need the range they take on real
-// inputs, which calibration measures: autoglm-calibration-outputs makes the
-// model return the extremes of the products' activations (or the whole
-// activations, for percentiles), the compiler runs it on the calibration
-// inputs, and autoglm-quantize-products then writes the
-// quantization into the IR in QDQ form (as a quantized ONNX model would
-// bring it), where autoglm-integer-matmuls finds it. Both passes number
-// the operands the same way. Gemm nodes by a constant weight are written
-// as such products first (the weight transposed at compile time, alpha,
-// beta and C as elementwise ops that the kernel's epilogue then takes).
+// and a CNN's arithmetic. Weights are quantized per column (per output
+// channel of a filter) from their values; activations need the range they
+// take on real inputs, which calibration measures:
+// autoglm-calibration-outputs makes the model return the extremes of the
+// products' activations (or the whole activations, for percentiles and
+// entropy), the compiler runs it on the calibration inputs, and
+// autoglm-quantize-products then writes the quantization into the IR in
+// QDQ form (as a quantized ONNX model would bring it), where
+// autoglm-integer-matmuls finds it. Both passes number the operands the
+// same way. Gemm nodes by a constant weight are written as such products
+// first (the weight transposed at compile time, alpha, beta and C as
+// elementwise ops that the kernel's epilogue then takes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -215,8 +216,8 @@ struct CalibrationOutputsPass
       }
       if (!cast<ShapedType>(operand.input.getType()).hasStaticShape()) {
         operand.products.front()->emitError(
-            "calibration of whole activations (percentile) needs static "
-            "shapes: pin the symbolic extents with --dim");
+            "calibration of whole activations (percentile, entropy) needs "
+            "static shapes: pin the symbolic extents with --dim");
         return signalPassFailure();
       }
       if (failed(addResult(operand.input, name)))
