@@ -135,6 +135,27 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         machine.gemmIsa);
     return {text, machine.threads};
   }
+  if (runtimeKernelCalled(kernel.op) == "gemm_u8s8") {
+    // (batch, m, n, k, a, a strides, zero point, packed B, ...)
+    auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
+    std::string microKernel =
+        machine.gemmIsa == "avx512"
+            ? "the AVX-512 VNNI 14x32 micro-kernel (vpdpbusd) where the CPU "
+              "has VNNI, else the AVX2 one"
+        : machine.gemmIsa == "avx2"
+            ? "the AVX2 micro-kernel (operands widened to int16, vpmaddwd; "
+              "passes of 6x8)"
+            : "the portable micro-kernel";
+    std::string text = llvm::formatv(
+        "int8 GEMM m{0} n{1} k{2}{3}: uint8 activations (zero point {4}) "
+        "times int8 weights packed at compile time, exact int32 sums, {5}",
+        size(1), size(2), size(3), size(0) == "1" ? "" : " batch " + size(0),
+        size(7), microKernel);
+    if (auto epilogue = kernel.op->getAttrOfType<StringAttr>(kEpilogueAttrName))
+      text += ", epilogue " + epilogue.getValue().str() +
+              " on each tile in registers";
+    return {text, machine.threads};
+  }
   if (func::CallOp call = gemmCall(kernel.op)) {
     auto size = [&](unsigned i) { return sizeText(call.getOperand(i)); };
     std::string text = llvm::formatv(

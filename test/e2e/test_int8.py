@@ -225,6 +225,19 @@ class PostTrainingQuantizationTest(E2ETestCase):
         self.assertEqual(text.count("call @agl_kernel_gemm_u8s8"), 6)
         self.assertNotIn("call @agl_kernel_conv2d", text)
         self.assertNotIn("call @agl_kernel_sgemm", text)
+        # --explain describes the stem's product (32x32 positions, 16
+        # filters, 3x3x3 windows) and counts its 2 m n k operations.
+        result = compile_model(
+            os.path.join(MODELS_DIR, "resnet_cnn.onnx"),
+            self.cache.path("int8-cnn", "explain.so"),
+            "--precision", "int8", "--calibrate",
+            os.path.join(CALIBRATION_DIR, "resnet_cnn"), "--explain")
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("int8 GEMM m1024 n16 k27: uint8 activations",
+                      result.stdout)
+        stem = next(line for line in result.stdout.splitlines()
+                    if " gemm_u8s8 " in line and "stem.conv" in line)
+        self.assertEqual(stem.split()[3], "0.885")  # MFLOP
 
     def test_gemm_nodes(self):
         rng = np.random.default_rng(11)
