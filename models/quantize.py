@@ -26,10 +26,12 @@ For MODEL in mlp and glm_layer (their MatMuls) and resnet_cnn (its Convs):
                                     graph optimizations off, one thread)
 
 Run from anywhere; writes next to this script. Deterministic given the
-onnxruntime version (recorded in quantized/VERSION) and, for the products
-of uint8 by int8 in onnxruntime's own kernels (MODEL_dynamic of the
-transformers), a CPU with AVX512-VNNI: without it they saturate, and the
-references stored here were made with it.
+onnxruntime version (recorded in quantized/VERSION) and the CPU: the
+stored files were made on one with AVX512-VNNI (the CNN's, on one
+without). Elsewhere onnxruntime's own products of uint8 by int8 (the
+transformers' MODEL_dynamic references) saturate, and float rounding may
+move a calibrated scale (glm_layer_qdq.onnx), so rerunning this script on
+such a CPU rewrites those files; keep the stored ones.
 """
 
 import json
