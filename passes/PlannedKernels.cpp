@@ -138,13 +138,19 @@ KernelCost costOf(Operation *op) {
     }
     return cost;
   }
-  if (runtimeKernel(op) == "gemm_u8s8") {
-    // (batch, m, n, k, ...): uint8 A, packed int8 B (shared by the batch),
-    // 4-byte C; one multiply and one add per product, as for floats.
+  // A GEMM call's leading (batch, m, n, k), when all are constants.
+  auto gemmSizes = [&] {
     auto sizes = llvm::map_to_vector(
         op->getOperands().take_front(4),
         [](Value size) { return getConstantIntValue(size); });
-    if (llvm::all_of(sizes, [](auto s) { return s.has_value(); })) {
+    return llvm::all_of(sizes, [](auto s) { return s.has_value(); })
+               ? sizes
+               : decltype(sizes){};
+  };
+  if (runtimeKernel(op) == "gemm_u8s8") {
+    // uint8 A, packed int8 B (shared by the batch), 4-byte C; one multiply
+    // and one add per product, as for floats.
+    if (auto sizes = gemmSizes(); !sizes.empty()) {
       double batch = *sizes[0], m = *sizes[1], n = *sizes[2], k = *sizes[3];
       cost.flops = 2 * batch * m * n * k;
       cost.bytes = batch * (m * k + 4 * m * n) +
@@ -153,11 +159,8 @@ KernelCost costOf(Operation *op) {
     return cost;
   }
   if (StringRef kernel = runtimeKernel(op); kernel.starts_with("sgemm")) {
-    // (batch, m, n, k, ...): f32 operands.
-    auto sizes = llvm::map_to_vector(
-        op->getOperands().take_front(4),
-        [](Value size) { return getConstantIntValue(size); });
-    if (llvm::all_of(sizes, [](auto s) { return s.has_value(); })) {
+    // f32 operands.
+    if (auto sizes = gemmSizes(); !sizes.empty()) {
       double batch = *sizes[0], m = *sizes[1], n = *sizes[2], k = *sizes[3];
       cost.flops = 2 * batch * m * n * k;
       cost.bytes = 4 * batch * (m * k + k * n + m * n);
