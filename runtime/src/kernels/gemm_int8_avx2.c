@@ -140,6 +140,14 @@ ROWS_FN(4)
 ROWS_FN(5)
 ROWS_FN(6)
 
+typedef void (*rows_fn)(int64_t, const uint8_t *, int64_t, int64_t,
+                        const int8_t *, int, int32_t *, int64_t,
+                        const agl_s8_epilogue *);
+/* The passes for each row count: the tile's last pass covers what is left
+ * of its rows. */
+static const rows_fn passes[ROWS_PER_PASS + 1] = {
+    NULL, rows_1, rows_2, rows_3, rows_4, rows_5, rows_6};
+
 void agl_s8_kernel_avx2(int64_t kq, const uint8_t *ap, int64_t lda,
                         const int8_t *bp, int rows_left, int cols, void *c,
                         int64_t ldc, const agl_s8_epilogue *e) {
@@ -149,29 +157,9 @@ void agl_s8_kernel_avx2(int64_t kq, const uint8_t *ap, int64_t lda,
   agl_s8_epilogue part = *e;
   for (int i = 0; i < rows_left; i += ROWS_PER_PASS) {
     const int n = rows_left - i < ROWS_PER_PASS ? rows_left - i : ROWS_PER_PASS;
-    const uint8_t *a = ap + i * a_row;
-    int32_t *ci = c32 + i * ldc;
     if (e->residual)
       part.residual = e->residual + i * e->res_rs;
-    switch (n) {
-    case 6:
-      rows_6(kq, a, a_row, a_quad, bp, cols, ci, ldc, &part);
-      break;
-    case 5:
-      rows_5(kq, a, a_row, a_quad, bp, cols, ci, ldc, &part);
-      break;
-    case 4:
-      rows_4(kq, a, a_row, a_quad, bp, cols, ci, ldc, &part);
-      break;
-    case 3:
-      rows_3(kq, a, a_row, a_quad, bp, cols, ci, ldc, &part);
-      break;
-    case 2:
-      rows_2(kq, a, a_row, a_quad, bp, cols, ci, ldc, &part);
-      break;
-    default:
-      rows_1(kq, a, a_row, a_quad, bp, cols, ci, ldc, &part);
-      break;
-    }
+    passes[n](kq, ap + i * a_row, a_row, a_quad, bp, cols, c32 + i * ldc, ldc,
+              &part);
   }
 }
