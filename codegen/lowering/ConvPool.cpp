@@ -61,6 +61,26 @@ TypedAttr zeroOf(OpBuilder &b, Type type) {
   return cast<TypedAttr>(b.getZeroAttr(type));
 }
 
+/// A new tensor of `shape` whose element at each index is `input`'s element
+/// at `inputExprs` of that index (a gather: im2col, a transposition).
+Value gatherCopy(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<AffineExpr> inputExprs, ArrayRef<int64_t> shape) {
+  int64_t loops = shape.size();
+  Type element = cast<RankedTensorType>(input.getType()).getElementType();
+  Value empty = tensor::EmptyOp::create(b, loc, shape, element);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, inputExprs, b.getContext()),
+      b.getMultiDimIdentityMap(loops)};
+  return linalg::GenericOp::create(
+             b, loc, empty.getType(), input, empty, maps,
+             SmallVector<utils::IteratorType>(loops,
+                                              utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location l, ValueRange a) {
+               linalg::YieldOp::create(nb, l, a[0]);
+             })
+      .getResult(0);
+}
+
 /// Sums of 16-bit floats accumulate in f32 (one rounding at the end, as
 /// the reference computes them); everything else in its own type.
 Type accumulatorType(Type element) {
@@ -155,23 +175,12 @@ Value buildIm2colConv(OpBuilder &b, Location loc, ConvOp op, Value input5,
     SmallVector<int64_t> colShape = {n, g, cg};
     llvm::append_range(colShape, kernel);
     llvm::append_range(colShape, outSpatial);
-    int64_t loops = colShape.size();
     auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
     SmallVector<AffineExpr> inExprs = {d(0), d(1), d(2)};
     for (int64_t i = 0; i < s; ++i)
       inExprs.push_back(d(3 + s + i) * op.getStrides()[i] +
                         d(3 + i) * op.getDilations()[i]);
-    SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
-                                   b.getMultiDimIdentityMap(loops)};
-    Value empty = tensor::EmptyOp::create(b, loc, colShape, in5.getElementType());
-    col = linalg::GenericOp::create(
-              b, loc, empty.getType(), input5, empty, maps,
-              SmallVector<utils::IteratorType>(loops,
-                                               utils::IteratorType::parallel),
-              [](OpBuilder &nb, Location l, ValueRange a) {
-                linalg::YieldOp::create(nb, l, a[0]);
-              })
-              .getResult(0);
+    col = gatherCopy(b, loc, input5, inExprs, colShape);
   }
   col = reshapeTensor(b, loc, col, {n, g, window, positions});
   Value filter = reshapeTensor(b, loc, filter5, {g, fg, window});
@@ -276,7 +285,6 @@ struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
   matchAndRewrite(ConvIntegerOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     auto wType = cast<RankedTensorType>(adaptor.getFilter().getType());
     auto outType = signless(op.getType());
@@ -317,24 +325,12 @@ struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
     llvm::append_range(colShape, outSpatial);
     colShape.push_back(c);
     llvm::append_range(colShape, kernel);
-    int64_t loops = colShape.size();
     auto d = [&](int64_t i) { return rewriter.getAffineDimExpr(i); };
     SmallVector<AffineExpr> inExprs = {d(0), d(1 + s)};
     for (int64_t i = 0; i < s; ++i)
       inExprs.push_back(d(1 + i) * op.getStrides()[i] +
                         d(2 + s + i) * op.getDilations()[i]);
-    SmallVector<AffineMap> colMaps = {AffineMap::get(loops, 0, inExprs, ctx),
-                                      rewriter.getMultiDimIdentityMap(loops)};
-    Value empty = tensor::EmptyOp::create(rewriter, loc, colShape,
-                                          inType.getElementType());
-    Value col = linalg::GenericOp::create(
-                    rewriter, loc, empty.getType(), input, empty, colMaps,
-                    SmallVector<utils::IteratorType>(
-                        loops, utils::IteratorType::parallel),
-                    [](OpBuilder &nb, Location l, ValueRange a) {
-                      linalg::YieldOp::create(nb, l, a[0]);
-                    })
-                    .getResult(0);
+    Value col = gatherCopy(rewriter, loc, input, inExprs, colShape);
     col = reshapeTensor(rewriter, loc, col, {n, positions, window});
 
     Value weight = filterColumns(rewriter, loc, op.getFilter(),
@@ -351,25 +347,11 @@ struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
     llvm::append_range(nhwc, outSpatial);
     nhwc.push_back(f);
     sums = reshapeTensor(rewriter, loc, sums, nhwc);
-    int64_t rank = outType.getRank();
     SmallVector<AffineExpr> fromNhwc = {d(0)};
     for (int64_t i = 0; i < s; ++i)
       fromNhwc.push_back(d(2 + i));
     fromNhwc.push_back(d(1));
-    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, fromNhwc, ctx),
-                                   rewriter.getMultiDimIdentityMap(rank)};
-    Value nchw = linalg::GenericOp::create(
-                     rewriter, loc, outType, sums,
-                     tensor::EmptyOp::create(rewriter, loc, outType.getShape(),
-                                             outType.getElementType())
-                         .getResult(),
-                     maps,
-                     SmallVector<utils::IteratorType>(
-                         rank, utils::IteratorType::parallel),
-                     [](OpBuilder &nb, Location l, ValueRange a) {
-                       linalg::YieldOp::create(nb, l, a[0]);
-                     })
-                     .getResult(0);
+    Value nchw = gatherCopy(rewriter, loc, sums, fromNhwc, outType.getShape());
     rewriter.replaceOp(op, nchw);
     return success();
   }
