@@ -186,22 +186,27 @@ class PostTrainingQuantizationTest(E2ETestCase):
             "int8", "--calibrate", os.path.join(CALIBRATION_DIR, model),
             *options)
 
+    def check_against_float32(self, model):
+        """The int8 build of `model` against onnxruntime's float32 output:
+        cosine and largest error within bounds. Returns its memref IR."""
+        got, ref = output_of(self, self.compile_int8(model),
+                             os.path.join(MODELS_DIR, model))
+        rel = np.abs(got - ref).max() / np.abs(ref).max()
+        cos = cosine(got, ref)
+        print(f"{model} int8: cosine {cos:.6f}, max rel {rel:.4f}")
+        self.assertGreaterEqual(cos, PTQ_MIN_COSINE)
+        self.assertLessEqual(rel, PTQ_MAX_REL)
+        ir = self.compiled(
+            os.path.join(MODELS_DIR, model + ".onnx"), ".mlir", "--emit",
+            "memref", "--precision", "int8", "--calibrate",
+            os.path.join(CALIBRATION_DIR, model))
+        with open(ir) as f:
+            return f.read()
+
     def test_accuracy_against_float32(self):
         for model, products in INT8_PRODUCTS.items():
             with self.subTest(model=model):
-                got, ref = output_of(self, self.compile_int8(model),
-                                     os.path.join(MODELS_DIR, model))
-                rel = np.abs(got - ref).max() / np.abs(ref).max()
-                cos = cosine(got, ref)
-                print(f"{model} int8: cosine {cos:.6f}, max rel {rel:.4f}")
-                self.assertGreaterEqual(cos, PTQ_MIN_COSINE)
-                self.assertLessEqual(rel, PTQ_MAX_REL)
-                ir = self.compiled(
-                    os.path.join(MODELS_DIR, model + ".onnx"), ".mlir",
-                    "--emit", "memref", "--precision", "int8", "--calibrate",
-                    os.path.join(CALIBRATION_DIR, model))
-                with open(ir) as f:
-                    text = f.read()
+                text = self.check_against_float32(model)
                 self.assertEqual(text.count("call @agl_kernel_gemm_u8s8"),
                                  products)
                 self.assertNotIn("call @agl_kernel_sgemm_packed", text)
@@ -209,19 +214,7 @@ class PostTrainingQuantizationTest(E2ETestCase):
     def test_convolutions(self):
         # The CNN: its five convolutions (one group each) and its classifier
         # (a Gemm) on the int8 kernel, none left in float32.
-        got, ref = output_of(self, self.compile_int8("resnet_cnn"),
-                             os.path.join(MODELS_DIR, "resnet_cnn"))
-        rel = np.abs(got - ref).max() / np.abs(ref).max()
-        cos = cosine(got, ref)
-        print(f"resnet_cnn int8: cosine {cos:.6f}, max rel {rel:.4f}")
-        self.assertGreaterEqual(cos, PTQ_MIN_COSINE)
-        self.assertLessEqual(rel, PTQ_MAX_REL)
-        ir = self.compiled(
-            os.path.join(MODELS_DIR, "resnet_cnn.onnx"), ".mlir", "--emit",
-            "memref", "--precision", "int8", "--calibrate",
-            os.path.join(CALIBRATION_DIR, "resnet_cnn"))
-        with open(ir) as f:
-            text = f.read()
+        text = self.check_against_float32("resnet_cnn")
         self.assertEqual(text.count("call @agl_kernel_gemm_u8s8"), 6)
         self.assertNotIn("call @agl_kernel_conv2d", text)
         self.assertNotIn("call @agl_kernel_sgemm", text)
