@@ -27,11 +27,9 @@ Workloads (batch 1, float32 models):
   glm_decode   the same layer decoding one token after a 2047-position KV
                cache (past_key/past_value inputs [1,32,2047,128])
 
-autoglm-run times agl_instance_run, which copies the inputs from host memory
-to the device and the outputs back; PyTorch's timings have everything on the
-device already. The table gives the time PyTorch takes to copy as many bytes
-between pageable host memory and the device, so that the two can be told
-apart.
+autoglm-run checks each workload's outputs on a first run that copies the
+inputs to the device and the outputs back, then times runs with
+--device-resident: the tensors stay on the GPU, as PyTorch's do.
 
 Usage:
   python3 bench/cuda_check.py prepare [--bundle DIR] [--only NAME...]
@@ -352,21 +350,17 @@ def prepare(args):
         os.remove(onnx_path)
         entry = dict(name=name, compile_s=seconds, flops=count_flops(model),
                      checked_rows=rows, rtol=BENCH_RTOL, atol=BENCH_ATOL,
-                     inputs=[], outputs=[],
-                     input_bytes=sum(a.nbytes for a in inputs))
+                     inputs=[], outputs=[])
         for i, (info, array) in enumerate(zip(model.graph.input, inputs)):
             save(os.path.join(folder, f"input_{i}.npy"), array)
             entry["inputs"].append(dict(name=info.name, file=f"input_{i}.npy",
                                         shape=list(array.shape)))
-        output_bytes = 0
         for i, (info, array) in enumerate(zip(model.graph.output,
                                               references)):
             save(os.path.join(folder, f"output_{i}.npy"), array)
             shape = [d.dim_value for d in info.type.tensor_type.shape.dim]
-            output_bytes += 4 * math.prod(shape)
             entry["outputs"].append(dict(name=info.name,
                                          file=f"output_{i}.npy", shape=shape))
-        entry["output_bytes"] = output_bytes
         manifest["workloads"].append(entry)
         log(f"  {name}: compiled in {seconds}")
     with open(os.path.join(bundle, "manifest.json"), "w") as f:
@@ -510,7 +504,7 @@ def bench_autoglm(bundle, w, variant, runs, warmup):
     folder = os.path.join(bundle, "workloads", w["name"])
     out_dir = os.path.join(folder, variant, "outputs")
     args = ["--output-dir", out_dir, "--bench", str(runs),
-            "--warmup", str(warmup)]
+            "--warmup", str(warmup), "--device-resident"]
     for i in w["inputs"]:
         args += ["--input", f"{i['name']}={os.path.join(folder, i['file'])}"]
     report = autoglm_run(bundle, os.path.join(folder, variant, w["name"] + ".so"),
@@ -600,24 +594,6 @@ def time_cuda(torch, fn, args, runs, warmup):
     return float(np.median(times))
 
 
-def copy_ms(torch, in_bytes, out_bytes, runs):
-    """Median time to copy in_bytes from pageable host memory to the device
-    and out_bytes back, as autoglm-run's instance does each run."""
-    host_in = torch.empty(in_bytes // 4, dtype=torch.float32)
-    dev_in = torch.empty_like(host_in, device="cuda")
-    dev_out = torch.empty(out_bytes // 4, dtype=torch.float32, device="cuda")
-    host_out = torch.empty_like(dev_out, device="cpu")
-    times = []
-    for _ in range(runs):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        dev_in.copy_(host_in)
-        host_out.copy_(dev_out)
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - start) * 1e3)
-    return float(np.median(times))
-
-
 def run(args):
     bundle = args.bundle
     with open(os.path.join(bundle, "manifest.json")) as f:
@@ -672,9 +648,6 @@ def run(args):
                 + ("" if a["report"]["exit_code"] == 0 else
                    f"\n{a['report'].get('error', '')}"
                    f"{a['report'].get('stderr', '')}"))
-        if torch is not None:
-            row["copy_ms"] = copy_ms(torch, w["input_bytes"],
-                                     w["output_bytes"], args.runs)
         write()
     # PyTorch eager for every workload before torch.compile, which takes
     # longest.
@@ -706,14 +679,14 @@ def render(results):
     lines = [f"GPU: {results['gpu']}; PyTorch {results.get('torch', '—')}; "
              f"{results['date']}", "",
              "| workload | AutoGLM fp32 | AutoGLM fp16 | AutoGLM fp32, loops "
-             "| copies | torch eager fp32 | torch.compile fp32 "
+             "| torch eager fp32 | torch.compile fp32 "
              "| torch eager fp16 | torch.compile fp16 |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|"]
     for r in results.get("workloads", []):
         lines.append(
             f"| {r['name']} | {autoglm(r.get('cublas', {}))}"
             f" | {autoglm(r.get('fp16', {}))} | {autoglm(r.get('loops', {}))}"
-            f" | {ms(r.get('copy_ms'))} | {ms(r.get('torch_eager_float32'))}"
+            f" | {ms(r.get('torch_eager_float32'))}"
             f" | {ms(r.get('torch_compile_float32'))}"
             f" | {ms(r.get('torch_eager_float16'))}"
             f" | {ms(r.get('torch_compile_float16'))} |")

@@ -17,6 +17,7 @@ struct agl_instance {
   int64_t *output_dims;   /* every output's extents, one after the other */
   agl_profile *profile;   /* null unless profiling */
   agl_cuda_instance *cuda; /* a CUDA model's device state, else null */
+  int pending;             /* a CUDA run queued by agl_instance_run_async */
   int64_t storage[];      /* backs symbol_values and output_dims */
 };
 
@@ -40,6 +41,7 @@ static agl_status make_instance(const agl_model_desc *model, void *arena,
   instance->weights = NULL;
   instance->profile = NULL;
   instance->cuda = NULL;
+  instance->pending = 0;
   instance->symbol_values = instance->storage;
   instance->output_dims = instance->storage + values;
   agl_kv_cache_reset(model, arena); /* a new instance's cache is empty */
@@ -142,11 +144,23 @@ agl_status agl_instance_create_with_arena(const agl_model_desc *model,
   return make_instance(model, arena, 0, out);
 }
 
+/* While an asynchronous run is pending the instance's buffers are in use. */
+static agl_status check_idle(const agl_instance *instance) {
+  if (instance->pending)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "a run of model '%s' is pending: call agl_instance_wait "
+                    "first",
+                    agl_model_label(instance->model));
+  return AGL_OK;
+}
+
 void agl_instance_destroy(agl_instance *instance) {
   if (!instance)
     return;
   if (instance->owns_arena)
     free(instance->arena);
+  if (instance->pending)
+    agl_cuda_instance_wait(instance->cuda); /* the buffers must be idle */
   agl_cuda_instance_destroy(instance->cuda);
   agl_profile_destroy(instance->profile);
   free(instance);
@@ -164,8 +178,11 @@ agl_status agl_instance_set_weights(agl_instance *instance,
   if (!weights)
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                     "agl_instance_set_weights: weights are null");
+  agl_status status = check_idle(instance);
+  if (status != AGL_OK)
+    return status;
   if (instance->cuda) {
-    agl_status status = agl_cuda_instance_set_weights(instance->cuda, weights);
+    status = agl_cuda_instance_set_weights(instance->cuda, weights);
     if (status != AGL_OK)
       return status;
   }
@@ -191,12 +208,16 @@ static agl_status check_run(const agl_instance *instance, const char *caller,
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                     "model '%s' has %d outputs, but the output array is null",
                     agl_model_label(model), (int)model->num_outputs);
-  for (int32_t i = 0; i < model->num_inputs; ++i)
+  agl_status status = check_idle(instance);
+  if (status != AGL_OK)
+    return status;
+  /* A CUDA model's null tensors stay in its device buffers. */
+  for (int32_t i = 0; i < model->num_inputs && !instance->cuda; ++i)
     if (!inputs[i])
       return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                       "input %d ('%s') of model '%s' is null", (int)i,
                       model->inputs[i].name, agl_model_label(model));
-  for (int32_t i = 0; i < model->num_outputs; ++i)
+  for (int32_t i = 0; i < model->num_outputs && !instance->cuda; ++i)
     if (!outputs[i])
       return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                       "output %d ('%s') of model '%s' is null", (int)i,
@@ -210,13 +231,23 @@ static agl_status check_run(const agl_instance *instance, const char *caller,
   return AGL_OK;
 }
 
+/* Runs the entry function; a CUDA model's run is only queued, and waited
+ * for unless `async`. */
 static agl_status call_entry(agl_instance *instance, const void *const *inputs,
                              void *const *outputs, const int64_t *symbols,
-                             int64_t *output_dims) {
+                             int64_t *output_dims, int async) {
   const agl_model_desc *model = instance->model;
-  if (instance->cuda)
-    return agl_cuda_instance_run(instance->cuda, inputs, outputs, symbols,
-                                 output_dims);
+  if (instance->cuda) {
+    agl_status status = agl_cuda_instance_enqueue(
+        instance->cuda, inputs, outputs, symbols, output_dims);
+    if (status == AGL_OK && async) {
+      instance->pending = 1;
+      return AGL_OK;
+    }
+    /* Wait after a failure too: then nothing is left in flight. */
+    agl_status waited = agl_cuda_instance_wait(instance->cuda);
+    return status != AGL_OK ? status : waited;
+  }
   agl_profile *outer = agl_profile_record_into(instance->profile);
   int32_t code = model->run(instance->arena, instance->weights, inputs,
                             outputs, symbols, output_dims);
@@ -227,9 +258,10 @@ static agl_status call_entry(agl_instance *instance, const void *const *inputs,
   return AGL_OK;
 }
 
-agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
-                            void *const *outputs) {
-  agl_status status = check_run(instance, "agl_instance_run", inputs, outputs);
+static agl_status run_static(agl_instance *instance, const char *caller,
+                             const void *const *inputs, void *const *outputs,
+                             int async) {
+  agl_status status = check_run(instance, caller, inputs, outputs);
   if (status != AGL_OK)
     return status;
   const agl_model_desc *model = instance->model;
@@ -243,7 +275,60 @@ agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
   status = agl_kv_cache_check_run(model, instance->arena, NULL);
   if (status != AGL_OK)
     return status;
-  return call_entry(instance, inputs, outputs, NULL, NULL);
+  return call_entry(instance, inputs, outputs, NULL, NULL, async);
+}
+
+agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
+                            void *const *outputs) {
+  return run_static(instance, "agl_instance_run", inputs, outputs, 0);
+}
+
+agl_status agl_instance_run_async(agl_instance *instance,
+                                  const void *const *inputs,
+                                  void *const *outputs) {
+  return run_static(instance, "agl_instance_run_async", inputs, outputs, 1);
+}
+
+agl_status agl_instance_wait(agl_instance *instance) {
+  if (!instance)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "agl_instance_wait: instance is null");
+  if (!instance->pending)
+    return AGL_OK;
+  instance->pending = 0;
+  return agl_cuda_instance_wait(instance->cuda);
+}
+
+static agl_status device_buffer(const agl_instance *instance, int output,
+                                int32_t index, void **address) {
+  const char *caller =
+      output ? "agl_instance_device_output" : "agl_instance_device_input";
+  if (!instance || !address)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT, "%s: instance or address is null",
+                    caller);
+  const agl_model_desc *model = instance->model;
+  if (!instance->cuda)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "%s: model '%s' runs on the host; only a CUDA model's "
+                    "tensors have device buffers",
+                    caller, agl_model_label(model));
+  int32_t count = output ? model->num_outputs : model->num_inputs;
+  if (index < 0 || index >= count)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT, "%s: model '%s' has no %s %d",
+                    caller, agl_model_label(model), output ? "output" : "input",
+                    (int)index);
+  *address = agl_cuda_instance_buffer(instance->cuda, output, index);
+  return AGL_OK;
+}
+
+agl_status agl_instance_device_input(const agl_instance *instance,
+                                     int32_t index, void **address) {
+  return device_buffer(instance, 0, index, address);
+}
+
+agl_status agl_instance_device_output(const agl_instance *instance,
+                                      int32_t index, void **address) {
+  return device_buffer(instance, 1, index, address);
 }
 
 agl_status agl_instance_cache_length(const agl_instance *instance,
@@ -313,7 +398,7 @@ agl_status agl_instance_run_shaped(agl_instance *instance,
 
   status = call_entry(instance, inputs, outputs,
                       model->num_symbols > 0 ? instance->symbol_values : NULL,
-                      instance->output_dims);
+                      instance->output_dims, 0);
   if (status != AGL_OK)
     return status;
   return copy_output_shapes(model, instance->output_dims, output_shapes);

@@ -161,6 +161,120 @@ TEST_F(FakeDevice, RunsOnDeviceBuffers) {
   agl_instance_destroy(instance);
 }
 
+// With FAKE_CUDA_DEFER=1 the fake stream runs its copies and kernels only
+// when synchronized, as a GPU finishes them after the calls return.
+struct DeferringDevice : FakeDevice {
+  void SetUp() override {
+    FakeDevice::SetUp();
+    setenv("FAKE_CUDA_DEFER", "1", 1);
+    ASSERT_EQ(agl_instance_create(fake_cuda_model(), &instance), AGL_OK)
+        << lastError();
+    ASSERT_EQ(agl_instance_set_weights(instance, weights.data()), AGL_OK);
+  }
+  void TearDown() override {
+    agl_instance_destroy(instance);
+    unsetenv("FAKE_CUDA_DEFER");
+    FakeDevice::TearDown();
+  }
+  static constexpr std::array<float, 4> sum{11, 22, 33, 44};
+  agl_instance *instance = nullptr;
+};
+
+TEST_F(DeferringDevice, RunWaitsForItsWork) {
+  ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK) << lastError();
+  EXPECT_EQ(y, sum);
+}
+
+TEST_F(DeferringDevice, AsyncRunEndsAtTheWait) {
+  ASSERT_EQ(agl_instance_run_async(instance, inputs, outputs), AGL_OK)
+      << lastError();
+  EXPECT_EQ(y, (std::array<float, 4>{})); // queued, not run yet
+  // The instance's buffers are busy until the wait.
+  EXPECT_EQ(agl_instance_run(instance, inputs, outputs),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("a run of model 'fake_cuda' is pending: "
+                                     "call agl_instance_wait first"));
+  EXPECT_EQ(agl_instance_run_async(instance, inputs, outputs),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(agl_instance_set_weights(instance, weights.data()),
+            AGL_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(agl_instance_wait(instance), AGL_OK) << lastError();
+  EXPECT_EQ(y, sum);
+  EXPECT_EQ(agl_instance_wait(instance), AGL_OK); // nothing pending
+  y.fill(0);
+  ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK);
+  EXPECT_EQ(y, sum);
+}
+
+TEST_F(DeferringDevice, DestroyWaitsForAPendingRun) {
+  ASSERT_EQ(agl_instance_run_async(instance, inputs, outputs), AGL_OK)
+      << lastError();
+  agl_instance_destroy(instance);
+  instance = nullptr;
+  EXPECT_EQ(y, sum); // the copy out ended before the memory was freed
+}
+
+TEST_F(DeferringDevice, FailureOfQueuedWorkIsReportedByTheWait) {
+  setenv("FAKE_CUDA_FAIL", "sync", 1);
+  ASSERT_EQ(agl_instance_run_async(instance, inputs, outputs), AGL_OK)
+      << lastError();
+  EXPECT_EQ(agl_instance_wait(instance), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("the model's kernels failed "
+                                     "(cuStreamSynchronize): "
+                                     "CUDA_ERROR_ILLEGAL_ADDRESS"));
+  // The synchronous run reports it the same way; then the instance is
+  // idle again.
+  EXPECT_EQ(agl_instance_run(instance, inputs, outputs), AGL_ERR_DEVICE);
+  unsetenv("FAKE_CUDA_FAIL");
+  EXPECT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK) << lastError();
+}
+
+TEST_F(DeferringDevice, FailureToQueueIsReturnedAtOnce) {
+  setenv("FAKE_CUDA_FAIL", "launch", 1);
+  EXPECT_EQ(agl_instance_run_async(instance, inputs, outputs), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("kernel launch (grid 1x1x1, block "
+                                     "4x1x1) failed"));
+  unsetenv("FAKE_CUDA_FAIL");
+  // Nothing is pending after it.
+  EXPECT_EQ(agl_instance_wait(instance), AGL_OK);
+  EXPECT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK) << lastError();
+  EXPECT_EQ(y, sum);
+}
+
+TEST_F(FakeDevice, TensorsStayOnTheDevice) {
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(fake_cuda_model(), &instance), AGL_OK)
+      << lastError();
+  ASSERT_EQ(agl_instance_set_weights(instance, weights.data()), AGL_OK);
+  void *deviceX = nullptr, *deviceY = nullptr;
+  ASSERT_EQ(agl_instance_device_input(instance, 0, &deviceX), AGL_OK);
+  ASSERT_EQ(agl_instance_device_output(instance, 0, &deviceY), AGL_OK);
+  ASSERT_NE(deviceX, nullptr);
+  ASSERT_NE(deviceX, deviceY);
+  // The fake device's memory is host memory: write the input in place.
+  const std::array<float, 4> resident{5, 6, 7, 8};
+  std::memcpy(deviceX, resident.data(), sizeof resident);
+  const void *onDevice[1] = {nullptr};
+  void *keep[1] = {nullptr};
+  ASSERT_EQ(agl_instance_run(instance, onDevice, keep), AGL_OK) << lastError();
+  EXPECT_EQ(y, (std::array<float, 4>{})); // not copied out
+  std::array<float, 4> kept{};
+  std::memcpy(kept.data(), deviceY, sizeof kept);
+  EXPECT_EQ(kept, (std::array<float, 4>{15, 26, 37, 48}));
+  // A host input is copied into the same buffer, and stays there.
+  ASSERT_EQ(agl_instance_run(instance, inputs, keep), AGL_OK);
+  ASSERT_EQ(agl_instance_run(instance, onDevice, outputs), AGL_OK);
+  EXPECT_EQ(y, (std::array<float, 4>{11, 22, 33, 44}));
+
+  EXPECT_EQ(agl_instance_device_input(instance, 1, &deviceX),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(lastError(),
+            "agl_instance_device_input: model 'fake_cuda' has no input 1");
+  EXPECT_EQ(agl_instance_device_output(instance, -1, &deviceY),
+            AGL_ERR_INVALID_ARGUMENT);
+  agl_instance_destroy(instance);
+}
+
 TEST_F(FakeDevice, AllocationFailureIsReported) {
   setenv("FAKE_CUDA_FAIL", "alloc", 1);
   agl_instance *instance = nullptr;

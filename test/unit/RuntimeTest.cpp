@@ -429,6 +429,48 @@ TEST(Instance, RunRejectsNullBuffers) {
   agl_instance_destroy(instance);
 }
 
+TEST(Instance, AsyncRunOfAHostModelEndsBeforeItReturns) {
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(fake_add_model(), &instance), AGL_OK);
+  AddCase run;
+  ASSERT_EQ(agl_instance_run_async(instance, run.inputs, run.outputs), AGL_OK)
+      << agl_last_error();
+  run.expectResult(); // before the wait
+  EXPECT_EQ(agl_instance_wait(instance), AGL_OK);
+  // Nothing is pending: the next run is accepted, and so is a second wait.
+  EXPECT_EQ(agl_instance_run(instance, run.inputs, run.outputs), AGL_OK);
+  EXPECT_EQ(agl_instance_wait(instance), AGL_OK);
+  EXPECT_EQ(agl_instance_wait(nullptr), AGL_ERR_INVALID_ARGUMENT);
+
+  agl_model_desc failing = *fake_add_model();
+  failing.run = failingRun;
+  agl_instance *failingInstance = nullptr;
+  ASSERT_EQ(agl_instance_create(&failing, &failingInstance), AGL_OK);
+  EXPECT_EQ(agl_instance_run_async(failingInstance, run.inputs, run.outputs),
+            AGL_ERR_MODEL_FAILED);
+  EXPECT_EQ(agl_instance_wait(failingInstance), AGL_OK);
+  agl_instance_destroy(failingInstance);
+  agl_instance_destroy(instance);
+}
+
+TEST(Instance, HostModelsHaveNoDeviceBuffers) {
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(fake_add_model(), &instance), AGL_OK);
+  void *address = &instance;
+  EXPECT_EQ(agl_instance_device_input(instance, 0, &address),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(lastError(), "agl_instance_device_input: model 'fake_add' runs "
+                         "on the host; only a CUDA model's tensors have "
+                         "device buffers");
+  EXPECT_EQ(agl_instance_device_output(instance, 0, &address),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(agl_instance_device_output(nullptr, 0, &address),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(agl_instance_device_output(instance, 0, nullptr),
+            AGL_ERR_INVALID_ARGUMENT);
+  agl_instance_destroy(instance);
+}
+
 TEST(Instance, DestroyAcceptsNull) {
   agl_instance_destroy(nullptr);
   EXPECT_EQ(agl_instance_model(nullptr), nullptr);

@@ -4,6 +4,9 @@
 #ifndef AUTOGLM_TEST_FAKE_CUDA_H
 #define AUTOGLM_TEST_FAKE_CUDA_H
 
+/* Every fake kernel takes three pointers. */
+#define FAKE_CUDA_KERNEL_PARAMS 3
+
 typedef struct fake_cuda_image {
   const char *kernel_name;
   void (*kernel)(unsigned threads, void **params);

@@ -2,8 +2,10 @@
  * host memory, a module is a fake_cuda_image, a launch calls its host
  * function. The runtime loads it through AUTOGLM_CUDA_DRIVER, so that its
  * CUDA layer (driver loading, device memory, copies, launches, error
- * reports) runs in the unit tests. FAKE_CUDA_FAIL=alloc|load|launch makes
- * that call fail as the real driver would. */
+ * reports) runs in the unit tests. FAKE_CUDA_FAIL=alloc|load|launch|sync
+ * makes that call fail as the real driver would (sync: as after a kernel
+ * fault). With FAKE_CUDA_DEFER=1 the stream is asynchronous, as a GPU's is:
+ * its copies and launches wait in a queue until cuStreamSynchronize. */
 #include "fake_cuda.h"
 
 #include <stdint.h>
@@ -57,6 +59,33 @@ CUresult cuDeviceGet(int *device, int ordinal) {
 
 static int the_context, the_stream;
 
+/* The stream's queue when deferring: copies and launches in order. */
+enum { MAX_QUEUED = 64, COPY = 0, LAUNCH = 1 };
+typedef struct queued_op {
+  int kind;
+  void *to;
+  const void *from;
+  size_t bytes;
+  void (*kernel)(unsigned, void **);
+  unsigned threads;
+  void *params[FAKE_CUDA_KERNEL_PARAMS];
+  void *values[FAKE_CUDA_KERNEL_PARAMS];
+} queued_op;
+static queued_op queue[MAX_QUEUED];
+static int queued;
+
+static int deferring(void) {
+  const char *defer = getenv("FAKE_CUDA_DEFER");
+  return defer && strcmp(defer, "1") == 0;
+}
+
+static queued_op *enqueue(void) {
+  if (queued == MAX_QUEUED)
+    return NULL;
+  memset(&queue[queued], 0, sizeof queue[queued]);
+  return &queue[queued++];
+}
+
 CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
   (void)device;
   *context = &the_context;
@@ -94,7 +123,22 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     return ILLEGAL_ADDRESS;
   void (*kernel)(unsigned, void **);
   memcpy(&kernel, &function, sizeof kernel);
-  kernel(gx * gy * gz * bx * by * bz, params);
+  unsigned threads = gx * gy * gz * bx * by * bz;
+  if (!deferring()) {
+    kernel(threads, params);
+    return OK;
+  }
+  /* As the driver does, keep the parameters' values, not their addresses. */
+  queued_op *op = enqueue();
+  if (!op)
+    return OUT_OF_MEMORY;
+  op->kind = LAUNCH;
+  op->kernel = kernel;
+  op->threads = threads;
+  for (int i = 0; i < FAKE_CUDA_KERNEL_PARAMS; ++i) {
+    memcpy(&op->values[i], params[i], sizeof(void *));
+    op->params[i] = &op->values[i];
+  }
   return OK;
 }
 
@@ -105,7 +149,19 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
 }
 
 CUresult cuStreamDestroy_v2(void *stream) { return stream ? OK : 1; }
-CUresult cuStreamSynchronize(void *stream) { return stream ? OK : 1; }
+CUresult cuStreamSynchronize(void *stream) {
+  if (!stream)
+    return 1;
+  for (int i = 0; i < queued; ++i) {
+    queued_op *op = &queue[i];
+    if (op->kind == LAUNCH)
+      op->kernel(op->threads, op->params);
+    else
+      memcpy(op->to, op->from, op->bytes);
+  }
+  queued = 0;
+  return failing("sync") ? ILLEGAL_ADDRESS : OK;
+}
 
 CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
   if (failing("alloc"))
@@ -128,15 +184,29 @@ CUresult cuMemcpyHtoD_v2(unsigned long long to, const void *from,
   return OK;
 }
 
+static CUresult copy_async(void *to, const void *from, size_t bytes) {
+  if (!deferring()) {
+    memcpy(to, from, bytes);
+    return OK;
+  }
+  queued_op *op = enqueue();
+  if (!op)
+    return OUT_OF_MEMORY;
+  op->kind = COPY;
+  op->to = to;
+  op->from = from;
+  op->bytes = bytes;
+  return OK;
+}
+
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long to, const void *from,
                               size_t bytes, void *stream) {
   (void)stream;
-  return cuMemcpyHtoD_v2(to, from, bytes);
+  return copy_async((void *)(uintptr_t)to, from, bytes);
 }
 
 CUresult cuMemcpyDtoHAsync_v2(void *to, unsigned long long from, size_t bytes,
                               void *stream) {
   (void)stream;
-  memcpy(to, (const void *)(uintptr_t)from, bytes);
-  return OK;
+  return copy_async(to, (const void *)(uintptr_t)from, bytes);
 }

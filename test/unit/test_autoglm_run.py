@@ -369,6 +369,14 @@ class AutoglmRunTest(ToolTest):
                          r"p90=\d+\.\d{3} \(20 runs, 2 threads\)")
 
 
+    def test_device_resident_needs_a_cuda_model(self):
+        result = self.run_tool("-i", self.a, "-i", self.b, "--bench", "2",
+                               "--device-resident")
+        self.assert_exit(result, 2)
+        self.assertIn("--device-resident: model 'fake_add' runs on the host",
+                      result.stderr)
+
+
 class ShapedModelTest(ToolTest):
     """autoglm-run on fake_shaped_model.so, a model with symbolic dimensions."""
 

@@ -63,9 +63,10 @@ typedef enum agl_status {
  * instance then owns a CUDA stream and, in device memory allocated when it
  * is created, the arena, the weights (uploaded once by
  * agl_instance_set_weights) and one buffer per input and output; a run
- * copies the caller's host inputs in and the outputs back, and allocates
- * nothing. Without a driver or a device, creating an instance fails with
- * AGL_ERR_DEVICE and a message that says so. */
+ * copies the caller's host inputs in and the outputs back (or leaves them
+ * on the device: agl_instance_device_input), and allocates nothing. Without a
+ * driver or a device, creating an instance fails with AGL_ERR_DEVICE and a
+ * message that says so. */
 #define AGL_DEVICE_CUDA 1u
 
 /* Element types use the ONNX TensorProto.DataType codes. */
@@ -248,6 +249,35 @@ agl_status agl_instance_run_shaped(agl_instance *instance,
                                    const int64_t *const *input_shapes,
                                    void *const *outputs,
                                    int64_t *const *output_shapes);
+
+/* ---- CUDA models: asynchronous runs, tensors kept on the device ---------- */
+/* Queues one inference, as agl_instance_run does, and returns without
+ * waiting for it: a CUDA model's input copies, kernels and output copies go
+ * to the instance's stream, and the caller's buffers must stay valid and
+ * untouched until agl_instance_wait. A failure to queue it (a bad argument,
+ * a launch, the compiled code's own check) is returned at once, and then no
+ * run is pending. While one is, the instance refuses other runs and
+ * agl_instance_set_weights; agl_instance_destroy waits for it. A host model
+ * runs before agl_instance_run_async returns. */
+agl_status agl_instance_run_async(agl_instance *instance,
+                                  const void *const *inputs,
+                                  void *const *outputs);
+/* Waits for the pending run, if any, and returns how it ended (AGL_OK when
+ * none is pending; AGL_ERR_DEVICE with CUDA's text for a failure of the
+ * queued work). */
+agl_status agl_instance_wait(agl_instance *instance);
+/* The device address (a CUdeviceptr) of a CUDA model instance's buffer for
+ * input or output `index`, where runs read and write it. In
+ * agl_instance_run(_async, _shaped) of a CUDA model, a null inputs[i] is
+ * not copied in: the run reads what the buffer holds (the last run's copy,
+ * or what the caller wrote to this address); a null outputs[i] is not
+ * copied out and stays in the buffer until the next run. So a decode loop
+ * keeps its tensors on the GPU. AGL_ERR_INVALID_ARGUMENT for a host model
+ * or an index out of range. */
+agl_status agl_instance_device_input(const agl_instance *instance,
+                                     int32_t index, void **address);
+agl_status agl_instance_device_output(const agl_instance *instance,
+                                      int32_t index, void **address);
 
 /* A model with a KV cache (model->kv_cache): the positions in use, which
  * runs advance (a run that would pass the capacity fails with

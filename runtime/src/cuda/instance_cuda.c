@@ -1,8 +1,9 @@
 /* The device side of an instance of a CUDA model: a stream and one block
  * of device memory holding the arena and a buffer per input and output,
  * allocated when the instance is created, and the weights, uploaded once
- * when they are given. A run copies in, launches, copies out and waits:
- * nothing is allocated. */
+ * when they are given. A run queues the copies in, the launches and the
+ * copies out on the stream, and is waited for at once or, when
+ * asynchronous, later: nothing is allocated. */
 #include "launch.h"
 
 #include <stdlib.h>
@@ -134,17 +135,25 @@ agl_status agl_cuda_instance_set_weights(agl_cuda_instance *instance,
   return AGL_OK;
 }
 
-agl_status agl_cuda_instance_run(agl_cuda_instance *instance,
-                                 const void *const *inputs,
-                                 void *const *outputs,
-                                 const int64_t *symbols,
-                                 int64_t *output_dims) {
+void *agl_cuda_instance_buffer(const agl_cuda_instance *instance, int output,
+                               int32_t index) {
+  return output ? instance->outputs[index] : instance->inputs[index];
+}
+
+agl_status agl_cuda_instance_enqueue(agl_cuda_instance *instance,
+                                     const void *const *inputs,
+                                     void *const *outputs,
+                                     const int64_t *symbols,
+                                     int64_t *output_dims) {
   const agl_model_desc *model = instance->model;
   const agl_cuda_api *api = instance->api;
   CUresult result = api->cuCtxSetCurrent(instance->context);
   if (result != AGL_CUDA_SUCCESS)
     return agl_cuda_fail(result, "cuCtxSetCurrent");
+  /* A null input is already in its device buffer. */
   for (int32_t i = 0; i < model->num_inputs; ++i) {
+    if (!inputs[i])
+      continue;
     result = api->cuMemcpyHtoDAsync(
         (CUdeviceptr)(uintptr_t)instance->inputs[i], inputs[i],
         agl_tensor_num_bytes(&model->inputs[i]), instance->stream);
@@ -158,23 +167,31 @@ agl_status agl_cuda_instance_run(agl_cuda_instance *instance,
                             (void *const *)instance->outputs, symbols,
                             output_dims);
   agl_status status = agl_cuda_unbind_run();
-  for (int32_t i = 0; i < model->num_outputs && status == AGL_OK; ++i) {
+  if (status != AGL_OK)
+    return status;
+  if (code != 0)
+    return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",
+                    agl_model_label(model), (int)code);
+  /* A null output stays in its device buffer. */
+  for (int32_t i = 0; i < model->num_outputs; ++i) {
+    if (!outputs[i])
+      continue;
     result = api->cuMemcpyDtoHAsync(
         outputs[i], (CUdeviceptr)(uintptr_t)instance->outputs[i],
         agl_tensor_num_bytes(&model->outputs[i]), instance->stream);
     if (result != AGL_CUDA_SUCCESS)
-      status = agl_cuda_fail(result, "cannot copy an output from the device");
+      return agl_cuda_fail(result, "cannot copy an output from the device");
   }
-  /* Wait even after a failure: the stream must be idle before the
-   * caller's buffers are reused. */
-  result = api->cuStreamSynchronize(instance->stream);
-  if (status != AGL_OK)
-    return status;
+  return AGL_OK;
+}
+
+agl_status agl_cuda_instance_wait(agl_cuda_instance *instance) {
+  const agl_cuda_api *api = instance->api;
+  CUresult result = api->cuCtxSetCurrent(instance->context);
+  if (result == AGL_CUDA_SUCCESS)
+    result = api->cuStreamSynchronize(instance->stream);
   if (result != AGL_CUDA_SUCCESS)
     return agl_cuda_fail(result, "the model's kernels failed "
                                  "(cuStreamSynchronize)");
-  if (code != 0)
-    return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",
-                    agl_model_label(model), (int)code);
   return AGL_OK;
 }

@@ -52,12 +52,20 @@ AGL_HIDDEN void agl_cuda_instance_destroy(agl_cuda_instance *instance);
 /* Uploads the weights (weights_size bytes of host memory) once. */
 AGL_HIDDEN agl_status agl_cuda_instance_set_weights(
     agl_cuda_instance *instance, const void *weights);
-/* Copies the inputs in, runs the model's entry function on the device
- * buffers, copies the outputs out and waits. */
-AGL_HIDDEN agl_status agl_cuda_instance_run(agl_cuda_instance *instance,
-                                            const void *const *inputs,
-                                            void *const *outputs,
-                                            const int64_t *symbols,
-                                            int64_t *output_dims);
+/* The device address of input (output 0) or output (1) `index`'s buffer. */
+AGL_HIDDEN void *agl_cuda_instance_buffer(const agl_cuda_instance *instance,
+                                          int output, int32_t index);
+/* Queues a run on the instance's stream: the copies of the inputs that are
+ * not null, the model's kernels on the device buffers, the copies of the
+ * outputs that are not null; returns without waiting. A failure to queue
+ * (a launch, a copy, the entry function's code) is returned here; the
+ * caller must still wait before reusing the buffers. */
+AGL_HIDDEN agl_status agl_cuda_instance_enqueue(agl_cuda_instance *instance,
+                                                const void *const *inputs,
+                                                void *const *outputs,
+                                                const int64_t *symbols,
+                                                int64_t *output_dims);
+/* Waits until the stream is idle; a failure of the queued work. */
+AGL_HIDDEN agl_status agl_cuda_instance_wait(agl_cuda_instance *instance);
 
 #endif /* AUTOGLM_RUNTIME_CUDA_LAUNCH_H */
