@@ -70,6 +70,7 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createNameGpuKernels());
+  pm.addPass(createRecordGpuPlacement());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.arch;
   target.optLevel = 3;

@@ -105,6 +105,45 @@ void autoglm::measureArena(ModuleOp planned, ModelReport &report) {
     report.largestBuffers.resize(10);
 }
 
+void autoglm::measurePlacement(ModuleOp lowered, ModelReport &report) {
+  auto entries = lowered->getAttrOfType<ArrayAttr>("autoglm.placement");
+  if (!entries)
+    return;
+  for (auto entry : entries.getAsRange<DictionaryAttr>()) {
+    auto oneThread = entry.getAs<StringAttr>("one_thread");
+    report.placement.push_back(
+        {entry.getAs<StringAttr>("kind").getValue() == "library",
+         entry.getAs<StringAttr>("name").str(),
+         entry.getAs<StringAttr>("nodes").str(),
+         oneThread ? oneThread.str() : ""});
+  }
+}
+
+/// Where a CUDA model's work runs: the kernels, those in one thread and
+/// why, the library calls.
+static std::string placementText(const ModelReport &r) {
+  if (r.placement.empty())
+    return "";
+  int64_t kernels = 0, oneThread = 0, library = 0;
+  for (const auto &launch : r.placement) {
+    kernels += !launch.library;
+    oneThread += !launch.oneThread.empty();
+    library += launch.library;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("placement:         {0,12} GPU kernels ({1} in one "
+                      "thread), {2} library calls (cuBLAS); nothing on the "
+                      "host\n",
+                      kernels, oneThread, library);
+  for (const auto &launch : r.placement)
+    if (!launch.oneThread.empty())
+      os << "  in one thread: " << launch.name << " ("
+         << (launch.nodes.empty() ? "(unnamed)" : launch.nodes)
+         << "): " << launch.oneThread << "\n";
+  return text;
+}
+
 /// The weight-only quantization: bytes saved and the kernel of each GEMM.
 static std::string weightOnlyText(const ModelReport &r) {
   const ModelReport::WeightOnly &w = r.weightOnly;
@@ -156,6 +195,7 @@ std::string autoglm::formatReportText(const ModelReport &r) {
       keys.insert(kernel.tuningKey);
   os << llvm::formatv("kernels:           {0,12} ({1} tuning keys)\n",
                       r.kernels.size(), keys.size());
+  os << placementText(r);
   os << "FLOPs per op family:\n";
   for (const auto &[family, flops] : r.flopsByFamily)
     os << llvm::formatv("  {0,-26}{1,14}\n", family, flops);
@@ -195,6 +235,18 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
             {"float_bytes", r.weightOnly.floatBytes},
             {"quantized_bytes", r.weightOnly.quantizedBytes},
             {"saved_bytes", r.weightOnly.floatBytes - r.weightOnly.quantizedBytes}});
+  if (!r.placement.empty()) {
+    llvm::json::Array launches;
+    for (const auto &launch : r.placement) {
+      llvm::json::Object entry{{"kind", launch.library ? "library" : "kernel"},
+                               {"name", launch.name},
+                               {"nodes", launch.nodes}};
+      if (!launch.oneThread.empty())
+        entry["one_thread"] = launch.oneThread;
+      launches.push_back(std::move(entry));
+    }
+    value.getAsObject()->try_emplace("placement", std::move(launches));
+  }
   if (r.weightOnly.format == "fp16")
     (*value.getAsObject()->getObject("weight_only"))["saturated"] =
         r.weightOnly.saturated;

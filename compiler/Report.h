@@ -40,6 +40,14 @@ struct ModelReport {
   } weightOnly;
   /// The target CPU as tuning files name it (compiler/TuningFile.h).
   std::string tuningTarget;
+  /// --target=cuda: what the host code launches, in order
+  /// (passes/RecordGpuPlacement.cpp); empty for the CPU.
+  struct Launch {
+    bool library = false; // a runtime library call (cuBLAS), else a kernel
+    std::string name, nodes;
+    std::string oneThread; // why a kernel runs in one thread; "": spread
+  };
+  std::vector<Launch> placement;
 };
 
 /// Weights and FLOPs per op family, from the graph as imported.
@@ -47,6 +55,9 @@ void measureGraph(mlir::ModuleOp graph, ModelReport &report);
 /// Arena size, lower bound, largest buffers and kernels, from the planned
 /// module.
 void measureArena(mlir::ModuleOp planned, ModelReport &report);
+
+/// The GPU placement a CUDA build recorded, from the LLVM-stage module.
+void measurePlacement(mlir::ModuleOp lowered, ModelReport &report);
 
 std::string formatReportText(const ModelReport &report);
 std::string formatReportJson(const ModelReport &report);

@@ -27,6 +27,11 @@ inline constexpr llvm::StringLiteral kEpilogueAttrName = "autoglm.epilogue";
 inline constexpr llvm::StringLiteral kDeviceLibraryAttrName =
     "autoglm.device_library";
 
+/// The attribute autoglm-map-loops-to-gpu puts on an op it runs in a
+/// one-thread GPU kernel: why it could not be spread over threads. The
+/// placement report (autoglm-record-gpu-placement) shows it.
+inline constexpr llvm::StringLiteral kOneThreadAttrName = "autoglm.one_thread";
+
 /// The body is `out + in0 * in1` (either operand order) on f32.
 bool isMultiplyAccumulate(mlir::linalg::GenericOp op);
 

@@ -25,6 +25,7 @@ namespace autoglm {
 } // namespace autoglm
 
 using namespace mlir;
+using autoglm::kOneThreadAttrName;
 
 namespace {
 
@@ -80,6 +81,17 @@ bool touchesDeviceMemory(Operation *op) {
     return WalkResult::advance();
   });
   return result.wasInterrupted();
+}
+
+/// Why `op`, which touches device memory outside any parallel loop, runs
+/// in one GPU thread.
+std::string oneThreadReason(Operation *op) {
+  if (isa<scf::ForOp, scf::WhileOp>(op))
+    return "a loop nest with no parallel dimension";
+  if (isa<memref::StoreOp>(op))
+    return "one element"; // a fill of a 0-d buffer, say
+  return "'" + op->getName().getStringRef().str() +
+         "' outside any parallel loop";
 }
 
 gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *context,
@@ -178,6 +190,8 @@ struct MapLoopsToGpuPass
                << op->getName()
                << "' computes a value from tensor data that host code "
                   "would use after it; the CUDA target cannot run it yet";
+    op->setAttr(kOneThreadAttrName,
+                StringAttr::get(op->getContext(), oneThreadReason(op)));
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);

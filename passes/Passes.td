@@ -762,9 +762,10 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     Any other top-level op that reads or writes tensor data (a loop nest
     with no parallel loop, such as a full reduction to a scalar, or a lone
     `memref.load`/`memref.store`) is wrapped in a one-iteration
-    `scf.parallel`, so that it runs as a one-thread kernel: kernels cannot
-    touch host memory, and the function's tensor buffers are device
-    memory. Only the run's host-side arguments (`autoglm.symbol_values`,
+    `scf.parallel`, so that it runs as a one-thread kernel (the op gets an
+    `autoglm.one_thread` attribute saying why, for the placement report):
+    kernels cannot touch host memory, and the function's tensor buffers are
+    device memory. Only the run's host-side arguments (`autoglm.symbol_values`,
     `autoglm.output_dims`) stay on the host. An op whose results are used
     outside it cannot be moved into a kernel; as does a host global
     (`memref.get_global`, left when weights are not externalized), it is
@@ -776,6 +777,22 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect"];
+}
+
+def RecordGpuPlacement
+    : Pass<"autoglm-record-gpu-placement", "mlir::ModuleOp"> {
+  let summary = "List the GPU kernels and library calls a CUDA model runs";
+  let description = [{
+    After the kernels are outlined and named, records in the module
+    attribute `autoglm.placement`, in program order, one entry per
+    `gpu.launch_func` (`kind = "kernel"`, the kernel's name, its ONNX
+    nodes, and `one_thread` with the reason when
+    `autoglm-map-loops-to-gpu` put its work in one thread) and per call of
+    a runtime function marked `autoglm.device_library` (`kind =
+    "library"`, e.g. a cuBLAS product). `autoglm-compile --report` prints
+    it as the model's placement.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
 def NameGpuKernels : Pass<"autoglm-name-gpu-kernels", "mlir::ModuleOp"> {

@@ -201,6 +201,33 @@ class CudaTargetTest(E2ETestCase):
                               "--no-kernels")
         self.assertNotIn("agl_cuda", run(["nm", loops]).stdout)
 
+    def test_report_lists_the_placement(self):
+        """--report names, in order, every kernel the object holds and every
+        cuBLAS call; none of glm_layer's kernels runs in one thread."""
+        onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
+        obj, result = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                         "--report=json")
+        self.assertEqual(result.returncode, 0, describe(result))
+        placement = json.loads(result.stdout)["placement"]
+        kernels = [e["name"] for e in placement if e["kind"] == "kernel"]
+        library = [e for e in placement if e["kind"] == "library"]
+        self.assertEqual([int(re.match(r"k(\d+)_", k).group(1))
+                          for k in kernels], list(range(len(kernels))))
+        self.assertFalse([e for e in placement if "one_thread" in e])
+        # One product per MatMul node of the graph.
+        self.assertEqual([e["name"] for e in library], ["agl_cuda_sgemm"] * 7)
+        self.assertIn("self_attn/o_proj/MatMul", [e["nodes"] for e in library])
+        text = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                  "--report")[1].stdout
+        self.assertRegex(text, rf"placement: +{len(kernels)} GPU kernels "
+                               r"\(0 in one thread\), 7 library calls "
+                               r"\(cuBLAS\); nothing on the host")
+        if self.cuobjdump is None:
+            self.skipTest("no cuobjdump: the object's kernels not listed")
+        ptx = run([self.cuobjdump, "-ptx", obj]).stdout
+        self.assertEqual(sorted(re.findall(r"\.entry\s+(\w+)", ptx)),
+                         sorted(kernels))
+
     def test_other_architectures(self):
         for arch in ("sm_80", "sm_89"):
             with self.subTest(arch=arch):

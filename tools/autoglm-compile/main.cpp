@@ -531,6 +531,8 @@ int main(int argc, char **argv) {
     if (stage == Stage::Autoglm && (maxSeqLen > 0 || !lastTokenOutputs.empty()))
       signature =
           readSignature(planned.lookupSymbol<mlir::func::FuncOp>("main"), name);
+    if (stage == Stage::LLVM)
+      measurePlacement(planned, modelReport);
     if (stage != Stage::Memref)
       return;
     setStateOffsets(signature,

@@ -8,7 +8,10 @@
 // op's name location). The full reduction runs in a one-thread kernel;
 // the output extents are written by host code.
 
-// CHECK: module attributes {gpu.container_module
+// The placement report's list: the launches in order, and why the fill of
+// the scalar and the reduction run in one thread.
+// CHECK: module attributes {autoglm.placement = [{kind = "kernel", name = "k0_fc1_Exp", nodes = "fc1/Exp"}, {kind = "kernel", name = "k1", nodes = "", one_thread = "one element"},
+// CHECK-SAME: {kind = "kernel", name = "k2_total", nodes = "total+sum", one_thread = "a loop nest with no parallel dimension"}], gpu.container_module
 // CHECK: llvm.func @main(%[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[DIMS:.*]]: !llvm.ptr {autoglm.output_dims})
 // Kernels take memref descriptors (allocated and aligned pointer, offset,
 // sizes, strides), built from the bare pointers of the entry function.

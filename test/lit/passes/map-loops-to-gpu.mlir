@@ -54,11 +54,13 @@ func.func @long_rows(%a: memref<70000x4xf32>) {
 
 // -----
 
-// A full reduction has no parallel loop: it runs in a one-thread kernel.
-// The run's output extents are host memory and stay on the host.
+// A full reduction has no parallel loop: it runs in a one-thread kernel,
+// and says why for the placement report. The run's output extents are host
+// memory and stay on the host.
 // CHECK-LABEL: func.func @full_reduction
 // CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}}) step (%c1{{.*}})
 // CHECK-NEXT: scf.for
+// CHECK: } {autoglm.one_thread = "a loop nest with no parallel dimension"}
 // CHECK: processor = block_x
 // CHECK: memref.store %{{.*}}, %arg2[%{{.*}}] : memref<1xi64>
 // CHECK-NEXT: return
@@ -111,7 +113,7 @@ func.func @global(%b: memref<4xf32>) {
 // CHECK-NEXT: func.call @agl_cuda_sgemm(%arg0)
 // CHECK-NEXT: }
 // CHECK: scf.parallel
-// CHECK-NEXT: func.call @opaque(%arg0)
+// CHECK-NEXT: func.call @opaque(%arg0) {autoglm.one_thread = "'func.call' outside any parallel loop"}
 // CHECK: processor = block_x
 func.func private @agl_cuda_sgemm(!llvm.ptr) attributes {autoglm.device_library}
 func.func private @opaque(!llvm.ptr)

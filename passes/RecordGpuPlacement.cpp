@@ -1,0 +1,72 @@
+//===- RecordGpuPlacement.cpp - where each part of a CUDA model runs ------===//
+//
+// After the kernels are outlined and named, lists in program order what
+// the host code launches: each GPU kernel (spread over blocks and threads,
+// or in one thread, and why) and each runtime library call that queues its
+// own GPU work (cuBLAS products). The compile report prints the list.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/NodeNames.h"
+#include "passes/KernelCalls.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace autoglm {
+#define GEN_PASS_DEF_RECORDGPUPLACEMENT
+#include "passes/Passes.h.inc"
+} // namespace autoglm
+
+using namespace mlir;
+
+namespace {
+
+/// The reason the kernel runs in one thread, or null if it is spread.
+StringAttr oneThreadReason(gpu::GPUFuncOp kernel) {
+  StringAttr reason;
+  kernel.walk([&](Operation *op) {
+    reason = op->getAttrOfType<StringAttr>(autoglm::kOneThreadAttrName);
+    return reason ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return reason;
+}
+
+struct RecordGpuPlacementPass
+    : autoglm::impl::RecordGpuPlacementBase<RecordGpuPlacementPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Builder b(module.getContext());
+    SmallVector<Attribute> entries;
+    auto record = [&](StringRef kind, StringRef name, Location loc,
+                      StringAttr reason) {
+      SmallVector<NamedAttribute> fields = {
+          b.getNamedAttr("kind", b.getStringAttr(kind)),
+          b.getNamedAttr("name", b.getStringAttr(name)),
+          b.getNamedAttr("nodes",
+                         b.getStringAttr(autoglm::onnxNodeLabel(loc)))};
+      if (reason)
+        fields.push_back(b.getNamedAttr("one_thread", reason));
+      entries.push_back(b.getDictionaryAttr(fields));
+    };
+    for (auto func : module.getOps<func::FuncOp>()) {
+      func.walk([&](Operation *op) {
+        if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+          auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+              launch, launch.getKernel());
+          record("kernel", launch.getKernelName().getValue(), launch.getLoc(),
+                 kernel ? oneThreadReason(kernel) : StringAttr());
+        } else if (auto call = dyn_cast<func::CallOp>(op)) {
+          auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+              call, call.getCalleeAttr());
+          if (callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName))
+            record("library", call.getCallee(), call.getLoc(), StringAttr());
+        }
+      });
+    }
+    module->setAttr("autoglm.placement", b.getArrayAttr(entries));
+  }
+};
+
+} // namespace
