@@ -105,8 +105,11 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     if (options.runtimeKernels) {
       // Convolutions first: they are matrix products too, but their own
       // kernel avoids the im2col copy. It needs the filters packed.
-      if (!options.externalWeights)
-        pm.addPass(createConvolutionsToKernels());
+      if (!options.externalWeights) {
+        ConvolutionsToKernelsOptions convolutions;
+        convolutions.narrowVectors = options.narrowVectors;
+        pm.addPass(createConvolutionsToKernels(convolutions));
+      }
       pm.addPass(createPoolingToKernels());
       ContractionsToKernelsOptions kernels;
       kernels.packWeights = !options.externalWeights;

@@ -48,6 +48,9 @@ struct PipelineOptions {
   /// Run f32 matrix multiplications with the runtime's GEMM kernel rather
   /// than generated loops.
   bool runtimeKernels = true;
+  /// The target's widest vectors are 256-bit (no AVX-512), which changes
+  /// which convolutions the cost model leaves to the GEMM call.
+  bool narrowVectors = false;
   /// Recognize attention written out in primitive ops as autoglm.attention
   /// (with runtimeKernels, the runtime's streaming attention kernel).
   bool fuseAttention = true;

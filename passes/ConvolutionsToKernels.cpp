@@ -550,6 +550,25 @@ bool winogradFits(const Convolution &conv, int64_t minChannels) {
          agl_conv_winograd_tiles(conv.outH, conv.outW) >= 32;
 }
 
+/// Without a tuning, on a target without AVX-512: whether the GEMM call on
+/// the im2col gather beats the kernel even with enough filters. Measured in
+/// resnet224 on Zen 2 (AVX2, autoglm-tune and per-kernel profiles at 1 and
+/// 2 threads): on its 7x7 maps with 4.7 and 9.4 MB of 3x3 filters the GEMM
+/// call takes 5-10% less time at 1 thread and 23-27% less at 2; a 1x1
+/// convolution with a stride is a plain subsampling copy and a GEMM, 0-40%
+/// faster than the kernel. (On Zen 4, with AVX-512, the kernel won on
+/// every resnet224 convolution.)
+bool narrowVectorsPreferGemmCall(const Convolution &conv) {
+  constexpr int64_t kSmallMap = 64;                   // output positions
+  constexpr int64_t kLargeFilters = int64_t(1) << 20; // bytes per group
+  const bool pointwise = conv.kernelH == 1 && conv.kernelW == 1;
+  if (pointwise && (conv.strideH > 1 || conv.strideW > 1))
+    return true;
+  const int64_t filterBytes = conv.filters * conv.channels * conv.kernelH *
+                              conv.kernelW * int64_t(sizeof(float));
+  return conv.outH * conv.outW <= kSmallMap && filterBytes >= kLargeFilters;
+}
+
 /// Erases `value`'s defining view ops that nothing uses any more.
 void eraseDeadViews(Value value) {
   while (Operation *op = value.getDefiningOp()) {
@@ -682,8 +701,12 @@ struct ConvolutionsToKernelsPass
         bool fits = winogradFits(*conv, winogradMinChannels);
         bool winograd =
             strategy ? *strategy == "winograd" && fits : this->winograd && fits;
-        bool kernel = strategy ? *strategy != "im2col"
-                               : conv->filters >= minFilters || winograd;
+        bool kernel =
+            strategy
+                ? *strategy != "im2col"
+                : winograd ||
+                      (conv->filters >= minFilters &&
+                       !(narrowVectors && narrowVectorsPreferGemmCall(*conv)));
         if (kernel)
           replaceWithKernelCall(*conv, packer, winograd);
         else // reports and tuners find the convolution by its gather

@@ -433,9 +433,15 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     micro-kernel's 32 columns, which would go partly unused, while the GEMM
     call puts them on its rows (for the small convolutions of
     models/resnet_cnn.onnx, 16 filters on 16x16 maps, that is about 15%
-    faster per convolution). 3x3 convolutions with unit strides and
-    dilations, one group, at least `winograd-min-channels` channels and
-    filters and at least 32 tiles of 2x2 outputs call
+    faster per convolution). With `narrow-vectors` (a target without
+    AVX-512), so do a 1x1 convolution with a stride (its gather is a plain
+    subsampling copy) and one with at most 64 output positions per image
+    and at least 1 MiB of filters per group (a ResNet's last 7x7 stage):
+    there, on Zen 2, the GEMM call was 5-40% faster; on an AVX-512 CPU the
+    kernel's direct ways beat im2col on every ResNet convolution. 3x3
+    convolutions with unit strides and dilations, one group, at least
+    `winograd-min-channels` channels and filters and at least 32 tiles of
+    2x2 outputs call
     `agl_kernel_conv2d_winograd` instead, Winograd's
     F(2x2, 3x3): the filters are transformed here (16 matrices [filters x
     channels] stored by columns, which the GEMM packs by plain copies), and
@@ -452,6 +458,9 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     Option<"winograd", "winograd", "bool", "true",
            "Compute 3x3 convolutions with unit strides and one group by "
            "Winograd's F(2x2, 3x3)">,
+    Option<"narrowVectors", "narrow-vectors", "bool", "false",
+           "The target has 256-bit vectors at most (AVX2): strided 1x1 "
+           "convolutions and small maps with large filters keep im2col">,
     Option<"winogradMinChannels", "winograd-min-channels", "int64_t", "64",
            "Channels and filters below which a 3x3 convolution is not run "
            "by Winograd's F(2x2, 3x3)">

@@ -62,6 +62,17 @@ def model_dims(model_path):
     return [f"{name}={lo}..{hi}" for name, (lo, hi) in sorted(ranges.items())]
 
 
+def host_has_avx512():
+    """Whether this CPU has AVX-512 (avx512f), which autoglm-compile's
+    default --mcpu=native targets: some cost models choose by it."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and " avx512f" in line
+                       for line in f)
+    except OSError:
+        return False
+
+
 def run(args, cwd=None, timeout=TIMEOUT_S):
     """Runs a command and returns the CompletedProcess (text mode)."""
     return subprocess.run([str(a) for a in args], cwd=cwd, timeout=timeout,

@@ -20,7 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    E2ETestCase, compile_model, describe, run_model)
+    E2ETestCase, compile_model, describe, host_has_avx512, run_model)
 
 # name -> (input shape, filters, kernel, strides, pads, dilations, group,
 #          bias, relu)
@@ -43,6 +43,12 @@ CASES = {
     # 3x3, unit strides, 64 channels and filters or more, 32 tiles of 2x2
     # outputs or more: Winograd's F(2x2, 3x3) by default (odd output sizes:
     # partial tiles).
+    # Enough filters for the kernel; a stride keeps it from Winograd.
+    "strided_3x3": ([1, 8, 10, 10], 40, [3, 3], [2, 2], [1, 1, 1, 1],
+                    [1, 1], 1, True, True),
+    # 16 output positions, 2.25 MiB of filters: the GEMM call.
+    "small_map_deep": ([1, 256, 4, 4], 256, [3, 3], [1, 1], [1, 1, 1, 1],
+                       [1, 1], 1, True, False),
     "winograd_odd": ([1, 64, 13, 11], 64, [3, 3], [1, 1], [1, 1, 1, 1],
                      [1, 1], 1, True, True),
     "winograd_unpadded": ([2, 72, 16, 14], 80, [3, 3], [1, 1], [0, 0, 0, 0],
@@ -75,6 +81,28 @@ def conv_reference(x, w, b, strides, pads, dilations, group):
     if b is not None:
         y += b.reshape([1, f] + [1] * s)
     return y
+
+
+def cost_model_takes_gemm_call(spec):
+    """Whether, without a tuning, the convolution stays as im2col gather
+    and GEMM call (autoglm-convolutions-to-kernels' cost model): fewer than
+    32 filters per group; without AVX-512, also a 1x1 kernel with a stride,
+    or at most 64 output positions with 1 MiB of filters per group or
+    more."""
+    shape, filters, kernel, strides, pads, dilations, group = spec[:7]
+    if filters // group < 32:
+        return True
+    if host_has_avx512():
+        return False
+    if all(k == 1 for k in kernel) and any(s > 1 for s in strides):
+        return True
+    s = len(kernel)
+    out = [(shape[2 + i] + pads[i] + pads[i + s] -
+            dilations[i] * (kernel[i] - 1) - 1) // strides[i] + 1
+           for i in range(s)]
+    filter_bytes = 4 * (filters // group) * (shape[1] // group) * \
+        int(np.prod(kernel))
+    return int(np.prod(out)) <= 64 and filter_bytes >= 1 << 20
 
 
 def build_case(directory, name, spec, rng):
@@ -162,12 +190,11 @@ class ConvolutionKernelTest(E2ETestCase):
                 self.assertIn("agl_kernel_conv2d", symbols)
                 self.assertNotIn("agl_kernel_conv2d_winograd", symbols)
 
-    def test_cost_model_keeps_im2col_for_few_filters(self):
+    def test_cost_model_keeps_im2col_where_the_gemm_call_wins(self):
         for name, spec in CASES.items():
             with self.subTest(case=name):
                 artifact = self.check(name)
-                filters_per_group = spec[1] // spec[6]
-                if filters_per_group >= 32:
+                if not cost_model_takes_gemm_call(spec):
                     self.assertIn("agl_kernel_conv2d", self.symbols(artifact))
                 else:
                     self.assertNotIn("agl_kernel_conv2d",
@@ -254,15 +281,19 @@ class ResidualNetworkTest(E2ETestCase):
                                "--report=json")
         self.assertEqual(result.returncode, 0, describe(result))
         kernels = [k["name"] for k in json.loads(result.stdout)["kernels"]]
-        # Six convolution calls and nothing else: the ReLUs and the
-        # Add + ReLU of each block are the calls' epilogues. The second
-        # block's 64 -> 64 3x3 one runs by Winograd, its shortcut and ReLU
-        # in the output transform's epilogue.
-        self.assertEqual(len(kernels), 6, kernels)
-        self.assertTrue(all(k.startswith("conv2d") for k in kernels), kernels)
+        # Five convolution calls and the shortcut, and nothing else: the
+        # ReLUs and the Add + ReLU of each block are the calls' epilogues.
+        # The second block's 64 -> 64 3x3 one runs by Winograd, its
+        # shortcut and ReLU in the output transform's epilogue. The 1x1
+        # shortcut with stride 2 is a convolution call with AVX-512, else
+        # a GEMM call on its subsampled input (and a fill of its bias).
         self.assertEqual(
-            [k for k in kernels if k.startswith("conv2d_winograd")],
-            ["conv2d_winograd b2c2"], kernels)
+            [k for k in kernels if not k.endswith(" b2ds")],
+            ["conv2d stem", "conv2d b1c1", "conv2d b1c2", "conv2d b2c1",
+             "conv2d_winograd b2c2"], kernels)
+        self.assertEqual(sorted(k for k in kernels if k.endswith(" b2ds")),
+                         ["conv2d b2ds"] if host_has_avx512() else
+                         ["loop b2ds", "loop b2ds", "sgemm b2ds"], kernels)
         result = run_model(os.path.join(directory, "resnet.so"),
                            "-i", os.path.join(directory, "resnet_x.npy"),
                            "-e", os.path.join(directory, "resnet_y.npy"),

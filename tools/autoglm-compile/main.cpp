@@ -13,6 +13,7 @@
 #include "compiler/Explain.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Report.h"
+#include "compiler/TargetCpu.h"
 #include "compiler/TuningFile.h"
 #include "compiler/importer/Importer.h"
 #include "passes/Tuning.h"
@@ -494,6 +495,7 @@ int main(int argc, char **argv) {
   if (timePasses)
     pipelineOptions.timing = &rootTiming;
   pipelineOptions.parallelLoops = !serialLoops;
+  pipelineOptions.narrowVectors = !targetHasAvx512(cpu);
   ModelReport modelReport;
   measureGraph(**module, modelReport);
   modelReport.tuningTarget = tuningTargetName(cpu);

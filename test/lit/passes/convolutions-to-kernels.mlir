@@ -1,8 +1,10 @@
-// RUN: autoglm-opt %s --split-input-file --autoglm-convolutions-to-kernels=min-filters=1 --canonicalize --cse | FileCheck %s
+// RUN: autoglm-opt %s --split-input-file --autoglm-convolutions-to-kernels="min-filters=1 narrow-vectors=1" --canonicalize --cse | FileCheck %s
 // RUN: autoglm-opt %s --split-input-file --autoglm-convolutions-to-kernels | FileCheck %s --check-prefix=FEW
 
 // With the default threshold of 32 filters per group, these convolutions
-// (2 to 8 filters) keep their gather and product for the GEMM call.
+// (2 to 8 filters; the last two have more) keep their gather and product
+// for the GEMM call. (The defaults assume AVX-512; the CHECK run's
+// narrow-vectors is AVX2's cost model.)
 // FEW-NOT: agl_kernel_conv2d
 
 // The lowering's convolution after arena planning: a zero-padded copy of the
@@ -499,6 +501,98 @@ func.func @not_a_residual(%x: memref<1x1x1x5x5xf32>, %arena: memref<512xi8>, %r:
   linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%flat, %r : memref<1x2x2x2xf32>, memref<1x2x2x2xf32>) outs(%z : memref<1x2x2x2xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %s = arith.mulf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// With narrow vectors, a 1x1 convolution with a stride: its gather is a
+// plain subsampling copy, and the GEMM call on it is faster than the kernel.
+// CHECK-LABEL: func.func @pointwise_strided
+// CHECK-NOT: agl_kernel_conv2d
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 * 2 + d3, d6 * 2 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+memref.global "private" constant @filter_pointwise : memref<1x2x1xf32> = dense<[[[1.0], [2.0]]]>
+func.func @pointwise_strided(%x: memref<1x1x1x3x3xf32>, %cols: memref<1x1x1x1x1x2x2xf32>, %y: memref<1x1x2x4xf32>) {
+  %f3 = memref.get_global @filter_pointwise : memref<1x2x1xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x1x3x3xf32>) outs(%cols : memref<1x1x1x1x1x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x1x1x1x2x2xf32> into memref<1x1x1x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x2x1xf32>, memref<1x1x1x4xf32>) outs(%y : memref<1x1x2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// With narrow vectors, a map of at most 64 positions with 1 MiB of filters
+// or more (here 4 positions, 256 filters of 256 x 2 x 2) stays as gather
+// and product: the GEMM call is faster there. With AVX-512, the kernel.
+// FEW-LABEL: func.func @small_map_large_filters
+// FEW: call @agl_kernel_conv2d
+// CHECK-LABEL: func.func @small_map_large_filters
+// CHECK-NOT: agl_kernel_conv2d
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 + d3, d6 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+memref.global "private" constant @filter_small_map_large_filters : memref<1x256x1024xf32> = dense<1.0>
+func.func @small_map_large_filters(%x: memref<1x1x256x3x3xf32>, %cols: memref<1x1x256x2x2x2x2xf32>, %y: memref<1x1x256x4xf32>) {
+  %f3 = memref.get_global @filter_small_map_large_filters : memref<1x256x1024xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x256x3x3xf32>) outs(%cols : memref<1x1x256x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x256x2x2x2x2xf32> into memref<1x1x1024x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x256x1024xf32>, memref<1x1x1024x4xf32>) outs(%y : memref<1x1x256x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Half the filters (512 KiB): the kernel.
+// CHECK-LABEL: func.func @small_map_smaller_filters
+// CHECK: call @agl_kernel_conv2d
+// FEW-LABEL: func.func @small_map_smaller_filters
+// FEW: call @agl_kernel_conv2d
+#gather = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5 + d3, d6 + d4)>
+#id7 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+memref.global "private" constant @filter_small_map_smaller_filters : memref<1x128x1024xf32> = dense<1.0>
+func.func @small_map_smaller_filters(%x: memref<1x1x256x3x3xf32>, %cols: memref<1x1x256x2x2x2x2xf32>, %y: memref<1x1x128x4xf32>) {
+  %f3 = memref.get_global @filter_small_map_smaller_filters : memref<1x128x1024xf32>
+  linalg.generic {indexing_maps = [#gather, #id7], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x256x3x3xf32>) outs(%cols : memref<1x1x256x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %cols4 = memref.collapse_shape %cols [[0], [1], [2, 3, 4], [5, 6]] : memref<1x1x256x2x2x2x2xf32> into memref<1x1x1024x4xf32>
+  linalg.generic {indexing_maps = [#w, #col, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%f3, %cols4 : memref<1x128x1024xf32>, memref<1x1x1024x4xf32>) outs(%y : memref<1x1x128x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %m : f32
     linalg.yield %s : f32
   }
   return
