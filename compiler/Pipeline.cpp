@@ -178,6 +178,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       return;
     }
     pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
+    pm.addPass(createFlattenConstants());
     // Before vectorization, which then sees each op's one-iteration slice.
     if (options.runtimeKernels && options.parallelLoops)
       pm.addPass(createParallelizeLoops());

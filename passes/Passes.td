@@ -736,6 +736,21 @@ def PlanArena : Pass<"autoglm-plan-arena", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def FlattenConstants : Pass<"autoglm-flatten-constants", "mlir::ModuleOp"> {
+  let summary = "Store multi-dimensional constant globals as flat arrays";
+  let description = [{
+    Every constant `memref.global` of rank 2 or more with a static,
+    identity-layout type and a dense (or resource) value becomes
+    one-dimensional, and each `memref.get_global` of it a read of the flat
+    global expanded back (`memref.expand_shape`) to the shape its users
+    see. LLVM's translation makes one constant per innermost row of a
+    multi-dimensional array (786432 arrays of 3 floats for a [512, 512, 3,
+    3] filter), which took seconds to emit; the flat global is one array of
+    the same bytes.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def ExternalizeWeights : Pass<"autoglm-externalize-weights", "mlir::ModuleOp"> {
   let summary = "Move constant buffers out of the code into a weights file";
   let description = [{
