@@ -157,10 +157,10 @@ static agl_status check_idle(const agl_instance *instance) {
 void agl_instance_destroy(agl_instance *instance) {
   if (!instance)
     return;
-  if (instance->owns_arena)
-    free(instance->arena);
   if (instance->pending)
     agl_cuda_instance_wait(instance->cuda); /* the buffers must be idle */
+  if (instance->owns_arena)
+    free(instance->arena);
   agl_cuda_instance_destroy(instance->cuda);
   agl_profile_destroy(instance->profile);
   free(instance);
@@ -240,13 +240,13 @@ static agl_status call_entry(agl_instance *instance, const void *const *inputs,
   if (instance->cuda) {
     agl_status status = agl_cuda_instance_enqueue(
         instance->cuda, inputs, outputs, symbols, output_dims);
-    if (status == AGL_OK && async) {
+    if (status != AGL_OK)
+      return status;
+    if (async) {
       instance->pending = 1;
       return AGL_OK;
     }
-    /* Wait after a failure too: then nothing is left in flight. */
-    agl_status waited = agl_cuda_instance_wait(instance->cuda);
-    return status != AGL_OK ? status : waited;
+    return agl_cuda_instance_wait(instance->cuda);
   }
   agl_profile *outer = agl_profile_record_into(instance->profile);
   int32_t code = model->run(instance->arena, instance->weights, inputs,

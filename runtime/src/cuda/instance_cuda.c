@@ -140,11 +140,9 @@ void *agl_cuda_instance_buffer(const agl_cuda_instance *instance, int output,
   return output ? instance->outputs[index] : instance->inputs[index];
 }
 
-agl_status agl_cuda_instance_enqueue(agl_cuda_instance *instance,
-                                     const void *const *inputs,
-                                     void *const *outputs,
-                                     const int64_t *symbols,
-                                     int64_t *output_dims) {
+static agl_status enqueue(agl_cuda_instance *instance,
+                          const void *const *inputs, void *const *outputs,
+                          const int64_t *symbols, int64_t *output_dims) {
   const agl_model_desc *model = instance->model;
   const agl_cuda_api *api = instance->api;
   CUresult result = api->cuCtxSetCurrent(instance->context);
@@ -183,6 +181,19 @@ agl_status agl_cuda_instance_enqueue(agl_cuda_instance *instance,
       return agl_cuda_fail(result, "cannot copy an output from the device");
   }
   return AGL_OK;
+}
+
+agl_status agl_cuda_instance_enqueue(agl_cuda_instance *instance,
+                                     const void *const *inputs,
+                                     void *const *outputs,
+                                     const int64_t *symbols,
+                                     int64_t *output_dims) {
+  agl_status status = enqueue(instance, inputs, outputs, symbols, output_dims);
+  /* After a failure, let what was queued finish before the caller reuses
+   * the buffers; the failure's own message is the one kept. */
+  if (status != AGL_OK)
+    instance->api->cuStreamSynchronize(instance->stream);
+  return status;
 }
 
 agl_status agl_cuda_instance_wait(agl_cuda_instance *instance) {

@@ -58,8 +58,8 @@ AGL_HIDDEN void *agl_cuda_instance_buffer(const agl_cuda_instance *instance,
 /* Queues a run on the instance's stream: the copies of the inputs that are
  * not null, the model's kernels on the device buffers, the copies of the
  * outputs that are not null; returns without waiting. A failure to queue
- * (a launch, a copy, the entry function's code) is returned here; the
- * caller must still wait before reusing the buffers. */
+ * (a launch, a copy, the entry function's code) is returned here, after
+ * what was queued has finished. */
 AGL_HIDDEN agl_status agl_cuda_instance_enqueue(agl_cuda_instance *instance,
                                                 const void *const *inputs,
                                                 void *const *outputs,
