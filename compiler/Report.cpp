@@ -139,7 +139,7 @@ static std::string placementText(const ModelReport &r) {
   for (const auto &launch : r.placement)
     if (!launch.oneThread.empty())
       os << "  in one thread: " << launch.name << " ("
-         << (launch.nodes.empty() ? "(unnamed)" : launch.nodes)
+         << (launch.nodes.empty() ? "unnamed" : launch.nodes)
          << "): " << launch.oneThread << "\n";
   return text;
 }
