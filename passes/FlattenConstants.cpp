@@ -71,9 +71,8 @@ struct FlattenConstantsPass
       OpBuilder b(get);
       auto flat = memref::GetGlobalOp::create(
           b, get.getLoc(), flattened[get.getName()].getType(), get.getName());
-      ReassociationIndices all;
-      for (int64_t d = 0; d < shaped.getRank(); ++d)
-        all.push_back(d);
+      ReassociationIndices all =
+          llvm::to_vector(llvm::seq<int64_t>(0, shaped.getRank()));
       auto expanded = memref::ExpandShapeOp::create(
           b, get.getLoc(), shaped, flat, ArrayRef<ReassociationIndices>{all});
       get.replaceAllUsesWith(expanded.getResult());
