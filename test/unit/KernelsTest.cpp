@@ -211,6 +211,8 @@ const Shape kShapes[] = {
     {1, 29, 63, 384},  {1, 31, 95, 385},  {1, 43, 129, 769}, {1, 17, 511, 9},
     {1, 9, 512, 12},   {1, 6, 545, 11},   {1, 1130, 36, 7},  {1, 1021, 5, 3},
     {3, 13, 37, 7},    {2, 1, 129, 29},   {4, 29, 17, 300},  {5, 2, 3, 70},
+    // Small m on B packed ahead of time: four, two and one panel at a time.
+    {1, 2, 300, 33},   {1, 3, 250, 70},
     // Row-major A packed (wider than one NC block; rows 4 KiB apart) rather
     // than read in place.
     {1, 40, 600, 50},  {1, 20, 40, 1024},

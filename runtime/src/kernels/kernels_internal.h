@@ -190,6 +190,14 @@ typedef void (*agl_small_fn)(int64_t m, int64_t j0, int64_t j1, int64_t k,
                             agl_view a, agl_view b, float *c, int64_t crs,
                             int64_t ccs, const agl_epilogue *e);
 
+/* Small-m products on B packed ahead of time (agl_kernel_sgemm_packed's
+ * layout): C rows [0, m) x the columns of panels [q0, q1) below n, m <= 4,
+ * through the epilogue `e` as for agl_small_fn (unit column stride). */
+typedef void (*agl_small_packed_fn)(int64_t m, int64_t q0, int64_t q1,
+                                    int64_t n, int64_t k, agl_view a,
+                                    const float *packed_b, float *c,
+                                    int64_t crs, const agl_epilogue *e);
+
 typedef struct agl_gemm_isa {
   const char *name;
   int mr, nr;
@@ -199,6 +207,7 @@ typedef struct agl_gemm_isa {
   agl_pack_fn pack_a; /* A rows -> panels of mr */
   agl_pack_fn pack_b; /* B columns -> panels of nr */
   agl_small_fn small; /* null: no small-m path */
+  agl_small_packed_fn small_packed; /* null: small() per packed panel */
 } agl_gemm_isa;
 
 AGL_HIDDEN extern const agl_gemm_isa agl_gemm_portable;
@@ -214,6 +223,10 @@ AGL_HIDDEN extern const agl_gemm_isa agl_gemm_avx512;
 AGL_HIDDEN void agl_small_avx512(int64_t m, int64_t j0, int64_t j1, int64_t k,
                                  agl_view a, agl_view b, float *c, int64_t crs,
                                  int64_t ccs, const agl_epilogue *e);
+AGL_HIDDEN void agl_small_packed_avx512(int64_t m, int64_t q0, int64_t q1,
+                                        int64_t n, int64_t k, agl_view a,
+                                        const float *packed_b, float *c,
+                                        int64_t crs, const agl_epilogue *e);
 #define AGL_HAVE_AVX512_KERNELS 1
 #endif
 

@@ -292,6 +292,12 @@ static void small_tasks(void *raw, int64_t begin, int64_t end) {
       e.bias += batch * g->bias_bs;
     if (e.residual)
       e.residual += batch * g->res_bs;
+    if (g->packed_b && g->isa->small_packed) {
+      const int64_t pnr = AGL_SGEMM_PACKED_NR;
+      g->isa->small_packed(g->m, j0 / pnr, agl_ceil_div(j1, pnr), j1, g->k, a,
+                           g->packed_b + batch * g->b_bs, c, g->c_rs, &e);
+      continue;
+    }
     if (g->packed_b) {
       /* Each ahead-of-time panel is a k x 32 row-major block of B. */
       const int pnr = AGL_SGEMM_PACKED_NR;
