@@ -22,10 +22,21 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 python=${PYTHON:-python3}
-if ! "$python" -c "import numpy, onnx, onnxruntime" >/dev/null 2>&1; then
-  echo "setup: installing numpy onnx onnxruntime"
-  # Pinned: the conformance suite is generated from this onnx release.
-  "$python" -m pip install -q numpy onnx==1.23.2 onnxruntime==1.32.0
+# Pinned: the conformance suite is generated from this onnx release, and the
+# references of its casts to 4- and 2-bit integers by ml_dtypes, whose
+# results for values out of range (undefined in ONNX) changed in 0.7.
+pins=(onnx==1.23.2 onnxruntime==1.32.0 ml_dtypes==0.5.4)
+if ! "$python" - "${pins[@]}" >/dev/null 2>&1 <<'EOF'
+import sys
+from importlib.metadata import version
+import numpy, onnx, onnxruntime, ml_dtypes
+for pin in sys.argv[1:]:
+    name, wanted = pin.split("==")
+    assert version(name) == wanted, pin
+EOF
+then
+  echo "setup: installing numpy ${pins[*]}"
+  "$python" -m pip install -q numpy "${pins[@]}"
 fi
 
 if [ ! -f build/build.ninja ]; then

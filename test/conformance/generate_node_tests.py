@@ -4,7 +4,8 @@
 The onnx wheel ships the generators of its node tests (onnx.backend.test.case.
 node) but not their data; this script runs the generators and writes every
 case as <out>/<case>/model.onnx plus test_data_set_<i>/{input,output}_<j>.pb,
-the layout of the ONNX repository. A stamp file with the onnx version makes
+the layout of the ONNX repository. A stamp file with the versions of onnx and
+ml_dtypes (which computes the references of the 4- and 2-bit casts) makes
 reruns instant.
 """
 import argparse
@@ -13,6 +14,7 @@ import shutil
 import sys
 import warnings
 
+import ml_dtypes
 import onnx
 from onnx import numpy_helper
 from onnx.backend.test.case import node
@@ -44,7 +46,8 @@ def main():
     parser.add_argument("out_dir")
     args = parser.parse_args()
     stamp = os.path.join(args.out_dir, ".onnx-version")
-    if os.path.exists(stamp) and open(stamp).read() == onnx.__version__:
+    versions = f"onnx {onnx.__version__}, ml_dtypes {ml_dtypes.__version__}"
+    if os.path.exists(stamp) and open(stamp).read() == versions:
         return 0
     os.makedirs(args.out_dir, exist_ok=True)
     with warnings.catch_warnings():
@@ -53,8 +56,8 @@ def main():
     for case in cases:
         write_case(case, args.out_dir)
     with open(stamp, "w") as f:
-        f.write(onnx.__version__)
-    print(f"wrote {len(cases)} node test cases (onnx {onnx.__version__}) to {args.out_dir}")
+        f.write(versions)
+    print(f"wrote {len(cases)} node test cases ({versions}) to {args.out_dir}")
     return 0
 
 
