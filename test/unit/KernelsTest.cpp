@@ -897,7 +897,8 @@ int checkMaxPool(const PoolShape &s, std::mt19937 &rng) {
 
 // The ResNet stem's 3x3/2 pool, stride 1, stride 3 (no vector form),
 // dilations, uneven and large pads (windows wholly in the padding give
-// -inf), rows wider than the 16 lanes, a 1x1 window, a batch.
+// -inf), rows wider than the 16 lanes, a 1x1 window, a batch, the widest
+// windows of the vector rows and wider ones.
 const PoolShape kPoolShapes[] = {
     // batch channels h w kh kw sh sw dh dw pt pl pb pr
     {1, 5, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
@@ -909,6 +910,11 @@ const PoolShape kPoolShapes[] = {
     {1, 2, 4, 4, 2, 2, 2, 2, 1, 1, 3, 3, 3, 3},
     {1, 1, 3, 70, 1, 5, 1, 1, 1, 1, 0, 2, 0, 2},
     {1, 4, 7, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+    // Windows spanning 17 columns (the widest of the vector rows), 21
+    // columns and 17 rows (the portable row).
+    {1, 2, 6, 50, 2, 9, 1, 2, 1, 2, 0, 3, 1, 3},
+    {1, 1, 5, 40, 2, 6, 1, 1, 1, 4, 0, 0, 0, 0},
+    {1, 1, 20, 8, 17, 2, 1, 1, 1, 1, 0, 0, 0, 0},
 };
 
 TEST_F(KernelsTest, MaxPool2dMatchesReference) {
