@@ -70,9 +70,19 @@ static int choose_way(const agl_conv_direct *d) {
    * kernel is 5-25% faster than the implicit GEMM on every convolution
    * with a kernel larger than 1x1 (resnet224's 3x3 ones and its 7x7/2
    * stem included): the same 14 x 32 tile, without the packing of the
-   * windows. 1x1 convolutions read each input element once per filter
-   * panel anyway; there copying the rows costs more than it saves. */
-  if (d->kernel_h * d->kernel_w > 1 && bcast_fits)
+   * windows. But it reads all of a group's weights again for each tile of
+   * positions: where they exceed the L2, the GEMM, which reads each weight
+   * once per block of rows, wins. Measured in resnet224 on Zen 5 (1 MiB L2,
+   * per-kernel profiles at 1 and 2 threads): the 7x7 stage (4.7 and 9.4 MB
+   * of weights) 2x as fast on the GEMM, the 3x3/2 256-filter one (1.2 MB)
+   * 10-35%, while with 0.3 MB the broadcasting kernel stays 10-20% ahead.
+   * 1x1 convolutions read each input element once per filter panel anyway;
+   * there copying the rows costs more than it saves. */
+  const int64_t group_weight_bytes =
+      d->out_channels * d->in_channels * d->kernel_h * d->kernel_w *
+      (int64_t)sizeof(float);
+  if (d->kernel_h * d->kernel_w > 1 && bcast_fits &&
+      group_weight_bytes <= agl_l2_bytes())
     return WAY_BCAST;
   /* Else the rows kernel where it is 5-30% faster than the GEMM: few
    * filters (the GEMM then uses each packed window for one 32-filter panel

@@ -187,5 +187,5 @@ static void pack(agl_view src, int64_t rows, int64_t kc, int r, float *dst) {
 }
 
 const agl_gemm_isa agl_gemm_avx2 = {
-    "avx2", MR, NR, 1, kernel, kernel_t, pack, pack, agl_small_avx2,
+    "avx2", MR, NR, 1, kernel, kernel_t, pack, pack, agl_small_avx2, NULL,
 };

@@ -112,5 +112,5 @@ static void kernel_t(int64_t kc, const float *ap, int64_t lda, const float *bp,
 
 const agl_gemm_isa agl_gemm_portable = {
     "portable", MR, NR, 0, kernel, kernel_t, agl_pack_strided,
-    agl_pack_strided, NULL,
+    agl_pack_strided, NULL, NULL,
 };
