@@ -156,11 +156,20 @@ void agl_kernel_conv2d(int64_t batch, int64_t groups, int64_t in_channels,
 static inline int64_t agl_conv_winograd_tiles(int64_t out_h, int64_t out_w) {
   return ((out_h + 1) / 2) * ((out_w + 1) / 2);
 }
+/* Floats between two of the 16 matrices of `rows` x tiles in the workspace:
+   whole cache lines plus one, so that the 16 rows that a tile's transform
+   reads or writes at once do not all fall into the same cache sets. */
+static inline int64_t agl_conv_winograd_matrix_floats(int64_t rows,
+                                                      int64_t tiles) {
+  return (rows * tiles + 15) / 16 * 16 + 16;
+}
 static inline int64_t agl_conv_winograd_workspace_floats(int64_t channels,
                                                          int64_t filters,
                                                          int64_t out_h,
                                                          int64_t out_w) {
-  return 16 * agl_conv_winograd_tiles(out_h, out_w) * (channels + filters);
+  const int64_t tiles = agl_conv_winograd_tiles(out_h, out_w);
+  return 16 * (agl_conv_winograd_matrix_floats(channels, tiles) +
+               agl_conv_winograd_matrix_floats(filters, tiles));
 }
 /* The weights w[f, c, 3, 3] (filters x channels) transformed for
    agl_kernel_conv2d_winograd: 16 * filters * channels floats at out, for

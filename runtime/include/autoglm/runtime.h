@@ -39,8 +39,10 @@ extern "C" {
 #endif
 
 /* 8: agl_model_desc's first reserved field became `device` (models
- * compiled with --target=cuda), status AGL_ERR_DEVICE. */
-#define AGL_ABI_VERSION 8u
+ * compiled with --target=cuda), status AGL_ERR_DEVICE.
+ * 9: the workspace of agl_kernel_conv2d_winograd (planned in the model's
+ * arena) pads its 16 matrices apart. */
+#define AGL_ABI_VERSION 9u
 
 typedef enum agl_status {
   AGL_OK = 0,

@@ -47,7 +47,7 @@ void agl_winograd_input_avx2(const agl_winograd *w, int64_t c0, int64_t c1) {
   for (int64_t c = c0; c < c1; ++c) {
     const float *plane = w->input + c * w->channel_stride;
     float *v = w->v + c * w->tiles;
-    const int64_t xi_stride = w->channels * w->tiles; /* between V's */
+    const int64_t xi_stride = w->v_stride; /* between V's */
     for (int64_t ty = 0; ty < tile_rows; ++ty) {
       for (int r = 0; r < 4; ++r) {
         const int64_t y = 2 * ty - w->pad_top + r;
@@ -103,7 +103,7 @@ static AGL_ALWAYS_INLINE void store_outputs(const agl_winograd *w, float *p,
 
 void agl_winograd_output_avx2(const agl_winograd *w, int64_t f0, int64_t f1) {
   const int64_t tile_rows = w->tiles / w->tiles_w;
-  const int64_t xi_stride = w->filters * w->tiles;
+  const int64_t xi_stride = w->m_stride;
   for (int64_t f = f0; f < f1; ++f) {
     float *plane = w->out + f * w->out_channel_stride;
     const float *res =

@@ -345,8 +345,9 @@ typedef struct agl_winograd {
   const float *input; /* this image */
   int64_t channel_stride, row_stride, in_h, in_w, pad_top, pad_left;
   int64_t channels, filters, out_h, out_w, tiles_w, tiles;
-  float *v; /* B^T d B: [16][channels][tiles] */
-  float *m; /* the products: [16][filters][tiles] */
+  float *v; /* B^T d B: 16 matrices [channels][tiles], v_stride apart */
+  float *m; /* the products: 16 matrices [filters][tiles], m_stride apart */
+  int64_t v_stride, m_stride;
   const float *bias;
   const float *residual; /* this image's, in the output's layout */
   float *out;            /* this image's */

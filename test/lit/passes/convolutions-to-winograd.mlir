@@ -6,9 +6,10 @@
 // input (12x12 outputs, 6x6 tiles) becomes agl_kernel_conv2d_winograd: the
 // filter transformed (G g G^T, 16 matrices [filters x channels] stored by
 // columns: the first element of each filter and channel, then 0.5 times
-// the sums of the first rows), a workspace of 16 * 36 tiles * (2 + 2) floats
-// allocated before the call for the arena plan, and the zero fill turned
-// into accumulate = 0.
+// the sums of the first rows), a workspace of 16 matrices of 36 tiles x 2
+// channels and 16 of 36 tiles x 2 filters, each padded to whole cache lines
+// plus one (96 floats), allocated before the call for the arena plan, and
+// the zero fill turned into accumulate = 0.
 // Arguments: batch, channels, height, width; input and its batch, channel,
 // row strides; filters, pad top/left; transformed filter, bias; output, out
 // h/w, its batch and channel strides; accumulate; activation; residual;
@@ -26,7 +27,7 @@
 // CHECK-DAG: %[[C392:.*]] = arith.constant 392 : i64
 // CHECK-DAG: %[[I0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-// CHECK-DAG: %[[WS:.*]] = memref.alloc() : memref<2304xf32>
+// CHECK-DAG: %[[WS:.*]] = memref.alloc() : memref<3072xf32>
 // CHECK-DAG: memref.get_global @filter_winograd : memref<64xf32>
 // CHECK: call @agl_kernel_conv2d_winograd(%[[C1]], %[[C2]], %[[C14]], %[[C14]], %{{.*}}, %[[C392]], %[[C196]], %[[C14]], %[[C2]], %[[C0]], %[[C0]], %{{.*}}, %[[NULL]], %{{.*}}, %[[C12]], %[[C12]], %[[C288]], %[[C144]], %[[I0]], %[[I0]], %[[NULL]], %{{.*}}, %{{.*}})
 // CHECK-NOT: linalg.
