@@ -6,7 +6,8 @@
 // activation, residual), the cost model's blocking and small ones that split
 // rows and depths into many blocks, both kernels (the AVX-512 VNNI one only
 // where the CPU has it) and 1 and 2 threads. Also the packing's layout and
-// that A is never read past its last row's end.
+// that A is never read past its last row's end. The requantizing entry
+// point against the float epilogue quantized afterwards.
 //
 // Tolerance of the float epilogue: the sum is exact in int32 and rounded to
 // float once (2^-24 relative), alpha * scale[j] rounds once more, and the
@@ -266,6 +267,122 @@ TEST_F(Int8KernelsTest, RowStridesOf4KiB) {
     }
     EXPECT_EQ(failures, 0);
   }
+}
+
+// ONNX QuantizeLinear to uint8, as the requantizing kernel documents it.
+uint8_t quantizeU8(float y, float scale, int32_t zero_point) {
+  float q = std::nearbyint(y / scale) + float(zero_point);
+  return q >= 255.0f ? 255 : q >= 0.0f ? uint8_t(q) : 0;
+}
+
+// agl_kernel_gemm_u8s8_requantize against agl_kernel_gemm_u8s8's float
+// epilogue quantized afterwards: equal bytes (the same epilogue, then the
+// same division and rounding), `slack` apart where plain loops compute it
+// (their float epilogue rounds in another order). Outputs reach past 255,
+// and past 0 without an activation; C's gaps stay untouched.
+int checkRequantize(int64_t m, int64_t n, int64_t k, int32_t zero_point,
+                    int act, bool bias_on, bool residual_on,
+                    const agl_gemm_blocking *blocking, int slack,
+                    std::mt19937 &rng) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<int8_t> b(k * n);
+  for (int8_t &x : b)
+    x = static_cast<int8_t>(byte(rng) - 128);
+  Aligned packed(agl_s8_packed_bytes(k, n));
+  agl_pack_b_s8(b.data(), k, n, n, 1, packed.data);
+  const int64_t batch = 2, a_rs = k + 1, a_bs = m * a_rs + 3;
+  std::vector<uint8_t> a(batch * a_bs);
+  for (uint8_t &x : a)
+    x = static_cast<uint8_t>(byte(rng));
+  // Sums of about sqrt(k) * 128 * 74 scaled to about +-4.
+  std::vector<float> scale(n), bias(n);
+  for (float &x : scale)
+    x = (1.0f + 0.5f * dist(rng)) * 4.0f /
+        (128.0f * 74.0f * std::sqrt(float(k)));
+  for (float &x : bias)
+    x = dist(rng);
+  const int64_t r_rs = n + 2, r_bs = m * r_rs + 1;
+  std::vector<float> res(batch * r_bs);
+  for (float &x : res)
+    x = dist(rng);
+  const int64_t c_rs = n + 3, c_bs = m * c_rs + 2;
+  std::vector<float> floats(batch * c_bs);
+  agl_kernel_gemm_u8s8(batch, m, n, k, a.data(), a_bs, a_rs, zero_point,
+                       packed.data, floats.data(), c_bs, c_rs, 0.75f,
+                       scale.data(), bias_on ? bias.data() : nullptr, act,
+                       residual_on ? res.data() : nullptr, r_bs, r_rs,
+                       blocking);
+  std::vector<uint8_t> out(batch * c_bs, 0xA5);
+  const float out_scale = 0.02f;
+  const int32_t out_zero_point = 128;
+  agl_kernel_gemm_u8s8_requantize(
+      batch, m, n, k, a.data(), a_bs, a_rs, zero_point, packed.data,
+      out.data(), c_bs, c_rs, 0.75f, scale.data(),
+      bias_on ? bias.data() : nullptr, act,
+      residual_on ? res.data() : nullptr, r_bs, r_rs, out_scale,
+      out_zero_point, blocking);
+  int failures = 0, low = 0, high = 0;
+  std::vector<bool> written(out.size());
+  for (int64_t bt = 0; bt < batch; ++bt)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t at = bt * c_bs + i * c_rs + j;
+        written[at] = true;
+        const int expected = quantizeU8(floats[at], out_scale, out_zero_point);
+        low += expected == 0;
+        high += expected == 255;
+        if (std::abs(int(out[at]) - expected) > slack && ++failures <= 3)
+          ADD_FAILURE() << "m=" << m << " n=" << n << " k=" << k
+                        << " act=" << act << ": C[" << bt << "," << i << ","
+                        << j << "] = " << int(out[at]) << ", expected "
+                        << expected << " (float " << floats[at] << ")";
+      }
+  for (size_t at = 0; at < out.size(); ++at)
+    if (!written[at] && out[at] != 0xA5 && ++failures <= 3)
+      ADD_FAILURE() << "wrote outside C at " << at;
+  // Both ends, but for activations that keep values above -0.3.
+  if (m >= 14 && n >= 32 && (high == 0 || (act == AGL_ACT_NONE && low == 0)) &&
+      ++failures)
+    ADD_FAILURE() << "m=" << m << " n=" << n << " k=" << k
+                  << ": no output saturated at 0 or 255 (" << low << ", "
+                  << high << ")";
+  return failures;
+}
+
+TEST_F(Int8KernelsTest, RequantizeMatchesTheFloatEpilogueQuantized) {
+  // Small blocks that split the float path's depths: the requantizing one
+  // takes every depth in one block all the same.
+  const agl_gemm_blocking small = {2, 64, 28};
+  for (int isa : {kPortable, kVnni, kAvx2}) {
+    if (!cpu_runs(isa))
+      continue;
+    agl_gemm_select(isa);
+    for (int threads : {1, 2}) {
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      std::mt19937 rng(77 + isa * 10 + threads);
+      int failures = 0, variant = 0;
+      for (int64_t m : {1, 14, 15, 100})
+        for (int64_t n : {1, 33, 96})
+          for (int64_t k : {3, 64, 513}) {
+            ++variant;
+            failures += checkRequantize(
+                m, n, k, variant % 3 ? 128 : 7, kActs[variant % 5],
+                variant % 2 == 0, variant % 3 == 1,
+                variant % 4 == 0 ? &small : nullptr, 0, rng);
+          }
+      EXPECT_EQ(failures, 0) << "isa " << isa << " threads " << threads;
+    }
+  }
+}
+
+// A depth too large for the packing memory in one block (14 rows of k
+// bytes): plain loops, which round the float epilogue in their own order.
+TEST_F(Int8KernelsTest, RequantizeBeyondThePackingMemory) {
+  std::mt19937 rng(5);
+  EXPECT_EQ(checkRequantize(3, 40, 200001, 128, AGL_ACT_GELU_ERF, true, true,
+                            nullptr, 1, rng),
+            0);
 }
 
 // k == 0: the sum is 0, the epilogue still applies.

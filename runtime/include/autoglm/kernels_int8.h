@@ -109,6 +109,23 @@ void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                           int64_t residual_row_stride,
                           const agl_gemm_blocking *blocking);
 
+/* The same product quantized for the next one while the tile is in
+   registers: with y the float epilogue above (scale must not be NULL),
+     C[b,i,j] = saturate_uint8(round_half_even(y / out_scale) +
+                               out_zero_point)
+   as ONNX QuantizeLinear computes it (out_scale > 0), C uint8 (strides in
+   elements). The whole depth is summed in one block (k up to about 180000;
+   beyond, or without the pool's packing memory where A's rows cannot be
+   read in place, plain loops compute it). */
+void agl_kernel_gemm_u8s8_requantize(
+    int64_t batch, int64_t m, int64_t n, int64_t k, const uint8_t *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int32_t a_zero_point,
+    const void *packed_b, uint8_t *c, int64_t c_batch_stride,
+    int64_t c_row_stride, float alpha, const float *scale, const float *bias,
+    int32_t activation, const float *residual, int64_t residual_batch_stride,
+    int64_t residual_row_stride, float out_scale, int32_t out_zero_point,
+    const agl_gemm_blocking *blocking);
+
 #ifdef __cplusplus
 }
 #endif

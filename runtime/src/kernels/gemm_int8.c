@@ -77,7 +77,10 @@ void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap, int64_t lda,
         x = agl_activate_scalar(x, e->act);
       if (e->residual)
         x += e->residual[i * e->res_rs + j];
-      memcpy(cij, &x, 4);
+      if (e->quantize)
+        cb[i * ldc + j] = agl_quantize_u8(x, e->out_scale, e->out_zero_point);
+      else
+        memcpy(cij, &x, 4);
     }
 }
 
@@ -90,13 +93,16 @@ typedef struct s8_args {
   int32_t zero_point;
   const unsigned char *b;
   int64_t panel_bytes;
-  unsigned char *c; /* int32 or float elements, 4 bytes either way */
-  int64_t c_bs, c_rs;
+  unsigned char *c; /* int32 or float elements, or uint8 with quantize */
+  int64_t c_bs, c_rs, c_elem; /* c_elem: bytes per element */
   float alpha;
   const float *scale, *bias;
   int act;
   const float *residual;
   int64_t res_bs, res_rs;
+  int quantize;
+  float out_scale;
+  int32_t out_zero_point;
   agl_s8_kernel_fn kernel;
   /* Blocking: kc depth quads, nc columns (whole panels), mc rows (whole
    * A panels). */
@@ -146,7 +152,7 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
   const int64_t ncp = g->nc / AGL_S8_PACKED_NR;
   const uint8_t *a = g->a + bt * g->a_bs;
   const int direct = g->k % 4 == 0 && g->a_rs % 4096 != 0;
-  unsigned char *c = g->c + bt * g->c_bs * 4;
+  unsigned char *c = g->c + bt * g->c_bs * g->c_elem;
   const float *residual = g->residual ? g->residual + bt * g->res_bs : NULL;
   for (int64_t ic = i0; ic < i1; ic += mc_max) {
     int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
@@ -177,14 +183,56 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
                 .bias = g->bias ? g->bias + j : NULL,
                 .act = g->act,
                 .residual = residual ? residual + i * g->res_rs + j : NULL,
-                .res_rs = g->res_rs};
+                .res_rs = g->res_rs,
+                .quantize = g->quantize,
+                .out_scale = g->out_scale,
+                .out_zero_point = g->out_zero_point};
             g->kernel(kq, ap, direct ? g->a_rs : 0,
                       (const int8_t *)(panel + 32 * sizeof(int32_t) +
                                        pq * 128),
-                      rows, cols, c + (i * g->c_rs + j) * 4, g->c_rs, &e);
+                      rows, cols, c + (i * g->c_rs + j) * g->c_elem, g->c_rs,
+                      &e);
           }
         }
       }
+    }
+  }
+}
+
+/* Task t's rows [i0, i1) and panels [q0, q1) of batch entry bt. */
+static void task_tile(const s8_args *g, int64_t t, int64_t *bt, int64_t *i0,
+                      int64_t *i1, int64_t *q0, int64_t *q1) {
+  const int64_t panels = agl_ceil_div(g->n, AGL_S8_PACKED_NR);
+  const int64_t per_batch = g->mt * g->nt;
+  int64_t r = t % per_batch;
+  *bt = t / per_batch;
+  *i0 = r / g->nt * g->m_step;
+  *q0 = r % g->nt * g->n_step;
+  *i1 = *i0 + g->m_step < g->m ? *i0 + g->m_step : g->m;
+  *q1 = *q0 + g->n_step < panels ? *q0 + g->n_step : panels;
+}
+
+/* A task of a quantized product as plain loops, element by element. */
+static void s8_task_plain(const s8_args *g, int64_t t) {
+  int64_t bt, i0, i1, q0, q1;
+  task_tile(g, t, &bt, &i0, &i1, &q0, &q1);
+  const int64_t j1 = q1 * AGL_S8_PACKED_NR < g->n ? q1 * AGL_S8_PACKED_NR
+                                                  : g->n;
+  for (int64_t i = i0; i < i1; ++i) {
+    const uint8_t *row = g->a + bt * g->a_bs + i * g->a_rs;
+    for (int64_t j = q0 * AGL_S8_PACKED_NR; j < j1; ++j) {
+      int32_t sum = 0;
+      for (int64_t p = 0; p < g->k; ++p)
+        sum += ((int32_t)row[p] - g->zero_point) *
+               (int32_t)(int8_t)g->b[agl_s8_packed_offset(g->k, p, j)];
+      float x = (float)sum * (g->alpha * g->scale[j]);
+      if (g->bias)
+        x += g->bias[j];
+      x = agl_activate_scalar(x, g->act);
+      if (g->residual)
+        x += g->residual[bt * g->res_bs + i * g->res_rs + j];
+      g->c[bt * g->c_bs + i * g->c_rs + j] =
+          agl_quantize_u8(x, g->out_scale, g->out_zero_point);
     }
   }
 }
@@ -201,13 +249,22 @@ static void s8_tasks(void *raw, int64_t begin, int64_t end) {
     kc = STACK_QUADS;
     mc = AGL_S8_MR;
   }
-  const int64_t panels = agl_ceil_div(g->n, AGL_S8_PACKED_NR);
-  const int64_t per_batch = g->mt * g->nt;
+  /* Quantized output comes in one depth block: A read in place, or packed
+   * whole into the packing memory (the entry sized mc for that, or set kc
+   * to 0 where not even one panel fits); else plain loops. */
+  if (g->quantize) {
+    const int64_t quads = agl_ceil_div(g->k, 4);
+    const int direct = g->k % 4 == 0 && g->a_rs % 4096 != 0;
+    if (!direct && (abuf == stack || g->kc < quads)) {
+      for (int64_t t = begin; t < end; ++t)
+        s8_task_plain(g, t);
+      return;
+    }
+    kc = quads;
+  }
   for (int64_t t = begin; t < end; ++t) {
-    int64_t bt = t / per_batch, r = t % per_batch;
-    int64_t i0 = r / g->nt * g->m_step, q0 = r % g->nt * g->n_step;
-    int64_t i1 = i0 + g->m_step < g->m ? i0 + g->m_step : g->m;
-    int64_t q1 = q0 + g->n_step < panels ? q0 + g->n_step : panels;
+    int64_t bt, i0, i1, q0, q1;
+    task_tile(g, t, &bt, &i0, &i1, &q0, &q1);
     if (i0 < i1 && q0 < q1)
       s8_tile(g, bt, i0, i1, q0, q1, abuf, kc, mc);
   }
@@ -262,16 +319,17 @@ static agl_s8_kernel_fn s8_kernel(void) {
   return agl_s8_kernel_portable;
 }
 
-void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
-                          const uint8_t *a, int64_t a_batch_stride,
-                          int64_t a_row_stride, int32_t a_zero_point,
-                          const void *packed_b, void *c,
-                          int64_t c_batch_stride, int64_t c_row_stride,
-                          float alpha, const float *scale, const float *bias,
-                          int32_t activation, const float *residual,
-                          int64_t residual_batch_stride,
-                          int64_t residual_row_stride,
-                          const agl_gemm_blocking *blocking) {
+/* Both entry points: quantize 0 with 4-byte C, 1 with uint8 C. */
+static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                      const uint8_t *a, int64_t a_batch_stride,
+                      int64_t a_row_stride, int32_t a_zero_point,
+                      const void *packed_b, void *c, int64_t c_batch_stride,
+                      int64_t c_row_stride, float alpha, const float *scale,
+                      const float *bias, int32_t activation,
+                      const float *residual, int64_t residual_batch_stride,
+                      int64_t residual_row_stride, int quantize,
+                      float out_scale, int32_t out_zero_point,
+                      const agl_gemm_blocking *blocking) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
   activation = agl_known_activation(activation);
@@ -279,12 +337,13 @@ void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
     bias = residual = NULL;
     activation = AGL_ACT_NONE;
   }
+  const int64_t c_elem = quantize ? 1 : 4;
   if (k <= 0) {
     /* The epilogue of a zero sum. */
     for (int64_t bt = 0; bt < batch; ++bt)
       for (int64_t i = 0; i < m; ++i) {
-        unsigned char *row =
-            (unsigned char *)c + (bt * c_batch_stride + i * c_row_stride) * 4;
+        unsigned char *row = (unsigned char *)c +
+                             (bt * c_batch_stride + i * c_row_stride) * c_elem;
         for (int64_t j = 0; j < n; ++j) {
           if (!scale) {
             memset(row + 4 * j, 0, 4);
@@ -295,7 +354,10 @@ void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
           if (residual)
             x += residual[bt * residual_batch_stride +
                           i * residual_row_stride + j];
-          memcpy(row + 4 * j, &x, 4);
+          if (quantize)
+            row[j] = agl_quantize_u8(x, out_scale, out_zero_point);
+          else
+            memcpy(row + 4 * j, &x, 4);
         }
       }
     return;
@@ -304,10 +366,13 @@ void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                .a_bs = a_batch_stride, .a_rs = a_row_stride,
                .zero_point = a_zero_point, .b = packed_b,
                .panel_bytes = agl_s8_panel_bytes(k), .c = c,
-               .c_bs = c_batch_stride, .c_rs = c_row_stride, .alpha = alpha,
-               .scale = scale, .bias = bias, .act = activation,
-               .residual = residual, .res_bs = residual_batch_stride,
-               .res_rs = residual_row_stride, .kernel = s8_kernel()};
+               .c_bs = c_batch_stride, .c_rs = c_row_stride,
+               .c_elem = c_elem, .alpha = alpha, .scale = scale,
+               .bias = bias, .act = activation, .residual = residual,
+               .res_bs = residual_batch_stride,
+               .res_rs = residual_row_stride, .quantize = quantize,
+               .out_scale = out_scale, .out_zero_point = out_zero_point,
+               .kernel = s8_kernel()};
   agl_block_sizes sizes = agl_gemm_block_sizes(agl_gemm_current(), blocking);
   g.kc = sizes.kc > 0 ? sizes.kc : 1;
   g.nc = sizes.nc / AGL_S8_PACKED_NR * AGL_S8_PACKED_NR;
@@ -319,11 +384,20 @@ void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
   g.mc = sizes.mc / AGL_S8_MR * AGL_S8_MR;
   if (g.mc < AGL_S8_MR)
     g.mc = AGL_S8_MR;
-  if (g.kc * g.mc * 4 * (int64_t)sizeof(uint8_t) >
-      (int64_t)(AGL_SCRATCH_FLOATS * sizeof(float))) {
+  const int64_t room = (int64_t)(AGL_SCRATCH_FLOATS * sizeof(float));
+  if (quantize) {
+    /* One block of every depth: as many rows as then fit (kc 0 where not
+     * even one panel does, which s8_tasks takes to plain loops). */
+    g.kc = agl_ceil_div(k, 4);
+    int64_t fit = room / (g.kc * 4) / AGL_S8_MR * AGL_S8_MR;
+    if (fit < AGL_S8_MR)
+      g.kc = 0;
+    else if (g.mc > fit)
+      g.mc = fit;
+  } else if (g.kc * g.mc * 4 * (int64_t)sizeof(uint8_t) > room) {
     g.mc = AGL_S8_MR;
-    if (g.kc * g.mc * 4 > (int64_t)(AGL_SCRATCH_FLOATS * sizeof(float)))
-      g.kc = (int64_t)(AGL_SCRATCH_FLOATS * sizeof(float)) / (g.mc * 4);
+    if (g.kc * g.mc * 4 > room)
+      g.kc = room / (g.mc * 4);
   }
   int threads = agl_pool_acquire();
   if (threads <= 0) {
@@ -332,4 +406,36 @@ void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
   }
   s8_run(&g, threads);
   agl_pool_release();
+}
+
+void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                          const uint8_t *a, int64_t a_batch_stride,
+                          int64_t a_row_stride, int32_t a_zero_point,
+                          const void *packed_b, void *c,
+                          int64_t c_batch_stride, int64_t c_row_stride,
+                          float alpha, const float *scale, const float *bias,
+                          int32_t activation, const float *residual,
+                          int64_t residual_batch_stride,
+                          int64_t residual_row_stride,
+                          const agl_gemm_blocking *blocking) {
+  gemm_u8s8(batch, m, n, k, a, a_batch_stride, a_row_stride, a_zero_point,
+            packed_b, c, c_batch_stride, c_row_stride, alpha, scale, bias,
+            activation, residual, residual_batch_stride, residual_row_stride,
+            0, 1.0f, 0, blocking);
+}
+
+void agl_kernel_gemm_u8s8_requantize(
+    int64_t batch, int64_t m, int64_t n, int64_t k, const uint8_t *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int32_t a_zero_point,
+    const void *packed_b, uint8_t *c, int64_t c_batch_stride,
+    int64_t c_row_stride, float alpha, const float *scale, const float *bias,
+    int32_t activation, const float *residual, int64_t residual_batch_stride,
+    int64_t residual_row_stride, float out_scale, int32_t out_zero_point,
+    const agl_gemm_blocking *blocking) {
+  if (!scale)
+    return; /* documented as required: nothing to quantize */
+  gemm_u8s8(batch, m, n, k, a, a_batch_stride, a_row_stride, a_zero_point,
+            packed_b, c, c_batch_stride, c_row_stride, alpha, scale, bias,
+            activation, residual, residual_batch_stride, residual_row_stride,
+            1, out_scale, out_zero_point, blocking);
 }

@@ -105,6 +105,7 @@ static AGL_ALWAYS_INLINE void pass(const int R, int64_t kq, const uint8_t *ap,
   const __m256 bias =
       e->bias ? agl_load_lanes256(e->bias + j, live) : _mm256_setzero_ps();
   float *cf = (float *)c;
+  uint8_t *cq = (uint8_t *)c;
 #pragma GCC unroll 6
   for (int i = 0; i < R; ++i) {
     __m256 v = _mm256_cvtepi32_ps(_mm256_sub_epi32(sum[i], zero_term));
@@ -114,6 +115,21 @@ static AGL_ALWAYS_INLINE void pass(const int R, int64_t kq, const uint8_t *ap,
     if (e->residual)
       v = _mm256_add_ps(
           v, agl_load_lanes256(e->residual + i * e->res_rs + j, live));
+    if (e->quantize) {
+      __m256 q = _mm256_round_ps(
+          _mm256_div_ps(v, _mm256_set1_ps(e->out_scale)),
+          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      /* vmaxps returns its second operand for NaN: 0. */
+      q = _mm256_max_ps(
+          _mm256_add_ps(q, _mm256_set1_ps((float)e->out_zero_point)),
+          _mm256_setzero_ps());
+      q = _mm256_min_ps(q, _mm256_set1_ps(255.0f));
+      int32_t bytes[8];
+      _mm256_storeu_si256((__m256i *)bytes, _mm256_cvtps_epi32(q));
+      for (int t = 0; t < live; ++t)
+        cq[i * ldc + j + t] = (uint8_t)bytes[t];
+      continue;
+    }
     agl_store_lanes256(cf + i * ldc + j, v, live);
   }
 }
@@ -159,7 +175,9 @@ void agl_s8_kernel_avx2(int64_t kq, const uint8_t *ap, int64_t lda,
     const int n = rows_left - i < ROWS_PER_PASS ? rows_left - i : ROWS_PER_PASS;
     if (e->residual)
       part.residual = e->residual + i * e->res_rs;
-    passes[n](kq, ap + i * a_row, a_row, a_quad, bp, cols, c32 + i * ldc, ldc,
-              &part);
+    /* Row i of C: ldc elements of 4 bytes, or 1 when quantizing. */
+    int32_t *ci = e->quantize ? (int32_t *)((uint8_t *)c + i * ldc)
+                              : c32 + i * ldc;
+    passes[n](kq, ap + i * a_row, a_row, a_quad, bp, cols, ci, ldc, &part);
   }
 }

@@ -17,6 +17,17 @@
 
 enum { MR = AGL_S8_MR };
 
+/* agl_quantize_u8 of 16 floats, as int32 in 0..255 (vmaxps returns its
+ * second operand for NaN: 0). */
+static inline __attribute__((always_inline)) __m512i
+quantize16(__m512 y, __m512 scale, __m512 zero_point) {
+  __m512 q = _mm512_roundscale_ps(_mm512_div_ps(y, scale),
+                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  q = _mm512_max_ps(_mm512_add_ps(q, zero_point), _mm512_setzero_ps());
+  q = _mm512_min_ps(q, _mm512_set1_ps(255.0f));
+  return _mm512_cvtps_epi32(q);
+}
+
 static inline __attribute__((always_inline)) void
 kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
             const int8_t *bp, int cols, void *c, int64_t ldc,
@@ -112,6 +123,9 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
   const int act = e->act;
   const float *residual = e->residual;
   float *cf = c;
+  uint8_t *cq = c;
+  const __m512 out_scale = _mm512_set1_ps(e->out_scale);
+  const __m512 out_zero = _mm512_set1_ps((float)e->out_zero_point);
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
     __m512 v0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][0], z0));
@@ -126,6 +140,14 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
       const float *res = residual + i * e->res_rs;
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res));
       v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, res + 16));
+    }
+    if (e->quantize) {
+      uint8_t *row = cq + i * ldc;
+      _mm512_mask_cvtepi32_storeu_epi8(row, m0,
+                                       quantize16(v0, out_scale, out_zero));
+      _mm512_mask_cvtepi32_storeu_epi8(row + 16, m1,
+                                       quantize16(v1, out_scale, out_zero));
+      continue;
     }
     float *row = cf + i * ldc;
     _mm512_mask_storeu_ps(row, m0, v0);

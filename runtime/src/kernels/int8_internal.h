@@ -17,7 +17,9 @@ enum { AGL_S8_MR = 14, AGL_S8_QUAD_BYTES = AGL_S8_MR * 4 };
  * C's 4-byte elements hold them as int32 even when C is float); the last
  * block (`last`) subtracts the zero point's term and stores C: as int32
  * without `scale`, else through the float epilogue
- *   act(alpha * scale[j] * acc + bias[j]) + residual[i * res_rs + j].
+ *   act(alpha * scale[j] * acc + bias[j]) + residual[i * res_rs + j],
+ * and with `quantize` that quantized to uint8 (agl_quantize_u8; C then
+ * holds bytes, and comes in one block: there is no room for partial sums).
  * Pointers are at the tile's column 0 (the residual at its element (0, 0)). */
 typedef struct agl_s8_epilogue {
   int load, last;
@@ -29,11 +31,25 @@ typedef struct agl_s8_epilogue {
   int act;
   const float *residual;
   int64_t res_rs;
+  int quantize;
+  float out_scale;
+  int32_t out_zero_point;
 } agl_s8_epilogue;
+
+/* ONNX QuantizeLinear to uint8: saturate(round_half_even(y / scale) +
+ * zero_point), in the current (nearest-even) rounding mode; NaN gives 0. */
+static inline uint8_t agl_quantize_u8(float y, float scale,
+                                      int32_t zero_point) {
+  float q = __builtin_rintf(y / scale) + (float)zero_point;
+  if (!(q >= 0.0f))
+    return 0;
+  return q >= 255.0f ? 255 : (uint8_t)q;
+}
 
 /* A tile of `rows` (<= AGL_S8_MR) x `cols` (<= 32) of C from kq depth quads
  * of A and of a packed B panel (bp, at the block's first quad, 128 bytes per
- * quad); C's element (i, j) is at c + (i * ldc + j) * 4 bytes. A is a
+ * quad); C's element (i, j) is at c + (i * ldc + j) * 4 bytes (1 with
+ * `quantize`). A is a
  * packed panel when lda is 0, else its rows in place, lda bytes apart
  * (the block's first depth at ap, every quad whole). */
 typedef void (*agl_s8_kernel_fn)(int64_t kq, const uint8_t *ap, int64_t lda,
