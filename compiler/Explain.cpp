@@ -135,7 +135,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         machine.gemmIsa);
     return {text, machine.threads};
   }
-  if (runtimeKernelCalled(kernel.op) == "gemm_u8s8") {
+  if (StringRef int8Kernel = runtimeKernelCalled(kernel.op);
+      int8Kernel.starts_with("gemm_u8s8")) {
     // (batch, m, n, k, a, a strides, zero point, packed B, ...)
     auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
     std::string microKernel =
@@ -154,6 +155,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
     if (auto epilogue = kernel.op->getAttrOfType<StringAttr>(kEpilogueAttrName))
       text += ", epilogue " + epilogue.getValue().str() +
               " on each tile in registers";
+    if (int8Kernel == "gemm_u8s8_requantize")
+      text += ", stored as the next product's uint8 input";
     return {text, machine.threads};
   }
   if (func::CallOp call = gemmCall(kernel.op)) {

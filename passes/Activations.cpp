@@ -3,6 +3,8 @@
 #include "passes/Activations.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
@@ -153,6 +155,21 @@ SmallVector<Value> sourcesOf(Value y) {
   return SmallVector<Value>(order.begin() + 1, order.end());
 }
 
+/// The value that a loop ending in QuantizeLinear's form,
+/// fptoui(min(max(roundeven(v / scale) + zero_point, lo), hi)), quantizes;
+/// null otherwise. (An int8 product's epilogue quantizes for the next one.)
+Value quantizedInput(Value yielded) {
+  auto convert = yielded.getDefiningOp<arith::FPToUIOp>();
+  auto min = convert ? convert.getIn().getDefiningOp<arith::MinimumFOp>()
+                     : nullptr;
+  auto max = min ? min.getLhs().getDefiningOp<arith::MaximumFOp>() : nullptr;
+  auto add = max ? max.getLhs().getDefiningOp<arith::AddFOp>() : nullptr;
+  auto round = add ? add.getLhs().getDefiningOp<math::RoundEvenOp>() : nullptr;
+  auto div = round ? round.getOperand().getDefiningOp<arith::DivFOp>()
+                   : nullptr;
+  return div ? div.getLhs() : Value();
+}
+
 struct MarkActivationsPass
     : autoglm::impl::MarkActivationsBase<MarkActivationsPass> {
   void runOnOperation() override {
@@ -160,9 +177,12 @@ struct MarkActivationsPass
       if (op.getNumReductionLoops() != 0)
         return;
       // Where an epilogue's activation sits: the yielded value, or a side
-      // of the sum it ends with (a residual added after the activation).
+      // of the sum it ends with (a residual added after the activation),
+      // or the value that the loop quantizes to uint8 at its end.
       // The first match only: a loop carries at most one mark.
       for (Value yielded : op.getBody()->getTerminator()->getOperands()) {
+        if (Value quantized = quantizedInput(yielded))
+          yielded = quantized;
         SmallVector<Value, 3> candidates = {yielded};
         if (auto add = yielded.getDefiningOp<arith::AddFOp>())
           candidates.append({add.getLhs(), add.getRhs()});

@@ -15,7 +15,9 @@
 //
 // Integer products (autoglm.matmul_integer of a uint8 lhs and a constant
 // int8 weight) become agl_kernel_gemm_u8s8 calls the same way, with the
-// weight packed for its dot-product instructions.
+// weight packed for its dot-product instructions; where their epilogue ends
+// in the uint8 quantization of the next product's input,
+// agl_kernel_gemm_u8s8_requantize, which writes those bytes.
 //
 // The elementwise loop that reads the product next (its epilogue) goes into
 // the call when it computes act(alpha * product + bias[col]) + residual,
@@ -40,6 +42,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -50,6 +53,7 @@
 #include "autoglm/kernels_int8.h"
 #include "autoglm/kernels_quant.h"
 
+#include <cmath>
 #include <limits>
 
 namespace autoglm {
@@ -64,6 +68,7 @@ namespace {
 constexpr StringLiteral kSgemm = "agl_kernel_sgemm";
 constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
 constexpr StringLiteral kGemmInt8 = "agl_kernel_gemm_u8s8";
+constexpr StringLiteral kGemmInt8Requantize = "agl_kernel_gemm_u8s8_requantize";
 constexpr StringLiteral kCudaSgemm = "agl_cuda_sgemm";
 constexpr StringLiteral kCudaGemmHalf = "agl_cuda_gemm_half";
 // agl_cuda_gemm_half's formats (runtime/src/cuda/blas.h).
@@ -477,6 +482,11 @@ struct Epilogue {
   // An integer product enters as float(product) * scale: a constant (in
   // alpha), a scalar buffer (computed at run time), or a column vector.
   Value scalarScale, columnScale;
+  // An integer product's epilogue may end in the uint8 quantization of the
+  // next product's input (constant scale and zero point).
+  bool quantize = false;
+  float outScale = 1.0f;
+  int32_t outZeroPoint = 0;
 
   /// "bias+gelu_erf+residual" and the like, for reports.
   std::string describe() const {
@@ -489,6 +499,8 @@ struct Epilogue {
       parts.push_back(autoglm::activationName(activation).str());
     if (residual || accumulateResidual)
       parts.push_back("residual");
+    if (quantize)
+      parts.push_back("quantize");
     return llvm::join(parts, "+");
   }
 };
@@ -567,6 +579,59 @@ bool matchPreActivation(linalg::GenericOp op, Value x, Value product,
   return x == product;
 }
 
+/// A constant f32 operand's value.
+std::optional<double> constantOf(Value v) {
+  FloatAttr value;
+  if (matchPattern(v, m_Constant(&value)) && value.getType().isF32())
+    return value.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// The other operand of `op` when one of its two is the constant `c`.
+template <typename BinaryOp>
+Value besideConstant(Value v, double c) {
+  auto op = v.getDefiningOp<BinaryOp>();
+  if (!op)
+    return Value();
+  if (constantOf(op.getRhs()) == c)
+    return op.getLhs();
+  if (constantOf(op.getLhs()) == c)
+    return op.getRhs();
+  return Value();
+}
+
+/// Matches the uint8 QuantizeLinear that the lowering writes,
+/// `fptoui(min(max(roundeven(x / scale) + zero_point, 0), 255))` with a
+/// constant positive scale and a constant integral zero point in 0..255,
+/// recording them; the quantized value x, or null.
+Value quantizedValue(Value yielded, Epilogue &e) {
+  auto convert = yielded.getDefiningOp<arith::FPToUIOp>();
+  if (!convert || !convert.getType().isInteger(8))
+    return Value();
+  Value v = besideConstant<arith::MinimumFOp>(convert.getIn(), 255.0);
+  if (v)
+    v = besideConstant<arith::MaximumFOp>(v, 0.0);
+  auto add = v ? v.getDefiningOp<arith::AddFOp>() : nullptr;
+  if (!add)
+    return Value();
+  for (auto [lhs, rhs] : {std::pair(add.getLhs(), add.getRhs()),
+                          std::pair(add.getRhs(), add.getLhs())}) {
+    std::optional<double> zeroPoint = constantOf(rhs);
+    auto round = lhs.getDefiningOp<math::RoundEvenOp>();
+    auto div = round ? round.getOperand().getDefiningOp<arith::DivFOp>()
+                     : nullptr;
+    std::optional<double> scale = div ? constantOf(div.getRhs()) : std::nullopt;
+    if (!zeroPoint || !scale || *scale <= 0 || *zeroPoint < 0 ||
+        *zeroPoint > 255 || *zeroPoint != std::floor(*zeroPoint))
+      continue;
+    e.quantize = true;
+    e.outScale = float(*scale);
+    e.outZeroPoint = int32_t(*zeroPoint);
+    return div.getLhs();
+  }
+  return Value();
+}
+
 /// The epilogue of contraction `op` (whose output holds zeros before it
 /// unless `accumulate`): the next op that touches memory, an elementwise
 /// generic that reads the product and computes one of the forms above.
@@ -612,13 +677,17 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
       next.payloadUsesValueFromOperand(next.getDpsInitOperand(0)) ||
       !isWholeTile(next, next.getDpsInitOperand(0)))
     return std::nullopt;
+  // An integer product's epilogue may write uint8 (as i8) for the next one.
+  Value init = next.getDpsInits()[0];
+  const bool bytesOut =
+      integer && cast<MemRefType>(init.getType()).getElementType().isInteger(8);
   for (Value operand : next->getOperands())
     if (!cast<MemRefType>(operand.getType()).getElementType().isF32() &&
-        !(integer && operand == product))
+        !(integer && operand == product) && !(bytesOut && operand == init))
       return std::nullopt;
   Epilogue e;
   e.op = next;
-  e.output = next.getDpsInits()[0];
+  e.output = init;
   // The product's block argument (for an integer product, the value it
   // becomes once dequantized).
   Value productArg;
@@ -633,9 +702,11 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
   float dequantizationScale = e.alpha;
   e.alpha = 1.0f;
 
-  // yield [act(x) [+ residual]]
+  // yield [quantize(act(x) [+ residual])]
   Block *body = next.getBody();
   Value y = body->getTerminator()->getOperand(0);
+  if (bytesOut && !(y = quantizedValue(y, e)))
+    return std::nullopt;
   if (auto add = y.getDefiningOp<arith::AddFOp>()) {
     for (auto [lhs, rhs] : {std::pair(add.getLhs(), add.getRhs()),
                             std::pair(add.getRhs(), add.getLhs())}) {
@@ -1184,21 +1255,30 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
   }
   // (batch, m, n, k, a, its batch/row strides, a's zero point, packed b,
   //  c, its batch/row strides, alpha, scale, bias, activation, residual,
-  //  its batch/row strides, blocking); no scale: int32 sums.
+  //  its batch/row strides, [the output's scale and zero point,] blocking);
+  //  no scale: int32 sums.
   SmallVector<Value> args = {
       i64(batch), i64(extents[c.m]), i64(extents[c.n]), i64(extents[c.k]),
       lhs.pointer, i64(aBatch), i64(lhs.loopStrides[c.m]), zeroPoint,
       autoglm::pointerTo(b, loc, weights).pointer, out.pointer, i64(cBatch),
       i64(out.loopStrides[c.m]), alpha, scale, bias,
       arith::ConstantIntOp::create(b, loc, activation, 32), rp, i64(rBatch),
-      i64(residual ? residual->loopStrides[c.m] : zero),
-      autoglm::blockingArgument(b, loc, module, blocking)};
+      i64(residual ? residual->loopStrides[c.m] : zero)};
+  const bool quantize = epilogue && epilogue->quantize;
+  if (quantize) {
+    args.push_back(arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(epilogue->outScale)));
+    args.push_back(
+        arith::ConstantIntOp::create(b, loc, epilogue->outZeroPoint, 32));
+  }
+  args.push_back(autoglm::blockingArgument(b, loc, module, blocking));
   SmallVector<Type> types = llvm::map_to_vector(
       args, [](Value v) { return v.getType(); });
   auto call = func::CallOp::create(
       b, loc,
-      autoglm::declareRuntimeFunction(module, kGemmInt8,
-                                      b.getFunctionType(types, {})),
+      autoglm::declareRuntimeFunction(
+          module, quantize ? kGemmInt8Requantize : kGemmInt8,
+          b.getFunctionType(types, {})),
       args);
   finishKernelCall(call, op, blocking, init, output, epilogue, zeroSources);
 }

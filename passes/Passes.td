@@ -220,7 +220,10 @@ def MarkActivations : Pass<"autoglm-mark-activations", "mlir::ModuleOp"> {
     the exporter spelled it, and marks its defining op with
     `autoglm.activation` (`"relu"`, `"gelu_erf"`, `"gelu_tanh"`, `"silu"`).
     The candidates are the yielded value and the two sides of a sum it
-    ends with (an activation followed by a residual add). A value `y`
+    ends with (an activation followed by a residual add); in a loop that
+    ends in a uint8 QuantizeLinear (`fptoui(min(max(roundeven(v / s) + z,
+    0), 255))`, an int8 product's epilogue quantizing the next one's
+    input), v and the sides of its sum. A value `y`
     computed from a single value `x` (and constants) is evaluated, in
     double, at sample points from -9 to 9 and compared with each
     activation (relative error 1e-5); the nearest such `x` is taken.
@@ -515,6 +518,18 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     panel zero past `n` (for `autoglm-quantize-weights` in `bf16` and
     `fp16`, whose layout pads the same way at half the bytes; alone it
     would store up to 31 zero columns per weight).
+
+    **Integer products** (a uint8 lhs, widened with `extui`, minus a
+    constant or scalar zero point, times a constant int8 weight, summed in
+    i32 after a zero fill) become `agl_kernel_gemm_u8s8` calls, the weight
+    packed for its dot-product instructions. Their epilogue starts with the
+    dequantization `sitofp(product) * scale` (a constant, a scalar buffer or
+    a column vector) and may go on as above; where it then ends in the
+    uint8 QuantizeLinear of the next product's input,
+    `fptoui(min(max(roundeven(y / s) + z, 0), 255))` with constant `s > 0`
+    and integral `z` in 0..255, the call is
+    `agl_kernel_gemm_u8s8_requantize`, which writes those bytes (epilogue
+    "...+quantize"; `s` and `z` its arguments before the blocking).
 
     The last argument is the call's cache blocking: a pointer to a constant
     `agl_gemm_blocking` when the module attribute `autoglm.tuning` gives the

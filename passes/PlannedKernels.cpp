@@ -147,13 +147,14 @@ KernelCost costOf(Operation *op) {
                ? sizes
                : decltype(sizes){};
   };
-  if (runtimeKernel(op) == "gemm_u8s8") {
-    // uint8 A, packed int8 B (shared by the batch), 4-byte C; one multiply
-    // and one add per product, as for floats.
+  if (runtimeKernel(op).starts_with("gemm_u8s8")) {
+    // uint8 A, packed int8 B (shared by the batch), 4-byte C (uint8 when
+    // requantized); one multiply and one add per product, as for floats.
     if (auto sizes = gemmSizes(); !sizes.empty()) {
       double batch = *sizes[0], m = *sizes[1], n = *sizes[2], k = *sizes[3];
+      double cBytes = runtimeKernel(op) == "gemm_u8s8_requantize" ? 1 : 4;
       cost.flops = 2 * batch * m * n * k;
-      cost.bytes = batch * (m * k + 4 * m * n) +
+      cost.bytes = batch * (m * k + cBytes * m * n) +
                    double(agl_s8_packed_bytes(*sizes[3], *sizes[2]));
     }
     return cost;

@@ -162,3 +162,128 @@ func.func @runtime_scale(%a: memref<3x4xi8>, %scale: memref<f32>, %y: memref<3x2
   }
   return
 }
+
+// -----
+
+// An epilogue that ends in the uint8 QuantizeLinear of the next product's
+// input (x / 0.05, rounded to even, plus the zero point 3, clamped to
+// 0..255): agl_kernel_gemm_u8s8_requantize writes those bytes, with the
+// output's scale and zero point before the blocking; the ReLU before the
+// quantization stays in the epilogue.
+// CHECK-LABEL: func.func @requantized
+// CHECK-NOT: linalg
+// CHECK-DAG: %[[OS:.*]] = arith.constant 5.000000e-02 : f32
+// CHECK-DAG: %[[OZ:.*]] = arith.constant 3 : i32
+// CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK: call @agl_kernel_gemm_u8s8_requantize(%c1_i64, %c3_i64, %c2_i64, %c4_i64, %{{.*}}, %c0_i64, %c4_i64, %c128_i32, %{{.*}}, %{{.*}}, %c0_i64, %c2_i64, %cst{{.*}}, %{{.*}}, %{{.*}}, %[[RELU]], %{{.*}}, %c0_i64, %c0_i64, %[[OS]], %[[OZ]], %{{.*}}) {autoglm.epilogue = "bias+relu+quantize"}
+// CHECK-NOT: linalg
+memref.global "private" constant @weight : memref<4x2xi8> = dense<[[1, -2], [0, -1], [2, 1], [0, 0]]>
+func.func @requantized(%a: memref<3x4xi8>, %scale: memref<2xf32>, %bias: memref<2xf32>, %q: memref<3x2xi8>, %arena: memref<64xi8> {autoglm.arena}) {
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant 0 : i32
+  %w = memref.get_global @weight : memref<4x2xi8>
+  %c0 = arith.constant 0 : index
+  %acc = memref.view %arena[%c0][] : memref<64xi8> to memref<3x2xi32>
+  linalg.fill ins(%zero : i32) outs(%acc : memref<3x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (m, n)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<3x4xi8>, memref<4x2xi8>) outs(%acc : memref<3x2xi32>) {
+  ^bb0(%x: i8, %v: i8, %s: i32):
+    %xw = arith.extui %x : i8 to i32
+    %xz = arith.subi %xw, %c128 : i32
+    %vw = arith.extsi %v : i8 to i32
+    %p = arith.muli %xz, %vw : i32
+    %r = arith.addi %s, %p : i32
+    linalg.yield %r : i32
+  }
+  %fzero = arith.constant 0.0 : f32
+  %qscale = arith.constant 0.05 : f32
+  %qzero = arith.constant 3.0 : f32
+  %qmax = arith.constant 255.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]} ins(%acc, %scale, %bias : memref<3x2xi32>, memref<2xf32>, memref<2xf32>) outs(%q : memref<3x2xi8>) {
+  ^bb0(%s: i32, %sc: f32, %b: f32, %o: i8):
+    %f = arith.sitofp %s : i32 to f32
+    %d = arith.mulf %f, %sc : f32
+    %r = arith.addf %d, %b : f32
+    %relu = arith.maximumf %r, %fzero : f32
+    %t = arith.divf %relu, %qscale : f32
+    %n = math.roundeven %t : f32
+    %z = arith.addf %n, %qzero : f32
+    %lo = arith.maximumf %z, %fzero : f32
+    %hi = arith.minimumf %lo, %qmax : f32
+    %u = arith.fptoui %hi : f32 to i8
+    linalg.yield %u : i8
+  }
+  return
+}
+
+// -----
+
+// A quantization with a scale read at run time stays a loop after the call
+// (the kernel takes the output's scale as a constant), as does one that
+// clamps to int8 (-128..127, an int8 activation).
+// CHECK-LABEL: func.func @requantization_kept_apart
+// CHECK-NOT: requantize
+// CHECK: call @agl_kernel_gemm_u8s8(
+// CHECK-NOT: requantize
+// CHECK: linalg.generic
+// CHECK-NOT: requantize
+// CHECK: call @agl_kernel_gemm_u8s8(
+// CHECK-NOT: requantize
+// CHECK: linalg.generic
+// CHECK-NOT: requantize
+// CHECK: return
+memref.global "private" constant @weight : memref<4x2xi8> = dense<[[1, -2], [0, -1], [2, 1], [0, 0]]>
+func.func @requantization_kept_apart(%a: memref<3x4xi8>, %scale: memref<2xf32>, %qs: memref<f32>, %q: memref<3x2xi8>, %q2: memref<3x2xi8>, %arena: memref<128xi8> {autoglm.arena}) {
+  %zero = arith.constant 0 : i32
+  %w = memref.get_global @weight : memref<4x2xi8>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %acc = memref.view %arena[%c0][] : memref<128xi8> to memref<3x2xi32>
+  %acc2 = memref.view %arena[%c64][] : memref<128xi8> to memref<3x2xi32>
+  linalg.fill ins(%zero : i32) outs(%acc : memref<3x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (m, n)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<3x4xi8>, memref<4x2xi8>) outs(%acc : memref<3x2xi32>) {
+  ^bb0(%x: i8, %v: i8, %s: i32):
+    %xw = arith.extui %x : i8 to i32
+    %vw = arith.extsi %v : i8 to i32
+    %p = arith.muli %xw, %vw : i32
+    %r = arith.addi %s, %p : i32
+    linalg.yield %r : i32
+  }
+  %fzero = arith.constant 0.0 : f32
+  %qmax = arith.constant 255.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> ()>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]} ins(%acc, %scale, %qs : memref<3x2xi32>, memref<2xf32>, memref<f32>) outs(%q : memref<3x2xi8>) {
+  ^bb0(%s: i32, %sc: f32, %os: f32, %o: i8):
+    %f = arith.sitofp %s : i32 to f32
+    %d = arith.mulf %f, %sc : f32
+    %t = arith.divf %d, %os : f32
+    %n = math.roundeven %t : f32
+    %z = arith.addf %n, %fzero : f32
+    %lo = arith.maximumf %z, %fzero : f32
+    %hi = arith.minimumf %lo, %qmax : f32
+    %u = arith.fptoui %hi : f32 to i8
+    linalg.yield %u : i8
+  }
+  linalg.fill ins(%zero : i32) outs(%acc2 : memref<3x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (m, n)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<3x4xi8>, memref<4x2xi8>) outs(%acc2 : memref<3x2xi32>) {
+  ^bb0(%x: i8, %v: i8, %s: i32):
+    %xw = arith.extui %x : i8 to i32
+    %vw = arith.extsi %v : i8 to i32
+    %p = arith.muli %xw, %vw : i32
+    %r = arith.addi %s, %p : i32
+    linalg.yield %r : i32
+  }
+  %smin = arith.constant -128.0 : f32
+  %smax = arith.constant 127.0 : f32
+  %qscale = arith.constant 0.05 : f32
+  linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]} ins(%acc2, %scale : memref<3x2xi32>, memref<2xf32>) outs(%q2 : memref<3x2xi8>) {
+  ^bb0(%s: i32, %sc: f32, %o: i8):
+    %f = arith.sitofp %s : i32 to f32
+    %d = arith.mulf %f, %sc : f32
+    %t = arith.divf %d, %qscale : f32
+    %n = math.roundeven %t : f32
+    %lo = arith.maximumf %n, %smin : f32
+    %hi = arith.minimumf %lo, %smax : f32
+    %u = arith.fptosi %hi : f32 to i8
+    linalg.yield %u : i8
+  }
+  return
+}

@@ -123,3 +123,42 @@ func.func @not_activations(%t: tensor<4x8xf32>, %u: tensor<4x8xf32>) -> (tensor<
   } -> tensor<4x8xf32>
   return %r6, %th, %er, %off, %two : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// GELU quantized to uint8 at the end of the loop (an int8 product's
+// epilogue, quantizing the next product's input): the GELU is marked.
+// CHECK-LABEL: func.func @gelu_quantized
+// CHECK: arith.addf %{{.*}}, %{{.*}} {autoglm.activation_input} : f32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} {autoglm.activation = "gelu_erf"} : f32
+// CHECK-NEXT: arith.divf
+// CHECK: arith.fptoui
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+func.func @gelu_quantized(%t: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xi8> {
+  %e = tensor.empty() : tensor<4x8xi8>
+  %r = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%t, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xi8>) {
+  ^bb0(%v: f32, %bias: f32, %o: i8):
+    %c = arith.constant 1.41421354 : f32
+    %one = arith.constant 1.0 : f32
+    %half = arith.constant 0.5 : f32
+    %qs = arith.constant 0.02 : f32
+    %qz = arith.constant 7.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %top = arith.constant 255.0 : f32
+    %x = arith.addf %v, %bias : f32
+    %d = arith.divf %x, %c : f32
+    %erf = math.erf %d : f32
+    %p = arith.addf %erf, %one : f32
+    %m = arith.mulf %x, %p : f32
+    %y = arith.mulf %m, %half : f32
+    %s = arith.divf %y, %qs : f32
+    %n = math.roundeven %s : f32
+    %z = arith.addf %n, %qz : f32
+    %lo = arith.maximumf %z, %zero : f32
+    %hi = arith.minimumf %lo, %top : f32
+    %u = arith.fptoui %hi : f32 to i8
+    linalg.yield %u : i8
+  } -> tensor<4x8xi8>
+  return %r : tensor<4x8xi8>
+}
