@@ -66,6 +66,9 @@ CALIBRATION_DIR = os.path.join(MODELS_DIR, "calibration")
 # Products each model runs on the int8 kernel: the MLP's two, the GLM
 # layer's five with a weight (QKV, output, gate, up, down).
 INT8_PRODUCTS = {"mlp": 2, "glm_layer": 5}
+# Of those, the products whose epilogue also quantizes the next one's input
+# (the MLP's first: bias, GELU, then the second product's uint8 input).
+INT8_REQUANTIZED = {"mlp": 1, "glm_layer": 0}
 # The quantized models of models/quantized and their products on the int8
 # kernel: the CNN's five convolutions, except with uint8 weights
 # (ConvInteger as quantize_dynamic writes it), which the kernel does not
@@ -209,6 +212,9 @@ class PostTrainingQuantizationTest(E2ETestCase):
                 text = self.check_against_float32(model)
                 self.assertEqual(text.count("call @agl_kernel_gemm_u8s8"),
                                  products)
+                self.assertEqual(
+                    text.count("call @agl_kernel_gemm_u8s8_requantize"),
+                    INT8_REQUANTIZED[model])
                 self.assertNotIn("call @agl_kernel_sgemm_packed", text)
 
     def test_convolutions(self):
