@@ -155,21 +155,6 @@ SmallVector<Value> sourcesOf(Value y) {
   return SmallVector<Value>(order.begin() + 1, order.end());
 }
 
-/// The value that a loop ending in QuantizeLinear's form,
-/// fptoui(min(max(roundeven(v / scale) + zero_point, lo), hi)), quantizes;
-/// null otherwise. (An int8 product's epilogue quantizes for the next one.)
-Value quantizedInput(Value yielded) {
-  auto convert = yielded.getDefiningOp<arith::FPToUIOp>();
-  auto min = convert ? convert.getIn().getDefiningOp<arith::MinimumFOp>()
-                     : nullptr;
-  auto max = min ? min.getLhs().getDefiningOp<arith::MaximumFOp>() : nullptr;
-  auto add = max ? max.getLhs().getDefiningOp<arith::AddFOp>() : nullptr;
-  auto round = add ? add.getLhs().getDefiningOp<math::RoundEvenOp>() : nullptr;
-  auto div = round ? round.getOperand().getDefiningOp<arith::DivFOp>()
-                   : nullptr;
-  return div ? div.getLhs() : Value();
-}
-
 struct MarkActivationsPass
     : autoglm::impl::MarkActivationsBase<MarkActivationsPass> {
   void runOnOperation() override {
@@ -181,8 +166,8 @@ struct MarkActivationsPass
       // or the value that the loop quantizes to uint8 at its end.
       // The first match only: a loop carries at most one mark.
       for (Value yielded : op.getBody()->getTerminator()->getOperands()) {
-        if (Value quantized = quantizedInput(yielded))
-          yielded = quantized;
+        if (auto quantize = autoglm::matchQuantizeToU8(yielded))
+          yielded = quantize->input;
         SmallVector<Value, 3> candidates = {yielded};
         if (auto add = yielded.getDefiningOp<arith::AddFOp>())
           candidates.append({add.getLhs(), add.getRhs()});
@@ -274,6 +259,44 @@ std::optional<int> activationOf(Value y, Value x) {
   if (max && ((max.getLhs() == x && matchPattern(max.getRhs(), m_AnyZeroFloat())) ||
               (max.getRhs() == x && matchPattern(max.getLhs(), m_AnyZeroFloat()))))
     return AGL_ACT_RELU;
+  return std::nullopt;
+}
+
+/// The other operand of `v`'s defining BinaryOp when one of its two is the
+/// f32 constant `c`.
+template <typename BinaryOp>
+static Value besideConstant(Value v, double c) {
+  auto op = v.getDefiningOp<BinaryOp>();
+  if (!op)
+    return Value();
+  for (auto [value, other] : {std::pair(op.getLhs(), op.getRhs()),
+                              std::pair(op.getRhs(), op.getLhs())}) {
+    FloatAttr constant;
+    if (matchPattern(other, m_Constant(&constant)) &&
+        constant.getType().isF32() && constant.getValueAsDouble() == c)
+      return value;
+  }
+  return Value();
+}
+
+std::optional<QuantizeToU8> matchQuantizeToU8(Value yielded) {
+  auto convert = yielded.getDefiningOp<arith::FPToUIOp>();
+  if (!convert || !convert.getType().isInteger(8))
+    return std::nullopt;
+  Value clamped = besideConstant<arith::MinimumFOp>(convert.getIn(), 255.0);
+  Value shifted =
+      clamped ? besideConstant<arith::MaximumFOp>(clamped, 0.0) : Value();
+  auto add = shifted ? shifted.getDefiningOp<arith::AddFOp>() : nullptr;
+  if (!add)
+    return std::nullopt;
+  for (auto [rounded, zeroPoint] : {std::pair(add.getLhs(), add.getRhs()),
+                                    std::pair(add.getRhs(), add.getLhs())}) {
+    auto round = rounded.getDefiningOp<math::RoundEvenOp>();
+    auto div = round ? round.getOperand().getDefiningOp<arith::DivFOp>()
+                     : nullptr;
+    if (div)
+      return QuantizeToU8{div.getLhs(), div.getRhs(), zeroPoint};
+  }
   return std::nullopt;
 }
 

@@ -57,6 +57,17 @@ std::optional<int> activationOf(mlir::Value y, mlir::Value x);
 /// is computed from x alone; nothing otherwise.
 std::optional<int> evaluateActivation(mlir::Value y, mlir::Value x);
 
+/// The uint8 QuantizeLinear that the lowering writes, as an int8 product's
+/// epilogue ends when it quantizes the next product's input:
+/// `fptoui(min(max(roundeven(input / scale) + zeroPoint, 0), 255))` (each
+/// binary op's operands in either order); where the activation before it
+/// sits for autoglm-mark-activations, and what autoglm-contractions-to-kernels
+/// takes into the call when scale and zero point are constants.
+struct QuantizeToU8 {
+  mlir::Value input, scale, zeroPoint;
+};
+std::optional<QuantizeToU8> matchQuantizeToU8(mlir::Value yielded);
+
 } // namespace autoglm
 
 #endif // AUTOGLM_PASSES_ACTIVATIONS_H

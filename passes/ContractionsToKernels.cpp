@@ -42,7 +42,6 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -541,6 +540,14 @@ bool isWholeTile(linalg::GenericOp op, OpOperand *operand) {
          !strides.empty() && strides.back() == 1;
 }
 
+/// A constant f32 operand's value.
+std::optional<double> constantOf(Value v) {
+  FloatAttr value;
+  if (matchPattern(v, m_Constant(&value)) && value.getType().isF32())
+    return value.getValueAsDouble();
+  return std::nullopt;
+}
+
 /// Matches `x = [product * c | product / c] [+ bias]`, recording the scale
 /// and the bias; `product` is the contraction's output's block argument.
 bool matchPreActivation(linalg::GenericOp op, Value x, Value product,
@@ -558,78 +565,40 @@ bool matchPreActivation(linalg::GenericOp op, Value x, Value product,
   }
   if (x == product)
     return true;
-  FloatAttr scale;
-  auto constantScale = [&](Value v) {
-    return matchPattern(v, m_Constant(&scale)) && scale.getType().isF32();
-  };
+  std::optional<double> scale;
   if (auto mul = x.getDefiningOp<arith::MulFOp>()) {
-    if (mul.getLhs() == product && constantScale(mul.getRhs()))
+    if (mul.getLhs() == product && (scale = constantOf(mul.getRhs())))
       x = product;
-    else if (mul.getRhs() == product && constantScale(mul.getLhs()))
+    else if (mul.getRhs() == product && (scale = constantOf(mul.getLhs())))
       x = product;
     if (x == product)
-      e.alpha = scale.getValueAsDouble();
+      e.alpha = *scale;
   } else if (auto div = x.getDefiningOp<arith::DivFOp>()) {
-    if (div.getLhs() == product && constantScale(div.getRhs()) &&
-        scale.getValueAsDouble() != 0) {
+    if (div.getLhs() == product && (scale = constantOf(div.getRhs())) &&
+        *scale != 0) {
       x = product;
-      e.alpha = float(1.0 / scale.getValueAsDouble());
+      e.alpha = float(1.0 / *scale);
     }
   }
   return x == product;
 }
 
-/// A constant f32 operand's value.
-std::optional<double> constantOf(Value v) {
-  FloatAttr value;
-  if (matchPattern(v, m_Constant(&value)) && value.getType().isF32())
-    return value.getValueAsDouble();
-  return std::nullopt;
-}
-
-/// The other operand of `op` when one of its two is the constant `c`.
-template <typename BinaryOp>
-Value besideConstant(Value v, double c) {
-  auto op = v.getDefiningOp<BinaryOp>();
-  if (!op)
-    return Value();
-  if (constantOf(op.getRhs()) == c)
-    return op.getLhs();
-  if (constantOf(op.getLhs()) == c)
-    return op.getRhs();
-  return Value();
-}
-
-/// Matches the uint8 QuantizeLinear that the lowering writes,
-/// `fptoui(min(max(roundeven(x / scale) + zero_point, 0), 255))` with a
-/// constant positive scale and a constant integral zero point in 0..255,
-/// recording them; the quantized value x, or null.
+/// The quantized value of a uint8 QuantizeLinear at the end of an epilogue
+/// (matchQuantizeToU8) with a constant positive scale and a constant
+/// integral zero point in 0..255, recording them; null otherwise.
 Value quantizedValue(Value yielded, Epilogue &e) {
-  auto convert = yielded.getDefiningOp<arith::FPToUIOp>();
-  if (!convert || !convert.getType().isInteger(8))
+  std::optional<autoglm::QuantizeToU8> q = autoglm::matchQuantizeToU8(yielded);
+  if (!q)
     return Value();
-  Value v = besideConstant<arith::MinimumFOp>(convert.getIn(), 255.0);
-  if (v)
-    v = besideConstant<arith::MaximumFOp>(v, 0.0);
-  auto add = v ? v.getDefiningOp<arith::AddFOp>() : nullptr;
-  if (!add)
+  std::optional<double> scale = constantOf(q->scale);
+  std::optional<double> zeroPoint = constantOf(q->zeroPoint);
+  if (!scale || !zeroPoint || *scale <= 0 || *zeroPoint < 0 ||
+      *zeroPoint > 255 || *zeroPoint != std::floor(*zeroPoint))
     return Value();
-  for (auto [lhs, rhs] : {std::pair(add.getLhs(), add.getRhs()),
-                          std::pair(add.getRhs(), add.getLhs())}) {
-    std::optional<double> zeroPoint = constantOf(rhs);
-    auto round = lhs.getDefiningOp<math::RoundEvenOp>();
-    auto div = round ? round.getOperand().getDefiningOp<arith::DivFOp>()
-                     : nullptr;
-    std::optional<double> scale = div ? constantOf(div.getRhs()) : std::nullopt;
-    if (!zeroPoint || !scale || *scale <= 0 || *zeroPoint < 0 ||
-        *zeroPoint > 255 || *zeroPoint != std::floor(*zeroPoint))
-      continue;
-    e.quantize = true;
-    e.outScale = float(*scale);
-    e.outZeroPoint = int32_t(*zeroPoint);
-    return div.getLhs();
-  }
-  return Value();
+  e.quantize = true;
+  e.outScale = float(*scale);
+  e.outZeroPoint = int32_t(*zeroPoint);
+  return q->input;
 }
 
 /// The epilogue of contraction `op` (whose output holds zeros before it
