@@ -141,6 +141,26 @@ static void pack_a(const uint8_t *a, int64_t lda, int64_t rows, int64_t k,
   }
 }
 
+/* Whether the micro-kernel reads A's rows in place (whole quads, and rows
+ * not a multiple of 4 KiB apart, where the 14 would share L1 sets) rather
+ * than from packed panels. */
+static int reads_a_in_place(const s8_args *g) {
+  return g->k % 4 == 0 && g->a_rs % 4096 != 0;
+}
+
+/* The float epilogue of one element's exact sum, for the driver's own loops
+ * (a zero depth, a quantized product without room to pack A). */
+static float epilogue_scalar(const s8_args *g, int32_t sum, int64_t bt,
+                             int64_t i, int64_t j) {
+  float x = (float)sum * (g->alpha * g->scale[j]);
+  if (g->bias)
+    x += g->bias[j];
+  x = agl_activate_scalar(x, g->act);
+  if (g->residual)
+    x += g->residual[bt * g->res_bs + i * g->res_rs + j];
+  return x;
+}
+
 /* Rows [i0, i1) x panels [q0, q1) of batch entry bt; `abuf` holds a packed
  * block of A (mc x kc quads). */
 static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
@@ -151,7 +171,7 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
   const int64_t kc = agl_ceil_div(quads, agl_ceil_div(quads, kc_max));
   const int64_t ncp = g->nc / AGL_S8_PACKED_NR;
   const uint8_t *a = g->a + bt * g->a_bs;
-  const int direct = g->k % 4 == 0 && g->a_rs % 4096 != 0;
+  const int direct = reads_a_in_place(g);
   unsigned char *c = g->c + bt * g->c_bs * g->c_elem;
   const float *residual = g->residual ? g->residual + bt * g->res_bs : NULL;
   for (int64_t ic = i0; ic < i1; ic += mc_max) {
@@ -225,14 +245,8 @@ static void s8_task_plain(const s8_args *g, int64_t t) {
       for (int64_t p = 0; p < g->k; ++p)
         sum += ((int32_t)row[p] - g->zero_point) *
                (int32_t)(int8_t)g->b[agl_s8_packed_offset(g->k, p, j)];
-      float x = (float)sum * (g->alpha * g->scale[j]);
-      if (g->bias)
-        x += g->bias[j];
-      x = agl_activate_scalar(x, g->act);
-      if (g->residual)
-        x += g->residual[bt * g->res_bs + i * g->res_rs + j];
-      g->c[bt * g->c_bs + i * g->c_rs + j] =
-          agl_quantize_u8(x, g->out_scale, g->out_zero_point);
+      g->c[bt * g->c_bs + i * g->c_rs + j] = agl_quantize_u8(
+          epilogue_scalar(g, sum, bt, i, j), g->out_scale, g->out_zero_point);
     }
   }
 }
@@ -254,8 +268,7 @@ static void s8_tasks(void *raw, int64_t begin, int64_t end) {
    * to 0 where not even one panel fits); else plain loops. */
   if (g->quantize) {
     const int64_t quads = agl_ceil_div(g->k, 4);
-    const int direct = g->k % 4 == 0 && g->a_rs % 4096 != 0;
-    if (!direct && (abuf == stack || g->kc < quads)) {
+    if (!reads_a_in_place(g) && (abuf == stack || g->kc < quads)) {
       for (int64_t t = begin; t < end; ++t)
         s8_task_plain(g, t);
       return;
