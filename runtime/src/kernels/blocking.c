@@ -44,16 +44,21 @@ static int64_t round_up(int64_t x, int64_t step) {
   return (x + step - 1) / step * step;
 }
 
+/* The cache sizes the cost models use: the system's, or where it does not
+ * say, those of the CPU the defaults were measured on. */
+static void model_caches(int64_t *l1d, int64_t *l2, int64_t *l3) {
+  agl_cache_sizes(l1d, l2, l3);
+  if (*l1d <= 0)
+    *l1d = 32 << 10;
+  if (*l2 <= 0)
+    *l2 = 1 << 20;
+  if (*l3 <= 0)
+    *l3 = 32 << 20;
+}
+
 static agl_block_sizes model_sizes(int mr, int nr) {
   int64_t l1d, l2, l3;
-  agl_cache_sizes(&l1d, &l2, &l3);
-  /* Unknown sizes: those of the CPU the defaults were measured on. */
-  if (l1d <= 0)
-    l1d = 32 << 10;
-  if (l2 <= 0)
-    l2 = 1 << 20;
-  if (l3 <= 0)
-    l3 = 32 << 20;
+  model_caches(&l1d, &l2, &l3);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (cores < 1)
     cores = 1;
@@ -91,9 +96,7 @@ static void compute_model(void) {
   for (int t = 0; t < TABLES; ++t)
     g_sizes[t] = model_sizes(g_tables[t]->mr, g_tables[t]->nr);
   int64_t l1d, l3;
-  agl_cache_sizes(&l1d, &g_l2_bytes, &l3);
-  if (g_l2_bytes <= 0)
-    g_l2_bytes = 1 << 20;
+  model_caches(&l1d, &g_l2_bytes, &l3);
 }
 
 int64_t agl_l2_bytes(void) {

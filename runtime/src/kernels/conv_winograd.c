@@ -125,6 +125,7 @@ void agl_kernel_conv2d_winograd(
   if (batch <= 0 || out_channels <= 0 || out_h <= 0 || out_w <= 0)
     return;
   const int64_t tiles = agl_conv_winograd_tiles(out_h, out_w);
+  const int64_t v_stride = agl_conv_winograd_matrix_floats(in_channels, tiles);
   agl_winograd w = {
       .channel_stride = in_channel_stride,
       .row_stride = in_row_stride,
@@ -139,8 +140,8 @@ void agl_kernel_conv2d_winograd(
       .tiles_w = (out_w + 1) / 2,
       .tiles = tiles,
       .v = workspace,
-      .m = workspace + 16 * agl_conv_winograd_matrix_floats(in_channels, tiles),
-      .v_stride = agl_conv_winograd_matrix_floats(in_channels, tiles),
+      .m = workspace + 16 * v_stride,
+      .v_stride = v_stride,
       .m_stride = agl_conv_winograd_matrix_floats(out_channels, tiles),
       .bias = bias,
       .out_channel_stride = out_channel_stride,

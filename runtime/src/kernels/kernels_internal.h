@@ -62,8 +62,7 @@ AGL_HIDDEN agl_block_sizes agl_gemm_block_sizes(
 
 /* The cache sizes the cost model reads (bytes, 0 where unknown). */
 AGL_HIDDEN void agl_cache_sizes(int64_t *l1d, int64_t *l2, int64_t *l3);
-/* This CPU's L2 (per core), read once; 1 MiB where the system does not
- * say. */
+/* This CPU's L2 (per core) as the cost models take it, read once. */
 AGL_HIDDEN int64_t agl_l2_bytes(void);
 
 static inline int64_t agl_ceil_div(int64_t a, int64_t b) {

@@ -259,6 +259,6 @@ static void pack(agl_view src, int64_t rows, int64_t kc, int r, float *dst) {
 }
 
 const agl_gemm_isa agl_gemm_avx512 = {
-    "avx512", MR, NR, 1, kernel,           kernel_t,
-    pack,     pack, agl_small_avx512, agl_small_packed_avx512,
+    "avx512", MR, NR, 1, kernel, kernel_t, pack, pack, agl_small_avx512,
+    agl_small_packed_avx512,
 };
