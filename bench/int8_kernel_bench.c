@@ -1,9 +1,10 @@
 /* Microbenchmark of the uint8 x int8 GEMM against the float one:
  * agl_kernel_gemm_u8s8 (int32 output, and the float epilogue with per-column
- * scales) and agl_kernel_sgemm_packed on the same shapes, a square one and
+ * scales), agl_kernel_gemm_u8s8_requantize (uint8 output, without and with
+ * GELU) and agl_kernel_sgemm_packed on the same shapes, a square one and
  * the GLM layer's prefill MLP product; median time of repeated calls after
  * warm-up, GOP/s (2 m n k) and the speedup over the float GEMM. The modes
- * alternate call by call, so that other load falls on all three. 1-thread
+ * alternate call by call, so that other load falls on all of them. 1-thread
  * times are CPU time of the calling thread (bench_timing.h).
  *
  *   autoglm-int8-kernel-bench [--reps N] [--threads 1,2]
@@ -24,6 +25,9 @@ typedef struct shape {
 static const shape shapes[] = {
     {"square 2048x2048x2048", 2048, 2048, 2048},
     {"prefill mlp 128x768x3072", 128, 768, 3072},
+    {"prefill mlp 128x3072x768", 128, 3072, 768},
+    {"prefill qkv 128x3072x1024", 128, 3072, 1024},
+    {"prefill o 128x1024x1024", 128, 1024, 1024},
 };
 
 static void *aligned(size_t bytes) {
@@ -56,7 +60,8 @@ static void run_shape(const shape *s, int threads, int reps) {
   }
   for (int64_t j = 0; j < n; ++j)
     scale[j] = 1.0f / 32768.0f;
-  enum { MODES = 3 };
+  uint8_t *c8 = aligned((size_t)(m * n));
+  enum { MODES = 5 };
   double *times[MODES];
   for (int mode = 0; mode < MODES; ++mode)
     times[mode] = malloc((size_t)reps * sizeof(double));
@@ -66,14 +71,20 @@ static void run_shape(const shape *s, int threads, int reps) {
       if (mode == 0)
         agl_kernel_sgemm_packed(1, m, n, k, a, 0, k, 1, packed, c, 0, n, 0,
                                 1.0f, NULL, 0, NULL, 0, 0, NULL);
-      else
+      else if (mode <= 2)
         agl_kernel_gemm_u8s8(1, m, n, k, a8, 0, k, 128, packed8, c, 0, n, 1.0f,
                              mode == 2 ? scale : NULL, NULL, 0, NULL, 0, 0,
                              NULL);
+      else
+        agl_kernel_gemm_u8s8_requantize(
+            1, m, n, k, a8, 0, k, 128, packed8, c8, 0, n, 1.0f, scale, NULL,
+            mode == 4 ? AGL_ACT_GELU_ERF : AGL_ACT_NONE, NULL, 0, 0, 0.02f,
+            128, NULL);
       if (r >= 0)
         times[mode][r] = now() - start;
     }
-  static const char *names[MODES] = {"fp32 packed", "u8s8 int32", "u8s8 float"};
+  static const char *names[MODES] = {"fp32 packed", "u8s8 int32", "u8s8 float",
+                                     "u8s8 ->u8", "u8s8 gelu->u8"};
   double fp32 = 0;
   for (int mode = 0; mode < MODES; ++mode) {
     qsort(times[mode], (size_t)reps, sizeof(double), compare_doubles);
@@ -88,6 +99,7 @@ static void run_shape(const shape *s, int threads, int reps) {
   fflush(stdout);
   free(a);
   free(c);
+  free(c8);
   free(packed);
   free(a8);
   free(w8);

@@ -16,88 +16,146 @@
 
 #include <immintrin.h>
 
+/* The vectors x[0..n) at once: every step for all n before the next,
+ * so that n independent chains are in flight (one vector's chain is some 40
+ * dependent operations, longer than the scheduler looks ahead). n is a
+ * compile-time constant at every call. */
+enum { AGL_CHAINS = 8 }; /* the most vectors at once */
+#define AGL_EACH(l, n) _Pragma("GCC unroll 8") for (int l = 0; l < (n); ++l)
+
+static inline __attribute__((always_inline)) void agl_exp512_n(__m512 *x,
+                                                                const int n) {
+  __m512 k[AGL_CHAINS], r[AGL_CHAINS], p[AGL_CHAINS];
+  AGL_EACH(l, n) {
+    x[l] = _mm512_max_ps(x[l], _mm512_set1_ps(-104.0f));
+    x[l] = _mm512_min_ps(x[l], _mm512_set1_ps(88.8f));
+    k[l] = _mm512_roundscale_ps(
+        _mm512_mul_ps(x[l], _mm512_set1_ps(1.44269504088896341f)),
+        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  AGL_EACH(l, n) r[l] = _mm512_fnmadd_ps(k[l], _mm512_set1_ps(0.693145751953125f), x[l]);
+  AGL_EACH(l, n) r[l] = _mm512_fnmadd_ps(k[l], _mm512_set1_ps(1.428606765330187e-06f), r[l]);
+  static const float c[] = {1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f,
+                            1.0f / 6.0f,   0.5f,          1.0f,
+                            1.0f};
+  AGL_EACH(l, n) p[l] = _mm512_set1_ps(1.0f / 5040.0f);
+#pragma GCC unroll 7
+  for (int d = 0; d < 7; ++d)
+    AGL_EACH(l, n) p[l] = _mm512_fmadd_ps(p[l], r[l], _mm512_set1_ps(c[d]));
+  AGL_EACH(l, n) x[l] = _mm512_scalef_ps(p[l], k[l]);
+}
+
 static inline __m512 agl_exp512(__m512 x) {
-  x = _mm512_max_ps(x, _mm512_set1_ps(-104.0f));
-  x = _mm512_min_ps(x, _mm512_set1_ps(88.8f));
-  __m512 n = _mm512_roundscale_ps(
-      _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
-  __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(p, n);
+  agl_exp512_n(&x, 1);
+  return x;
 }
 
-/* x / (1 + e^(-s x)) for the scale s. */
-static inline __m512 agl_x_sigmoid512(__m512 x, __m512 scaled) {
-  __m512 e = agl_exp512(_mm512_sub_ps(_mm512_setzero_ps(), scaled));
-  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+/* x[l] / (1 + e^(-s[l] x[l])) for the scales s[l]. */
+static inline __attribute__((always_inline)) void
+agl_x_sigmoid512_n(__m512 *x, const __m512 *scaled, const int n) {
+  __m512 e[AGL_CHAINS];
+  AGL_EACH(l, n) e[l] = _mm512_sub_ps(_mm512_setzero_ps(), scaled[l]);
+  agl_exp512_n(e, n);
+  AGL_EACH(l, n)
+  x[l] = _mm512_div_ps(x[l], _mm512_add_ps(_mm512_set1_ps(1.0f), e[l]));
 }
 
-static inline __m512 agl_gelu_erf512(__m512 x) {
-  __m512 z = _mm512_mul_ps(_mm512_abs_ps(x),
-                           _mm512_set1_ps(0.70710678118654752f));
-  __m512 one = _mm512_set1_ps(1.0f);
-  __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), one));
-  __m512 p = _mm512_set1_ps(0.17087277f);
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.82215223f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.48851587f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.13520398f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.27886807f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.18628806f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.09678418f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.37409196f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.00002368f));
-  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.26551223f));
+static inline __attribute__((always_inline)) void
+agl_gelu_erf512_n(__m512 *x, const int n) {
+  const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
+  __m512 t[AGL_CHAINS], p[AGL_CHAINS], lo[AGL_CHAINS], e[AGL_CHAINS];
+  AGL_EACH(l, n) {
+    __m512 z = _mm512_mul_ps(_mm512_abs_ps(x[l]),
+                             _mm512_set1_ps(0.70710678118654752f));
+    /* t = 1 / d: the 14-bit reciprocal and one Newton step (a division
+     * costs as much as the rest of the function). */
+    __m512 d = _mm512_fmadd_ps(z, half, one);
+    t[l] = _mm512_rcp14_ps(d);
+    t[l] = _mm512_fmadd_ps(t[l], _mm512_fnmadd_ps(d, t[l], one), t[l]);
+  }
+  static const float c[] = {-0.82215223f, 1.48851587f, -1.13520398f,
+                            0.27886807f,  -0.18628806f, 0.09678418f,
+                            0.37409196f,  1.00002368f,  -1.26551223f};
+  AGL_EACH(l, n) p[l] = _mm512_set1_ps(0.17087277f);
+#pragma GCC unroll 9
+  for (int d = 0; d < 9; ++d)
+    AGL_EACH(l, n) p[l] = _mm512_fmadd_ps(p[l], t[l], _mm512_set1_ps(c[d]));
   /* The exponent p - z^2 with z^2 = x^2 / 2 from x itself (not from the
    * rounded z), as a sum hi + lo: exp(hi) (1 + lo). The rounding of z^2
    * and of the sum would otherwise cost ~2 z^2 ulp in the tail. */
-  __m512 half = _mm512_set1_ps(0.5f);
-  __m512 x2 = _mm512_mul_ps(x, x);
-  __m512 x2_lo = _mm512_fmsub_ps(x, x, x2);
-  __m512 u = _mm512_mul_ps(x2, _mm512_set1_ps(-0.5f));
-  __m512 hi = _mm512_add_ps(p, u);
-  __m512 bb = _mm512_sub_ps(hi, p);
-  __m512 lo = _mm512_add_ps(_mm512_sub_ps(p, _mm512_sub_ps(hi, bb)),
-                            _mm512_sub_ps(u, bb));
-  lo = _mm512_fnmadd_ps(x2_lo, half, lo);
-  __m512 e = agl_exp512(hi);
-  __m512 erfc = _mm512_mul_ps(t, _mm512_fmadd_ps(e, lo, e));
-  /* x >= 0: x (1 - erfc/2); x < 0: x erfc/2. */
-  __m512 h = _mm512_mul_ps(erfc, half);
-  __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
-  __m512 factor = _mm512_mask_blend_ps(negative, _mm512_sub_ps(one, h), h);
-  return _mm512_mul_ps(x, factor);
+  AGL_EACH(l, n) {
+    __m512 x2 = _mm512_mul_ps(x[l], x[l]);
+    __m512 x2_lo = _mm512_fmsub_ps(x[l], x[l], x2);
+    __m512 u = _mm512_mul_ps(x2, _mm512_set1_ps(-0.5f));
+    __m512 hi = _mm512_add_ps(p[l], u);
+    __m512 bb = _mm512_sub_ps(hi, p[l]);
+    lo[l] = _mm512_add_ps(_mm512_sub_ps(p[l], _mm512_sub_ps(hi, bb)),
+                          _mm512_sub_ps(u, bb));
+    lo[l] = _mm512_fnmadd_ps(x2_lo, half, lo[l]);
+    e[l] = hi;
+  }
+  agl_exp512_n(e, n);
+  AGL_EACH(l, n) {
+    __m512 erfc = _mm512_mul_ps(t[l], _mm512_fmadd_ps(e[l], lo[l], e[l]));
+    /* x >= 0: x (1 - erfc/2); x < 0: x erfc/2. */
+    __m512 h = _mm512_mul_ps(erfc, half);
+    __mmask16 negative =
+        _mm512_cmp_ps_mask(x[l], _mm512_setzero_ps(), _CMP_LT_OQ);
+    __m512 factor = _mm512_mask_blend_ps(negative, _mm512_sub_ps(one, h), h);
+    x[l] = _mm512_mul_ps(x[l], factor);
+  }
 }
 
-static inline __m512 agl_gelu_tanh512(__m512 x) {
-  __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
-  __m512 u = _mm512_fmadd_ps(x3, _mm512_set1_ps(0.044715f), x);
-  /* 2 sqrt(2/pi) u */
-  return agl_x_sigmoid512(x, _mm512_mul_ps(u, _mm512_set1_ps(1.5957691216057308f)));
+static inline __attribute__((always_inline)) void
+agl_gelu_tanh512_n(__m512 *x, const int n) {
+  __m512 s[AGL_CHAINS];
+  AGL_EACH(l, n) {
+    __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x[l], x[l]), x[l]);
+    __m512 u = _mm512_fmadd_ps(x3, _mm512_set1_ps(0.044715f), x[l]);
+    s[l] = _mm512_mul_ps(u, _mm512_set1_ps(1.5957691216057308f)); /* 2 sqrt(2/pi) u */
+  }
+  agl_x_sigmoid512_n(x, s, n);
 }
 
-static inline __m512 agl_activate512(__m512 x, int act) {
+/* act of x[0..n) (n <= AGL_CHAINS), in place. */
+static inline __attribute__((always_inline)) void
+agl_activate512_n(__m512 *x, const int n, int act) {
   switch (act) {
   case AGL_ACT_RELU:
     /* max_ps returns its second operand when one is NaN: NaN stays NaN. */
-    return _mm512_max_ps(_mm512_setzero_ps(), x);
+    AGL_EACH(l, n) x[l] = _mm512_max_ps(_mm512_setzero_ps(), x[l]);
+    return;
   case AGL_ACT_GELU_ERF:
-    return agl_gelu_erf512(x);
+    agl_gelu_erf512_n(x, n);
+    return;
   case AGL_ACT_GELU_TANH:
-    return agl_gelu_tanh512(x);
-  case AGL_ACT_SILU:
-    return agl_x_sigmoid512(x, x);
-  default:
-    return x;
+    agl_gelu_tanh512_n(x, n);
+    return;
+  case AGL_ACT_SILU: {
+    __m512 s[AGL_CHAINS];
+    AGL_EACH(l, n) s[l] = x[l];
+    agl_x_sigmoid512_n(x, s, n);
+    return;
   }
+  default:
+    return;
+  }
+}
+
+static inline __m512 agl_activate512(__m512 x, int act) {
+  agl_activate512_n(&x, 1, act);
+  return x;
+}
+
+/* act of the first R rows of a register tile of two vectors per row, four
+ * rows at a time. */
+static inline __attribute__((always_inline)) void
+agl_activate_tile512(__m512 v[][2], const int R, int act) {
+  if (act == AGL_ACT_NONE)
+    return;
+#pragma GCC unroll 4
+  for (int i = 0; i < R; i += 4)
+    agl_activate512_n(v[i], 2 * (R - i < 4 ? R - i : 4), act);
 }
 
 /* The first `count` lanes (0..16). */

@@ -126,16 +126,18 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
   uint8_t *cq = c;
   const __m512 out_scale = _mm512_set1_ps(e->out_scale);
   const __m512 out_zero = _mm512_set1_ps((float)e->out_zero_point);
+  __m512 v[MR][2];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
-    __m512 v0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][0], z0));
-    __m512 v1 = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][1], z1));
-    v0 = _mm512_fmadd_ps(v0, s0, bias0);
-    v1 = _mm512_fmadd_ps(v1, s1, bias1);
-    if (act != AGL_ACT_NONE) {
-      v0 = agl_activate512(v0, act);
-      v1 = agl_activate512(v1, act);
-    }
+    v[i][0] = _mm512_fmadd_ps(
+        _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][0], z0)), s0, bias0);
+    v[i][1] = _mm512_fmadd_ps(
+        _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][1], z1)), s1, bias1);
+  }
+  agl_activate_tile512(v, R, act);
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i) {
+    __m512 v0 = v[i][0], v1 = v[i][1];
     if (residual) {
       const float *res = residual + i * e->res_rs;
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res));

@@ -83,42 +83,32 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
     bias0 = _mm512_maskz_loadu_ps(m0, e->bias);
     bias1 = _mm512_maskz_loadu_ps(m1, e->bias + 16);
   }
+  __m512 v[MR][2], r[MR][2];
 #pragma GCC unroll 14
-  for (int i = 0; i < R; ++i) {
-    float *row = c + i * ldc;
-    __m512 v0 = acc[i][0], v1 = acc[i][1];
-    if (scaled) {
-      v0 = _mm512_mul_ps(v0, alpha);
-      v1 = _mm512_mul_ps(v1, alpha);
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const __mmask16 m = h ? m1 : m0;
+      __m512 x = acc[i][h];
+      if (scaled)
+        x = _mm512_mul_ps(x, alpha);
+      if (load_c)
+        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, c + i * ldc + 16 * h));
+      if (e->bias)
+        x = _mm512_add_ps(x, h ? bias1 : bias0);
+      r[i][h] = residual ? _mm512_maskz_loadu_ps(
+                               m, residual + i * e->res_rs + 16 * h)
+                         : _mm512_setzero_ps();
+      v[i][h] = residual && first ? _mm512_add_ps(x, r[i][h]) : x;
     }
-    if (load_c) {
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
-    }
-    if (e->bias) {
-      v0 = _mm512_add_ps(v0, bias0);
-      v1 = _mm512_add_ps(v1, bias1);
-    }
-    __m512 r0 = _mm512_setzero_ps(), r1 = _mm512_setzero_ps();
-    if (residual) {
-      r0 = _mm512_maskz_loadu_ps(m0, residual + i * e->res_rs);
-      r1 = _mm512_maskz_loadu_ps(m1, residual + i * e->res_rs + 16);
-    }
-    if (residual && first) {
-      v0 = _mm512_add_ps(v0, r0);
-      v1 = _mm512_add_ps(v1, r1);
-    }
-    if (act != AGL_ACT_NONE) {
-      v0 = agl_activate512(v0, act);
-      v1 = agl_activate512(v1, act);
-    }
-    if (residual && !first) {
-      v0 = _mm512_add_ps(v0, r0);
-      v1 = _mm512_add_ps(v1, r1);
-    }
-    _mm512_mask_storeu_ps(row, m0, v0);
-    _mm512_mask_storeu_ps(row + 16, m1, v1);
-  }
+  agl_activate_tile512(v, R, act);
+#pragma GCC unroll 14
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h)
+      _mm512_mask_storeu_ps(c + i * ldc + 16 * h, h ? m1 : m0,
+                            residual && !first ? _mm512_add_ps(v[i][h], r[i][h])
+                                               : v[i][h]);
 }
 
 #define KERNEL_ROWS(R)                                                         \
