@@ -1,5 +1,6 @@
-/* Microbenchmark of agl_kernel_sgemm: the median time of repeated calls
- * (after warm-up) on GEMM and transformer shapes at 1 and 2 threads, in
+/* Microbenchmark of agl_kernel_sgemm and agl_kernel_attention: the median
+ * time of repeated calls (after warm-up) on GEMM, transformer and attention
+ * shapes at 1 and 2 threads, in
  * GFLOP/s and as a share of the FP32 FMA peak of one core, which it measures
  * first with a loop of independent AVX-512 FMAs.
  *
@@ -25,6 +26,11 @@ typedef struct shape {
   const char *name;
   int64_t batch, m, n, k;
   int b_transposed; /* B given as B^T (row stride 1, column stride k) */
+  /* agl_kernel_attention instead: batch heads, m queries, n keys, head and
+   * value size k; 2 = causal; 3 = causal, Q, K and V read in place from one
+   * QKV product (m x 3 heads k) and the output written as (m x heads k), as
+   * in a compiled model. */
+  int attention;
 } shape;
 
 static const shape shapes[] = {
@@ -39,7 +45,36 @@ static const shape shapes[] = {
     {"decode-attn 16x1x512x64", 16, 1, 512, 64, 1},
     {"decode-mlp 1x3072x1024", 1, 1, 3072, 1024, 0},
     {"decode-mlp-Bt 1x3072x1024", 1, 1, 3072, 1024, 1},
+    {"attention 16x128x128x64", 16, 128, 128, 64, 0, 1},
+    {"attention-causal 16x128x128x64", 16, 128, 128, 64, 0, 2},
+    {"attention-causal-qkv 16x128x128x64", 16, 128, 128, 64, 0, 3},
+    {"attention-decode 16x1x512x64", 16, 1, 512, 64, 0, 1},
 };
+
+/* One call of the shape's kernel: C = A B, or attention with queries A,
+ * keys B, values C (heads x n x k) into the output D. */
+static void call(const shape *s, const float *a, const float *b, float *c,
+                 const float *v, float *out) {
+  if (s->attention == 3) {
+    const int64_t rows = s->m, d = s->k, width = s->batch * d;
+    agl_kernel_attention(1, s->batch, s->batch, rows, rows, d, d, a, 0, d,
+                         3 * width, a + width, 0, d, 3 * width, a + 2 * width,
+                         0, d, 3 * width, NULL, 0, 0, 0, 0, out, 0, d, width,
+                         0.125f, 1);
+    return;
+  }
+  if (s->attention) {
+    const int64_t q = s->m, kv = s->n, d = s->k;
+    agl_kernel_attention(1, s->batch, s->batch, q, kv, d, d, a, 0, q * d, d,
+                         b, 0, kv * d, d, v, 0, kv * d, d, NULL, 0, 0, 0, 0,
+                         out, 0, q * d, d, 0.125f, s->attention == 2);
+    return;
+  }
+  agl_kernel_sgemm(s->batch, s->m, s->n, s->k, a, s->m * s->k, s->k, 1, b,
+                   s->k * s->n, s->b_transposed ? 1 : s->n,
+                   s->b_transposed ? s->k : 1, c, s->m * s->n, s->n, 0, 1.0f,
+                   NULL, 0, NULL, 0, 0, NULL);
+}
 
 static float *random_floats(size_t count) {
   float *p = aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64);
@@ -59,17 +94,20 @@ static void run_shape(const shape *s, int threads, int reps, double peak) {
   size_t a_count = (size_t)(s->batch * s->m * s->k);
   size_t b_count = (size_t)(s->batch * s->k * s->n);
   size_t c_count = (size_t)(s->batch * s->m * s->n);
+  if (s->attention) /* keys and values both heads x n x k */
+    c_count = b_count;
+  if (s->attention == 3) /* the QKV product */
+    a_count *= 3;
   float *a = random_floats(a_count), *b = random_floats(b_count),
-        *c = random_floats(c_count);
-  int64_t b_rs = s->b_transposed ? 1 : s->n;
-  int64_t b_cs = s->b_transposed ? s->k : 1;
+        *c = random_floats(c_count), *out = random_floats(a_count);
   double flops = 2.0 * (double)s->batch * s->m * s->n * s->k;
+  if (s->attention) /* Q K^T and P V; causal: the visible keys only */
+    flops = 2.0 * flops * (s->attention >= 2 ? (s->m + 1) / 2.0 / s->n : 1.0);
   /* At least 30 timed runs, and at least about half a second. */
   double t0 = now();
   int warm = 0;
   while (warm < 3 || now() - t0 < 0.2) {
-    agl_kernel_sgemm(s->batch, s->m, s->n, s->k, a, s->m * s->k, s->k, 1, b,
-                     s->k * s->n, b_rs, b_cs, c, s->m * s->n, s->n, 0, 1.0f, NULL, 0, NULL, 0, 0, NULL);
+    call(s, a, b, c, c, out);
     ++warm;
   }
   double per_call = (now() - t0) / warm;
@@ -81,8 +119,7 @@ static void run_shape(const shape *s, int threads, int reps, double peak) {
   double *times = malloc((size_t)runs * sizeof *times);
   for (int r = 0; r < runs; ++r) {
     double start = now();
-    agl_kernel_sgemm(s->batch, s->m, s->n, s->k, a, s->m * s->k, s->k, 1, b,
-                     s->k * s->n, b_rs, b_cs, c, s->m * s->n, s->n, 0, 1.0f, NULL, 0, NULL, 0, 0, NULL);
+    call(s, a, b, c, c, out);
     times[r] = now() - start;
   }
   qsort(times, (size_t)runs, sizeof *times, compare_doubles);
@@ -99,6 +136,7 @@ static void run_shape(const shape *s, int threads, int reps, double peak) {
   free(a);
   free(b);
   free(c);
+  free(out);
 }
 
 /* A chunk of about 5 microseconds of work. */

@@ -25,6 +25,14 @@ _Static_assert((size_t)AGL_ATTENTION_MAX_HEAD_DIM * AGL_ATTENTION_BK +
                            (AGL_ATTENTION_BK + AGL_ATTENTION_MAX_HEAD_DIM + 2) <=
                    AGL_SCRATCH_FLOATS,
                "attention blocks must fit a pool thread's scratch");
+_Static_assert((size_t)AGL_ATTENTION_MAX_HEAD_DIM * AGL_ATTENTION_BK +
+                       (size_t)AGL_ATTENTION_BQ *
+                           (AGL_ATTENTION_BK + AGL_ATTENTION_PACKED_VALUE_DIM +
+                            2) +
+                       (size_t)AGL_ATTENTION_BK *
+                           AGL_ATTENTION_PACKED_VALUE_DIM <=
+                   AGL_SCRATCH_FLOATS,
+               "copied value blocks must fit a pool thread's scratch");
 
 typedef void (*rows_fn)(const agl_attention_args *a, int64_t b, int64_t h,
                         int64_t i0, int64_t i1, float *scratch);

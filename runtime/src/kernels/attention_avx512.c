@@ -14,7 +14,7 @@
  * This file is compiled with AVX-512 enabled. */
 #include "kernels_internal.h"
 
-#include "avx512_math.h"
+#include "avx512_tiles.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -29,30 +29,74 @@ static ALWAYS_INLINE __mmask16 lanes(int64_t count) {
                       : (__mmask16)((1u << count) - 1u);
 }
 
-/* s[x][0..BK) = scale * q_x . kt for R query rows (R is 1 or 4). */
-static ALWAYS_INLINE void scores_rows(const int R, const float *const *q,
-                                      int64_t head_dim, const float *kt,
-                                      float scale, float *s) {
+/* s[x][0..16 T) = scale * q_x . kt for R query rows (R is 1 or 4); the
+ * other columns are left as they are. */
+static ALWAYS_INLINE void scores_tile(const int R, const int T,
+                                      const float *const *q, int64_t head_dim,
+                                      const float *kt, float scale, float *s) {
   __m512 acc[4][4];
   for (int x = 0; x < R; ++x)
-    for (int t = 0; t < 4; ++t)
+    for (int t = 0; t < T; ++t)
       acc[x][t] = _mm512_setzero_ps();
   for (int64_t d = 0; d < head_dim; ++d) {
     const float *row = kt + d * BK;
-    __m512 k0 = _mm512_load_ps(row), k1 = _mm512_load_ps(row + 16),
-           k2 = _mm512_load_ps(row + 32), k3 = _mm512_load_ps(row + 48);
+    __m512 k[4];
+    for (int t = 0; t < T; ++t)
+      k[t] = _mm512_load_ps(row + 16 * t);
     for (int x = 0; x < R; ++x) {
       __m512 qd = _mm512_set1_ps(q[x][d]);
-      acc[x][0] = _mm512_fmadd_ps(qd, k0, acc[x][0]);
-      acc[x][1] = _mm512_fmadd_ps(qd, k1, acc[x][1]);
-      acc[x][2] = _mm512_fmadd_ps(qd, k2, acc[x][2]);
-      acc[x][3] = _mm512_fmadd_ps(qd, k3, acc[x][3]);
+      for (int t = 0; t < T; ++t)
+        acc[x][t] = _mm512_fmadd_ps(qd, k[t], acc[x][t]);
     }
   }
   __m512 factor = _mm512_set1_ps(scale);
   for (int x = 0; x < R; ++x)
-    for (int t = 0; t < 4; ++t)
+    for (int t = 0; t < T; ++t)
       _mm512_store_ps(s + x * BK + 16 * t, _mm512_mul_ps(acc[x][t], factor));
+}
+
+/* The scores of R rows against the block's first `keys` keys (1..BK),
+ * whole vectors of 16: a causal row block's diagonal skips the keys its
+ * rows cannot see. */
+static ALWAYS_INLINE void scores_rows(const int R, int64_t keys,
+                                      const float *const *q, int64_t head_dim,
+                                      const float *kt, float scale, float *s) {
+  switch ((keys + 15) / 16) {
+  case 0:
+    return;
+  case 1:
+    scores_tile(R, 1, q, head_dim, kt, scale, s);
+    return;
+  case 2:
+    scores_tile(R, 2, q, head_dim, kt, scale, s);
+    return;
+  case 3:
+    scores_tile(R, 3, q, head_dim, kt, scale, s);
+    return;
+  default:
+    scores_tile(R, 4, q, head_dim, kt, scale, s);
+    return;
+  }
+}
+
+/* The key block transposed, kt[d][c] = K[c][d] (zero past n), by 16 x 16
+ * tiles in registers. */
+static void transpose_keys(const float *keys, int64_t row_stride, int64_t n,
+                           int64_t head_dim, float *kt) {
+  for (int64_t d0 = 0; d0 < head_dim; d0 += 16) {
+    const __mmask16 md = lanes(head_dim - d0);
+    const int64_t dn = head_dim - d0 < 16 ? head_dim - d0 : 16;
+    for (int64_t c0 = 0; c0 < BK; c0 += 16) {
+      __m512 r[16];
+      for (int c = 0; c < 16; ++c)
+        r[c] = c0 + c < n ? _mm512_maskz_loadu_ps(
+                                md, keys + (c0 + c) * row_stride + d0)
+                          : _mm512_setzero_ps();
+      agl_transpose16(r);
+      for (int64_t d = 0; d < dn; ++d)
+        _mm512_store_ps(kt + (d0 + d) * BK + c0, r[d]);
+    }
+  }
 }
 
 /* One query row's scores straight from the keys' rows (dot products along
@@ -105,6 +149,16 @@ static ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
   }
 }
 
+/* How many of the block's n keys (from key j0) query row i sees: all
+ * but those past its causal limit. */
+static inline int64_t seen(const agl_attention_args *a, int64_t i, int64_t j0,
+                           int64_t n) {
+  if (!a->causal)
+    return n;
+  int64_t limit = i + a->kv_len - a->q_len + 1 - j0;
+  return limit < 0 ? 0 : limit < n ? limit : n;
+}
+
 void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
                                int64_t h, int64_t i0, int64_t i1,
                                float *scratch) {
@@ -115,6 +169,14 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
   float *acc = s + BQ * BK;
   float *m = acc + BQ * acc_stride;
   float *l = m + BQ;
+  /* The block's values copied, where rows a multiple of 4 KiB apart would
+   * all fall into the same L1 sets (V read in place from a QKV product:
+   * 3 x 1024 floats a row) and there are rows enough to reuse the copy. */
+  const int64_t vb_rs = (a->value_dim + 15) / 16 * 16;
+  float *vb = rows >= 4 && a->v_rs * sizeof(float) % 4096 == 0 &&
+                      a->value_dim <= AGL_ATTENTION_PACKED_VALUE_DIM
+                  ? l + BQ
+                  : NULL;
   const float *keys = a->k + b * a->k_bs + kv_head * a->k_hs;
   const float *values = a->v + b * a->v_bs + kv_head * a->v_hs;
   const int64_t offset = a->kv_len - a->q_len; /* position of query 0 */
@@ -139,12 +201,14 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
         scores_direct(q[r], block_keys, a->k_rs, n, a->head_dim, a->scale,
                       s + r * BK);
     } else {
-      agl_attention_transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
+      transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
       int64_t r = 0;
       for (; r + 4 <= rows; r += 4)
-        scores_rows(4, q + r, a->head_dim, kt, a->scale, s + r * BK);
+        scores_rows(4, seen(a, i0 + r + 3, j0, n), q + r, a->head_dim, kt,
+                    a->scale, s + r * BK);
       for (; r < rows; ++r)
-        scores_rows(1, q + r, a->head_dim, kt, a->scale, s + r * BK);
+        scores_rows(1, seen(a, i0 + r, j0, n), q + r, a->head_dim, kt,
+                    a->scale, s + r * BK);
     }
     for (int64_t r = 0; r < rows; ++r) {
       float *row = s + r * BK;
@@ -184,7 +248,10 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
         continue;
       }
       float new_max = m[r] > top ? m[r] : top;
-      float alpha = expf(m[r] - new_max);
+      /* exp(m - new_max) in the vector unit: no call per row. */
+      float alpha = m[r] == new_max ? 1.0f
+                                    : _mm512_cvtss_f32(agl_exp512(
+                                          _mm512_set1_ps(m[r] - new_max)));
       if (alpha != 1.0f) {
         __m512 scale = _mm512_set1_ps(alpha);
         float *o = acc + r * acc_stride;
@@ -192,25 +259,57 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
           _mm512_store_ps(o + d, _mm512_mul_ps(_mm512_load_ps(o + d), scale));
       }
       __m512 shift = _mm512_set1_ps(new_max), total = _mm512_setzero_ps();
+      /* Vectors wholly past the row's limit are zero. */
+      const int live = (int)((limit + 15) / 16);
+      __m512 p[4];
+      for (int t = 0; t < 4; ++t)
+        p[t] = _mm512_sub_ps(v[t], shift);
+      switch (live) {
+      case 1:
+        agl_exp512_n(p, 1);
+        break;
+      case 2:
+        agl_exp512_n(p, 2);
+        break;
+      case 3:
+        agl_exp512_n(p, 3);
+        break;
+      default:
+        agl_exp512_n(p, 4);
+        break;
+      }
       for (int t = 0; t < 4; ++t) {
         __mmask16 finite = _mm512_cmp_ps_mask(v[t], _mm512_set1_ps(-INFINITY),
                                               _CMP_NEQ_OQ);
-        __m512 p = _mm512_maskz_mov_ps(
-            finite, agl_exp512(_mm512_sub_ps(v[t], shift)));
-        total = _mm512_add_ps(total, p);
-        _mm512_store_ps(row + 16 * t, p);
+        p[t] = t < live ? _mm512_maskz_mov_ps(finite, p[t])
+                        : _mm512_setzero_ps();
+        total = _mm512_add_ps(total, p[t]);
+        _mm512_store_ps(row + 16 * t, p[t]);
       }
       l[r] = l[r] * alpha + _mm512_reduce_add_ps(total);
       m[r] = new_max;
     }
     const float *block_values = values + j0 * a->v_rs;
+    int64_t v_rs = a->v_rs;
+    if (vb) {
+      for (int64_t c = 0; c < n; ++c)
+        for (int64_t d = 0; d < a->value_dim; d += 16)
+          _mm512_store_ps(vb + c * vb_rs + d,
+                          _mm512_maskz_loadu_ps(lanes(a->value_dim - d),
+                                                block_values + c * a->v_rs +
+                                                    d));
+      block_values = vb;
+      v_rs = vb_rs;
+    }
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4)
-      accumulate_rows(4, s + r * BK, block_values, a->v_rs, n, a->value_dim,
-                      acc_stride, acc + r * acc_stride);
+      accumulate_rows(4, s + r * BK, block_values, v_rs,
+                      seen(a, i0 + r + 3, j0, n), a->value_dim, acc_stride,
+                      acc + r * acc_stride);
     for (; r < rows; ++r)
-      accumulate_rows(1, s + r * BK, block_values, a->v_rs, n, a->value_dim,
-                      acc_stride, acc + r * acc_stride);
+      accumulate_rows(1, s + r * BK, block_values, v_rs,
+                      seen(a, i0 + r, j0, n), a->value_dim, acc_stride,
+                      acc + r * acc_stride);
   }
   for (int64_t r = 0; r < rows; ++r) {
     float *o = a->out + b * a->o_bs + h * a->o_hs + (i0 + r) * a->o_rs;

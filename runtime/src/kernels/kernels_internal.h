@@ -495,6 +495,10 @@ typedef struct agl_attention_args {
  * against one block of keys live in the scratch (AGL_ATTENTION_BQ x
  * AGL_ATTENTION_BK floats) next to the rows' output accumulators. */
 enum { AGL_ATTENTION_BQ = 64, AGL_ATTENTION_BK = 64 };
+/* Up to this value size the vector rows copy each key block's values into
+ * the scratch too (after the rows' running sums, BK rows rounded up to 16
+ * floats). */
+enum { AGL_ATTENTION_PACKED_VALUE_DIM = 1024 };
 
 /* Computes query rows [i0, i1) (at most AGL_ATTENTION_BQ) of head (b, h).
  * The portable version needs no scratch; the AVX-512 and AVX2 ones need
