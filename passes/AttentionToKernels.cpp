@@ -2,16 +2,21 @@
 //
 // Before the arena is planned, every autoglm.attention_buffers becomes one
 // call of agl_kernel_attention on its buffers: their addresses and strides,
-// the mask's broadcast dimensions given stride 0.
+// the mask's broadcast dimensions given stride 0. A transpose that only
+// moves heads and positions around the op (the [B, S, H, D] <-> [B, H, S, D]
+// of every exported attention) becomes strides too: the kernel reads the
+// transpose's input, or writes its output, in place.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/AutoGLMDialect.h"
+#include "passes/BufferFacts.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace autoglm {
@@ -40,6 +45,112 @@ func::FuncOp declareKernel(ModuleOp module) {
                                          b.getFunctionType(args, {}));
 }
 
+/// A 4-D operand of the kernel: a buffer and, for each of the kernel's
+/// batch, head and row dimensions, the buffer dimension that walks it.
+struct KernelOperand {
+  Value buffer;
+  SmallVector<int64_t, 4> dims = {0, 1, 2, 3};
+  linalg::TransposeOp folded; // the transpose the strides replace, if any
+};
+
+/// A transpose of 4-D buffers that keeps the last dimension (the kernel's
+/// rows stay contiguous).
+bool keepsRows(linalg::TransposeOp transpose) {
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  return perm.size() == 4 && perm.back() == 3;
+}
+
+/// Whether `op` (a memory access) writes only buffers disjoint from
+/// `buffer`; with `orReads`, reads only such buffers too.
+bool leavesAlone(Operation *op, Value buffer, bool orReads) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return false; // a call, or what else: it may touch anything
+  auto disjointFrom = [&](Value other) {
+    return !isa<BaseMemRefType>(other.getType()) ||
+           autoglm::disjoint(other, buffer);
+  };
+  if (orReads)
+    return llvm::all_of(op->getOperands(), disjointFrom);
+  return llvm::all_of(linalgOp.getDpsInits(), disjointFrom);
+}
+
+/// Operand `value` of `op` read in place of the buffer a transpose filled:
+/// when that buffer (a new one) is written by the transpose alone, read by
+/// `op` alone, and nothing between the two writes the transpose's input.
+KernelOperand readOperand(Value value, Operation *op) {
+  KernelOperand plain{value};
+  Value buffer = value;
+  auto cast = value.getDefiningOp<memref::CastOp>();
+  if (cast) {
+    if (!cast->hasOneUse())
+      return plain;
+    buffer = cast.getSource();
+  }
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return plain;
+  linalg::TransposeOp transpose;
+  for (Operation *user : buffer.getUsers()) {
+    if (user == cast.getOperation() || user == op)
+      continue;
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || transpose || t.getInit() != buffer)
+      return plain;
+    transpose = t;
+  }
+  if (llvm::count(op->getOperands(), value) != 1 || !transpose ||
+      !keepsRows(transpose) || transpose->getBlock() != op->getBlock() ||
+      !transpose->isBeforeInBlock(op))
+    return plain;
+  Value source = transpose.getInput();
+  for (Operation *between = autoglm::nextEffect(transpose); between != op;
+       between = autoglm::nextEffect(between))
+    if (!between || !leavesAlone(between, source, /*orReads=*/false))
+      return plain;
+  // The transposed buffer's dimension d is the input's dimension perm[d].
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  return {source, SmallVector<int64_t, 4>(perm), transpose};
+}
+
+/// The output written in place of the buffer a transpose copies it into:
+/// when the output (a new buffer) is read by that transpose alone, nothing
+/// between `op` and it touches the copy's buffer, and that buffer does not
+/// overlap the inputs.
+KernelOperand writeOperand(Value output, Operation *op, ValueRange inputs) {
+  KernelOperand plain{output};
+  if (!output.getDefiningOp<memref::AllocOp>())
+    return plain;
+  linalg::TransposeOp transpose;
+  for (Operation *user : output.getUsers()) {
+    if (user == op)
+      continue;
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || transpose || t.getInput() != output)
+      return plain;
+    transpose = t;
+  }
+  if (!transpose || !keepsRows(transpose) ||
+      transpose->getBlock() != op->getBlock() ||
+      !op->isBeforeInBlock(transpose))
+    return plain;
+  Value dest = transpose.getInit();
+  for (Operation *between = autoglm::nextEffect(op); between != transpose;
+       between = autoglm::nextEffect(between))
+    if (!between || !leavesAlone(between, dest, /*orReads=*/true))
+      return plain;
+  if (!autoglm::canHoistBefore(dest, op) ||
+      !llvm::all_of(inputs, [&](Value input) {
+        return !input || autoglm::disjoint(input, dest);
+      }))
+    return plain;
+  // The copy's dimension d is the output's dimension perm[d]: the output's
+  // dimension j is the copy's inverse[j].
+  SmallVector<int64_t, 4> inverse(4);
+  for (auto [d, j] : llvm::enumerate(transpose.getPermutation()))
+    inverse[j] = d;
+  return {dest, inverse, transpose};
+}
+
 LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
   for (Value buffer : {op.getQuery(), op.getKey(), op.getValue(),
                        op.getOutput()}) {
@@ -51,6 +162,14 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
                             "stride ")
              << strides.back() << " along its last dimension";
   }
+  KernelOperand query = readOperand(op.getQuery(), op),
+                key = readOperand(op.getKey(), op),
+                value = readOperand(op.getValue(), op);
+  KernelOperand output =
+      writeOperand(op.getOutput(), op,
+                   {query.buffer, key.buffer, value.buffer, op.getMask()});
+  if (output.folded)
+    autoglm::hoistBefore(output.buffer, op);
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto i64 = [&](int64_t v) {
@@ -67,16 +186,16 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
   SmallVector<Value> args = {extent(q, 0), extent(q, 1), extent(k, 1),
                              extent(q, 2), extent(k, 2), extent(q, 3),
                              extent(v, 3)};
-  // The pointer and the batch, head and row strides of a 4-D buffer.
-  auto addBuffer = [&](Value buffer) {
-    autoglm::BufferPointer view = autoglm::pointerTo(b, loc, buffer);
+  // The pointer and the batch, head and row strides of a 4-D operand.
+  auto addBuffer = [&](const KernelOperand &operand) {
+    autoglm::BufferPointer view = autoglm::pointerTo(b, loc, operand.buffer);
     args.push_back(view.pointer);
     for (int d = 0; d < 3; ++d)
-      args.push_back(autoglm::asI64(b, loc, view.strides[d]));
+      args.push_back(autoglm::asI64(b, loc, view.strides[operand.dims[d]]));
   };
-  addBuffer(op.getQuery());
-  addBuffer(op.getKey());
-  addBuffer(op.getValue());
+  addBuffer(query);
+  addBuffer(key);
+  addBuffer(value);
   if (Value mask = op.getMask()) {
     // Right-aligned on [B, H, Sq, Sk]; extent 1 (or no axis) broadcasts.
     autoglm::BufferPointer view = autoglm::pointerTo(b, loc, mask);
@@ -103,12 +222,26 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
         LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext())));
     args.append({i64(0), i64(0), i64(0), i64(0)});
   }
-  addBuffer(op.getOutput());
+  addBuffer(output);
   args.push_back(arith::ConstantOp::create(b, loc, op.getScaleAttr()));
   args.push_back(arith::ConstantIntOp::create(b, loc, op.getCausal(), 32));
   func::CallOp::create(b, loc, declareKernel(op->getParentOfType<ModuleOp>()),
                        args);
+  SmallVector<Value> unused = {op.getQuery(), op.getKey(), op.getValue(),
+                               op.getOutput()};
   op->erase();
+  // The folded copies, and the buffers (and casts) only they used.
+  for (const KernelOperand *operand : {&query, &key, &value, &output})
+    if (operand->folded)
+      operand->folded->erase();
+  for (Value buffer : unused)
+    while (buffer && buffer.use_empty() &&
+           isa_and_present<memref::CastOp, memref::AllocOp>(
+               buffer.getDefiningOp())) {
+      Operation *def = buffer.getDefiningOp();
+      buffer = isa<memref::CastOp>(def) ? def->getOperand(0) : Value();
+      def->erase();
+    }
   return success();
 }
 

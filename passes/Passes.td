@@ -340,7 +340,13 @@ def AttentionToKernels : Pass<"autoglm-attention-to-kernels", "mlir::ModuleOp"> 
     Replaces every `autoglm.attention_buffers` by a call of
     `agl_kernel_attention` on the addresses and strides of its buffers; the
     mask's dimensions of extent 1 (and those it lacks) get stride 0, so that
-    the kernel broadcasts them. Runs before the arena is planned, like the
+    the kernel broadcasts them. A `linalg.transpose` that keeps the last
+    dimension and only fills an operand's new buffer (the `[B, S, H, D]` to
+    `[B, H, S, D]` of exported attention), or only copies the output on, is
+    folded into the strides: the kernel reads the transpose's input, or
+    writes its destination, in place; the copy and its buffer go. That
+    holds only while nothing between the two ops writes the input (or
+    touches the destination). Runs before the arena is planned, like the
     other kernel-call passes: the plan then keeps the buffers live at the
     call, where it uses their addresses.
   }];

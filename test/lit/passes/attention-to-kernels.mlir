@@ -63,3 +63,66 @@ func.func @symbolic_views(%q: memref<1x4x?x8xf32>, %k: memref<1x2x?x8xf32, strid
   autoglm.attention_buffers %q, %k, %v, %mask into %out {scale = 0.125 : f32} : memref<1x4x?x8xf32>, memref<1x2x?x8xf32, strided<[128, 64, 8, 1]>>, memref<1x2x?x8xf32, strided<[128, 64, 8, 1]>>, memref<1x1x?x?xf32>, memref<1x4x?x8xf32>
   return
 }
+
+// -----
+
+// The transposes between [B, S, H, D] and [B, H, S, D] around the op become
+// strides: Q, K and V are read from the transposes' inputs (heads 8 floats
+// apart, rows 16), the output is written into the last transpose's
+// destination; the copies and their buffers are gone.
+// CHECK-LABEL: func.func @transposes_folded
+// CHECK-SAME: (%[[X:.*]]: memref<1x3x2x8xf32>, %[[KX:.*]]: memref<1x5x2x8xf32>, %[[VX:.*]]: memref<1x5x2x8xf32>, %[[Y:.*]]: memref<1x3x2x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: memref.alloc
+// CHECK-DAG: memref.extract_strided_metadata %[[X]]
+// CHECK-DAG: memref.extract_strided_metadata %[[KX]]
+// CHECK-DAG: memref.extract_strided_metadata %[[VX]]
+// CHECK-DAG: memref.extract_strided_metadata %[[Y]]
+// CHECK: call @agl_kernel_attention(%c1_i64, %c2_i64, %c2_i64, %c3_i64, %c5_i64, %c8_i64, %c8_i64, %{{.*}}, %c48_i64, %c8_i64, %c16_i64, %{{.*}}, %c80_i64, %c8_i64, %c16_i64, %{{.*}}, %c80_i64, %c8_i64, %c16_i64, %{{.*}}, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %{{.*}}, %c48_i64, %c8_i64, %c16_i64,
+// CHECK-NOT: linalg.transpose
+func.func @transposes_folded(%x: memref<1x3x2x8xf32>, %kx: memref<1x5x2x8xf32>, %vx: memref<1x5x2x8xf32>, %y: memref<1x3x2x8xf32>) {
+  %q = memref.alloc() {alignment = 64 : i64} : memref<1x2x3x8xf32>
+  linalg.transpose ins(%x : memref<1x3x2x8xf32>) outs(%q : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  %k = memref.alloc() {alignment = 64 : i64} : memref<1x2x5x8xf32>
+  linalg.transpose ins(%kx : memref<1x5x2x8xf32>) outs(%k : memref<1x2x5x8xf32>) permutation = [0, 2, 1, 3]
+  %v = memref.alloc() {alignment = 64 : i64} : memref<1x2x5x8xf32>
+  linalg.transpose ins(%vx : memref<1x5x2x8xf32>) outs(%v : memref<1x2x5x8xf32>) permutation = [0, 2, 1, 3]
+  %qc = memref.cast %q : memref<1x2x3x8xf32> to memref<1x2x3x8xf32, strided<[?, ?, ?, 1], offset: ?>>
+  %kc = memref.cast %k : memref<1x2x5x8xf32> to memref<1x2x5x8xf32, strided<[?, ?, ?, 1], offset: ?>>
+  %vc = memref.cast %v : memref<1x2x5x8xf32> to memref<1x2x5x8xf32, strided<[?, ?, ?, 1], offset: ?>>
+  %out = memref.alloc() {alignment = 64 : i64} : memref<1x2x3x8xf32>
+  autoglm.attention_buffers %qc, %kc, %vc into %out {scale = 0.5 : f32} : memref<1x2x3x8xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x2x5x8xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x2x5x8xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x2x3x8xf32>
+  linalg.transpose ins(%out : memref<1x2x3x8xf32>) outs(%y : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+  return
+}
+
+// -----
+
+// Not folded: the queries' source is written between the transpose and the
+// op (the copy holds the old values), and the output is read again besides
+// its transpose. The keys' transpose still folds.
+// CHECK-LABEL: func.func @transposes_kept
+// CHECK-SAME: (%[[X:.*]]: memref<1x3x2x8xf32>, %[[KX:.*]]: memref<1x3x2x8xf32>, %[[V:.*]]: memref<1x2x3x8xf32>, %[[Y:.*]]: memref<1x3x2x8xf32>, %[[Z:.*]]: memref<1x2x3x8xf32>)
+// CHECK: %[[Q:.*]] = memref.alloc() {{.*}} : memref<1x2x3x8xf32>
+// CHECK: linalg.transpose ins(%[[X]] : {{.*}}) outs(%[[Q]] :
+// CHECK-NOT: linalg.transpose ins(%[[KX]]
+// CHECK: linalg.fill {{.*}} outs(%[[X]] :
+// CHECK: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<1x2x3x8xf32>
+// CHECK: call @agl_kernel_attention(%c1_i64, %c2_i64, %c2_i64, %c3_i64, %c3_i64, %c8_i64, %c8_i64, %{{.*}}, %c48_i64, %c24_i64, %c8_i64, %{{.*}}, %c48_i64, %c8_i64, %c16_i64, %{{.*}}, %c48_i64, %c24_i64, %c8_i64, %{{.*}}, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %{{.*}}, %c48_i64, %c24_i64, %c8_i64,
+// CHECK: linalg.transpose ins(%[[OUT]] : {{.*}}) outs(%[[Y]] :
+// CHECK: linalg.copy ins(%[[OUT]] : {{.*}}) outs(%[[Z]] :
+func.func @transposes_kept(%x: memref<1x3x2x8xf32>, %kx: memref<1x3x2x8xf32>, %v: memref<1x2x3x8xf32>, %y: memref<1x3x2x8xf32>, %z: memref<1x2x3x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %q = memref.alloc() {alignment = 64 : i64} : memref<1x2x3x8xf32>
+  linalg.transpose ins(%x : memref<1x3x2x8xf32>) outs(%q : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  %k = memref.alloc() {alignment = 64 : i64} : memref<1x2x3x8xf32>
+  linalg.transpose ins(%kx : memref<1x3x2x8xf32>) outs(%k : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  linalg.fill ins(%zero : f32) outs(%x : memref<1x3x2x8xf32>)
+  %qc = memref.cast %q : memref<1x2x3x8xf32> to memref<1x2x3x8xf32, strided<[?, ?, ?, 1], offset: ?>>
+  %kc = memref.cast %k : memref<1x2x3x8xf32> to memref<1x2x3x8xf32, strided<[?, ?, ?, 1], offset: ?>>
+  %out = memref.alloc() {alignment = 64 : i64} : memref<1x2x3x8xf32>
+  autoglm.attention_buffers %qc, %kc, %v into %out {scale = 0.5 : f32} : memref<1x2x3x8xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x2x3x8xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>
+  linalg.transpose ins(%out : memref<1x2x3x8xf32>) outs(%y : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+  linalg.copy ins(%out : memref<1x2x3x8xf32>) outs(%z : memref<1x2x3x8xf32>)
+  return
+}
