@@ -17,6 +17,12 @@
 
 enum { MR = AGL_S8_MR };
 
+/* How many depth quads ahead (2 KiB) the micro-kernel prefetches B: the
+ * first row panel of a block reads each B panel from L3 or memory. On the
+ * 128-row products of the GLM layer with 3072 columns (3 MiB of weights),
+ * 790-815 GOP/s without, 820-850 with (32 or 64 ahead: no better). */
+enum { B_PREFETCH = 16 };
+
 /* agl_quantize_u8 of 16 floats, as int32 in 0..255 (vmaxps returns its
  * second operand for NaN: 0). */
 static inline __attribute__((always_inline)) __m512i
@@ -70,6 +76,8 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
     /* Unaligned loads: a packed B may sit anywhere. */
     __m512i b0 = _mm512_loadu_si512(bp);
     __m512i b1 = _mm512_loadu_si512(bp + 64);
+    _mm_prefetch((const char *)(bp + B_PREFETCH * 128), _MM_HINT_T0);
+    _mm_prefetch((const char *)(bp + B_PREFETCH * 128 + 64), _MM_HINT_T0);
     ROWS(ACC_STEP)
     ap += a_quad;
     bp += 128;
