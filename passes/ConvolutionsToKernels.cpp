@@ -536,18 +536,26 @@ func::FuncOp declareWinograd(ModuleOp module) {
 /// Whether Winograd's F(2x2, 3x3) computes this convolution: a 3x3 kernel
 /// with unit strides and dilations, one group, enough channels and filters
 /// (`minChannels`, by default 64) that its products, not its transforms,
-/// take the time, and at least 32 tiles (2x2 outputs), among which each
+/// take the time, and enough tiles (2x2 outputs), among which each
 /// transformed weight is used: its 16 matrices are 16/9 the bytes of the
-/// filters, read once per call. Measured with bench/conv_kernel_bench.c
-/// (Zen 2, AVX2): 1.25-1.65x the direct kernel's speed from 64 channels
-/// and filters on (resnet224's 56x56 to 14x14 maps); at 48 or fewer,
-/// slower at 2 threads; on a 7x7 map (16 tiles) with 512 channels, 0.8x.
-bool winogradFits(const Convolution &conv, int64_t minChannels) {
+/// filters, packed and read once per call. Measured with
+/// bench/conv_kernel_bench.c (Zen 2, AVX2): 1.25-1.65x the direct kernel's
+/// speed from 64 channels and filters on (resnet224's 56x56 to 14x14
+/// maps); at 48 or fewer, slower at 2 threads; on a 7x7 map (16 tiles)
+/// with 512 channels, 0.8x. So at least 32 tiles with AVX2; with AVX-512,
+/// whose direct kernel is relatively faster, at least 64: in resnet224 on
+/// Zen 5 (per-kernel profiles, 1 and 2 threads) the 14x14 map's 49 tiles
+/// with 256 channels took 1.39 / 0.73 ms by Winograd, 1.14 / 0.70 ms by
+/// the kernel, while 28x28 (196 tiles) still ran 1.3x / 1.4x faster by
+/// Winograd and 56x56 0.98-1.1x.
+bool winogradFits(const Convolution &conv, int64_t minChannels,
+                  bool narrowVectors) {
+  const int64_t minTiles = narrowVectors ? 32 : 64;
   return conv.groups == 1 && conv.kernelH == 3 && conv.kernelW == 3 &&
          conv.strideH == 1 && conv.strideW == 1 && conv.dilationH == 1 &&
          conv.dilationW == 1 && conv.channels >= minChannels &&
          conv.filters >= minChannels &&
-         agl_conv_winograd_tiles(conv.outH, conv.outW) >= 32;
+         agl_conv_winograd_tiles(conv.outH, conv.outW) >= minTiles;
 }
 
 /// Without a tuning, on a target without AVX-512: whether the GEMM call on
@@ -698,7 +706,7 @@ struct ConvolutionsToKernelsPass
         std::optional<StringRef> strategy =
             autoglm::stringKnob(knobs, "strategy");
         // `winograd` where F(2x2, 3x3) does not fit takes the kernel.
-        bool fits = winogradFits(*conv, winogradMinChannels);
+        bool fits = winogradFits(*conv, winogradMinChannels, narrowVectors);
         bool winograd =
             strategy ? *strategy == "winograd" && fits : this->winograd && fits;
         bool kernel =

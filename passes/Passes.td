@@ -449,8 +449,9 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     there, on Zen 2, the GEMM call was 5-40% faster; on an AVX-512 CPU the
     kernel's direct ways beat im2col on every ResNet convolution. 3x3
     convolutions with unit strides and dilations, one group, at least
-    `winograd-min-channels` channels and filters and at least 32 tiles of
-    2x2 outputs call
+    `winograd-min-channels` channels and filters and at least 64 tiles of
+    2x2 outputs (32 with `narrow-vectors`, where the direct kernel is
+    relatively slower) call
     `agl_kernel_conv2d_winograd` instead, Winograd's
     F(2x2, 3x3): the filters are transformed here (16 matrices [filters x
     channels] stored by columns, which the GEMM packs by plain copies), and

@@ -40,18 +40,18 @@ CASES = {
     "stride_3": ([1, 2, 17, 19], 5, [3, 3], [3, 3], [1, 1, 1, 1],
                  [1, 1], 1, False, True),
     "one_d": ([1, 4, 40], 9, [5], [2], [2, 2], [1], 1, True, True),
-    # 3x3, unit strides, 64 channels and filters or more, 32 tiles of 2x2
-    # outputs or more: Winograd's F(2x2, 3x3) by default (odd output sizes:
-    # partial tiles).
+    # 3x3, unit strides, 64 channels and filters or more, 64 tiles of 2x2
+    # outputs or more (32 without AVX-512): Winograd's F(2x2, 3x3) by
+    # default (odd output sizes: partial tiles).
     # Enough filters for the kernel; a stride keeps it from Winograd.
     "strided_3x3": ([1, 8, 10, 10], 40, [3, 3], [2, 2], [1, 1, 1, 1],
                     [1, 1], 1, True, True),
     # 16 output positions, 2.25 MiB of filters: the GEMM call.
     "small_map_deep": ([1, 256, 4, 4], 256, [3, 3], [1, 1], [1, 1, 1, 1],
                        [1, 1], 1, True, False),
-    "winograd_odd": ([1, 64, 13, 11], 64, [3, 3], [1, 1], [1, 1, 1, 1],
+    "winograd_odd": ([1, 64, 17, 15], 64, [3, 3], [1, 1], [1, 1, 1, 1],
                      [1, 1], 1, True, True),
-    "winograd_unpadded": ([2, 72, 16, 14], 80, [3, 3], [1, 1], [0, 0, 0, 0],
+    "winograd_unpadded": ([2, 72, 20, 18], 80, [3, 3], [1, 1], [0, 0, 0, 0],
                           [1, 1], 1, False, False),
 }
 WINOGRAD = [name for name in CASES if name.startswith("winograd")]

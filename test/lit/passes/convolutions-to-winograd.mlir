@@ -1,9 +1,11 @@
-// RUN: autoglm-opt %s --autoglm-convolutions-to-kernels=winograd-min-channels=2 --canonicalize --cse | FileCheck %s
+// RUN: autoglm-opt %s --autoglm-convolutions-to-kernels="winograd-min-channels=2 narrow-vectors=1" --canonicalize --cse | FileCheck %s
+// RUN: autoglm-opt %s --autoglm-convolutions-to-kernels="min-filters=1 winograd-min-channels=2" | FileCheck %s --check-prefix=WIDE
 // RUN: autoglm-opt %s --autoglm-convolutions-to-kernels="min-filters=1 winograd-min-channels=2 winograd=false" | FileCheck %s --check-prefix=DIRECT
 // RUN: autoglm-opt %s --autoglm-convolutions-to-kernels=min-filters=1 | FileCheck %s --check-prefix=FEW
 
 // A 3x3 convolution with unit strides, 2 channels and 2 filters on a 14x14
-// input (12x12 outputs, 6x6 tiles) becomes agl_kernel_conv2d_winograd: the
+// input (12x12 outputs, 6x6 tiles) becomes, on a target without AVX-512
+// (at least 32 tiles), agl_kernel_conv2d_winograd: the
 // filter transformed (G g G^T, 16 matrices [filters x channels] stored by
 // columns: the first element of each filter and channel, then 0.5 times
 // the sums of the first rows), a workspace of 16 matrices of 36 tiles x 2
@@ -34,6 +36,11 @@
 // CHECK: memref.global "private" constant @filter_winograd : memref<64xf32> = dense<[1.000000e+00, 1.900000e+01, 1.000000e+01, 2.800000e+01, 3.000000e+00, 3.000000e+01, 1.650000e+01, 4.350000e+01,
 // CHECK-NOT: @filter :
 // CHECK: func.func private @agl_kernel_conv2d_winograd(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+
+// With AVX-512 Winograd takes at least 64 tiles: the kernel.
+// WIDE-NOT: agl_kernel_conv2d_winograd
+// WIDE: call @agl_kernel_conv2d(
+// WIDE-NOT: agl_kernel_conv2d_winograd
 
 // With winograd=false, the direct kernel as before.
 // DIRECT-NOT: agl_kernel_conv2d_winograd
