@@ -53,26 +53,47 @@ struct KernelOperand {
   linalg::TransposeOp folded; // the transpose the strides replace, if any
 };
 
-/// A transpose of 4-D buffers that keeps the last dimension (the kernel's
-/// rows stay contiguous).
-bool keepsRows(linalg::TransposeOp transpose) {
-  ArrayRef<int64_t> perm = transpose.getPermutation();
-  return perm.size() == 4 && perm.back() == 3;
-}
-
-/// Whether `op` (a memory access) writes only buffers disjoint from
-/// `buffer`; with `orReads`, reads only such buffers too.
-bool leavesAlone(Operation *op, Value buffer, bool orReads) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp)
-    return false; // a call, or what else: it may touch anything
+/// Whether no memory access strictly between `first` and `last` (in one
+/// block) writes `buffer`, nor, with `orReads`, reads it: each is a linalg
+/// op on buffers provably disjoint from it (a call may touch anything).
+bool untouchedBetween(Operation *first, Operation *last, Value buffer,
+                      bool orReads) {
   auto disjointFrom = [&](Value other) {
     return !isa<BaseMemRefType>(other.getType()) ||
            autoglm::disjoint(other, buffer);
   };
-  if (orReads)
-    return llvm::all_of(op->getOperands(), disjointFrom);
-  return llvm::all_of(linalgOp.getDpsInits(), disjointFrom);
+  for (Operation *op = autoglm::nextEffect(first); op != last;
+       op = autoglm::nextEffect(op)) {
+    auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+    if (!linalgOp ||
+        !(orReads ? llvm::all_of(op->getOperands(), disjointFrom)
+                  : llvm::all_of(linalgOp.getDpsInits(), disjointFrom)))
+      return false;
+  }
+  return true;
+}
+
+/// The one user of `buffer` besides those in `others`: a transpose that
+/// keeps the last dimension (the kernel's rows stay contiguous) and takes
+/// `buffer` as its destination (`asInit`) or its input, in `op`'s block on
+/// the side of `op` that makes it the writer or the reader; else null.
+linalg::TransposeOp soleTranspose(Value buffer, bool asInit, Operation *op,
+                                  ArrayRef<Operation *> others) {
+  linalg::TransposeOp transpose;
+  for (Operation *user : buffer.getUsers()) {
+    if (llvm::is_contained(others, user))
+      continue;
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || transpose || (asInit ? t.getInit() : t.getInput()) != buffer)
+      return nullptr;
+    transpose = t;
+  }
+  if (!transpose || transpose.getPermutation().size() != 4 ||
+      transpose.getPermutation().back() != 3 ||
+      transpose->getBlock() != op->getBlock() ||
+      transpose->isBeforeInBlock(op) != asInit)
+    return nullptr;
+  return transpose;
 }
 
 /// Operand `value` of `op` read in place of the buffer a transpose filled:
@@ -87,29 +108,17 @@ KernelOperand readOperand(Value value, Operation *op) {
       return plain;
     buffer = cast.getSource();
   }
-  if (!buffer.getDefiningOp<memref::AllocOp>())
+  if (!buffer.getDefiningOp<memref::AllocOp>() ||
+      llvm::count(op->getOperands(), value) != 1)
     return plain;
-  linalg::TransposeOp transpose;
-  for (Operation *user : buffer.getUsers()) {
-    if (user == cast.getOperation() || user == op)
-      continue;
-    auto t = dyn_cast<linalg::TransposeOp>(user);
-    if (!t || transpose || t.getInit() != buffer)
-      return plain;
-    transpose = t;
-  }
-  if (llvm::count(op->getOperands(), value) != 1 || !transpose ||
-      !keepsRows(transpose) || transpose->getBlock() != op->getBlock() ||
-      !transpose->isBeforeInBlock(op))
+  linalg::TransposeOp transpose =
+      soleTranspose(buffer, /*asInit=*/true, op, {cast, op});
+  if (!transpose ||
+      !untouchedBetween(transpose, op, transpose.getInput(), false))
     return plain;
-  Value source = transpose.getInput();
-  for (Operation *between = autoglm::nextEffect(transpose); between != op;
-       between = autoglm::nextEffect(between))
-    if (!between || !leavesAlone(between, source, /*orReads=*/false))
-      return plain;
   // The transposed buffer's dimension d is the input's dimension perm[d].
   ArrayRef<int64_t> perm = transpose.getPermutation();
-  return {source, SmallVector<int64_t, 4>(perm), transpose};
+  return {transpose.getInput(), SmallVector<int64_t, 4>(perm), transpose};
 }
 
 /// The output written in place of the buffer a transpose copies it into:
@@ -120,25 +129,13 @@ KernelOperand writeOperand(Value output, Operation *op, ValueRange inputs) {
   KernelOperand plain{output};
   if (!output.getDefiningOp<memref::AllocOp>())
     return plain;
-  linalg::TransposeOp transpose;
-  for (Operation *user : output.getUsers()) {
-    if (user == op)
-      continue;
-    auto t = dyn_cast<linalg::TransposeOp>(user);
-    if (!t || transpose || t.getInput() != output)
-      return plain;
-    transpose = t;
-  }
-  if (!transpose || !keepsRows(transpose) ||
-      transpose->getBlock() != op->getBlock() ||
-      !op->isBeforeInBlock(transpose))
+  linalg::TransposeOp transpose =
+      soleTranspose(output, /*asInit=*/false, op, {op});
+  if (!transpose)
     return plain;
   Value dest = transpose.getInit();
-  for (Operation *between = autoglm::nextEffect(op); between != transpose;
-       between = autoglm::nextEffect(between))
-    if (!between || !leavesAlone(between, dest, /*orReads=*/true))
-      return plain;
-  if (!autoglm::canHoistBefore(dest, op) ||
+  if (!untouchedBetween(op, transpose, dest, /*orReads=*/true) ||
+      !autoglm::canHoistBefore(dest, op) ||
       !llvm::all_of(inputs, [&](Value input) {
         return !input || autoglm::disjoint(input, dest);
       }))
