@@ -78,8 +78,8 @@ static void run_shape(const shape *s, int threads, int reps) {
       else
         agl_kernel_gemm_u8s8_requantize(
             1, m, n, k, a8, 0, k, 128, packed8, c8, 0, n, 1.0f, scale, NULL,
-            mode == 4 ? AGL_ACT_GELU_ERF : AGL_ACT_NONE, NULL, 0, 0, 0.02f,
-            128, NULL);
+            mode == 4 ? AGL_ACT_GELU_ERF : AGL_ACT_NONE, NULL, 0, 0, 0.02f, 128,
+            NULL);
       if (r >= 0)
         times[mode][r] = now() - start;
     }

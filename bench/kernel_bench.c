@@ -4,7 +4,10 @@
  * GFLOP/s and as a share of the FP32 FMA peak of one core, which it measures
  * first with a loop of independent AVX-512 FMAs.
  *
- *   autoglm-kernel-bench [--reps N] [--threads 1,2] [--only NAME]
+ * `--isa avx2` or `--isa portable` runs those kernels on a CPU that has
+ * better ones.
+ *
+ *   autoglm-kernel-bench [--reps N] [--threads 1,2] [--only NAME] [--isa ISA]
  */
 #include "autoglm/kernels.h"
 #include "autoglm/runtime.h"
@@ -17,6 +20,11 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
+
+/* The runtime's internal switch (kernels_internal.h): 0 the best this CPU
+ * runs, 1 the portable kernels, 3 the AVX2 ones. */
+struct agl_gemm_isa;
+extern const struct agl_gemm_isa *agl_gemm_select(int which);
 
 static double measure_peak(void) {
   return measure_peak_with(2000000, 7, 4000000);
@@ -65,9 +73,9 @@ static void call(const shape *s, const float *a, const float *b, float *c,
   }
   if (s->attention) {
     const int64_t q = s->m, kv = s->n, d = s->k;
-    agl_kernel_attention(1, s->batch, s->batch, q, kv, d, d, a, 0, q * d, d,
-                         b, 0, kv * d, d, v, 0, kv * d, d, NULL, 0, 0, 0, 0,
-                         out, 0, q * d, d, 0.125f, s->attention == 2);
+    agl_kernel_attention(1, s->batch, s->batch, q, kv, d, d, a, 0, q * d, d, b,
+                         0, kv * d, d, v, 0, kv * d, d, NULL, 0, 0, 0, 0, out,
+                         0, q * d, d, 0.125f, s->attention == 2);
     return;
   }
   agl_kernel_sgemm(s->batch, s->m, s->n, s->k, a, s->m * s->k, s->k, 1, b,
@@ -176,6 +184,9 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
+    else if (!strcmp(argv[i], "--isa") && i + 1 < argc &&
+             (!strcmp(argv[i + 1], "avx2") || !strcmp(argv[i + 1], "portable")))
+      agl_gemm_select(!strcmp(argv[++i], "avx2") ? 3 : 1);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
       num_threads = 0;
       for (char *t = strtok(argv[++i], ","); t && num_threads < 8;
@@ -183,7 +194,8 @@ int main(int argc, char **argv) {
         thread_list[num_threads++] = atoi(t);
     } else {
       fprintf(stderr,
-              "usage: %s [--reps N] [--threads 1,2] [--only SUBSTRING]\n",
+              "usage: %s [--reps N] [--threads 1,2] [--only SUBSTRING] "
+              "[--isa avx2|portable]\n",
               argv[0]);
       return 2;
     }

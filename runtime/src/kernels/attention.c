@@ -25,6 +25,7 @@ _Static_assert((size_t)AGL_ATTENTION_MAX_HEAD_DIM * AGL_ATTENTION_BK +
                            (AGL_ATTENTION_BK + AGL_ATTENTION_MAX_HEAD_DIM + 2) <=
                    AGL_SCRATCH_FLOATS,
                "attention blocks must fit a pool thread's scratch");
+/* With a value block copied (after the running sums, BK rows). */
 _Static_assert((size_t)AGL_ATTENTION_MAX_HEAD_DIM * AGL_ATTENTION_BK +
                        (size_t)AGL_ATTENTION_BQ *
                            (AGL_ATTENTION_BK + AGL_ATTENTION_PACKED_VALUE_DIM +

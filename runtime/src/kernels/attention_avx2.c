@@ -19,13 +19,15 @@
 #define BK AGL_ATTENTION_BK
 enum { KEY_VECTORS = BK / 8 };
 
-/* s[x][0..BK) = scale * q_x . kt for R query rows (R is 1 or 4), 16 keys
- * at a time. */
-static AGL_ALWAYS_INLINE void scores_rows(const int R, const float *const *q,
+/* s[x][0..keys) = scale * q_x . kt for R query rows (R is 1 or 4), 16 keys
+ * at a time (a causal block's diagonal skips the keys its rows cannot see);
+ * the other columns are left as they are. */
+static AGL_ALWAYS_INLINE void scores_rows(const int R, int64_t keys,
+                                          const float *const *q,
                                           int64_t head_dim, const float *kt,
                                           float scale, float *s) {
   const __m256 factor = _mm256_set1_ps(scale);
-  for (int c0 = 0; c0 < BK; c0 += 16) {
+  for (int c0 = 0; c0 < keys; c0 += 16) {
     __m256 acc[4][2];
     for (int x = 0; x < R; ++x)
       acc[x][0] = acc[x][1] = _mm256_setzero_ps();
@@ -127,9 +129,11 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
       agl_attention_transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
       int64_t r = 0;
       for (; r + 4 <= rows; r += 4)
-        scores_rows(4, q + r, a->head_dim, kt, a->scale, s + r * BK);
+        scores_rows(4, agl_attention_seen(a, i0 + r + 3, j0, n), q + r,
+                    a->head_dim, kt, a->scale, s + r * BK);
       for (; r < rows; ++r)
-        scores_rows(1, q + r, a->head_dim, kt, a->scale, s + r * BK);
+        scores_rows(1, agl_attention_seen(a, i0 + r, j0, n), q + r, a->head_dim,
+                    kt, a->scale, s + r * BK);
     }
     for (int64_t r = 0; r < rows; ++r) {
       float *row = s + r * BK;
@@ -187,10 +191,12 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
     const float *block_values = values + j0 * a->v_rs;
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4)
-      accumulate_rows(4, s + r * BK, block_values, a->v_rs, n, a->value_dim,
+      accumulate_rows(4, s + r * BK, block_values, a->v_rs,
+                      agl_attention_seen(a, i0 + r + 3, j0, n), a->value_dim,
                       acc_stride, acc + r * acc_stride);
     for (; r < rows; ++r)
-      accumulate_rows(1, s + r * BK, block_values, a->v_rs, n, a->value_dim,
+      accumulate_rows(1, s + r * BK, block_values, a->v_rs,
+                      agl_attention_seen(a, i0 + r, j0, n), a->value_dim,
                       acc_stride, acc + r * acc_stride);
   }
   for (int64_t r = 0; r < rows; ++r) {

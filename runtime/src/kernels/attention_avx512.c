@@ -10,7 +10,10 @@
  * vector of K or V loaded serves 4 rows. A block of fewer than 4 rows (a
  * decode step) takes its scores as dot products along the keys' rows,
  * without the transpose. Rows whose keys run out (causal) see -inf scores,
- * which become zero probabilities.
+ * which become zero probabilities; a group of 4 rows computes scores and
+ * products only for the keys its last row sees (a causal block's diagonal
+ * half). Values whose rows are a multiple of 4 KiB apart (read in place
+ * from a QKV product) are copied per block into the scratch, after l.
  * This file is compiled with AVX-512 enabled. */
 #include "kernels_internal.h"
 
@@ -89,9 +92,10 @@ static void transpose_keys(const float *keys, int64_t row_stride, int64_t n,
     for (int64_t c0 = 0; c0 < BK; c0 += 16) {
       __m512 r[16];
       for (int c = 0; c < 16; ++c)
-        r[c] = c0 + c < n ? _mm512_maskz_loadu_ps(
-                                md, keys + (c0 + c) * row_stride + d0)
-                          : _mm512_setzero_ps();
+        r[c] =
+            c0 + c < n
+                ? _mm512_maskz_loadu_ps(md, keys + (c0 + c) * row_stride + d0)
+                : _mm512_setzero_ps();
       agl_transpose16(r);
       for (int64_t d = 0; d < dn; ++d)
         _mm512_store_ps(kt + (d0 + d) * BK + c0, r[d]);
@@ -149,16 +153,6 @@ static ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
   }
 }
 
-/* How many of the block's n keys (from key j0) query row i sees: all
- * but those past its causal limit. */
-static inline int64_t seen(const agl_attention_args *a, int64_t i, int64_t j0,
-                           int64_t n) {
-  if (!a->causal)
-    return n;
-  int64_t limit = i + a->kv_len - a->q_len + 1 - j0;
-  return limit < 0 ? 0 : limit < n ? limit : n;
-}
-
 void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
                                int64_t h, int64_t i0, int64_t i1,
                                float *scratch) {
@@ -204,11 +198,11 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
       transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
       int64_t r = 0;
       for (; r + 4 <= rows; r += 4)
-        scores_rows(4, seen(a, i0 + r + 3, j0, n), q + r, a->head_dim, kt,
-                    a->scale, s + r * BK);
+        scores_rows(4, agl_attention_seen(a, i0 + r + 3, j0, n), q + r,
+                    a->head_dim, kt, a->scale, s + r * BK);
       for (; r < rows; ++r)
-        scores_rows(1, seen(a, i0 + r, j0, n), q + r, a->head_dim, kt,
-                    a->scale, s + r * BK);
+        scores_rows(1, agl_attention_seen(a, i0 + r, j0, n), q + r, a->head_dim,
+                    kt, a->scale, s + r * BK);
     }
     for (int64_t r = 0; r < rows; ++r) {
       float *row = s + r * BK;
@@ -249,9 +243,7 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
       }
       float new_max = m[r] > top ? m[r] : top;
       /* exp(m - new_max) in the vector unit: no call per row. */
-      float alpha = m[r] == new_max ? 1.0f
-                                    : _mm512_cvtss_f32(agl_exp512(
-                                          _mm512_set1_ps(m[r] - new_max)));
+      float alpha = expf(m[r] - new_max);
       if (alpha != 1.0f) {
         __m512 scale = _mm512_set1_ps(alpha);
         float *o = acc + r * acc_stride;
@@ -281,8 +273,8 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
       for (int t = 0; t < 4; ++t) {
         __mmask16 finite = _mm512_cmp_ps_mask(v[t], _mm512_set1_ps(-INFINITY),
                                               _CMP_NEQ_OQ);
-        p[t] = t < live ? _mm512_maskz_mov_ps(finite, p[t])
-                        : _mm512_setzero_ps();
+        p[t] =
+            t < live ? _mm512_maskz_mov_ps(finite, p[t]) : _mm512_setzero_ps();
         total = _mm512_add_ps(total, p[t]);
         _mm512_store_ps(row + 16 * t, p[t]);
       }
@@ -294,22 +286,22 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
     if (vb) {
       for (int64_t c = 0; c < n; ++c)
         for (int64_t d = 0; d < a->value_dim; d += 16)
-          _mm512_store_ps(vb + c * vb_rs + d,
-                          _mm512_maskz_loadu_ps(lanes(a->value_dim - d),
-                                                block_values + c * a->v_rs +
-                                                    d));
+          _mm512_store_ps(
+              vb + c * vb_rs + d,
+              _mm512_maskz_loadu_ps(lanes(a->value_dim - d),
+                                    block_values + c * a->v_rs + d));
       block_values = vb;
       v_rs = vb_rs;
     }
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4)
       accumulate_rows(4, s + r * BK, block_values, v_rs,
-                      seen(a, i0 + r + 3, j0, n), a->value_dim, acc_stride,
-                      acc + r * acc_stride);
+                      agl_attention_seen(a, i0 + r + 3, j0, n), a->value_dim,
+                      acc_stride, acc + r * acc_stride);
     for (; r < rows; ++r)
       accumulate_rows(1, s + r * BK, block_values, v_rs,
-                      seen(a, i0 + r, j0, n), a->value_dim, acc_stride,
-                      acc + r * acc_stride);
+                      agl_attention_seen(a, i0 + r, j0, n), a->value_dim,
+                      acc_stride, acc + r * acc_stride);
   }
   for (int64_t r = 0; r < rows; ++r) {
     float *o = a->out + b * a->o_bs + h * a->o_hs + (i0 + r) * a->o_rs;

@@ -24,7 +24,7 @@ enum { AGL_CHAINS = 8 }; /* the most vectors at once */
 #define AGL_EACH(l, n) _Pragma("GCC unroll 8") for (int l = 0; l < (n); ++l)
 
 static inline __attribute__((always_inline)) void agl_exp512_n(__m512 *x,
-                                                                const int n) {
+                                                               const int n) {
   __m512 k[AGL_CHAINS], r[AGL_CHAINS], p[AGL_CHAINS];
   AGL_EACH(l, n) {
     x[l] = _mm512_max_ps(x[l], _mm512_set1_ps(-104.0f));
@@ -33,8 +33,11 @@ static inline __attribute__((always_inline)) void agl_exp512_n(__m512 *x,
         _mm512_mul_ps(x[l], _mm512_set1_ps(1.44269504088896341f)),
         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   }
-  AGL_EACH(l, n) r[l] = _mm512_fnmadd_ps(k[l], _mm512_set1_ps(0.693145751953125f), x[l]);
-  AGL_EACH(l, n) r[l] = _mm512_fnmadd_ps(k[l], _mm512_set1_ps(1.428606765330187e-06f), r[l]);
+  /* ln 2 in two parts, the first exact in float. */
+  AGL_EACH(l, n) {
+    r[l] = _mm512_fnmadd_ps(k[l], _mm512_set1_ps(0.693145751953125f), x[l]);
+    r[l] = _mm512_fnmadd_ps(k[l], _mm512_set1_ps(1.428606765330187e-06f), r[l]);
+  }
   static const float c[] = {1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f,
                             1.0f / 6.0f,   0.5f,          1.0f,
                             1.0f};
@@ -56,8 +59,9 @@ agl_x_sigmoid512_n(__m512 *x, const __m512 *scaled, const int n) {
   __m512 e[AGL_CHAINS];
   AGL_EACH(l, n) e[l] = _mm512_sub_ps(_mm512_setzero_ps(), scaled[l]);
   agl_exp512_n(e, n);
-  AGL_EACH(l, n)
-  x[l] = _mm512_div_ps(x[l], _mm512_add_ps(_mm512_set1_ps(1.0f), e[l]));
+  AGL_EACH(l, n) {
+    x[l] = _mm512_div_ps(x[l], _mm512_add_ps(_mm512_set1_ps(1.0f), e[l]));
+  }
 }
 
 static inline __attribute__((always_inline)) void
@@ -73,7 +77,7 @@ agl_gelu_erf512_n(__m512 *x, const int n) {
     t[l] = _mm512_rcp14_ps(d);
     t[l] = _mm512_fmadd_ps(t[l], _mm512_fnmadd_ps(d, t[l], one), t[l]);
   }
-  static const float c[] = {-0.82215223f, 1.48851587f, -1.13520398f,
+  static const float c[] = {-0.82215223f, 1.48851587f,  -1.13520398f,
                             0.27886807f,  -0.18628806f, 0.09678418f,
                             0.37409196f,  1.00002368f,  -1.26551223f};
   AGL_EACH(l, n) p[l] = _mm512_set1_ps(0.17087277f);
@@ -112,7 +116,8 @@ agl_gelu_tanh512_n(__m512 *x, const int n) {
   AGL_EACH(l, n) {
     __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x[l], x[l]), x[l]);
     __m512 u = _mm512_fmadd_ps(x3, _mm512_set1_ps(0.044715f), x[l]);
-    s[l] = _mm512_mul_ps(u, _mm512_set1_ps(1.5957691216057308f)); /* 2 sqrt(2/pi) u */
+    /* 2 sqrt(2/pi) u */
+    s[l] = _mm512_mul_ps(u, _mm512_set1_ps(1.5957691216057308f));
   }
   agl_x_sigmoid512_n(x, s, n);
 }

@@ -500,6 +500,16 @@ enum { AGL_ATTENTION_BQ = 64, AGL_ATTENTION_BK = 64 };
  * floats). */
 enum { AGL_ATTENTION_PACKED_VALUE_DIM = 1024 };
 
+/* How many of the n keys from key j0 query row i sees: all but those past
+ * its causal limit (the vector rows skip the rest of a block's diagonal). */
+static inline int64_t agl_attention_seen(const agl_attention_args *a, int64_t i,
+                                         int64_t j0, int64_t n) {
+  if (!a->causal)
+    return n;
+  int64_t limit = i + a->kv_len - a->q_len + 1 - j0;
+  return limit < 0 ? 0 : limit < n ? limit : n;
+}
+
 /* Computes query rows [i0, i1) (at most AGL_ATTENTION_BQ) of head (b, h).
  * The portable version needs no scratch; the AVX-512 and AVX2 ones need
  * the pool thread's scratch. */

@@ -96,9 +96,9 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
         x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, c + i * ldc + 16 * h));
       if (e->bias)
         x = _mm512_add_ps(x, h ? bias1 : bias0);
-      r[i][h] = residual ? _mm512_maskz_loadu_ps(
-                               m, residual + i * e->res_rs + 16 * h)
-                         : _mm512_setzero_ps();
+      r[i][h] =
+          residual ? _mm512_maskz_loadu_ps(m, residual + i * e->res_rs + 16 * h)
+                   : _mm512_setzero_ps();
       v[i][h] = residual && first ? _mm512_add_ps(x, r[i][h]) : x;
     }
   agl_activate_tile512(v, R, act);
