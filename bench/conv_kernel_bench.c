@@ -160,7 +160,9 @@ int main(int argc, char **argv) {
       b.out = malloc(sizeof(float) * nout);
       const int winograd = s->k == 3 && s->stride == 1;
       b.transformed =
-          winograd ? malloc(sizeof(float) * 16 * s->cout * s->cin) : NULL;
+          winograd ? malloc(sizeof(float) * agl_conv_winograd_filters_floats(
+                                                s->cout, s->cin))
+                   : NULL;
       b.workspace =
           winograd ? malloc(sizeof(float) * agl_conv_winograd_workspace_floats(
                                                 s->cin, s->cout, b.oh, b.ow))

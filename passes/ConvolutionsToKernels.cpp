@@ -456,7 +456,8 @@ public:
   }
 
   /// The filters [f, c, 3, 3] (one group) transformed for
-  /// agl_kernel_conv2d_winograd: 16 matrices [c x f], packed.
+  /// agl_kernel_conv2d_winograd: 16 matrices [f x c] in panels of
+  /// AGL_CONV_WINOGRAD_PANEL filters (the GEMM's packed A).
   memref::GlobalOp winograd(memref::GetGlobalOp get, int64_t filters,
                             int64_t channels) {
     if (auto it = transformed.find(get.getName()); it != transformed.end())
@@ -466,7 +467,7 @@ public:
         constantValues(get, filters * channels * 9, global);
     if (!values)
       return nullptr;
-    SmallVector<float> data(16 * filters * channels);
+    SmallVector<float> data(agl_conv_winograd_filters_floats(filters, channels));
     agl_conv_winograd_filters(values->data(), filters, channels, data.data());
     memref::GlobalOp result =
         addConstant(global, "_winograd", ArrayRef<float>(data));

@@ -641,7 +641,8 @@ int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
     v = dist(rng);
   const std::vector<float> before = out;
   if (winograd) {
-    std::vector<float> transformed(16 * s.cout * s.cin),
+    std::vector<float> transformed(
+        agl_conv_winograd_filters_floats(s.cout, s.cin)),
         workspace(agl_conv_winograd_workspace_floats(s.cin, s.cout, oh, ow));
     agl_conv_winograd_filters(w.data(), s.cout, s.cin, transformed.data());
     agl_kernel_conv2d_winograd(

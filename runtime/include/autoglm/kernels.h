@@ -171,16 +171,31 @@ static inline int64_t agl_conv_winograd_workspace_floats(int64_t channels,
   return 16 * (agl_conv_winograd_matrix_floats(channels, tiles) +
                agl_conv_winograd_matrix_floats(filters, tiles));
 }
+/* Filters per panel of the transformed weights: the rows of the AVX-512
+   micro-kernel, which then reads them where they lie. */
+#define AGL_CONV_WINOGRAD_PANEL 14
+/* Floats of agl_conv_winograd_filters' output. */
+static inline int64_t agl_conv_winograd_filters_floats(int64_t filters,
+                                                       int64_t channels) {
+  const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
+  return 16 * ((filters + panel - 1) / panel * panel) * channels;
+}
 /* The weights w[f, c, 3, 3] (filters x channels) transformed for
-   agl_kernel_conv2d_winograd: 16 * filters * channels floats at out, for
-   each of the 16 elements of G g G^T a [filters x channels] matrix stored
-   by columns (a channel's filters together, which the GEMM packs by plain
-   copies). The sums are formed in double. */
+   agl_kernel_conv2d_winograd: for each of the 16 elements of G g G^T a
+   [filters x channels] matrix, packed as the GEMM packs its A: panels of
+   AGL_CONV_WINOGRAD_PANEL filters (zero past the last filter), each the
+   panel's filters for channel 0, then channel 1, and so on
+   (agl_conv_winograd_filters_floats in all). The sums are formed in
+   double. */
 static inline void agl_conv_winograd_filters(const float *w, int64_t filters,
                                              int64_t channels, float *out) {
   /* G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. */
   static const double G[4][3] = {
       {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
+  const int64_t matrix = agl_conv_winograd_filters_floats(filters, channels) / 16;
+  for (int64_t i = 0; i < 16 * matrix; ++i)
+    out[i] = 0.0f;
   for (int64_t f = 0; f < filters; ++f)
     for (int64_t c = 0; c < channels; ++c) {
       const float *g = w + (f * channels + c) * 9;
@@ -192,7 +207,8 @@ static inline void agl_conv_winograd_filters(const float *w, int64_t filters,
         for (int j = 0; j < 4; ++j) {
           double u = gt[i][0] * G[j][0] + gt[i][1] * G[j][1] +
                      gt[i][2] * G[j][2]; /* (G g G^T)[i][j] */
-          out[((4 * i + j) * channels + c) * filters + f] = (float)u;
+          out[(4 * i + j) * matrix + (f / panel * channels + c) * panel +
+              f % panel] = (float)u;
         }
     }
 }

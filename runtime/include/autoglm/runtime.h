@@ -41,8 +41,10 @@ extern "C" {
 /* 8: agl_model_desc's first reserved field became `device` (models
  * compiled with --target=cuda), status AGL_ERR_DEVICE.
  * 9: the workspace of agl_kernel_conv2d_winograd (planned in the model's
- * arena) pads its 16 matrices apart. */
-#define AGL_ABI_VERSION 9u
+ * arena) pads its 16 matrices apart.
+ * 10: its transformed filters come in panels of 14 filters (the GEMM's
+ * packed A), see agl_conv_winograd_filters. */
+#define AGL_ABI_VERSION 10u
 
 typedef enum agl_status {
   AGL_OK = 0,

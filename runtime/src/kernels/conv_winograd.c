@@ -8,8 +8,10 @@
  *     instead of 0.73 on Zen 5, two thirds of it in the transforms);
  *  2. 16 products M = U V on the packed GEMM (batch 16), U the filters
  *     transformed at compile time (agl_conv_winograd_filters, [filters x
- *     channels], by columns): the filters are the micro-kernel's rows
- *     (packed by plain copies, a channel's filters being together) and the
+ *     channels]) and packed there as the GEMM packs A, in panels of 14
+ *     filters: the AVX-512 micro-kernel reads them in place (packing them
+ *     per call took a third of the 14 x 14 x 256 layer's time), the
+ *     others repack them. The filters are the micro-kernel's rows and the
  *     tiles its columns, so that M comes out [filters x tiles] in plain
  *     rows for the output transform (tiles along the micro-kernel's rows
  *     would store every tile transposed, which costs a third of the
@@ -174,10 +176,9 @@ void agl_kernel_conv2d_winograd(
           .m = out_channels,
           .n = tiles,
           .k = in_channels,
-          .a = transformed_weights,
-          .a_bs = out_channels * in_channels,
-          .a_rs = 1,
-          .a_cs = out_channels,
+          .packed_a = transformed_weights,
+          .a_bs = agl_conv_winograd_filters_floats(out_channels, in_channels) /
+                  16,
           .b = w.v,
           .b_bs = w.v_stride,
           .b_rs = tiles,

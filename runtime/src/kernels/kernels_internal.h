@@ -420,6 +420,11 @@ typedef struct agl_gemm_args {
   int64_t a_bs, a_rs, a_cs;
   agl_pack_a_block_fn pack_a_block;
   const void *pack_a_ctx;
+  /* Or A packed ahead of time (a null): panels of AGL_CONV_WINOGRAD_PANEL
+   * rows over all k depths, element (i, p) at packed_a[(i / 14) * k * 14 +
+   * p * 14 + i % 14], zero past m; batch entries a_bs apart. A micro-kernel
+   * of 14 rows reads it in place. */
+  const float *packed_a;
   /* B as a strided matrix, or packed ahead of time in the layout of
    * agl_kernel_sgemm_packed (batch entries b_bs apart; 0: all share it),
    * with packed_b_exact the last panel only as wide as the columns left. */

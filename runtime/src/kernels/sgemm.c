@@ -102,6 +102,27 @@ static agl_view packed_panel(const gemm_args *g, const float *packed_b,
                     width};
 }
 
+/* A's element (i, p) from its ahead-of-time panels (zero past m). */
+static float packed_a_at(const float *packed_a, int64_t k, int64_t i,
+                         int64_t p) {
+  const int64_t pmr = AGL_CONV_WINOGRAD_PANEL;
+  return packed_a[i / pmr * k * pmr + p * pmr + i % pmr];
+}
+
+/* Rows [ic, ic + mc) x depths [pc, pc + kc) of an A packed ahead of time in
+ * panels of 14 rows, repacked into panels of the micro-kernel's mr rows
+ * (zero past m). */
+static void repack_a(const float *packed_a, int64_t m, int64_t k, int64_t ic,
+                     int64_t mc, int64_t pc, int64_t kc, int mr, float *dst) {
+  for (int64_t ir = 0; ir < mc; ir += mr)
+    for (int64_t p = 0; p < kc; ++p)
+      for (int t = 0; t < mr; ++t) {
+        const int64_t i = ic + ir + t;
+        *dst++ = ir + t < mc && i < m ? packed_a_at(packed_a, k, i, pc + p)
+                                      : 0.0f;
+      }
+}
+
 static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
   const agl_gemm_isa *isa = g->isa;
@@ -116,6 +137,9 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
   float *bp = scratch;
   float *ap = scratch + KC * NC;
   const float *a = g->a ? g->a + batch * g->a_bs : NULL;
+  const float *packed_a = g->packed_a ? g->packed_a + batch * g->a_bs : NULL;
+  const int64_t pmr = AGL_CONV_WINOGRAD_PANEL;
+  const int a_in_place = packed_a && mr == pmr;
   /* Rows of A contiguous along k are read in place rather than packed when
    * packing would cost much next to the work (few columns per A panel),
    * unless their stride is a multiple of 4 KiB, where the 14 rows would
@@ -142,7 +166,9 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                      g->a_cs};
       if (g->pack_a_block)
         g->pack_a_block(g->pack_a_ctx, batch, ic, mc, pc, kc, mr, ap);
-      else if (!direct)
+      else if (packed_a && !a_in_place)
+        repack_a(packed_a, g->m, g->k, ic, mc, pc, kc, mr, ap);
+      else if (!direct && !packed_a)
         isa->pack_a(av, mc, kc, mr, ap);
       for (int64_t jc = j0; jc < j1; jc += NC) {
         int64_t nc = j1 - jc < NC ? j1 - jc : NC;
@@ -185,7 +211,10 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         }
         for (int64_t ir = 0; ir < mc; ir += mr) {
           int rows = mc - ir < mr ? (int)(mc - ir) : mr;
-          const float *apanel = direct ? av.data + ir * g->a_rs : ap + ir * kc;
+          const float *apanel =
+              a_in_place ? packed_a + (ic + ir) / pmr * g->k * pmr + pc * pmr
+              : direct   ? av.data + ir * g->a_rs
+                         : ap + ir * kc;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
             /* C's tile (i, j), its bias and residual. */
@@ -330,7 +359,8 @@ static void small_tasks(void *raw, int64_t begin, int64_t end) {
 /* Whether the small path takes this problem, which it then orients so that
  * the few rows are its m. */
 static int plan_small(const gemm_args *g, small_args *s) {
-  if (!g->isa->small || g->k == 0 || g->pack_a_block || g->c_transposed)
+  if (!g->isa->small || g->k == 0 || g->pack_a_block || g->packed_a ||
+      g->c_transposed)
     return 0;
   s->g = *g;
   s->c_cs = 1;
@@ -380,6 +410,8 @@ static int plan_small(const gemm_args *g, small_args *s) {
 
 /* A's element (i, p) of batch entry bt, except from pack_a_block. */
 static float a_at(const gemm_args *g, int64_t bt, int64_t i, int64_t p) {
+  if (g->packed_a)
+    return packed_a_at(g->packed_a + bt * g->a_bs, g->k, i, p);
   return g->a[bt * g->a_bs + i * g->a_rs + p * g->a_cs];
 }
 

@@ -6,9 +6,10 @@
 // A 3x3 convolution with unit strides, 2 channels and 2 filters on a 14x14
 // input (12x12 outputs, 6x6 tiles) becomes, on a target without AVX-512
 // (at least 32 tiles), agl_kernel_conv2d_winograd: the
-// filter transformed (G g G^T, 16 matrices [filters x channels] stored by
-// columns: the first element of each filter and channel, then 0.5 times
-// the sums of the first rows), a workspace of 16 matrices of 36 tiles x 2
+// filter transformed (G g G^T, 16 matrices [filters x channels] in panels
+// of 14 filters, a channel's 2 filters and 12 zeros after each other: the
+// first element of each filter and channel, 1, 19 and 10, 28, then 0.5
+// times the sums of the first rows, 3, 30), a workspace of 16 matrices of 36 tiles x 2
 // channels and 16 of 36 tiles x 2 filters, each padded to whole cache lines
 // plus one (96 floats), allocated before the call for the arena plan, and
 // the zero fill turned into accumulate = 0.
@@ -30,10 +31,10 @@
 // CHECK-DAG: %[[I0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK-DAG: %[[WS:.*]] = memref.alloc() : memref<3072xf32>
-// CHECK-DAG: memref.get_global @filter_winograd : memref<64xf32>
+// CHECK-DAG: memref.get_global @filter_winograd : memref<448xf32>
 // CHECK: call @agl_kernel_conv2d_winograd(%[[C1]], %[[C2]], %[[C14]], %[[C14]], %{{.*}}, %[[C392]], %[[C196]], %[[C14]], %[[C2]], %[[C0]], %[[C0]], %{{.*}}, %[[NULL]], %{{.*}}, %[[C12]], %[[C12]], %[[C288]], %[[C144]], %[[I0]], %[[I0]], %[[NULL]], %{{.*}}, %{{.*}})
 // CHECK-NOT: linalg.
-// CHECK: memref.global "private" constant @filter_winograd : memref<64xf32> = dense<[1.000000e+00, 1.900000e+01, 1.000000e+01, 2.800000e+01, 3.000000e+00, 3.000000e+01, 1.650000e+01, 4.350000e+01,
+// CHECK: memref.global "private" constant @filter_winograd : memref<448xf32> = dense<"0x0000803F00009841000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000020410000E041000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000040400000F041
 // CHECK-NOT: @filter :
 // CHECK: func.func private @agl_kernel_conv2d_winograd(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 
