@@ -454,7 +454,8 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     relatively slower) call
     `agl_kernel_conv2d_winograd` instead, Winograd's
     F(2x2, 3x3): the filters are transformed here (16 matrices [filters x
-    channels] stored by columns, which the GEMM packs by plain copies), and
+    channels] packed as the GEMM packs its A, in panels of 14 filters,
+    which the AVX-512 micro-kernel reads in place), and
     a workspace buffer for the transformed input and the products is
     allocated before the call, for the arena plan to place. A tuning's
     `strategy` decides instead, either way: `implicit-gemm` the kernel,
