@@ -193,7 +193,8 @@ static inline void agl_conv_winograd_filters(const float *w, int64_t filters,
   static const double G[4][3] = {
       {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
-  const int64_t matrix = agl_conv_winograd_filters_floats(filters, channels) / 16;
+  const int64_t matrix =
+      agl_conv_winograd_filters_floats(filters, channels) / 16;
   for (int64_t i = 0; i < 16 * matrix; ++i)
     out[i] = 0.0f;
   for (int64_t f = 0; f < filters; ++f)
