@@ -18,6 +18,9 @@
 #define BQ AGL_ATTENTION_BQ
 #define BK AGL_ATTENTION_BK
 enum { KEY_VECTORS = BK / 8 };
+/* How many keys ahead a decode step's rows prefetch K and V (see
+ * attention_avx512.c). */
+enum { DECODE_AHEAD = 32 };
 
 /* s[x][0..keys) = scale * q_x . kt for R query rows (R is 1 or 4), 16 keys
  * at a time (a causal block's diagonal skips the keys its rows cannot see);
@@ -54,6 +57,9 @@ static void scores_direct(const float *q, const float *keys, int64_t row_stride,
   for (int64_t c = 0; c < n; ++c) {
     const float *key = keys + c * row_stride;
     __m256 acc = _mm256_setzero_ps();
+    for (int64_t d = 0; d < head_dim; d += 16)
+      _mm_prefetch((const char *)(key + DECODE_AHEAD * row_stride + d),
+                   _MM_HINT_T0);
     for (int64_t d = 0; d < head_dim; d += 8)
       acc = _mm256_fmadd_ps(agl_load_lanes256(q + d, head_dim - d),
                             agl_load_lanes256(key + d, head_dim - d), acc);
@@ -77,6 +83,9 @@ static AGL_ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
     }
     for (int64_t c = 0; c < n; ++c) {
       const float *value = values + c * row_stride + d0;
+      if (R == 1)
+        _mm_prefetch((const char *)(value + DECODE_AHEAD * row_stride),
+                     _MM_HINT_T0);
       __m256 v0 = agl_load_lanes256(value, live0);
       __m256 v1 = agl_load_lanes256(value + 8, live1);
       for (int x = 0; x < R; ++x) {
