@@ -149,9 +149,9 @@ static ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
       const float *value = values + c * row_stride + d0;
       if (R == 1)
         for (int t = 0; t < 4; ++t)
-          _mm_prefetch((const char *)(value + DECODE_AHEAD * row_stride +
-                                      16 * t),
-                       _MM_HINT_T0);
+          _mm_prefetch(
+              (const char *)(value + DECODE_AHEAD * row_stride + 16 * t),
+              _MM_HINT_T0);
       __m512 v[4];
       for (int t = 0; t < 4; ++t)
         v[t] = _mm512_maskz_loadu_ps(mk[t], value + 16 * t);
