@@ -3,7 +3,7 @@
 installed and can compile the model), on the workloads of bench/workloads.py,
 in one run; prints a table.
 
-    python3 bench/run.py [--threads 1,2] [--runs 30] [--rounds 1]
+    python3 bench/run.py [--threads 1,2] [--runs 30] [--rounds 3]
                          [--only gemm1024,...] [--markdown docs/perf-table.md]
 
 For every workload and thread count T:
@@ -478,10 +478,11 @@ def parse_args(argv):
                         help="timed runs per engine and row (default 30)")
     parser.add_argument("--warmup", type=int, default=5,
                         help="untimed runs before them (default 5)")
-    parser.add_argument("--rounds", type=int, default=1,
+    parser.add_argument("--rounds", type=int, default=3,
                         help="ORT and AutoGLM measured this many times in "
                              "turn, the median of the rounds' medians kept "
-                             "(default 1)")
+                             "(default 3: a shared machine's load moves "
+                             "single rows by up to 2x)")
     parser.add_argument("--only", help="comma-separated workloads, of: "
                         + ",".join(workloads.WORKLOADS))
     parser.add_argument("--peers", default="iree,tvm",
