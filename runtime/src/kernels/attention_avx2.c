@@ -112,7 +112,6 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
   float *l = m + BQ;
   const float *keys = a->k + b * a->k_bs + kv_head * a->k_hs;
   const float *values = a->v + b * a->v_bs + kv_head * a->v_hs;
-  const int64_t offset = a->kv_len - a->q_len; /* position of query 0 */
   const __m256 minus_inf = _mm256_set1_ps(-INFINITY);
   const float *q[BQ];
   for (int64_t r = 0; r < rows; ++r) {
@@ -123,9 +122,7 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
       _mm256_store_ps(acc + r * acc_stride + d, _mm256_setzero_ps());
   }
   /* Keys past the last row's causal limit are never visible. */
-  int64_t visible = a->kv_len;
-  if (a->causal && i1 - 1 + offset + 1 < visible)
-    visible = i1 + offset > 0 ? i1 + offset : 0;
+  const int64_t visible = agl_attention_seen(a, i1 - 1, 0, a->kv_len);
 
   for (int64_t j0 = 0; j0 < visible; j0 += BK) {
     const int64_t n = visible - j0 < BK ? visible - j0 : BK;
@@ -162,9 +159,7 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
         }
       }
       /* Keys past the block, and past this row's causal limit: -inf. */
-      int64_t limit = n;
-      if (a->causal && i + offset + 1 - j0 < limit)
-        limit = i + offset + 1 - j0 > 0 ? i + offset + 1 - j0 : 0;
+      const int64_t limit = agl_attention_seen(a, i, j0, n);
       __m256 v[KEY_VECTORS];
       __m256 block_max = minus_inf;
       for (int t = 0; t < KEY_VECTORS; ++t) {

@@ -14,15 +14,12 @@ void agl_attention_rows_portable(const agl_attention_args *a, int64_t b,
   const int64_t kv_head = h / a->group;
   const float *keys = a->k + b * a->k_bs + kv_head * a->k_hs;
   const float *values = a->v + b * a->v_bs + kv_head * a->v_hs;
-  const int64_t offset = a->kv_len - a->q_len; /* position of query 0 */
   for (int64_t i = i0; i < i1; ++i) {
     const float *q = a->q + b * a->q_bs + h * a->q_hs + i * a->q_rs;
     float *o = a->out + b * a->o_bs + h * a->o_hs + i * a->o_rs;
     const float *mask =
         a->mask ? a->mask + b * a->m_bs + h * a->m_hs + i * a->m_rs : 0;
-    int64_t visible = a->kv_len;
-    if (a->causal && i + offset + 1 < visible)
-      visible = i + offset + 1 > 0 ? i + offset + 1 : 0;
+    const int64_t visible = agl_attention_seen(a, i, 0, a->kv_len);
     for (int64_t d = 0; d < a->value_dim; ++d)
       o[d] = 0.0f;
     float m = -INFINITY, l = 0.0f;

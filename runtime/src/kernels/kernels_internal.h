@@ -506,7 +506,8 @@ enum { AGL_ATTENTION_BQ = 64, AGL_ATTENTION_BK = 64 };
 enum { AGL_ATTENTION_PACKED_VALUE_DIM = 1024 };
 
 /* How many of the n keys from key j0 query row i sees: all but those past
- * its causal limit (the vector rows skip the rest of a block's diagonal). */
+ * its causal limit. Every row function stops there, and the vector rows'
+ * groups of four skip the rest of a block's diagonal. */
 static inline int64_t agl_attention_seen(const agl_attention_args *a, int64_t i,
                                          int64_t j0, int64_t n) {
   if (!a->causal)
