@@ -3,7 +3,8 @@
  * vectors, "rows"; the direct kernel with filters along the vectors and the
  * input broadcast from a copy of its rows, "bcast") and its own choice
  * ("auto"), and for 3x3 convolutions with unit strides
- * agl_kernel_conv2d_winograd ("wino", in the direct convolution's FLOPs),
+ * agl_kernel_conv2d_winograd ("wino", in the direct convolution's FLOPs)
+ * and agl_kernel_conv2d_winograd_f4 ("wf4", the same),
  * side by side on the convolutions of bench/workloads.py's resnet224 and a
  * few others, alternating call by call, fastest of the repetitions, at 1
  * and 2 threads. Prints GFLOP/s of each, the ratio auto/GEMM (time), and
@@ -68,6 +69,7 @@ static const conv_shape kShapes[] = {
 typedef struct buffers {
   float *in, *w, *bias, *out;
   float *transformed, *workspace; /* Winograd's, or null */
+  float *transformed_f4, *workspace_f4; /* F(4x4, 3x3)'s, or null */
   int64_t oh, ow;
 } buffers;
 
@@ -102,8 +104,21 @@ static void call_winograd(const conv_shape *s, buffers *b) {
                              AGL_ACT_RELU, NULL, b->workspace, NULL);
 }
 
-/* Runs way 0-3 (agl_conv_select's) or 4 (Winograd). */
+static void call_winograd_f4(const conv_shape *s, buffers *b) {
+  agl_kernel_conv2d_winograd_f4(
+      1, s->cin, s->h, s->w, b->in, s->cin * s->h * s->w, s->h * s->w, s->w,
+      s->cout, s->pad, s->pad, b->transformed_f4, b->bias, b->out, b->oh, b->ow,
+      s->cout * b->oh * b->ow, b->oh * b->ow, 0, AGL_ACT_RELU, NULL,
+      b->workspace_f4, NULL);
+}
+
+/* Runs way 0-3 (agl_conv_select's), 4 (Winograd F(2x2, 3x3)) or 5
+ * (F(4x4, 3x3)). */
 static void call_way(const conv_shape *s, buffers *b, int way) {
+  if (way == 5) {
+    call_winograd_f4(s, b);
+    return;
+  }
   if (way == 4) {
     call_winograd(s, b);
     return;
@@ -130,14 +145,14 @@ int main(int argc, char **argv) {
   }
   if (reps < 1)
     reps = 1;
-  double *times[5]; /* by way: auto, GEMM, rows, bcast, Winograd */
-  for (int w = 0; w < 5; ++w)
+  double *times[6]; /* by way: auto, GEMM, rows, bcast, Winograd F2, F4 */
+  for (int w = 0; w < 6; ++w)
     times[w] = malloc(sizeof(double) * reps);
   g_cpu_clock = 1; /* the peak in CPU time, as the 1-thread times */
   printf("FP32 FMA peak of one core: %.1f GFLOP/s\n", measure_peak());
-  printf("%-30s %3s %9s %9s %9s %9s %9s %9s %9s\n", "convolution", "thr",
+  printf("%-30s %3s %9s %9s %9s %9s %9s %9s %9s %9s\n", "convolution", "thr",
          "gemm GF/s", "rows GF/s", "bcst GF/s", "auto GF/s", "wino GF/s",
-         "auto/gemm", "max diff");
+         "wf4 GF/s", "auto/gemm", "max diff");
   char list[64];
   snprintf(list, sizeof list, "%s", threads_arg);
   for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -167,6 +182,16 @@ int main(int argc, char **argv) {
           winograd ? malloc(sizeof(float) * agl_conv_winograd_workspace_floats(
                                                 s->cin, s->cout, b.oh, b.ow))
                    : NULL;
+      b.transformed_f4 =
+          winograd
+              ? malloc(sizeof(float) *
+                       agl_conv_winograd_f4_filters_floats(s->cout, s->cin))
+              : NULL;
+      b.workspace_f4 =
+          winograd
+              ? malloc(sizeof(float) * agl_conv_winograd_f4_workspace_floats(
+                                           s->cin, s->cout, b.oh, b.ow))
+              : NULL;
       float *ref = malloc(sizeof(float) * nout);
       srand(7);
       for (int64_t i = 0; i < nin; ++i)
@@ -175,15 +200,17 @@ int main(int argc, char **argv) {
         b.w[i] = (float)rand() / RAND_MAX - 0.5f;
       for (int64_t i = 0; i < s->cout; ++i)
         b.bias[i] = (float)rand() / RAND_MAX - 0.5f;
-      if (winograd)
+      if (winograd) {
         agl_conv_winograd_filters(b.w, s->cout, s->cin, b.transformed);
+        agl_conv_winograd_f4_filters(b.w, s->cout, s->cin, b.transformed_f4);
+      }
       pack_filters(b.w, s->cout, depth);
       /* The GEMM's result, the direct kernels' against it, warm-up. */
       agl_conv_select(1);
       call(s, &b);
       memcpy(ref, b.out, sizeof(float) * nout);
       double diff = 0, top = 0;
-      for (int way = 2; way <= (winograd ? 4 : 3); ++way) {
+      for (int way = 2; way <= (winograd ? 5 : 3); ++way) {
         call_way(s, &b, way);
         for (int64_t i = 0; i < nout; ++i) {
           double d = fabs((double)b.out[i] - ref[i]);
@@ -193,15 +220,15 @@ int main(int argc, char **argv) {
             top = fabs(ref[i]);
         }
       }
-      const int ways = winograd ? 5 : 4;
+      const int ways = winograd ? 6 : 4;
       for (int r = 0; r < reps; ++r)
         for (int k = 0; k < ways; ++k) {
-          const int way = k < 4 ? (k + 1) % 4 : 4; /* GEMM first */
+          const int way = k < 4 ? (k + 1) % 4 : k; /* GEMM first */
           double t0 = now();
           call_way(s, &b, way);
           times[way][r] = now() - t0;
         }
-      double best[5];
+      double best[6];
       for (int w = 0; w < ways; ++w) {
         qsort(times[w], reps, sizeof(double), compare_doubles);
         /* The machine is shared: the fastest of the repetitions shows what
@@ -209,12 +236,14 @@ int main(int argc, char **argv) {
         best[w] = times[w][0];
       }
       double flops = 2.0 * (double)nout * depth;
-      char wino[16] = "-";
-      if (winograd)
+      char wino[16] = "-", wf4[16] = "-";
+      if (winograd) {
         snprintf(wino, sizeof wino, "%.1f", flops / best[4] * 1e-9);
-      printf("%-30s %3d %9.1f %9.1f %9.1f %9.1f %9s %9.3f %9.2e\n", s->name,
+        snprintf(wf4, sizeof wf4, "%.1f", flops / best[5] * 1e-9);
+      }
+      printf("%-30s %3d %9.1f %9.1f %9.1f %9.1f %9s %9s %9.3f %9.2e\n", s->name,
              threads, flops / best[1] * 1e-9, flops / best[2] * 1e-9,
-             flops / best[3] * 1e-9, flops / best[0] * 1e-9, wino,
+             flops / best[3] * 1e-9, flops / best[0] * 1e-9, wino, wf4,
              best[0] / best[1], top > 0 ? diff / top : diff);
       fflush(stdout);
       free(b.in);
@@ -223,11 +252,13 @@ int main(int argc, char **argv) {
       free(b.out);
       free(b.transformed);
       free(b.workspace);
+      free(b.transformed_f4);
+      free(b.workspace_f4);
       free(ref);
     }
   }
   agl_conv_select(0);
-  for (int w = 0; w < 5; ++w)
+  for (int w = 0; w < 6; ++w)
     free(times[w]);
   return 0;
 }

@@ -110,6 +110,18 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         machine.mr, machine.nr, blockingText(kernel.op, machine));
     return {text, machine.threads};
   }
+  if (runtimeKernelCalled(kernel.op) == "conv2d_winograd_f4") {
+    auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
+    std::string text = llvm::formatv(
+        "Winograd F(4x4, 3x3) convolution {0}x{1}x{2} -> {3}x{4}x{5}: input "
+        "tiles transformed per block of up to 32 tiles, filters at compile "
+        "time, 36 products per block on the {6} {7}x{8} micro-kernel, {9}",
+        size(1), size(2), size(3), size(8), size(14), size(15), machine.gemmIsa,
+        machine.mr, machine.nr, blockingText(kernel.op, machine));
+    if (machine.threads > 1)
+      text += ", blocks (or their channels and filters) split across the pool";
+    return {text, machine.threads};
+  }
   if (runtimeKernelCalled(kernel.op) == "maxpool2d") {
     auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
     std::string text = llvm::formatv(

@@ -55,6 +55,7 @@ namespace {
 
 constexpr StringLiteral kConv = "agl_kernel_conv2d";
 constexpr StringLiteral kWinograd = "agl_kernel_conv2d_winograd";
+constexpr StringLiteral kWinogradF4 = "agl_kernel_conv2d_winograd_f4";
 
 /// A convolution found in the IR: the ops it replaces and the call's
 /// arguments. Geometry is 2-D; a 1-D convolution has unit height.
@@ -455,23 +456,33 @@ public:
     return result;
   }
 
-  /// The filters [f, c, 3, 3] (one group) transformed for
-  /// agl_kernel_conv2d_winograd: 16 matrices [f x c] in panels of
-  /// AGL_CONV_WINOGRAD_PANEL filters (the GEMM's packed A).
+  /// The filters [f, c, 3, 3] (one group) transformed for Winograd's
+  /// F(tile x tile, 3x3), agl_kernel_conv2d_winograd (tile 2) or _f4 (tile
+  /// 4): 16 or 36 matrices [f x c] in panels of AGL_CONV_WINOGRAD_PANEL
+  /// filters (the GEMM's packed A).
   memref::GlobalOp winograd(memref::GetGlobalOp get, int64_t filters,
-                            int64_t channels) {
-    if (auto it = transformed.find(get.getName()); it != transformed.end())
+                            int64_t channels, int tile) {
+    std::string key = (get.getName() + (tile == 4 ? "/f4" : "/f2")).str();
+    if (auto it = transformed.find(key); it != transformed.end())
       return it->second;
     memref::GlobalOp global;
     std::optional<SmallVector<float>> values =
         constantValues(get, filters * channels * 9, global);
     if (!values)
       return nullptr;
-    SmallVector<float> data(agl_conv_winograd_filters_floats(filters, channels));
-    agl_conv_winograd_filters(values->data(), filters, channels, data.data());
+    SmallVector<float> data;
+    if (tile == 4) {
+      data.resize(agl_conv_winograd_f4_filters_floats(filters, channels));
+      agl_conv_winograd_f4_filters(values->data(), filters, channels,
+                                   data.data());
+    } else {
+      data.resize(agl_conv_winograd_filters_floats(filters, channels));
+      agl_conv_winograd_filters(values->data(), filters, channels, data.data());
+    }
     memref::GlobalOp result =
-        addConstant(global, "_winograd", ArrayRef<float>(data));
-    transformed[get.getName()] = result;
+        addConstant(global, tile == 4 ? "_winograd_f4" : "_winograd",
+                    ArrayRef<float>(data));
+    transformed[key] = result;
     return result;
   }
 
@@ -522,43 +533,44 @@ func::FuncOp declareConv(ModuleOp module) {
                                          b.getFunctionType(args, {}));
 }
 
-func::FuncOp declareWinograd(ModuleOp module) {
+func::FuncOp declareWinograd(ModuleOp module, int tile) {
   OpBuilder b(module.getContext());
   Type i64 = b.getI64Type(), i32 = b.getI32Type(),
        ptr = LLVM::LLVMPointerType::get(b.getContext());
-  // The order of agl_kernel_conv2d_winograd's parameters (kernels.h).
+  // The order of agl_kernel_conv2d_winograd's and _f4's parameters
+  // (kernels.h).
   SmallVector<Type> args = {i64, i64, i64, i64, ptr, i64, i64, i64,
                             i64, i64, i64, ptr, ptr, ptr, i64, i64,
                             i64, i64, i32, i32, ptr, ptr, ptr};
-  return autoglm::declareRuntimeFunction(module, kWinograd,
-                                         b.getFunctionType(args, {}));
+  return autoglm::declareRuntimeFunction(
+      module, tile == 4 ? kWinogradF4 : kWinograd, b.getFunctionType(args, {}));
 }
 
-/// Whether Winograd's F(2x2, 3x3) computes this convolution: a 3x3 kernel
-/// with unit strides and dilations, one group, enough channels and filters
-/// (`minChannels`, by default 64) that its products, not its transforms,
-/// take the time, and enough tiles (2x2 outputs), among which each
-/// transformed weight is used: its 16 matrices are 16/9 the bytes of the
-/// filters, packed and read once per call. Measured with
-/// bench/conv_kernel_bench.c (Zen 2, AVX2): 1.25-1.65x the direct kernel's
-/// speed from 64 channels and filters on (resnet224's 56x56 to 14x14
-/// maps); at 48 or fewer, slower at 2 threads; on a 7x7 map (16 tiles)
-/// with 512 channels, 0.8x. So at least 32 tiles with AVX2; with AVX-512,
-/// whose direct kernel is relatively faster, at least 64: in resnet224 on
-/// Zen 5 (per-kernel profiles, 1 and 2 threads) the 14x14 map's 49 tiles
-/// with 256 channels took 1.39 / 0.73 ms by Winograd, 1.14 / 0.70 ms by
-/// the kernel, while 28x28 (196 tiles) still ran 1.3x / 1.4x faster by
-/// Winograd and 56x56 0.98-1.1x. (With its transformed filters packed at
-/// compile time, 49 tiles are even: 195-217 against 210-235 GFLOP/s in
-/// autoglm-conv-kernel-bench.)
-bool winogradFits(const Convolution &conv, int64_t minChannels,
-                  bool narrowVectors) {
-  const int64_t minTiles = narrowVectors ? 32 : 64;
-  return conv.groups == 1 && conv.kernelH == 3 && conv.kernelW == 3 &&
-         conv.strideH == 1 && conv.strideW == 1 && conv.dilationH == 1 &&
-         conv.dilationW == 1 && conv.channels >= minChannels &&
-         conv.filters >= minChannels &&
-         agl_conv_winograd_tiles(conv.outH, conv.outW) >= minTiles;
+/// The tile of the Winograd algorithm that computes this convolution, 0
+/// for none: a 3x3 kernel with unit strides and dilations, one group,
+/// enough channels and filters (`minChannels`, by default 64) that its
+/// products, not its transforms, take the time, and enough tiles, among
+/// which each transformed weight is used (read once per call, or once per
+/// block of tiles). Without AVX-512 (`narrowVectors`), F(2x2, 3x3) from 32
+/// tiles of 2x2: measured with bench/conv_kernel_bench.c on Zen 2, 1.25-1.65x
+/// the direct kernel's speed from 64 channels and filters on (resnet224's
+/// 56x56 to 14x14 maps); at 48 or fewer, slower at 2 threads; on a 7x7 map
+/// (16 tiles) with 512 channels, 0.8x. With AVX-512, whose direct kernel is
+/// relatively faster, F(4x4, 3x3) from 32 tiles of 4x4, measured on Zen 5
+/// (autoglm-conv-kernel-bench, 1 / 2 threads, against the direct kernel):
+/// 56x56 x 64 1.3x / 1.15x, 28x28 x 128 1.4x / 1.5x, where F(2x2) was
+/// 0.85-1.0x; on 14x14 x 256 (16 tiles) 0.75x / 1.2x, on 7x7 x 512 0.25x.
+int winogradTile(const Convolution &conv, int64_t minChannels,
+                 bool narrowVectors) {
+  constexpr int64_t kMinTiles = 32;
+  if (conv.groups != 1 || conv.kernelH != 3 || conv.kernelW != 3 ||
+      conv.strideH != 1 || conv.strideW != 1 || conv.dilationH != 1 ||
+      conv.dilationW != 1 || conv.channels < minChannels ||
+      conv.filters < minChannels)
+    return 0;
+  if (narrowVectors)
+    return agl_conv_winograd_tiles(conv.outH, conv.outW) >= kMinTiles ? 2 : 0;
+  return agl_conv_winograd_f4_tiles(conv.outH, conv.outW) >= kMinTiles ? 4 : 0;
 }
 
 /// Without a tuning, on a target without AVX-512: whether the GEMM call on
@@ -600,15 +612,16 @@ std::string tuningKey(const Convolution &conv) {
        conv.outH, conv.outW});
 }
 
-/// Replaces the convolution by a call of agl_kernel_conv2d, or with
-/// `winograd` of agl_kernel_conv2d_winograd and its workspace (a buffer the
-/// arena plan places).
+/// Replaces the convolution by a call of agl_kernel_conv2d, or with a
+/// Winograd tile (2 or 4, else 0) of agl_kernel_conv2d_winograd or _f4 and
+/// its workspace (a buffer the arena plan places).
 bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer,
-                           bool winograd) {
+                           int winograd) {
   int64_t depth = conv.channels * conv.kernelH * conv.kernelW;
   memref::GlobalOp packedFilter =
-      winograd ? packer.winograd(conv.weights, conv.filters, conv.channels)
-               : packer.pack(conv.weights, conv.groups, conv.filters, depth);
+      winograd
+          ? packer.winograd(conv.weights, conv.filters, conv.channels, winograd)
+          : packer.pack(conv.weights, conv.groups, conv.filters, depth);
   if (!packedFilter)
     return false;
   OpBuilder b(conv.product);
@@ -662,11 +675,14 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer,
                constant(outStrides[0]), constant(outChannelStride), accumulate,
                act, residual});
   if (winograd) {
+    int64_t floats =
+        winograd == 4
+            ? agl_conv_winograd_f4_workspace_floats(conv.channels, conv.filters,
+                                                    conv.outH, conv.outW)
+            : agl_conv_winograd_workspace_floats(conv.channels, conv.filters,
+                                                 conv.outH, conv.outW);
     Value workspace = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({agl_conv_winograd_workspace_floats(
-                            conv.channels, conv.filters, conv.outH, conv.outW)},
-                        b.getF32Type()));
+        b, loc, MemRefType::get({floats}, b.getF32Type()));
     args.push_back(autoglm::pointerTo(b, loc, workspace).pointer);
   }
   auto module = conv.product->getParentOfType<ModuleOp>();
@@ -674,7 +690,8 @@ bool replaceWithKernelCall(Convolution &conv, FilterPacker &packer,
       autoglm::tunedBlocking(module, tuningKey(conv));
   args.push_back(autoglm::blockingArgument(b, loc, module, blocking));
   auto call = func::CallOp::create(
-      b, loc, winograd ? declareWinograd(module) : declareConv(module), args);
+      b, loc,
+      winograd ? declareWinograd(module, winograd) : declareConv(module), args);
   autoglm::recordBlocking(call, blocking);
   Value weights = conv.product.getDpsInputs()[0];
   for (Operation *op : {conv.product.getOperation(),
@@ -708,10 +725,10 @@ struct ConvolutionsToKernelsPass
         DictionaryAttr knobs = autoglm::tuningFor(module, tuningKey(*conv));
         std::optional<StringRef> strategy =
             autoglm::stringKnob(knobs, "strategy");
-        // `winograd` where F(2x2, 3x3) does not fit takes the kernel.
-        bool fits = winogradFits(*conv, winogradMinChannels, narrowVectors);
-        bool winograd =
-            strategy ? *strategy == "winograd" && fits : this->winograd && fits;
+        // `winograd` where no Winograd tile fits takes the kernel.
+        int tile = winogradTile(*conv, winogradMinChannels, narrowVectors);
+        int winograd =
+            (strategy ? *strategy == "winograd" : this->winograd) ? tile : 0;
         bool kernel =
             strategy
                 ? *strategy != "im2col"

@@ -448,15 +448,16 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
     and at least 1 MiB of filters per group (a ResNet's last 7x7 stage):
     there, on Zen 2, the GEMM call was 5-40% faster; on an AVX-512 CPU the
     kernel's direct ways beat im2col on every ResNet convolution. 3x3
-    convolutions with unit strides and dilations, one group, at least
-    `winograd-min-channels` channels and filters and at least 64 tiles of
-    2x2 outputs (32 with `narrow-vectors`, where the direct kernel is
-    relatively slower) call
-    `agl_kernel_conv2d_winograd` instead, Winograd's
-    F(2x2, 3x3): the filters are transformed here (16 matrices [filters x
-    channels] packed as the GEMM packs its A, in panels of 14 filters,
-    which the AVX-512 micro-kernel reads in place), and
-    a workspace buffer for the transformed input and the products is
+    convolutions with unit strides and dilations, one group and at least
+    `winograd-min-channels` channels and filters call a Winograd kernel
+    instead: with AVX-512, `agl_kernel_conv2d_winograd_f4` (F(4x4, 3x3),
+    36 products per tile where the direct convolution takes 144) from 32
+    tiles of 4x4 outputs; with `narrow-vectors`,
+    `agl_kernel_conv2d_winograd` (F(2x2, 3x3), 16 products for 36) from 32
+    tiles of 2x2. The filters are transformed here (16 or 36 matrices
+    [filters x channels] packed as the GEMM packs its A, in panels of 14
+    filters, which the AVX-512 micro-kernel reads in place), and a
+    workspace buffer for the transformed input and the products is
     allocated before the call, for the arena plan to place. A tuning's
     `strategy` decides instead, either way: `implicit-gemm` the kernel,
     `winograd` Winograd where it fits (else the kernel), `im2col` the GEMM
@@ -468,13 +469,13 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
            "Filters per group below which a convolution keeps im2col">,
     Option<"winograd", "winograd", "bool", "true",
            "Compute 3x3 convolutions with unit strides and one group by "
-           "Winograd's F(2x2, 3x3)">,
+           "Winograd's F(4x4, 3x3) (F(2x2, 3x3) with narrow-vectors)">,
     Option<"narrowVectors", "narrow-vectors", "bool", "false",
            "The target has 256-bit vectors at most (AVX2): strided 1x1 "
            "convolutions and small maps with large filters keep im2col">,
     Option<"winogradMinChannels", "winograd-min-channels", "int64_t", "64",
            "Channels and filters below which a 3x3 convolution is not run "
-           "by Winograd's F(2x2, 3x3)">
+           "by Winograd's algorithm">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

@@ -80,10 +80,12 @@ KernelCost costOf(Operation *op) {
     }
     return cost;
   }
-  if (runtimeKernel(op) == "conv2d_winograd") {
+  if (runtimeKernel(op) == "conv2d_winograd" ||
+      runtimeKernel(op) == "conv2d_winograd_f4") {
     // (batch, in_channels, in_h, in_w, input, 3 strides, out_channels, pads,
     //  weights, bias, out, out_h, out_w, ...): the direct 3x3
-    //  convolution's FLOPs (Winograd's products take 16/36 of them).
+    //  convolution's FLOPs (Winograd's products take 16/36 of them with
+    //  2x2 tiles, 36/144 with 4x4).
     auto size = [&](unsigned i) {
       return getConstantIntValue(op->getOperand(i));
     };
@@ -93,7 +95,8 @@ KernelCost costOf(Operation *op) {
       double batch = *size(0), in = *size(1), inH = *size(2), inW = *size(3),
              out = *size(8), positions = double(*size(14)) * *size(15);
       cost.flops = 2 * batch * out * positions * in * 9;
-      cost.bytes = 4 * (batch * in * inH * inW + 16 * out * in +
+      const double matrices = runtimeKernel(op) == "conv2d_winograd" ? 16 : 36;
+      cost.bytes = 4 * (batch * in * inH * inW + matrices * out * in +
                         batch * out * positions);
     }
     return cost;
@@ -273,7 +276,8 @@ std::string tuningKeyOf(Operation *op) {
     return autoglm::convTuningKey({size(0), size(1), size(2), size(3), size(4),
                                    size(9), size(10), size(11), size(12),
                                    size(13), size(21), size(22)});
-  if (kernel == "conv2d_winograd") // the convolution's key, as conv2d's
+  if (kernel == "conv2d_winograd" ||
+      kernel == "conv2d_winograd_f4") // the convolution's key, as conv2d's
     return autoglm::convTuningKey({size(0), 1, size(1), size(2), size(3),
                                    size(8), 3, 3, 1, 1, size(14), size(15)});
   if (kernel.starts_with("sgemm"))

@@ -13,7 +13,7 @@ class Module;
 namespace autoglm {
 
 /// Must match AGL_ABI_VERSION and the arena alignment of runtime.h.
-constexpr uint32_t kAbiVersion = 10;
+constexpr uint32_t kAbiVersion = 11;
 constexpr uint64_t kArenaAlignment = 64;
 /// What the entry function returns when the symbol values are missing or
 /// outside their ranges.

@@ -612,13 +612,14 @@ std::vector<float> packConvWeights(const std::vector<float> &w,
 // Compares agl_kernel_conv2d with a naive loop in double on random data:
 // inputs with padded rows and channels, outputs with padded channels (whose
 // gaps must stay untouched). Returns the number of mismatches.
-// With `winograd`, agl_kernel_conv2d_winograd instead (3x3, unit strides
-// and dilations, one group), within a looser bound: its transforms add up
-// to 16 products of an input and a weight before the sums over channels.
+// With `winograd` 2 or 4, agl_kernel_conv2d_winograd or _f4 instead (3x3,
+// unit strides and dilations, one group), within a looser bound: F(2x2)'s
+// transforms add up to 16 products of an input and a weight before the
+// sums over channels; F(4x4)'s weigh them by up to 5 x 5 (B^T) and 8 x 8
+// (A^T) as well.
 int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
               bool withResidual, std::mt19937 &rng,
-              const agl_gemm_blocking *blocking = nullptr,
-              bool winograd = false) {
+              const agl_gemm_blocking *blocking = nullptr, int winograd = 0) {
   const int64_t oh = (s.h + s.pt + s.pb - s.dh * (s.kh - 1) - 1) / s.sh + 1;
   const int64_t ow = (s.w + s.pl + s.pr - s.dw * (s.kw - 1) - 1) / s.sw + 1;
   const int64_t rowStride = s.w + 3, channelStride = s.h * rowStride + 5;
@@ -640,7 +641,18 @@ int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
   for (float &v : out)
     v = dist(rng);
   const std::vector<float> before = out;
-  if (winograd) {
+  if (winograd == 4) {
+    std::vector<float> transformed(
+        agl_conv_winograd_f4_filters_floats(s.cout, s.cin)),
+        workspace(agl_conv_winograd_f4_workspace_floats(s.cin, s.cout, oh, ow));
+    agl_conv_winograd_f4_filters(w.data(), s.cout, s.cin, transformed.data());
+    agl_kernel_conv2d_winograd_f4(
+        s.batch, s.cin, s.h, s.w, in.data(), inBatch, channelStride, rowStride,
+        s.cout, s.pt, s.pl, transformed.data(),
+        withBias ? bias.data() : nullptr, out.data(), oh, ow, outBatch,
+        outChannel, accumulate, act, withResidual ? residual.data() : nullptr,
+        workspace.data(), blocking);
+  } else if (winograd) {
     std::vector<float> transformed(
         agl_conv_winograd_filters_floats(s.cout, s.cin)),
         workspace(agl_conv_winograd_workspace_floats(s.cin, s.cout, oh, ow));
@@ -690,10 +702,13 @@ int checkConv(const ConvShape &s, bool withBias, int accumulate, int act,
               scale += std::fabs(x * wt);
             }
         double expect = activate(sum, act);
-        double tol =
-            ((winograd ? 16 : 1) * depth * std::ldexp(1.0, -23) + 1e-6) *
-                scale +
-            1e-30;
+        double tol = ((winograd == 4 ? 64
+                       : winograd    ? 16
+                                     : 1) *
+                          depth * std::ldexp(1.0, -23) +
+                      1e-6) *
+                         scale +
+                     1e-30;
         if (!(std::fabs(out[at] - expect) <= tol) && ++failures <= 3)
           ADD_FAILURE() << "conv n=" << n << " f=" << f << " y=" << oy
                         << " x=" << ox << ": " << out[at] << " vs " << expect;
@@ -832,7 +847,40 @@ TEST_F(KernelsTest, Conv2dWinogradMatchesReference) {
         ++variant;
         const agl_gemm_blocking small = {50, 64, 28};
         failures += checkConv(s, withBias, accumulate, act, withResidual, rng,
-                              variant % 4 == 0 ? &small : nullptr, true);
+                              variant % 4 == 0 ? &small : nullptr, 2);
+        ASSERT_EQ(failures, 0)
+            << "isa=" << isa << " threads=" << threads << " shape " << index;
+        ++index;
+      }
+    }
+}
+
+// agl_kernel_conv2d_winograd_f4: the shapes above (partial 4x4 tiles,
+// blocks of one and of several rows of tiles, fewer blocks than threads),
+// rows of more than 32 tiles (blocks of part of a row) and more blocks than
+// the workspace has slots.
+TEST_F(KernelsTest, Conv2dWinogradF4MatchesReference) {
+  std::vector<ConvShape> shapes(std::begin(kWinogradShapes),
+                                std::end(kWinogradShapes));
+  shapes.push_back({1, 1, 4, 6, 150, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  shapes.push_back({1, 1, 3, 70, 70, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  std::mt19937 rng(83);
+  for (int isa : {0, 1})
+    for (int threads : {1, 2, 3}) {
+      agl_gemm_select(isa);
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      int variant = threads + isa, failures = 0, index = 0;
+      for (const ConvShape &s : shapes) {
+        bool withBias = variant % 2 == 0;
+        int accumulate = variant % 3 == 1;
+        int act = variant % 5 == 2   ? AGL_ACT_RELU
+                  : variant % 5 == 4 ? AGL_ACT_SILU
+                                     : AGL_ACT_NONE;
+        bool withResidual = variant % 7 < 3;
+        ++variant;
+        const agl_gemm_blocking small = {50, 64, 28};
+        failures += checkConv(s, withBias, accumulate, act, withResidual, rng,
+                              variant % 4 == 0 ? &small : nullptr, 4);
         ASSERT_EQ(failures, 0)
             << "isa=" << isa << " threads=" << threads << " shape " << index;
         ++index;

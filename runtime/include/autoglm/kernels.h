@@ -222,6 +222,112 @@ void agl_kernel_conv2d_winograd(
     int64_t out_channel_stride, int32_t accumulate, int32_t activation,
     const float *residual, float *workspace, const agl_gemm_blocking *blocking);
 
+/* The same by F(4x4, 3x3): 4x4 tiles, each read from a 6x6 window, so that
+   36 products per tile and channel replace 144 (a quarter; F(2x2)'s 16
+   replace 36). The transforms take multiplications by small integers
+   (B^T's 4 and 5, A^T's 2, 4 and 8), and rounding grows with them: results
+   agree with agl_kernel_conv2d within a few tens of units of rounding of
+   the sums' magnitudes. The tiles are processed in blocks of up to
+   AGL_CONV_WINOGRAD_F4_BLOCK (whole rows of tiles where a row is no wider),
+   each block transformed, multiplied and transformed back while it is in
+   the cache; `workspace` (agl_conv_winograd_f4_workspace_floats) holds
+   the transformed input and the products of up to
+   AGL_CONV_WINOGRAD_F4_SLOTS blocks at once. `transformed_weights` are
+   agl_conv_winograd_f4_filters'. Other arguments as for
+   agl_kernel_conv2d_winograd. */
+#define AGL_CONV_WINOGRAD_F4_BLOCK 32 /* the packed GEMM's panel width */
+#define AGL_CONV_WINOGRAD_F4_SLOTS 16
+/* How the tiles (ceil(out_h / 4) x ceil(out_w / 4)) fall into blocks: each
+   block is `rows` rows of tiles by `columns` tiles of a row. */
+typedef struct agl_winograd_f4_blocks {
+  int64_t tiles_h, tiles_w, rows, columns, count;
+} agl_winograd_f4_blocks;
+static inline agl_winograd_f4_blocks
+agl_conv_winograd_f4_blocks(int64_t out_h, int64_t out_w) {
+  const int64_t width = AGL_CONV_WINOGRAD_F4_BLOCK;
+  agl_winograd_f4_blocks b = {(out_h + 3) / 4, (out_w + 3) / 4, 1, 1, 0};
+  if (b.tiles_h <= 0 || b.tiles_w <= 0)
+    return b;
+  if (b.tiles_w <= width) {
+    /* Whole rows, as evenly as that many blocks allow. */
+    const int64_t per = width / b.tiles_w;
+    const int64_t blocks = (b.tiles_h + per - 1) / per;
+    b.rows = (b.tiles_h + blocks - 1) / blocks;
+    b.columns = b.tiles_w;
+    b.count = (b.tiles_h + b.rows - 1) / b.rows;
+  } else {
+    const int64_t pieces = (b.tiles_w + width - 1) / width;
+    b.columns = (b.tiles_w + pieces - 1) / pieces;
+    b.count = b.tiles_h * ((b.tiles_w + b.columns - 1) / b.columns);
+  }
+  return b;
+}
+static inline int64_t agl_conv_winograd_f4_tiles(int64_t out_h, int64_t out_w) {
+  return ((out_h + 3) / 4) * ((out_w + 3) / 4);
+}
+/* Floats between two of a block's 36 matrices of `rows` x
+   AGL_CONV_WINOGRAD_F4_BLOCK: a cache line more than their size, as for
+   F(2x2). */
+static inline int64_t agl_conv_winograd_f4_matrix_floats(int64_t rows) {
+  return rows * AGL_CONV_WINOGRAD_F4_BLOCK + 16;
+}
+static inline int64_t agl_conv_winograd_f4_workspace_floats(int64_t channels,
+                                                            int64_t filters,
+                                                            int64_t out_h,
+                                                            int64_t out_w) {
+  int64_t slots = agl_conv_winograd_f4_blocks(out_h, out_w).count;
+  if (slots > AGL_CONV_WINOGRAD_F4_SLOTS)
+    slots = AGL_CONV_WINOGRAD_F4_SLOTS;
+  return slots * 36 *
+         (agl_conv_winograd_f4_matrix_floats(channels) +
+          agl_conv_winograd_f4_matrix_floats(filters));
+}
+static inline int64_t agl_conv_winograd_f4_filters_floats(int64_t filters,
+                                                          int64_t channels) {
+  const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
+  return 36 * ((filters + panel - 1) / panel * panel) * channels;
+}
+/* The weights w[f, c, 3, 3] transformed for agl_kernel_conv2d_winograd_f4:
+   the 36 elements of G g G^T, each a [filters x channels] matrix packed as
+   for agl_conv_winograd_filters. */
+static inline void agl_conv_winograd_f4_filters(const float *w, int64_t filters,
+                                                int64_t channels, float *out) {
+  static const double G[6][3] = {{1.0 / 4, 0, 0},
+                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                 {0, 0, 1}};
+  const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
+  const int64_t matrix =
+      agl_conv_winograd_f4_filters_floats(filters, channels) / 36;
+  for (int64_t i = 0; i < 36 * matrix; ++i)
+    out[i] = 0.0f;
+  for (int64_t f = 0; f < filters; ++f)
+    for (int64_t c = 0; c < channels; ++c) {
+      const float *g = w + (f * channels + c) * 9;
+      double gt[6][3]; /* G g */
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 3; ++j)
+          gt[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) {
+          double u =
+              gt[i][0] * G[j][0] + gt[i][1] * G[j][1] + gt[i][2] * G[j][2];
+          out[(6 * i + j) * matrix + (f / panel * channels + c) * panel +
+              f % panel] = (float)u;
+        }
+    }
+}
+void agl_kernel_conv2d_winograd_f4(
+    int64_t batch, int64_t in_channels, int64_t in_h, int64_t in_w,
+    const float *input, int64_t in_batch_stride, int64_t in_channel_stride,
+    int64_t in_row_stride, int64_t out_channels, int64_t pad_top,
+    int64_t pad_left, const float *transformed_weights, const float *bias,
+    float *out, int64_t out_h, int64_t out_w, int64_t out_batch_stride,
+    int64_t out_channel_stride, int32_t accumulate, int32_t activation,
+    const float *residual, float *workspace, const agl_gemm_blocking *blocking);
+
 /* Max pooling of NCHW images:
      out[n, c, oy, ox] = max_{ki, kj} in[n, c, oy*stride_h + ki*dilation_h
                                             - pad_top,

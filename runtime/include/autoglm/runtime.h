@@ -44,7 +44,7 @@ extern "C" {
  * arena) pads its 16 matrices apart.
  * 10: its transformed filters come in panels of 14 filters (the GEMM's
  * packed A), see agl_conv_winograd_filters. */
-#define AGL_ABI_VERSION 10u
+#define AGL_ABI_VERSION 11u
 
 typedef enum agl_status {
   AGL_OK = 0,

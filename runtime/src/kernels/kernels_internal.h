@@ -368,6 +368,57 @@ AGL_HIDDEN void agl_winograd_output_avx2(const agl_winograd *w, int64_t f0,
                                          int64_t f1);
 #endif
 
+/* ---- Winograd F(4x4, 3x3) convolution (conv_winograd_f4.c) --------------- */
+
+/* One image of agl_kernel_conv2d_winograd_f4. Tile (ty, tx) covers outputs
+ * (4ty..4ty+3, 4tx..4tx+3) and reads the input window of rows 4ty -
+ * pad_top .. +5 and columns 4tx - pad_left .. +5. */
+typedef struct agl_winograd_f4 {
+  const float *input; /* this image */
+  int64_t channel_stride, row_stride, in_h, in_w, pad_top, pad_left;
+  int64_t channels, filters, out_h, out_w;
+  agl_winograd_f4_blocks blocks;
+  const float *bias;
+  const float *residual; /* this image's, in the output's layout */
+  float *out;            /* this image's */
+  int64_t out_channel_stride;
+  int accumulate, act;
+} agl_winograd_f4;
+
+/* A block of tiles: rows [ty0, ty1) x columns [tx0, tx1), tile (ty, tx) in
+ * lane (ty - ty0) * (tx1 - tx0) + tx - tx0 of the block's matrices. */
+typedef struct agl_winograd_f4_block {
+  int64_t ty0, ty1, tx0, tx1;
+  float *v; /* B^T d B: 36 matrices [channels][32], v_stride apart */
+  float *m; /* the products: 36 matrices [filters][32], m_stride apart */
+  int64_t v_stride, m_stride;
+} agl_winograd_f4_block;
+
+/* The input transform of channels [c0, c1) of block b into b->v (lanes
+ * past the block's tiles zeroed), and the output transform of filters
+ * [f0, f1) from b->m into the output with the epilogue. */
+typedef void (*agl_winograd_f4_input_fn)(const agl_winograd_f4 *w,
+                                         const agl_winograd_f4_block *b,
+                                         int64_t c0, int64_t c1);
+typedef void (*agl_winograd_f4_output_fn)(const agl_winograd_f4 *w,
+                                          const agl_winograd_f4_block *b,
+                                          int64_t f0, int64_t f1);
+AGL_HIDDEN void agl_winograd_f4_input_portable(const agl_winograd_f4 *w,
+                                               const agl_winograd_f4_block *b,
+                                               int64_t c0, int64_t c1);
+AGL_HIDDEN void agl_winograd_f4_output_portable(const agl_winograd_f4 *w,
+                                                const agl_winograd_f4_block *b,
+                                                int64_t f0, int64_t f1);
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* The same 16 tiles of a row at a time (conv_winograd_f4_avx512.c). */
+AGL_HIDDEN void agl_winograd_f4_input_avx512(const agl_winograd_f4 *w,
+                                             const agl_winograd_f4_block *b,
+                                             int64_t c0, int64_t c1);
+AGL_HIDDEN void agl_winograd_f4_output_avx512(const agl_winograd_f4 *w,
+                                              const agl_winograd_f4_block *b,
+                                              int64_t f0, int64_t f1);
+#endif
+
 /* ---- max pooling (pool.c) ----------------------------------------------- */
 
 /* The arguments of agl_kernel_maxpool2d, and how it computes a row. */

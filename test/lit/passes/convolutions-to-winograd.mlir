@@ -38,7 +38,8 @@
 // CHECK-NOT: @filter :
 // CHECK: func.func private @agl_kernel_conv2d_winograd(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 
-// With AVX-512 Winograd takes at least 64 tiles: the kernel.
+// With AVX-512, F(4x4, 3x3) takes at least 32 tiles of 4x4 (here 9): the
+// kernel.
 // WIDE-NOT: agl_kernel_conv2d_winograd
 // WIDE: call @agl_kernel_conv2d(
 // WIDE-NOT: agl_kernel_conv2d_winograd
