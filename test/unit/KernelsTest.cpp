@@ -830,42 +830,11 @@ const ConvShape kWinogradShapes[] = {
     {1, 1, 6, 31, 35, 70, 3, 3, 1, 1, 1, 1, 1, 2, 1, 0},
 };
 
-TEST_F(KernelsTest, Conv2dWinogradMatchesReference) {
-  std::mt19937 rng(79);
-  for (int isa : {0, 1, 3})
-    for (int threads : {1, 2, 3}) {
-      agl_gemm_select(isa);
-      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
-      int variant = threads + isa, failures = 0, index = 0;
-      for (const ConvShape &s : kWinogradShapes) {
-        bool withBias = variant % 2 == 0;
-        int accumulate = variant % 3 == 1;
-        int act = variant % 5 == 2   ? AGL_ACT_RELU
-                  : variant % 5 == 4 ? AGL_ACT_SILU
-                                     : AGL_ACT_NONE;
-        bool withResidual = variant % 7 < 3;
-        ++variant;
-        const agl_gemm_blocking small = {50, 64, 28};
-        failures += checkConv(s, withBias, accumulate, act, withResidual, rng,
-                              variant % 4 == 0 ? &small : nullptr, 2);
-        ASSERT_EQ(failures, 0)
-            << "isa=" << isa << " threads=" << threads << " shape " << index;
-        ++index;
-      }
-    }
-}
-
-// agl_kernel_conv2d_winograd_f4: the shapes above (partial 4x4 tiles,
-// blocks of one and of several rows of tiles, fewer blocks than threads),
-// rows of more than 32 tiles (blocks of part of a row) and more blocks than
-// the workspace has slots.
-TEST_F(KernelsTest, Conv2dWinogradF4MatchesReference) {
-  std::vector<ConvShape> shapes(std::begin(kWinogradShapes),
-                                std::end(kWinogradShapes));
-  shapes.push_back({1, 1, 4, 6, 150, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
-  shapes.push_back({1, 1, 3, 70, 70, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
-  std::mt19937 rng(83);
-  for (int isa : {0, 1})
+// Runs checkConv with Winograd tile `tile` on every shape, for each ISA in
+// `isas` and 1-3 threads, the epilogue varying from call to call.
+void checkWinograd(const std::vector<ConvShape> &shapes, int tile,
+                   std::initializer_list<int> isas, std::mt19937 &rng) {
+  for (int isa : isas)
     for (int threads : {1, 2, 3}) {
       agl_gemm_select(isa);
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
@@ -880,12 +849,31 @@ TEST_F(KernelsTest, Conv2dWinogradF4MatchesReference) {
         ++variant;
         const agl_gemm_blocking small = {50, 64, 28};
         failures += checkConv(s, withBias, accumulate, act, withResidual, rng,
-                              variant % 4 == 0 ? &small : nullptr, 4);
-        ASSERT_EQ(failures, 0)
-            << "isa=" << isa << " threads=" << threads << " shape " << index;
+                              variant % 4 == 0 ? &small : nullptr, tile);
+        ASSERT_EQ(failures, 0) << "tile=" << tile << " isa=" << isa
+                               << " threads=" << threads << " shape " << index;
         ++index;
       }
     }
+}
+
+TEST_F(KernelsTest, Conv2dWinogradMatchesReference) {
+  std::mt19937 rng(79);
+  checkWinograd({std::begin(kWinogradShapes), std::end(kWinogradShapes)}, 2,
+                {0, 1, 3}, rng);
+}
+
+// agl_kernel_conv2d_winograd_f4: the shapes above (partial 4x4 tiles,
+// blocks of one and of several rows of tiles, fewer blocks than threads),
+// rows of more than 32 tiles (blocks of part of a row) and more blocks than
+// the workspace has slots.
+TEST_F(KernelsTest, Conv2dWinogradF4MatchesReference) {
+  std::vector<ConvShape> shapes(std::begin(kWinogradShapes),
+                                std::end(kWinogradShapes));
+  shapes.push_back({1, 1, 4, 6, 150, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  shapes.push_back({1, 1, 3, 70, 70, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  std::mt19937 rng(83);
+  checkWinograd(shapes, 4, {0, 1}, rng);
 }
 
 // ---- agl_kernel_maxpool2d ----------------------------------------------------

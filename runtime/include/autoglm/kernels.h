@@ -180,6 +180,33 @@ static inline int64_t agl_conv_winograd_filters_floats(int64_t filters,
   const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
   return 16 * ((filters + panel - 1) / panel * panel) * channels;
 }
+/* G g G^T (n x n, G n x 3) of each filter and channel into the n * n
+   packed matrices of `matrix` floats each: what both transforms share. */
+static inline void agl_conv_winograd_transform_(const double *G, int n,
+                                                const float *w,
+                                                int64_t filters,
+                                                int64_t channels,
+                                                int64_t matrix, float *out) {
+  const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
+  for (int64_t i = 0; i < n * n * matrix; ++i)
+    out[i] = 0.0f;
+  for (int64_t f = 0; f < filters; ++f)
+    for (int64_t c = 0; c < channels; ++c) {
+      const float *g = w + (f * channels + c) * 9;
+      double gt[6][3]; /* G g */
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < 3; ++j)
+          gt[i][j] = G[3 * i] * g[j] + G[3 * i + 1] * g[3 + j] +
+                     G[3 * i + 2] * g[6 + j];
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          double u = gt[i][0] * G[3 * j] + gt[i][1] * G[3 * j + 1] +
+                     gt[i][2] * G[3 * j + 2]; /* (G g G^T)[i][j] */
+          out[(n * i + j) * matrix + (f / panel * channels + c) * panel +
+              f % panel] = (float)u;
+        }
+    }
+}
 /* The weights w[f, c, 3, 3] (filters x channels) transformed for
    agl_kernel_conv2d_winograd: for each of the 16 elements of G g G^T a
    [filters x channels] matrix, packed as the GEMM packs its A: panels of
@@ -190,28 +217,11 @@ static inline int64_t agl_conv_winograd_filters_floats(int64_t filters,
 static inline void agl_conv_winograd_filters(const float *w, int64_t filters,
                                              int64_t channels, float *out) {
   /* G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. */
-  static const double G[4][3] = {
-      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
-  const int64_t matrix =
-      agl_conv_winograd_filters_floats(filters, channels) / 16;
-  for (int64_t i = 0; i < 16 * matrix; ++i)
-    out[i] = 0.0f;
-  for (int64_t f = 0; f < filters; ++f)
-    for (int64_t c = 0; c < channels; ++c) {
-      const float *g = w + (f * channels + c) * 9;
-      double gt[4][3]; /* G g */
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 3; ++j)
-          gt[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) {
-          double u = gt[i][0] * G[j][0] + gt[i][1] * G[j][1] +
-                     gt[i][2] * G[j][2]; /* (G g G^T)[i][j] */
-          out[(4 * i + j) * matrix + (f / panel * channels + c) * panel +
-              f % panel] = (float)u;
-        }
-    }
+  static const double G[4 * 3] = {1,   0,    0,   0.5, 0.5, 0.5,
+                                  0.5, -0.5, 0.5, 0,   0,   1};
+  agl_conv_winograd_transform_(
+      G, 4, w, filters, channels,
+      agl_conv_winograd_filters_floats(filters, channels) / 16, out);
 }
 void agl_kernel_conv2d_winograd(
     int64_t batch, int64_t in_channels, int64_t in_h, int64_t in_w,
@@ -290,34 +300,16 @@ static inline int64_t agl_conv_winograd_f4_filters_floats(int64_t filters,
 /* The weights w[f, c, 3, 3] transformed for agl_kernel_conv2d_winograd_f4:
    the 36 elements of G g G^T, each a [filters x channels] matrix packed as
    for agl_conv_winograd_filters. */
-static inline void agl_conv_winograd_f4_filters(const float *w, int64_t filters,
+static inline void agl_conv_winograd_f4_filters(const float *w,
+                                                int64_t filters,
                                                 int64_t channels, float *out) {
-  static const double G[6][3] = {{1.0 / 4, 0, 0},
-                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                 {0, 0, 1}};
-  const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
-  const int64_t matrix =
-      agl_conv_winograd_f4_filters_floats(filters, channels) / 36;
-  for (int64_t i = 0; i < 36 * matrix; ++i)
-    out[i] = 0.0f;
-  for (int64_t f = 0; f < filters; ++f)
-    for (int64_t c = 0; c < channels; ++c) {
-      const float *g = w + (f * channels + c) * 9;
-      double gt[6][3]; /* G g */
-      for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 3; ++j)
-          gt[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-      for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 6; ++j) {
-          double u =
-              gt[i][0] * G[j][0] + gt[i][1] * G[j][1] + gt[i][2] * G[j][2];
-          out[(6 * i + j) * matrix + (f / panel * channels + c) * panel +
-              f % panel] = (float)u;
-        }
-    }
+  static const double G[6 * 3] = {
+      1.0 / 4,  0,        0,        -1.0 / 6, -1.0 / 6,  -1.0 / 6,
+      -1.0 / 6, 1.0 / 6,  -1.0 / 6, 1.0 / 24, 1.0 / 12,  1.0 / 6,
+      1.0 / 24, -1.0 / 12, 1.0 / 6, 0,        0,         1};
+  agl_conv_winograd_transform_(
+      G, 6, w, filters, channels,
+      agl_conv_winograd_f4_filters_floats(filters, channels) / 36, out);
 }
 void agl_kernel_conv2d_winograd_f4(
     int64_t batch, int64_t in_channels, int64_t in_h, int64_t in_w,

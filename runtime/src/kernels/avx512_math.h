@@ -163,6 +163,17 @@ agl_activate_tile512(__m512 v[][2], const int R, int act) {
     agl_activate512_n(v[i], 2 * (R - i < 4 ? R - i : 4), act);
 }
 
+/* Lanes [lo, hi) of a 16-lane mask (empty when hi <= lo). */
+static inline __mmask16 agl_lane_range16(int64_t lo, int64_t hi) {
+  if (lo < 0)
+    lo = 0;
+  if (hi > 16)
+    hi = 16;
+  if (hi <= lo)
+    return 0;
+  return (__mmask16)((1u << hi) - (1u << lo));
+}
+
 /* The first `count` lanes (0..16). */
 static inline __mmask16 agl_lanes16(int64_t count) {
   return count >= 16 ? (__mmask16)0xFFFF

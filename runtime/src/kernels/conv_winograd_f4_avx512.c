@@ -12,17 +12,6 @@
 
 #include <immintrin.h>
 
-/* Lanes [lo, hi) of a 16-lane mask (empty when hi <= lo). */
-static inline __mmask16 lane_range(int64_t lo, int64_t hi) {
-  if (lo < 0)
-    lo = 0;
-  if (hi > 16)
-    hi = 16;
-  if (hi <= lo)
-    return 0;
-  return (__mmask16)((1u << hi) - (1u << lo));
-}
-
 /* v = B^T d over six vectors. */
 static inline __attribute__((always_inline)) void input_1d(const __m512 d[6],
                                                            __m512 v[6]) {
@@ -85,7 +74,7 @@ void agl_winograd_f4_input_avx512(const agl_winograd_f4 *w,
         const int64_t x0 = 4 * tx - w->pad_left;
         __mmask16 masks[4];
         for (int k = 0; k < 4; ++k)
-          masks[k] = lane_range(-x0 - 16 * k, w->in_w - x0 - 16 * k);
+          masks[k] = agl_lane_range16(-x0 - 16 * k, w->in_w - x0 - 16 * k);
         const int in64 = x0 + 64 >= 0 && x0 + 64 < w->in_w;
         const int in65 = x0 + 65 >= 0 && x0 + 65 < w->in_w;
         __m512 u[6][6]; /* d B, row by row */
@@ -118,8 +107,8 @@ void agl_winograd_f4_input_avx512(const agl_winograd_f4 *w,
     /* The products read all 32 columns of the panel. */
     for (int i = 0; i < 36; ++i) {
       float *row = vc + i * b->v_stride;
-      _mm512_mask_storeu_ps(row, lane_range(lanes, 16), zero);
-      _mm512_mask_storeu_ps(row + 16, lane_range(lanes - 16, 16), zero);
+      _mm512_mask_storeu_ps(row, agl_lane_range16(lanes, 16), zero);
+      _mm512_mask_storeu_ps(row + 16, agl_lane_range16(lanes - 16, 16), zero);
     }
   }
 }
@@ -194,7 +183,7 @@ void agl_winograd_f4_output_avx512(const agl_winograd_f4 *w,
           const float *r = res ? res + oy * w->out_w + ox : NULL;
           __mmask16 m[4];
           for (int k = 0; k < 4; ++k) {
-            m[k] = lane_range(0, columns - 16 * k);
+            m[k] = agl_lane_range16(0, columns - 16 * k);
             if (w->accumulate)
               o[k] = _mm512_add_ps(o[k],
                                    _mm512_maskz_loadu_ps(m[k], dst + 16 * k));

@@ -14,19 +14,10 @@
  * calls it only when the CPU has it. */
 #include "kernels_internal.h"
 
+#include "avx512_math.h"
+
 #include <immintrin.h>
 #include <math.h>
-
-/* Lanes [lo, hi) of a 16-lane mask (empty when hi <= lo). */
-static inline __mmask16 lane_range(int64_t lo, int64_t hi) {
-  if (lo < 0)
-    lo = 0;
-  if (hi > 16)
-    hi = 16;
-  if (hi <= lo)
-    return 0;
-  return (__mmask16)((1u << hi) - (1u << lo));
-}
 
 /* The max as arith.maximumf computes it: NaN if either is NaN (vmaxps
  * returns its second operand when one is NaN, so NaN lanes of `x` are put
@@ -47,7 +38,7 @@ typedef struct window_rows {
 static inline __m512 column_maxima(const agl_pool_geometry *g,
                                    const window_rows *w, int64_t b) {
   const __m512 lowest = _mm512_set1_ps(-INFINITY);
-  __mmask16 m = lane_range(g->pad_left - b, g->pad_left + g->in_w - b);
+  __mmask16 m = agl_lane_range16(g->pad_left - b, g->pad_left + g->in_w - b);
   if (!m)
     return lowest;
   __m512 acc = lowest;
@@ -117,7 +108,7 @@ void agl_maxpool_row_avx512(const agl_pool_geometry *g, const float *plane,
     if (g->out_w - ox >= 16)
       _mm512_storeu_ps(out + ox, acc);
     else
-      _mm512_mask_storeu_ps(out + ox, lane_range(0, g->out_w - ox), acc);
+      _mm512_mask_storeu_ps(out + ox, agl_lane_range16(0, g->out_w - ox), acc);
     a = c;
   }
 }
