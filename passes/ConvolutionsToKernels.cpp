@@ -559,7 +559,8 @@ func::FuncOp declareWinograd(ModuleOp module, int tile) {
 /// relatively faster, F(4x4, 3x3) from 32 tiles of 4x4, measured on Zen 5
 /// (autoglm-conv-kernel-bench, 1 / 2 threads, against the direct kernel):
 /// 56x56 x 64 1.3x / 1.15x, 28x28 x 128 1.4x / 1.5x, where F(2x2) was
-/// 0.85-1.0x; on 14x14 x 256 (16 tiles) 0.75x / 1.2x, on 7x7 x 512 0.25x.
+/// 0.85-1.0x; on 14x14 x 256 (16 tiles) 0.75x / 0.7-1.2x, on 7x7 x 512
+/// 0.25x.
 int winogradTile(const Convolution &conv, int64_t minChannels,
                  bool narrowVectors) {
   constexpr int64_t kMinTiles = 32;
