@@ -122,6 +122,46 @@ agl_gelu_tanh512_n(__m512 *x, const int n) {
   agl_x_sigmoid512_n(x, s, n);
 }
 
+/* GELU (erf form) for epilogues whose result is quantized to a uint8 step:
+ * 19 operations where agl_gelu_erf512_n takes 46, within about one ulp of
+ * max(|x|, |GELU(x)|) -- absolute accuracy only, where agl_gelu_erf512_n is
+ * relative in the negative tail as well. GELU(x) = x/2 + |x| g(|x|) with
+ * g(a) = Phi(a) - 1/2 a piecewise quartic on 31 intervals of [0, 5.4) and
+ * 1/2 past them (gelu_table.c, its generator in runtime/tools): a
+ * coefficient's 32 entries are two vectors, read for 16 lanes by one
+ * vpermt2ps. NaN stays NaN (vminps returns the bound: entry 31). */
+enum { AGL_GELU_DEGREE = 4 };
+#define AGL_GELU_SCALE 5.74074078f /* 31 / 5.4: intervals per unit of |x| */
+AGL_HIDDEN extern const float agl_gelu_table[AGL_GELU_DEGREE + 1][32];
+
+static inline __attribute__((always_inline)) void
+agl_gelu_erf_table512_n(__m512 *x, const int n) {
+  __m512 a[AGL_CHAINS], t[AGL_CHAINS], p[AGL_CHAINS];
+  __m512i entry[AGL_CHAINS];
+  AGL_EACH(l, n) {
+    a[l] = _mm512_abs_ps(x[l]);
+    __m512 s =
+        _mm512_min_ps(_mm512_mul_ps(a[l], _mm512_set1_ps(AGL_GELU_SCALE)),
+                      _mm512_set1_ps(31.0f));
+    __m512 whole =
+        _mm512_roundscale_ps(s, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    t[l] = _mm512_sub_ps(s, whole);
+    entry[l] = _mm512_cvttps_epi32(whole);
+  }
+#define AGL_GELU_COEF(d, l)                                                    \
+  _mm512_permutex2var_ps(_mm512_load_ps(agl_gelu_table[d]), entry[l],          \
+                         _mm512_load_ps(agl_gelu_table[d] + 16))
+  AGL_EACH(l, n) p[l] = AGL_GELU_COEF(AGL_GELU_DEGREE, l);
+#pragma GCC unroll 4
+  for (int d = AGL_GELU_DEGREE - 1; d >= 0; --d)
+    AGL_EACH(l, n) p[l] = _mm512_fmadd_ps(p[l], t[l], AGL_GELU_COEF(d, l));
+#undef AGL_GELU_COEF
+  AGL_EACH(l, n) {
+    x[l] =
+        _mm512_fmadd_ps(a[l], p[l], _mm512_mul_ps(x[l], _mm512_set1_ps(0.5f)));
+  }
+}
+
 /* act of x[0..n) (n <= AGL_CHAINS), in place. */
 static inline __attribute__((always_inline)) void
 agl_activate512_n(__m512 *x, const int n, int act) {
