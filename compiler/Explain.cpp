@@ -6,6 +6,8 @@
 #include "passes/PlannedKernels.h"
 #include "passes/Tuning.h"
 
+#include "autoglm/kernels.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -45,9 +47,24 @@ func::CallOp gemmCall(Operation *op) {
   return found;
 }
 
+/// The constant product of the call's operands `indices`, if all are.
+std::optional<int64_t> constantProduct(Operation *call,
+                                       ArrayRef<unsigned> indices) {
+  int64_t product = 1;
+  for (unsigned i : indices) {
+    std::optional<int64_t> value = getConstantIntValue(call->getOperand(i));
+    if (!value)
+      return std::nullopt;
+    product *= *value;
+  }
+  return product;
+}
+
 /// The cache blocking a GEMM or convolution call runs with: the tuned
-/// values where its tuning sets them, the runtime's cost model's else.
-std::string blockingText(Operation *call, const MachineModel &machine) {
+/// values where its tuning sets them, the runtime's cost model's else (its
+/// depth block for the product's depth, where known).
+std::string blockingText(Operation *call, const MachineModel &machine,
+                         std::optional<int64_t> depth = std::nullopt) {
   GemmBlocking tuned = blockingOfCall(call);
   auto knob = [](const char *name, int64_t tunedValue, int modelValue) {
     return llvm::formatv("{0} {1}{2}", name,
@@ -55,7 +72,9 @@ std::string blockingText(Operation *call, const MachineModel &machine) {
                          tunedValue ? " (tuned)" : "")
         .str();
   };
-  return knob("KC", tuned.kc, machine.kc) + " " +
+  const int modelKc =
+      depth ? int(agl_gemm_depth_block(machine.kc, *depth)) : machine.kc;
+  return knob("KC", tuned.kc, modelKc) + " " +
          knob("NC", tuned.nc, machine.nc) + " " +
          knob("MC", tuned.mc, machine.mc);
 }
@@ -95,7 +114,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "at compile time, {9} {10}x{11} micro-kernel, {12}",
         size(2), size(3), size(4), size(9), size(21), size(22), size(10),
         size(11), size(12), machine.gemmIsa, machine.mr, machine.nr,
-        blockingText(kernel.op, machine));
+        blockingText(kernel.op, machine,
+                     constantProduct(kernel.op, {2, 10, 11})));
     if (size(1) != "1")
       text += ", " + size(1) + " groups";
     return {text, machine.threads};
@@ -107,7 +127,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "tiles transformed per call, filters at compile time, 16 products "
         "on the {6} {7}x{8} micro-kernel, {9}",
         size(1), size(2), size(3), size(8), size(14), size(15), machine.gemmIsa,
-        machine.mr, machine.nr, blockingText(kernel.op, machine));
+        machine.mr, machine.nr,
+        blockingText(kernel.op, machine, constantProduct(kernel.op, {1})));
     return {text, machine.threads};
   }
   if (runtimeKernelCalled(kernel.op) == "conv2d_winograd_f4") {
@@ -117,7 +138,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "tiles transformed per block of up to 32 tiles, filters at compile "
         "time, 36 products per block on the {6} {7}x{8} micro-kernel, {9}",
         size(1), size(2), size(3), size(8), size(14), size(15), machine.gemmIsa,
-        machine.mr, machine.nr, blockingText(kernel.op, machine));
+        machine.mr, machine.nr,
+        blockingText(kernel.op, machine, constantProduct(kernel.op, {1})));
     if (machine.threads > 1)
       text += ", blocks (or their channels and filters) split across the pool";
     return {text, machine.threads};
@@ -174,10 +196,10 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
   if (func::CallOp call = gemmCall(kernel.op)) {
     auto size = [&](unsigned i) { return sizeText(call.getOperand(i)); };
     std::string text = llvm::formatv(
-        "GEMM m{0} n{1} k{2}{3}: {4} {5}x{6} micro-kernel, {7}, B {8}",
-        size(1), size(2), size(3),
-        size(0) == "1" ? "" : " batch " + size(0), machine.gemmIsa,
-        machine.mr, machine.nr, blockingText(call, machine),
+        "GEMM m{0} n{1} k{2}{3}: {4} {5}x{6} micro-kernel, {7}, B {8}", size(1),
+        size(2), size(3), size(0) == "1" ? "" : " batch " + size(0),
+        machine.gemmIsa, machine.mr, machine.nr,
+        blockingText(call, machine, constantProduct(call, {3})),
         bWeightText(call));
     if (auto epilogue = call->getAttrOfType<StringAttr>(kEpilogueAttrName))
       text += ", epilogue " + epilogue.getValue().str() +

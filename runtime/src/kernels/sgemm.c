@@ -492,7 +492,13 @@ void agl_gemm(gemm_args *g) {
     return;
   g->act = agl_known_activation(g->act);
   const agl_gemm_isa *isa = g->isa = agl_gemm_current();
-  g->block = agl_gemm_block_sizes(isa, g->blocking);
+  agl_gemm_blocking request = {0, 0, 0};
+  if (g->blocking)
+    request = *g->blocking;
+  if (request.kc <= 0)
+    request.kc =
+        (int32_t)agl_gemm_depth_block(agl_gemm_block_sizes(isa, NULL).kc, g->k);
+  g->block = agl_gemm_block_sizes(isa, &request);
   if (g->k <= 0) {
     for (int64_t bt = 0; bt < g->batch; ++bt) {
       agl_epilogue e = epilogue_at(g, bt);
