@@ -417,6 +417,31 @@ TEST_F(KernelsTest, CostModelBlockingFitsThePackingMemory) {
   }
 }
 
+// A depth of up to 4/3 of the model's kc goes in one block; beyond, and for
+// depths the model's kc covers, the model's kc. Products of such depths
+// (one block of all of k, the packing memory refitted to it) are right.
+TEST_F(KernelsTest, DepthUpToFourThirdsOfKcInOneBlock) {
+  EXPECT_EQ(agl_gemm_depth_block(576, 500), 576);
+  EXPECT_EQ(agl_gemm_depth_block(576, 576), 576);
+  EXPECT_EQ(agl_gemm_depth_block(576, 768), 768);
+  EXPECT_EQ(agl_gemm_depth_block(576, 769), 576);
+  agl_sgemm_plan plan;
+  agl_kernel_sgemm_describe(&plan);
+  std::mt19937 rng(21);
+  for (int isa : {1, 3}) {
+    agl_gemm_select(isa);
+    for (int64_t k : {int64_t(plan.kc) + 1, int64_t(plan.kc) * 4 / 3}) {
+      Layout packed{};
+      packed.packed_b = true;
+      EXPECT_EQ(checkGemm(1, 40, 70, k, packed, 0, AGL_ACT_GELU_ERF, 2, rng), 0)
+          << "k=" << k;
+      EXPECT_EQ(checkGemm(2, 17, 33, k, Layout{}, 1, AGL_ACT_NONE, 1, rng), 0)
+          << "k=" << k;
+    }
+  }
+  agl_gemm_select(0);
+}
+
 TEST_F(KernelsTest, ZeroDepthWritesActivationOfZeroOrC) {
   for (int isa : {0, 1, 3}) {
     agl_gemm_select(isa);
