@@ -249,8 +249,10 @@ static agl_status call_entry(agl_instance *instance, const void *const *inputs,
     return agl_cuda_instance_wait(instance->cuda);
   }
   agl_profile *outer = agl_profile_record_into(instance->profile);
+  agl_pool_hold();
   int32_t code = model->run(instance->arena, instance->weights, inputs,
                             outputs, symbols, output_dims);
+  agl_pool_unhold();
   agl_profile_record_into(outer);
   if (code != 0)
     return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",

@@ -24,6 +24,14 @@ AGL_HIDDEN agl_status agl_pool_ensure(void);
 AGL_HIDDEN int agl_pool_acquire(void);
 AGL_HIDDEN void agl_pool_release(void);
 
+/* Brackets a compiled model's run (instance.c): while any run is in
+ * progress, idle workers keep spinning instead of going to sleep, so that
+ * no kernel of the run waits for a sleeping worker to be woken. */
+AGL_HIDDEN void agl_pool_hold(void);
+AGL_HIDDEN void agl_pool_unhold(void);
+/* How many times a worker has gone to sleep since the process started. */
+AGL_HIDDEN int64_t agl_pool_sleeps(void);
+
 /* Runs fn over [0, n) on the acquired pool, split into `chunks` equal
  * contiguous chunks that the threads claim one at a time (so chunks may
  * outnumber threads, and a thread may run several); the caller must hold

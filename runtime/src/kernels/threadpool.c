@@ -33,6 +33,26 @@
  * than the gap between the kernel calls of one inference. */
 enum { SPIN_ITERATIONS = 2500 };
 
+/* Model runs in progress (agl_pool_hold): with one, workers spin on. A
+ * worker put to sleep between two kernels of a run costs the next one a
+ * futex wake and a reschedule: tens of microseconds, and on a busy host
+ * (the 2-vCPU VMs) often far more; between the kernel calls of one
+ * inference there is serial code that can outlast the spin. */
+static atomic_int g_holds;
+static atomic_llong g_sleeps;
+
+void agl_pool_hold(void) {
+  atomic_fetch_add_explicit(&g_holds, 1, memory_order_relaxed);
+}
+
+void agl_pool_unhold(void) {
+  atomic_fetch_sub_explicit(&g_holds, 1, memory_order_relaxed);
+}
+
+int64_t agl_pool_sleeps(void) {
+  return atomic_load_explicit(&g_sleeps, memory_order_relaxed);
+}
+
 typedef struct pool pool;
 typedef struct worker_arg {
   pool *p;
@@ -115,7 +135,9 @@ static void *worker_main(void *raw) {
   uint32_t seen = 0;
   for (;;) {
     uint32_t now = seen;
-    for (int i = 0; i < SPIN_ITERATIONS; ++i) {
+    for (int i = 0; i < SPIN_ITERATIONS ||
+                    atomic_load_explicit(&g_holds, memory_order_relaxed) > 0;
+         ++i) {
       now = state_generation(
           atomic_load_explicit(&p->state, memory_order_acquire));
       if (now != seen ||
@@ -129,6 +151,7 @@ static void *worker_main(void *raw) {
        * consistent), so one of the two sees the other. */
       pthread_mutex_lock(&p->lock);
       atomic_fetch_add(&p->sleepers, 1);
+      atomic_fetch_add_explicit(&g_sleeps, 1, memory_order_relaxed);
       while ((now = state_generation(atomic_load(&p->state))) == seen &&
              !atomic_load(&p->shutdown))
         pthread_cond_wait(&p->wake, &p->lock);
