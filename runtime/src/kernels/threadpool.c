@@ -135,13 +135,16 @@ static void *worker_main(void *raw) {
   uint32_t seen = 0;
   for (;;) {
     uint32_t now = seen;
-    for (int i = 0; i < SPIN_ITERATIONS ||
-                    atomic_load_explicit(&g_holds, memory_order_relaxed) > 0;
-         ++i) {
+    for (int spins = 0;;) {
       now = state_generation(
           atomic_load_explicit(&p->state, memory_order_acquire));
       if (now != seen ||
           atomic_load_explicit(&p->shutdown, memory_order_relaxed))
+        break;
+      /* The spin's count stops at its end (a run may hold for minutes). */
+      if (spins < SPIN_ITERATIONS)
+        ++spins;
+      else if (atomic_load_explicit(&g_holds, memory_order_relaxed) == 0)
         break;
       cpu_relax();
     }
