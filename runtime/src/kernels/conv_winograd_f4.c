@@ -100,17 +100,9 @@ void agl_winograd_f4_output_portable(const agl_winograd_f4 *w,
                     ox = 4 * (b->tx0 + lane % width);
       for (int r = 0; r < 4 && oy + r < w->out_h; ++r)
         for (int q = 0; q < 4 && ox + q < w->out_w; ++q) {
-          const int64_t at = (oy + r) * w->out_w + ox + q;
-          float x = y[r][q];
-          if (w->accumulate)
-            x += plane[at];
-          if (w->bias)
-            x += w->bias[f];
-          if (res)
-            x += res[at];
-          if (w->act != AGL_ACT_NONE)
-            x = agl_activate_scalar(x, w->act);
-          plane[at] = x;
+          agl_winograd_store(plane, res, (oy + r) * w->out_w + ox + q, y[r][q],
+                             w->accumulate, w->bias ? w->bias + f : NULL,
+                             w->act);
         }
     }
   }

@@ -345,6 +345,24 @@ AGL_HIDDEN int agl_conv_bcast_rows_avx2(const agl_conv_direct *d, int64_t n,
 
 /* ---- Winograd F(2x2, 3x3) convolution (conv_winograd.c) ----------------- */
 
+/* Element `at` of a Winograd convolution's output plane from its output
+ * transform's value x: plus what the plane held (accumulate), the filter's
+ * bias (at it; NULL: none) and the residual plane's element, then the
+ * activation. The portable transforms of both tile sizes store by it. */
+static inline void agl_winograd_store(float *plane, const float *residual,
+                                      int64_t at, float x, int accumulate,
+                                      const float *bias, int act) {
+  if (accumulate)
+    x += plane[at];
+  if (bias)
+    x += *bias;
+  if (residual)
+    x += residual[at];
+  if (act != AGL_ACT_NONE)
+    x = agl_activate_scalar(x, act);
+  plane[at] = x;
+}
+
 /* One image of agl_kernel_conv2d_winograd. Tile t = ty * tiles_w + tx
  * covers outputs (2ty..2ty+1, 2tx..2tx+1) and reads the input window of
  * rows 2ty - pad_top .. +3 and columns 2tx - pad_left .. +3. */
