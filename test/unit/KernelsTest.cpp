@@ -897,6 +897,9 @@ TEST_F(KernelsTest, Conv2dWinogradF4MatchesReference) {
                                 std::end(kWinogradShapes));
   shapes.push_back({1, 1, 4, 6, 150, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
   shapes.push_back({1, 1, 3, 70, 70, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  // 13 x 13 tiles: 7 blocks of 2 tile rows, one left over by 2 and by 3
+  // threads, which all of them share by filter panels (30 filters: 3).
+  shapes.push_back({1, 1, 5, 52, 52, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
   std::mt19937 rng(83);
   checkWinograd(shapes, 4, {0, 1}, rng);
 }

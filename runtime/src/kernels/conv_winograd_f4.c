@@ -14,8 +14,9 @@
  * panels as they lie; the products run on the packed GEMM with the filters
  * packed at compile time as its A. With enough blocks, threads take whole
  * blocks (each a transform, 36 products and a transform, without a barrier
- * between); with fewer, the blocks go one after the other, each step split
- * over the threads (channels, then panels of 14 filters). */
+ * between), and share the few left over by filter panels; with fewer, the
+ * blocks go one after the other, each step split over the threads
+ * (channels, then panels of 14 filters). */
 #include "kernels_internal.h"
 
 /* ---- transforms of one tile, shared by the portable path ---------------- */
@@ -119,6 +120,7 @@ typedef struct f4_call {
   const agl_gemm_blocking *blocking;
   float *workspace;
   int64_t first_block;         /* of the blocks on the workspace's slots */
+  int64_t shares;              /* threads sharing a block (shared_block) */
   agl_winograd_f4_block block; /* the block the split steps run on */
 } f4_call;
 
@@ -173,6 +175,24 @@ static void whole_blocks(void *raw, int64_t begin, int64_t end) {
     agl_winograd_f4_block b = block_at(call, call->first_block + i, begin);
     call->input(call->w, &b, 0, call->w->channels);
     products(call, &b, 0, call->w->filters);
+  }
+}
+
+/* Block call->first_block shared by call->shares threads: each transforms
+ * the block's whole input on a slot of its own (so that nothing one thread
+ * writes is read by another), then computes its share of the filter
+ * panels. */
+static void shared_block(void *raw, int64_t begin, int64_t end) {
+  const f4_call *call = raw;
+  const int64_t panel = AGL_CONV_WINOGRAD_PANEL;
+  const int64_t panels = agl_ceil_div(call->w->filters, panel);
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t p0 = t * panels / call->shares,
+                  p1 = (t + 1) * panels / call->shares;
+    agl_winograd_f4_block b = block_at(call, call->first_block, t);
+    call->input(call->w, &b, 0, call->w->channels);
+    products(call, &b, p0 * panel,
+             p1 * panel < call->w->filters ? p1 * panel : call->w->filters);
   }
 }
 
@@ -240,18 +260,34 @@ void agl_kernel_conv2d_winograd_f4(
   const int whole =
       threads <= 1 || blocks % threads == 0 || blocks >= 2 * threads;
   const int64_t panels = agl_ceil_div(out_channels, AGL_CONV_WINOGRAD_PANEL);
+  /* Then the blocks an even share leaves over (fewer than the threads) go
+   * each to all threads, by filter panels, every thread transforming the
+   * block's input itself: 56 x 56 maps have 7 blocks, which 2 threads ran
+   * 4 : 3 (in resnet224 at 2 threads its two 56 x 56 layers 5-20% faster
+   * in one set of alternating runs, within the noise in another). Waves
+   * hold a multiple of the threads. */
+  const int shares_blocks = whole && threads > 1 &&
+                            threads <= AGL_CONV_WINOGRAD_F4_SLOTS &&
+                            threads <= panels;
+  const int64_t left = shares_blocks ? blocks % threads : 0;
+  const int64_t wave_max = shares_blocks
+                               ? AGL_CONV_WINOGRAD_F4_SLOTS / threads * threads
+                               : AGL_CONV_WINOGRAD_F4_SLOTS;
+  call.shares = threads;
   for (int64_t n = 0; n < batch; ++n) {
     w.input = input + n * in_batch_stride;
     w.out = out + n * out_batch_stride;
     w.residual = residual ? residual + n * out_batch_stride : NULL;
     if (whole) {
-      for (call.first_block = 0; call.first_block < blocks;
-           call.first_block += AGL_CONV_WINOGRAD_F4_SLOTS) {
-        int64_t wave = blocks - call.first_block;
-        if (wave > AGL_CONV_WINOGRAD_F4_SLOTS)
-          wave = AGL_CONV_WINOGRAD_F4_SLOTS;
-        agl_parallel_for(wave, 1, whole_blocks, &call);
+      for (call.first_block = 0; call.first_block < blocks - left;
+           call.first_block += wave_max) {
+        int64_t wave = blocks - left - call.first_block;
+        agl_parallel_for(wave < wave_max ? wave : wave_max, 1, whole_blocks,
+                         &call);
       }
+      for (call.first_block = blocks - left; call.first_block < blocks;
+           ++call.first_block)
+        agl_parallel_for(threads, 1, shared_block, &call);
       continue;
     }
     for (int64_t i = 0; i < blocks; ++i) {
