@@ -123,16 +123,22 @@ static void repack_a(const float *packed_a, int64_t m, int64_t k, int64_t ic,
       }
 }
 
+/* The height of the MC blocks of `rows` rows: equal blocks (in whole
+ * micro-panels), as few as the blocking allows. */
+static int64_t mc_block(const gemm_args *g, int64_t rows) {
+  const int mr = g->isa->mr;
+  const int64_t panels = (rows + mr - 1) / mr;
+  const int64_t mc_panels = g->block.mc / mr;
+  const int64_t blocks = (panels + mc_panels - 1) / mc_panels;
+  return (panels + blocks - 1) / blocks * mr;
+}
+
 static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
   const agl_gemm_isa *isa = g->isa;
   const int mr = isa->mr, nr = isa->nr;
   const int64_t KC = g->block.kc, NC = g->block.nc;
-  /* Equal MC blocks (in whole micro-panels), as few as the blocking allows. */
-  const int64_t panels = (i1 - i0 + mr - 1) / mr;
-  const int64_t mc_panels = g->block.mc / mr;
-  const int64_t blocks = (panels + mc_panels - 1) / mc_panels;
-  const int64_t mc_max = (panels + blocks - 1) / blocks * mr;
+  const int64_t mc_max = mc_block(g, i1 - i0);
   /* B's block first: kc x nc, a multiple of 32 floats, keeps A's aligned. */
   float *bp = scratch;
   float *ap = scratch + KC * NC;
@@ -292,11 +298,8 @@ static int shares_a(const gemm_args *g, int threads) {
 static void shared_a_run(gemm_args *g, int threads) {
   const int mr = g->isa->mr;
   const int64_t KC = g->block.kc;
-  /* gemm_tile's MC blocks of rows [0, m). */
-  const int64_t panels = (g->m + mr - 1) / mr;
-  const int64_t mc_panels = g->block.mc / mr;
-  const int64_t blocks = (panels + mc_panels - 1) / mc_panels;
-  const int64_t mc_max = (panels + blocks - 1) / blocks * mr;
+  /* gemm_tile's MC blocks of rows [0, m), which its tiles also take. */
+  const int64_t mc_max = mc_block(g, g->m);
   shared_pack s = {g, agl_pool_scratch() + KC * g->block.nc, 0, 0, 0, 0};
   for (s.ic = 0; s.ic < g->m; s.ic += mc_max) {
     s.mc = g->m - s.ic < mc_max ? g->m - s.ic : mc_max;
