@@ -1,5 +1,5 @@
-/* agl_gelu_erf_table512_n (avx512_math.h), the GELU of the requantizing
- * int8 epilogue, against a double reference: within 2 ulp of
+/* agl_gelu_erf_table512_n (avx512_math.h), the erf GELU of the AVX-512
+ * epilogues, against a double reference: within 2 ulp of
  * max(|x|, |GELU(x)|) on a dense grid over [-12, 12], near 0 and at every
  * interval boundary of its table; NaN stays NaN, +inf stays +inf. This file
  * is compiled with AVX-512 enabled; gelu_table_main.c calls it only after

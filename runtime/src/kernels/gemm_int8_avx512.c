@@ -142,14 +142,7 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
     v[i][1] = _mm512_fmadd_ps(
         _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][1], z1)), s1, bias1);
   }
-  if (e->quantize && act == AGL_ACT_GELU_ERF) {
-    /* Rounded to out_scale steps next: absolute accuracy serves. */
-#pragma GCC unroll 4
-    for (int i = 0; i < R; i += 4)
-      agl_gelu_erf_table512_n(v[i], 2 * (R - i < 4 ? R - i : 4));
-  } else {
-    agl_activate_tile512(v, R, act);
-  }
+  agl_activate_tile512(v, R, act);
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
     __m512 v0 = v[i][0], v1 = v[i][1];
