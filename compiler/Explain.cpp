@@ -62,9 +62,11 @@ std::optional<int64_t> constantProduct(Operation *call,
 
 /// The cache blocking a GEMM or convolution call runs with: the tuned
 /// values where its tuning sets them, the runtime's cost model's else (its
-/// depth block for the product's depth, where known).
+/// depth block for the product's depth and its column block for the rows,
+/// at one thread, where known).
 std::string blockingText(Operation *call, const MachineModel &machine,
-                         std::optional<int64_t> depth = std::nullopt) {
+                         std::optional<int64_t> depth = std::nullopt,
+                         std::optional<int64_t> rows = std::nullopt) {
   GemmBlocking tuned = blockingOfCall(call);
   auto knob = [](const char *name, int64_t tunedValue, int modelValue) {
     return llvm::formatv("{0} {1}{2}", name,
@@ -72,11 +74,16 @@ std::string blockingText(Operation *call, const MachineModel &machine,
                          tunedValue ? " (tuned)" : "")
         .str();
   };
-  const int modelKc =
-      depth ? int(agl_gemm_depth_block(machine.kc, *depth)) : machine.kc;
-  return knob("KC", tuned.kc, modelKc) + " " +
-         knob("NC", tuned.nc, machine.nc) + " " +
-         knob("MC", tuned.mc, machine.mc);
+  const int64_t kc = tuned.kc ? tuned.kc
+                     : depth  ? agl_gemm_depth_block(machine.kc, *depth)
+                              : machine.kc;
+  const int64_t mc = tuned.mc ? tuned.mc : machine.mc;
+  const int modelNc =
+      rows ? int(agl_gemm_column_block(machine.nc, kc, std::min(*rows, mc),
+                                       machine.l2Bytes, machine.nr))
+           : machine.nc;
+  return knob("KC", tuned.kc, int(kc)) + " " + knob("NC", tuned.nc, modelNc) +
+         " " + knob("MC", tuned.mc, machine.mc);
 }
 
 /// How a GEMM call gets its B.
@@ -115,7 +122,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         size(2), size(3), size(4), size(9), size(21), size(22), size(10),
         size(11), size(12), machine.gemmIsa, machine.mr, machine.nr,
         blockingText(kernel.op, machine,
-                     constantProduct(kernel.op, {2, 10, 11})));
+                     constantProduct(kernel.op, {2, 10, 11}),
+                     constantProduct(kernel.op, {21, 22})));
     if (size(1) != "1")
       text += ", " + size(1) + " groups";
     return {text, machine.threads};
@@ -128,7 +136,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "on the {6} {7}x{8} micro-kernel, {9}",
         size(1), size(2), size(3), size(8), size(14), size(15), machine.gemmIsa,
         machine.mr, machine.nr,
-        blockingText(kernel.op, machine, constantProduct(kernel.op, {1})));
+        blockingText(kernel.op, machine, constantProduct(kernel.op, {1}),
+                     constantProduct(kernel.op, {8})));
     return {text, machine.threads};
   }
   if (runtimeKernelCalled(kernel.op) == "conv2d_winograd_f4") {
@@ -139,7 +148,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "time, 36 products per block on the {6} {7}x{8} micro-kernel, {9}",
         size(1), size(2), size(3), size(8), size(14), size(15), machine.gemmIsa,
         machine.mr, machine.nr,
-        blockingText(kernel.op, machine, constantProduct(kernel.op, {1})));
+        blockingText(kernel.op, machine, constantProduct(kernel.op, {1}),
+                     constantProduct(kernel.op, {8})));
     if (machine.threads > 1)
       text += ", blocks (or their channels and filters) split across the pool";
     return {text, machine.threads};
@@ -199,7 +209,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "GEMM m{0} n{1} k{2}{3}: {4} {5}x{6} micro-kernel, {7}, B {8}", size(1),
         size(2), size(3), size(0) == "1" ? "" : " batch " + size(0),
         machine.gemmIsa, machine.mr, machine.nr,
-        blockingText(call, machine, constantProduct(call, {3})),
+        blockingText(call, machine, constantProduct(call, {3}),
+                     constantProduct(call, {1})),
         bWeightText(call));
     if (auto epilogue = call->getAttrOfType<StringAttr>(kEpilogueAttrName))
       text += ", epilogue " + epilogue.getValue().str() +

@@ -25,6 +25,7 @@ struct MachineModel {
   /// The runtime GEMM on this machine: micro-kernel ISA and tile, blocking.
   std::string gemmIsa;
   int mr = 0, nr = 0, kc = 0, nc = 0, mc = 0;
+  int64_t l2Bytes = 0; // the L2 the system reports (0: unknown)
 };
 
 /// The plan of `module` (after the memref stage) as a table.

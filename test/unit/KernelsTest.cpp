@@ -443,6 +443,35 @@ TEST_F(KernelsTest, DepthUpToFourThirdsOfKcInOneBlock) {
   agl_gemm_select(0);
 }
 
+// Where A's block takes at most half of the L2, B's block is cut so that
+// both fit three quarters of it (whole micro-panels, never above the
+// model's); an unknown L2 or a large A block leaves the model's. Products
+// whose columns span several cut blocks are right.
+TEST_F(KernelsTest, SmallABlockCutsTheColumnBlock) {
+  const int64_t l2 = 1 << 20;
+  EXPECT_EQ(agl_gemm_column_block(320, 768, 128, l2, 32), 128);
+  EXPECT_EQ(agl_gemm_column_block(320, 576, 128, l2, 32), 192);
+  EXPECT_EQ(agl_gemm_column_block(320, 576, 2048, l2, 32), 320);
+  EXPECT_EQ(agl_gemm_column_block(320, 768, 128, 0, 32), 320);
+  EXPECT_EQ(agl_gemm_column_block(64, 576, 14, l2, 32), 64);
+  EXPECT_EQ(agl_gemm_column_block(320, 768, 170, l2, 32), 64);
+  agl_sgemm_plan plan;
+  agl_kernel_sgemm_describe(&plan);
+  std::mt19937 rng(23);
+  for (int isa : {0, 1, 3}) {
+    agl_gemm_select(isa);
+    Layout packed{};
+    packed.packed_b = true;
+    EXPECT_EQ(checkGemm(1, 40, 3 * plan.nc + 5, plan.kc, packed, 0,
+                        AGL_ACT_RELU, 2, rng),
+              0);
+    EXPECT_EQ(checkGemm(1, 60, 2 * plan.nc + 40, plan.kc + 9, Layout{}, 1,
+                        AGL_ACT_NONE, 1, rng),
+              0);
+  }
+  agl_gemm_select(0);
+}
+
 TEST_F(KernelsTest, ZeroDepthWritesActivationOfZeroOrC) {
   for (int isa : {0, 1, 3}) {
     agl_gemm_select(isa);

@@ -558,6 +558,7 @@ int main(int argc, char **argv) {
       machine.kc = gemm.kc;
       machine.nc = gemm.nc;
       machine.mc = gemm.mc;
+      machine.l2Bytes = gemm.l2_bytes;
       // Standard output, unless the IR goes there.
       (outputPath == "-" ? llvm::errs() : llvm::outs())
           << explainPlan(planned, machine);

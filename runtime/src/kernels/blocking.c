@@ -89,19 +89,25 @@ static const agl_gemm_isa *const g_tables[] = {
 };
 enum { TABLES = sizeof g_tables / sizeof g_tables[0] };
 static agl_block_sizes g_sizes[TABLES];
-static int64_t g_l2_bytes;
+static int64_t g_l2_bytes, g_system_l2_bytes;
 static pthread_once_t g_model_once = PTHREAD_ONCE_INIT;
 
 static void compute_model(void) {
   for (int t = 0; t < TABLES; ++t)
     g_sizes[t] = model_sizes(g_tables[t]->mr, g_tables[t]->nr);
   int64_t l1d, l3;
+  agl_cache_sizes(&l1d, &g_system_l2_bytes, &l3);
   model_caches(&l1d, &g_l2_bytes, &l3);
 }
 
 int64_t agl_l2_bytes(void) {
   pthread_once(&g_model_once, compute_model);
   return g_l2_bytes;
+}
+
+int64_t agl_system_l2_bytes(void) {
+  pthread_once(&g_model_once, compute_model);
+  return g_system_l2_bytes;
 }
 
 agl_block_sizes agl_gemm_block_sizes(const agl_gemm_isa *isa,

@@ -72,6 +72,8 @@ AGL_HIDDEN agl_block_sizes agl_gemm_block_sizes(
 AGL_HIDDEN void agl_cache_sizes(int64_t *l1d, int64_t *l2, int64_t *l3);
 /* This CPU's L2 (per core) as the cost models take it, read once. */
 AGL_HIDDEN int64_t agl_l2_bytes(void);
+/* This CPU's L2 as the system tells it (0 where it does not), read once. */
+AGL_HIDDEN int64_t agl_system_l2_bytes(void);
 
 static inline int64_t agl_ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;

@@ -137,8 +137,14 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
   const agl_gemm_isa *isa = g->isa;
   const int mr = isa->mr, nr = isa->nr;
-  const int64_t KC = g->block.kc, NC = g->block.nc;
+  const int64_t KC = g->block.kc;
   const int64_t mc_max = mc_block(g, i1 - i0);
+  const int64_t NC =
+      g->blocking && g->blocking->nc > 0
+          ? g->block.nc
+          : agl_gemm_column_block(g->block.nc, KC,
+                                  i1 - i0 < mc_max ? i1 - i0 : mc_max,
+                                  agl_system_l2_bytes(), nr);
   /* B's block first: kc x nc, a multiple of 32 floats, keeps A's aligned. */
   float *bp = scratch;
   float *ap = scratch + KC * NC;
