@@ -134,34 +134,42 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
   uint8_t *cq = c;
   const __m512 out_scale = _mm512_set1_ps(e->out_scale);
   const __m512 out_zero = _mm512_set1_ps((float)e->out_zero_point);
-  __m512 v[MR][2];
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i) {
-    v[i][0] = _mm512_fmadd_ps(
-        _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][0], z0)), s0, bias0);
-    v[i][1] = _mm512_fmadd_ps(
-        _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i][1], z1)), s1, bias1);
-  }
-  agl_activate_tile512(v, R, act);
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i) {
-    __m512 v0 = v[i][0], v1 = v[i][1];
-    if (residual) {
-      const float *res = residual + i * e->res_rs;
-      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res));
-      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, res + 16));
+  /* Four rows at a time from dequantization to store, so that only their
+   * eight vectors and the activation's temporaries are live besides the
+   * accumulators still waiting. */
+#pragma GCC unroll 4
+  for (int i0 = 0; i0 < R; i0 += 4) {
+    const int rows = R - i0 < 4 ? R - i0 : 4;
+    __m512 v[4][2];
+#pragma GCC unroll 4
+    for (int r = 0; r < rows; ++r) {
+      v[r][0] = _mm512_fmadd_ps(
+          _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i0 + r][0], z0)), s0, bias0);
+      v[r][1] = _mm512_fmadd_ps(
+          _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i0 + r][1], z1)), s1, bias1);
     }
-    if (e->quantize) {
-      uint8_t *row = cq + i * ldc;
-      _mm512_mask_cvtepi32_storeu_epi8(row, m0,
-                                       quantize16(v0, out_scale, out_zero));
-      _mm512_mask_cvtepi32_storeu_epi8(row + 16, m1,
-                                       quantize16(v1, out_scale, out_zero));
-      continue;
+    agl_activate512_n(v[0], 2 * rows, act);
+#pragma GCC unroll 4
+    for (int r = 0; r < rows; ++r) {
+      const int i = i0 + r;
+      __m512 v0 = v[r][0], v1 = v[r][1];
+      if (residual) {
+        const float *res = residual + i * e->res_rs;
+        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res));
+        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, res + 16));
+      }
+      if (e->quantize) {
+        uint8_t *row = cq + i * ldc;
+        _mm512_mask_cvtepi32_storeu_epi8(row, m0,
+                                         quantize16(v0, out_scale, out_zero));
+        _mm512_mask_cvtepi32_storeu_epi8(row + 16, m1,
+                                         quantize16(v1, out_scale, out_zero));
+        continue;
+      }
+      float *row = cf + i * ldc;
+      _mm512_mask_storeu_ps(row, m0, v0);
+      _mm512_mask_storeu_ps(row + 16, m1, v1);
     }
-    float *row = cf + i * ldc;
-    _mm512_mask_storeu_ps(row, m0, v0);
-    _mm512_mask_storeu_ps(row + 16, m1, v1);
   }
 }
 

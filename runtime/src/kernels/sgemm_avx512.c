@@ -83,32 +83,42 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
     bias0 = _mm512_maskz_loadu_ps(m0, e->bias);
     bias1 = _mm512_maskz_loadu_ps(m1, e->bias + 16);
   }
-  __m512 v[MR][2], r[MR][2];
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i)
+  /* Four rows at a time from the accumulators to the store, so that only
+   * their eight vectors and the activation's temporaries are live besides
+   * the accumulators still waiting (all 28 at once spilled to the stack). */
+#pragma GCC unroll 4
+  for (int i0 = 0; i0 < R; i0 += 4) {
+    const int rows = R - i0 < 4 ? R - i0 : 4;
+    __m512 v[4][2], r[4][2];
+#pragma GCC unroll 4
+    for (int q = 0; q < rows; ++q)
 #pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h) {
-      const __mmask16 m = h ? m1 : m0;
-      __m512 x = acc[i][h];
-      if (scaled)
-        x = _mm512_mul_ps(x, alpha);
-      if (load_c)
-        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, c + i * ldc + 16 * h));
-      if (e->bias)
-        x = _mm512_add_ps(x, h ? bias1 : bias0);
-      r[i][h] =
-          residual ? _mm512_maskz_loadu_ps(m, residual + i * e->res_rs + 16 * h)
-                   : _mm512_setzero_ps();
-      v[i][h] = residual && first ? _mm512_add_ps(x, r[i][h]) : x;
-    }
-  agl_activate_tile512(v, R, act);
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i)
+      for (int h = 0; h < 2; ++h) {
+        const int i = i0 + q;
+        const __mmask16 m = h ? m1 : m0;
+        __m512 x = acc[i][h];
+        if (scaled)
+          x = _mm512_mul_ps(x, alpha);
+        if (load_c)
+          x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, c + i * ldc + 16 * h));
+        if (e->bias)
+          x = _mm512_add_ps(x, h ? bias1 : bias0);
+        r[q][h] =
+            residual
+                ? _mm512_maskz_loadu_ps(m, residual + i * e->res_rs + 16 * h)
+                : _mm512_setzero_ps();
+        v[q][h] = residual && first ? _mm512_add_ps(x, r[q][h]) : x;
+      }
+    if (act != AGL_ACT_NONE)
+      agl_activate512_n(v[0], 2 * rows, act);
+#pragma GCC unroll 4
+    for (int q = 0; q < rows; ++q)
 #pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h)
-      _mm512_mask_storeu_ps(c + i * ldc + 16 * h, h ? m1 : m0,
-                            residual && !first ? _mm512_add_ps(v[i][h], r[i][h])
-                                               : v[i][h]);
+      for (int h = 0; h < 2; ++h)
+        _mm512_mask_storeu_ps(
+            c + (i0 + q) * ldc + 16 * h, h ? m1 : m0,
+            residual && !first ? _mm512_add_ps(v[q][h], r[q][h]) : v[q][h]);
+  }
 }
 
 #define KERNEL_ROWS(R)                                                         \
