@@ -133,6 +133,16 @@ static int64_t mc_block(const gemm_args *g, int64_t rows) {
   return (panels + blocks - 1) / blocks * mr;
 }
 
+/* The first row of micro-panel q of a block of mc rows in `panels`
+ * panels of balanced heights (differing by at most one row): 128 rows are
+ * eight panels of 13 and two of 12, not nine of 14 and a last of 2, whose
+ * few accumulators cannot keep the FMA pipes busy while it streams B just
+ * as the full ones do. */
+static int64_t panel_start(int64_t mc, int64_t panels, int64_t q) {
+  const int64_t base = mc / panels, extra = mc % panels;
+  return q * base + (q < extra ? q : extra);
+}
+
 static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
   const agl_gemm_isa *isa = g->isa;
@@ -183,14 +193,26 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       const int first = pc == 0, last = pc + kc == g->k;
       agl_view av = {a ? a + ic * g->a_rs + pc * g->a_cs : NULL, g->a_rs,
                      g->a_cs};
+      /* Balanced panel heights, except where A lies in place in panels of
+       * 14 rows. */
+      const int64_t panels = agl_ceil_div(mc, mr);
+      const int64_t split = a_in_place ? mr * panels : mc;
+#define PANEL_START(q) (a_in_place ? (q)*mr : panel_start(split, panels, q))
       if (g->shared_a) {
         /* Packed by all threads before. */
-      } else if (g->pack_a_block)
-        g->pack_a_block(g->pack_a_ctx, batch, ic, mc, pc, kc, mr, ap);
-      else if (packed_a && !a_in_place)
-        repack_a(packed_a, g->m, g->k, ic, mc, pc, kc, mr, ap);
-      else if (!direct && !packed_a)
-        isa->pack_a(av, mc, kc, mr, ap);
+      } else if (!a_in_place && (g->pack_a_block || packed_a || !direct)) {
+        for (int64_t q = 0; q < panels; ++q) {
+          const int64_t r0 = PANEL_START(q), h = PANEL_START(q + 1) - r0;
+          float *dst = ap + q * kc * mr;
+          if (g->pack_a_block)
+            g->pack_a_block(g->pack_a_ctx, batch, ic + r0, h, pc, kc, mr, dst);
+          else if (packed_a)
+            repack_a(packed_a, g->m, g->k, ic + r0, h, pc, kc, mr, dst);
+          else
+            isa->pack_a((agl_view){av.data + r0 * g->a_rs, g->a_rs, g->a_cs}, h,
+                        kc, mr, dst);
+        }
+      }
       for (int64_t jc = j0; jc < j1; jc += NC) {
         int64_t nc = j1 - jc < NC ? j1 - jc : NC;
         /* B's micro-panels left of column `in_place_end` are read where
@@ -230,12 +252,14 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
           agl_view bv = {b + pc * g->b_rs + jc * g->b_cs, g->b_cs, g->b_rs};
           isa->pack_b(bv, nc, kc, nr, bp);
         }
-        for (int64_t ir = 0; ir < mc; ir += mr) {
-          int rows = mc - ir < mr ? (int)(mc - ir) : mr;
+        for (int64_t q = 0; q < panels; ++q) {
+          const int64_t ir = PANEL_START(q);
+          const int64_t end = PANEL_START(q + 1) < mc ? PANEL_START(q + 1) : mc;
+          const int rows = (int)(end - ir);
           const float *apanel =
               a_in_place ? packed_a + (ic + ir) / pmr * g->k * pmr + pc * pmr
               : direct   ? av.data + ir * g->a_rs
-                         : ap + ir * kc;
+                         : ap + q * kc * mr;
           for (int64_t jr = 0; jr < nc; jr += nr) {
             int cols = nc - jr < nr ? (int)(nc - jr) : nr;
             /* C's tile (i, j), its bias and residual. */
@@ -257,6 +281,7 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
           }
         }
       }
+#undef PANEL_START
     }
   }
 }
@@ -291,9 +316,14 @@ typedef struct shared_pack {
 static void pack_shared(void *raw, int64_t p0, int64_t p1) {
   const shared_pack *s = raw;
   const int mr = s->g->isa->mr;
-  const int64_t r0 = p0 * mr, r1 = p1 * mr < s->mc ? p1 * mr : s->mc;
-  s->g->pack_a_block(s->g->pack_a_ctx, 0, s->ic + r0, r1 - r0, s->pc, s->kc, mr,
-                     s->ap + r0 * s->kc);
+  /* gemm_tile's balanced panels. */
+  const int64_t panels = agl_ceil_div(s->mc, mr);
+  for (int64_t q = p0; q < p1; ++q) {
+    const int64_t r0 = panel_start(s->mc, panels, q);
+    s->g->pack_a_block(s->g->pack_a_ctx, 0, s->ic + r0,
+                       panel_start(s->mc, panels, q + 1) - r0, s->pc, s->kc, mr,
+                       s->ap + q * s->kc * mr);
+  }
 }
 
 static int shares_a(const gemm_args *g, int threads) {

@@ -24,18 +24,18 @@ enum { PREFETCH_ROWS = 6 };
  * (16 depths ahead: 190-205; 128: slower again). */
 enum { B_PREFETCH = 64 };
 
-/* The micro-kernel for R live rows (R == MR for all but the last panel of
- * a block, whose padding rows are then not computed) and VECS vectors of
+/* The micro-kernel for R live rows (R <= MR: a block's panels have balanced
+ * heights; padding rows of a panel are not computed) and VECS vectors of
  * columns (1 when nr <= 16: the second one would only be discarded).
  * TRANS: C transposed (kernel_t). */
 static inline __attribute__((always_inline)) void
 kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
             int64_t kc, const float *ap, int64_t lda, const float *bp,
             int64_t ldb, float *c, int64_t ldc, int nr, const agl_epilogue *e) {
-  /* Few rows leave too few accumulators to hide the FMA latency (4
-   * cycles, 2 pipes: 8 chains): those tiles sum alternate depths into
-   * SETS sets of accumulators, added together at the end (the last panel
-   * of a 128-row product, 2 rows, ran at half the FMA rate). */
+  /* Few rows (products of 1-4 rows; 1-4 columns where C is transposed)
+   * leave too few accumulators to hide the FMA latency (4 cycles, 2 pipes:
+   * 8 chains): those tiles sum alternate depths into SETS sets of
+   * accumulators, added together at the end. */
   enum { SETS_MAX = 4 };
   const int SETS = R * VECS >= 8 ? 1 : R * VECS >= 4 ? 2 : SETS_MAX;
   __m512 sets[SETS_MAX][MR][2];
