@@ -32,20 +32,12 @@ static inline __attribute__((always_inline)) void
 kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
             int64_t kc, const float *ap, int64_t lda, const float *bp,
             int64_t ldb, float *c, int64_t ldc, int nr, const agl_epilogue *e) {
-  /* Few rows (products of 1-4 rows; 1-4 columns where C is transposed)
-   * leave too few accumulators to hide the FMA latency (4 cycles, 2 pipes:
-   * 8 chains): those tiles sum alternate depths into SETS sets of
-   * accumulators, added together at the end. */
-  enum { SETS_MAX = 4 };
-  const int SETS = R * VECS >= 8 ? 1 : R * VECS >= 4 ? 2 : SETS_MAX;
-  __m512 sets[SETS_MAX][MR][2];
-#pragma GCC unroll 4
-  for (int s = 0; s < SETS; ++s)
+  __m512 acc[MR][2];
 #pragma GCC unroll 14
-    for (int i = 0; i < R; ++i) {
-      sets[s][i][0] = _mm512_setzero_ps();
-      sets[s][i][1] = _mm512_setzero_ps();
-    }
+  for (int i = 0; i < R; ++i) {
+    acc[i][0] = _mm512_setzero_ps();
+    acc[i][1] = _mm512_setzero_ps();
+  }
   if (TRANS) {
     for (int j = 0; j < nr; ++j) {
       __builtin_prefetch(c + j * ldc, 1, 3);
@@ -58,43 +50,24 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
       _mm_prefetch((const char *)(c + i * ldc + 31), _MM_HINT_T0);
     }
   }
-  /* One depth into accumulator set s. */
-#define AGL_DEPTH_STEP(s)                                                      \
-  do {                                                                         \
-    _mm_prefetch((const char *)(bp + B_PREFETCH * ldb), _MM_HINT_T0);          \
-    if (VECS > 1)                                                              \
-      _mm_prefetch((const char *)(bp + B_PREFETCH * ldb + 16), _MM_HINT_T0);   \
-    /* Unaligned loads: B panels packed ahead of time may sit anywhere. */     \
-    __m512 b0 = _mm512_loadu_ps(bp);                                           \
-    __m512 b1 = VECS > 1 ? _mm512_loadu_ps(bp + 16) : _mm512_setzero_ps();     \
-    _Pragma("GCC unroll 14") for (int i = 0; i < R; ++i) {                     \
-      __m512 a = _mm512_set1_ps(DIRECT ? ap[i * lda] : ap[i]);                 \
-      sets[s][i][0] = _mm512_fmadd_ps(a, b0, sets[s][i][0]);                   \
-      if (VECS > 1)                                                            \
-        sets[s][i][1] = _mm512_fmadd_ps(a, b1, sets[s][i][1]);                 \
-    }                                                                          \
-    ap += DIRECT ? 1 : MR;                                                     \
-    bp += ldb;                                                                 \
-  } while (0)
-  int64_t p = 0;
-  if (SETS > 1) {
-    for (; p + SETS <= kc; p += SETS)
 #pragma GCC unroll 4
-      for (int s = 0; s < SETS; ++s)
-        AGL_DEPTH_STEP(s);
-  }
-#pragma GCC unroll 4
-  for (; p < kc; ++p)
-    AGL_DEPTH_STEP(0);
-#undef AGL_DEPTH_STEP
-  __m512(*acc)[2] = sets[0];
-#pragma GCC unroll 4
-  for (int s = 1; s < SETS; ++s)
+  for (int64_t p = 0; p < kc; ++p) {
+    _mm_prefetch((const char *)(bp + B_PREFETCH * ldb), _MM_HINT_T0);
+    if (VECS > 1)
+      _mm_prefetch((const char *)(bp + B_PREFETCH * ldb + 16), _MM_HINT_T0);
+    /* Unaligned loads: B panels packed ahead of time may sit anywhere. */
+    __m512 b0 = _mm512_loadu_ps(bp);
+    __m512 b1 = VECS > 1 ? _mm512_loadu_ps(bp + 16) : _mm512_setzero_ps();
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
-      acc[i][0] = _mm512_add_ps(acc[i][0], sets[s][i][0]);
-      acc[i][1] = _mm512_add_ps(acc[i][1], sets[s][i][1]);
+      __m512 a = _mm512_set1_ps(DIRECT ? ap[i * lda] : ap[i]);
+      acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
+      if (VECS > 1)
+        acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
     }
+    ap += DIRECT ? 1 : MR;
+    bp += ldb;
+  }
   if (TRANS) {
     agl_store_transposed(R, VECS, acc, c, ldc, nr, e);
     return;
