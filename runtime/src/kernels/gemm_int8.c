@@ -178,15 +178,22 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
     int64_t mc = i1 - ic < mc_max ? i1 - ic : mc_max;
     for (int64_t pq = 0; pq < quads; pq += kc) {
       int64_t kq = quads - pq < kc ? quads - pq : kc;
+      /* Micro-panels of balanced heights. */
+      const int64_t panels = agl_ceil_div(mc, AGL_S8_MR);
       if (!direct)
-        pack_a(a + ic * g->a_rs, g->a_rs, mc, g->k, pq, kq, abuf);
+        for (int64_t p = 0; p < panels; ++p) {
+          const int64_t r0 = agl_panel_start(mc, panels, p);
+          pack_a(a + (ic + r0) * g->a_rs, g->a_rs,
+                 agl_panel_start(mc, panels, p + 1) - r0, g->k, pq, kq,
+                 abuf + p * kq * AGL_S8_QUAD_BYTES);
+        }
       for (int64_t qc = q0; qc < q1; qc += ncp) {
         int64_t qe = q1 - qc < ncp ? q1 : qc + ncp;
-        for (int64_t ir = 0; ir < mc; ir += AGL_S8_MR) {
-          int rows = mc - ir < AGL_S8_MR ? (int)(mc - ir) : AGL_S8_MR;
-          const uint8_t *ap =
-              direct ? a + (ic + ir) * g->a_rs + 4 * pq
-                     : abuf + ir / AGL_S8_MR * kq * AGL_S8_QUAD_BYTES;
+        for (int64_t p = 0; p < panels; ++p) {
+          const int64_t ir = agl_panel_start(mc, panels, p);
+          const int rows = (int)(agl_panel_start(mc, panels, p + 1) - ir);
+          const uint8_t *ap = direct ? a + (ic + ir) * g->a_rs + 4 * pq
+                                     : abuf + p * kq * AGL_S8_QUAD_BYTES;
           int64_t i = ic + ir;
           for (int64_t q = qc; q < qe; ++q) {
             const unsigned char *panel = g->b + q * g->panel_bytes;

@@ -79,6 +79,16 @@ static inline int64_t agl_ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+/* The first row of micro-panel q of a block of mc rows in `panels`
+ * panels of balanced heights (differing by at most one row), as the packed
+ * products split their blocks: 128 rows are eight panels of 13 and two of
+ * 12, not nine of 14 and a last of 2, whose few accumulators cannot keep
+ * the FMA pipes busy while it streams B just as the full ones do. */
+static inline int64_t agl_panel_start(int64_t mc, int64_t panels, int64_t q) {
+  const int64_t base = mc / panels, extra = mc % panels;
+  return q * base + (q < extra ? q : extra);
+}
+
 /* How threads share a product of `panels` column panels and m rows (row
  * micro-panels of mr) for each of `batch` entries: columns first, each
  * thread reading only its own panels of B, and rows too when there are

@@ -133,16 +133,6 @@ static int64_t mc_block(const gemm_args *g, int64_t rows) {
   return (panels + blocks - 1) / blocks * mr;
 }
 
-/* The first row of micro-panel q of a block of mc rows in `panels`
- * panels of balanced heights (differing by at most one row): 128 rows are
- * eight panels of 13 and two of 12, not nine of 14 and a last of 2, whose
- * few accumulators cannot keep the FMA pipes busy while it streams B just
- * as the full ones do. */
-static int64_t panel_start(int64_t mc, int64_t panels, int64_t q) {
-  const int64_t base = mc / panels, extra = mc % panels;
-  return q * base + (q < extra ? q : extra);
-}
-
 static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
   const agl_gemm_isa *isa = g->isa;
@@ -197,7 +187,7 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
        * 14 rows. */
       const int64_t panels = agl_ceil_div(mc, mr);
       const int64_t split = a_in_place ? mr * panels : mc;
-#define PANEL_START(q) (a_in_place ? (q)*mr : panel_start(split, panels, q))
+#define PANEL_START(q) (a_in_place ? (q)*mr : agl_panel_start(split, panels, q))
       if (g->shared_a) {
         /* Packed by all threads before. */
       } else if (!a_in_place && (g->pack_a_block || packed_a || !direct)) {
@@ -319,10 +309,10 @@ static void pack_shared(void *raw, int64_t p0, int64_t p1) {
   /* gemm_tile's balanced panels. */
   const int64_t panels = agl_ceil_div(s->mc, mr);
   for (int64_t q = p0; q < p1; ++q) {
-    const int64_t r0 = panel_start(s->mc, panels, q);
+    const int64_t r0 = agl_panel_start(s->mc, panels, q);
     s->g->pack_a_block(s->g->pack_a_ctx, 0, s->ic + r0,
-                       panel_start(s->mc, panels, q + 1) - r0, s->pc, s->kc, mr,
-                       s->ap + q * s->kc * mr);
+                       agl_panel_start(s->mc, panels, q + 1) - r0, s->pc, s->kc,
+                       mr, s->ap + q * s->kc * mr);
   }
 }
 
