@@ -96,8 +96,8 @@ static inline int64_t agl_gemm_depth_block(int64_t model_kc, int64_t k) {
    unknown: no change), as the transformer products' 128 rows do, nc is cut
    so that both blocks share those three quarters, in whole nr-column
    micro-panels: A's micro-panels are then read from L2 for every block of
-   columns, not from L3 (the MLP's two products at one thread on Zen 5: nc
-   320 -> 128 and 192, 4-5% faster; 96-192 all within 1% of each other). */
+   columns, not from L3 (the MLP's two products on Zen 5: nc 320 -> 128
+   and 192; the MLP 2% faster at one thread, 10% at two). */
 static inline int64_t agl_gemm_column_block(int64_t model_nc, int64_t kc,
                                             int64_t rows, int64_t l2_bytes,
                                             int64_t nr) {

@@ -145,17 +145,6 @@ static inline __m512 agl_activate512(__m512 x, int act) {
   return x;
 }
 
-/* act of the first R rows of a register tile of two vectors per row, four
- * rows at a time. */
-static inline __attribute__((always_inline)) void
-agl_activate_tile512(__m512 v[][2], const int R, int act) {
-  if (act == AGL_ACT_NONE)
-    return;
-#pragma GCC unroll 4
-  for (int i = 0; i < R; i += 4)
-    agl_activate512_n(v[i], 2 * (R - i < 4 ? R - i : 4), act);
-}
-
 /* Lanes [lo, hi) of a 16-lane mask (empty when hi <= lo). */
 static inline __mmask16 agl_lane_range16(int64_t lo, int64_t hi) {
   if (lo < 0)

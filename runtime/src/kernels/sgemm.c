@@ -133,6 +133,15 @@ static int64_t mc_block(const gemm_args *g, int64_t rows) {
   return (panels + blocks - 1) / blocks * mr;
 }
 
+/* The first row of micro-panel q in a block of mc rows: balanced heights
+ * (agl_panel_start), except where A lies in place in panels of 14 rows. */
+static int64_t panel_row(int in_place, int64_t mc, int64_t panels, int mr,
+                         int64_t q) {
+  if (in_place)
+    return q * mr < mc ? q * mr : mc;
+  return agl_panel_start(mc, panels, q);
+}
+
 static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                       int64_t i1, int64_t j0, int64_t j1, float *scratch) {
   const agl_gemm_isa *isa = g->isa;
@@ -183,16 +192,13 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
       const int first = pc == 0, last = pc + kc == g->k;
       agl_view av = {a ? a + ic * g->a_rs + pc * g->a_cs : NULL, g->a_rs,
                      g->a_cs};
-      /* Balanced panel heights, except where A lies in place in panels of
-       * 14 rows. */
       const int64_t panels = agl_ceil_div(mc, mr);
-      const int64_t split = a_in_place ? mr * panels : mc;
-#define PANEL_START(q) (a_in_place ? (q)*mr : agl_panel_start(split, panels, q))
       if (g->shared_a) {
         /* Packed by all threads before. */
       } else if (!a_in_place && (g->pack_a_block || packed_a || !direct)) {
         for (int64_t q = 0; q < panels; ++q) {
-          const int64_t r0 = PANEL_START(q), h = PANEL_START(q + 1) - r0;
+          const int64_t r0 = panel_row(a_in_place, mc, panels, mr, q);
+          const int64_t h = panel_row(a_in_place, mc, panels, mr, q + 1) - r0;
           float *dst = ap + q * kc * mr;
           if (g->pack_a_block)
             g->pack_a_block(g->pack_a_ctx, batch, ic + r0, h, pc, kc, mr, dst);
@@ -243,9 +249,9 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
           isa->pack_b(bv, nc, kc, nr, bp);
         }
         for (int64_t q = 0; q < panels; ++q) {
-          const int64_t ir = PANEL_START(q);
-          const int64_t end = PANEL_START(q + 1) < mc ? PANEL_START(q + 1) : mc;
-          const int rows = (int)(end - ir);
+          const int64_t ir = panel_row(a_in_place, mc, panels, mr, q);
+          const int rows =
+              (int)(panel_row(a_in_place, mc, panels, mr, q + 1) - ir);
           const float *apanel =
               a_in_place ? packed_a + (ic + ir) / pmr * g->k * pmr + pc * pmr
               : direct   ? av.data + ir * g->a_rs
@@ -271,7 +277,6 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
           }
         }
       }
-#undef PANEL_START
     }
   }
 }
