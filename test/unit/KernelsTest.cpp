@@ -870,6 +870,30 @@ TEST_F(KernelsTest, Conv2dMatchesReference) {
       }
 }
 
+// At 2 and 3 threads a convolution whose task grid splits only the filters
+// packs its windows together, as many depth blocks per phase as the
+// packing memory holds: here 2 of 6 (a blocking leaving room for 2 blocks
+// of 100 depths of the 49 positions), the last block 76 deep.
+TEST_F(KernelsTest, Conv2dSharedWindowsInPhasesOfDepthBlocks) {
+  std::mt19937 rng(78);
+  const ConvShape shape = {1, 1, 64, 7, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const agl_gemm_blocking phases = {100, 6144, 0};
+  agl_conv_select(1); // the implicit GEMM
+  for (int isa : {0, 1})
+    for (int threads : {2, 3}) {
+      agl_gemm_select(isa);
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      EXPECT_EQ(checkConv(shape, true, 0, AGL_ACT_RELU, true, rng, &phases), 0)
+          << "isa=" << isa << " threads=" << threads;
+      EXPECT_EQ(checkConv(shape, false, 1, AGL_ACT_NONE, false, rng, &phases),
+                0)
+          << "isa=" << isa << " threads=" << threads;
+    }
+  agl_conv_select(0);
+  agl_gemm_select(0);
+  ASSERT_EQ(agl_set_num_threads(1), AGL_OK);
+}
+
 // agl_kernel_conv2d_winograd: output sizes odd and even (partial 2x2
 // tiles), tile rows of fewer and more than 8 tiles, padding 0, 1 and 2 on
 // uneven sides, one channel, depths across the GEMM's depth blocks, filters

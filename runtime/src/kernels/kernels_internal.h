@@ -547,10 +547,10 @@ typedef struct agl_gemm_args {
   /* Task grid of the packed path: per batch entry, mt x nt tiles of
    * m_step x n_step; of the small path, nt column chunks. */
   int64_t mt, nt, m_step, n_step;
-  /* Set while the threads compute one block of A that they packed together
+  /* Set while the threads compute blocks of A that they packed together
    * (the shared path): rows [shared_ic, + shared_mc) x depths [shared_pc,
-   * + shared_kc), packed at shared_a; the tiles then compute that block
-   * only, and pack nothing. */
+   * + shared_kc), packed at shared_a one KC-deep block after another; the
+   * tiles then compute those only, and pack nothing. */
   const float *shared_a;
   int64_t shared_ic, shared_mc, shared_pc, shared_kc;
 } agl_gemm_args;

@@ -181,8 +181,6 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                 ic_end = g->shared_a ? g->shared_ic + g->shared_mc : i1,
                 pc_begin = g->shared_a ? g->shared_pc : 0,
                 pc_end = g->shared_a ? g->shared_pc + g->shared_kc : g->k;
-  if (g->shared_a)
-    ap = (float *)g->shared_a;
   for (int64_t ic = ic_begin; ic < ic_end; ic += mc_max) {
     int64_t mc = ic_end - ic < mc_max ? ic_end - ic : mc_max;
     for (int64_t pc = pc_begin; pc < pc_end; pc += KC) {
@@ -194,7 +192,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
                      g->a_cs};
       const int64_t panels = agl_ceil_div(mc, mr);
       if (g->shared_a) {
-        /* Packed by all threads before. */
+        /* Packed by all threads before: the depth blocks in turn. */
+        ap = (float *)g->shared_a + (pc - pc_begin) * panels * mr;
       } else if (!a_in_place && (g->pack_a_block || packed_a || !direct)) {
         for (int64_t q = 0; q < panels; ++q) {
           const int64_t r0 = panel_row(a_in_place, mc, panels, mr, q);
@@ -299,25 +298,33 @@ static void packed_tasks(void *raw, int64_t begin, int64_t end) {
  * of one product whose A is packed block by block (a convolution's
  * windows), every task would pack all of A for itself, the same blocks on
  * every thread: at 2 threads about a fifth of resnet224's 14x14 and 7x7
- * layers. Here the threads pack each block of A together into thread 0's
- * packing memory, then compute it, column tiles as before: two phases per
- * block of A instead of one run. */
+ * layers. Here the threads pack blocks of A together into thread 0's
+ * packing memory, then compute them, column tiles as before: two phases
+ * for as many depth blocks as that memory holds (7x7 x 512 filters: all 8
+ * at once; 14x14 x 256: 3 of 4), not for each, each phase ending where its
+ * slowest thread does. */
 typedef struct shared_pack {
   const gemm_args *g;
   float *ap;
-  int64_t ic, mc, pc, kc;
+  int64_t ic, mc, pc, depth; /* rows [ic, ic + mc), depths [pc, pc + depth) */
 } shared_pack;
 
-static void pack_shared(void *raw, int64_t p0, int64_t p1) {
+/* Tasks [t0, t1): task t packs micro-panel t % panels of the phase's depth
+ * block t / panels, laid out as gemm_tile reads it: each block's panels in
+ * turn, every block before the last KC deep. */
+static void pack_shared(void *raw, int64_t t0, int64_t t1) {
   const shared_pack *s = raw;
   const int mr = s->g->isa->mr;
-  /* gemm_tile's balanced panels. */
+  const int64_t KC = s->g->block.kc;
   const int64_t panels = agl_ceil_div(s->mc, mr);
-  for (int64_t q = p0; q < p1; ++q) {
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t block = t / panels, q = t % panels;
+    const int64_t pc = s->pc + block * KC;
+    const int64_t kc = s->pc + s->depth - pc < KC ? s->pc + s->depth - pc : KC;
     const int64_t r0 = agl_panel_start(s->mc, panels, q);
     s->g->pack_a_block(s->g->pack_a_ctx, 0, s->ic + r0,
-                       agl_panel_start(s->mc, panels, q + 1) - r0, s->pc, s->kc,
-                       mr, s->ap + q * s->kc * mr);
+                       agl_panel_start(s->mc, panels, q + 1) - r0, pc, kc, mr,
+                       s->ap + block * panels * mr * KC + q * kc * mr);
   }
 }
 
@@ -331,19 +338,23 @@ static void shared_a_run(gemm_args *g, int threads) {
   const int64_t KC = g->block.kc;
   /* gemm_tile's MC blocks of rows [0, m), which its tiles also take. */
   const int64_t mc_max = mc_block(g, g->m);
+  const int64_t room = (int64_t)AGL_SCRATCH_FLOATS - KC * g->block.nc;
   shared_pack s = {g, agl_pool_scratch() + KC * g->block.nc, 0, 0, 0, 0};
   for (s.ic = 0; s.ic < g->m; s.ic += mc_max) {
     s.mc = g->m - s.ic < mc_max ? g->m - s.ic : mc_max;
-    for (s.pc = 0; s.pc < g->k; s.pc += KC) {
-      s.kc = g->k - s.pc < KC ? g->k - s.pc : KC;
-      const int64_t block_panels = (s.mc + mr - 1) / mr;
-      agl_pool_run(block_panels,
-                   block_panels < threads ? block_panels : threads, pack_shared,
-                   &s);
+    const int64_t panels = agl_ceil_div(s.mc, mr);
+    /* mc <= the blocking's mc: one depth block always fits. */
+    int64_t per_phase = room / (panels * mr * KC);
+    if (per_phase < 1)
+      per_phase = 1;
+    for (s.pc = 0; s.pc < g->k; s.pc += per_phase * KC) {
+      s.depth = g->k - s.pc < per_phase * KC ? g->k - s.pc : per_phase * KC;
+      const int64_t tasks = panels * agl_ceil_div(s.depth, KC);
+      agl_pool_run(tasks, tasks < threads ? tasks : threads, pack_shared, &s);
       g->shared_ic = s.ic;
       g->shared_mc = s.mc;
       g->shared_pc = s.pc;
-      g->shared_kc = s.kc;
+      g->shared_kc = s.depth;
       g->shared_a = s.ap;
       agl_pool_run(g->nt, g->nt, packed_tasks, g);
       g->shared_a = NULL;
