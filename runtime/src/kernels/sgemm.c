@@ -127,10 +127,9 @@ static void repack_a(const float *packed_a, int64_t m, int64_t k, int64_t ic,
  * micro-panels), as few as the blocking allows. */
 static int64_t mc_block(const gemm_args *g, int64_t rows) {
   const int mr = g->isa->mr;
-  const int64_t panels = (rows + mr - 1) / mr;
-  const int64_t mc_panels = g->block.mc / mr;
-  const int64_t blocks = (panels + mc_panels - 1) / mc_panels;
-  return (panels + blocks - 1) / blocks * mr;
+  const int64_t panels = agl_ceil_div(rows, mr);
+  const int64_t blocks = agl_ceil_div(panels, g->block.mc / mr);
+  return agl_ceil_div(panels, blocks) * mr;
 }
 
 /* The first row of micro-panel q in a block of mc rows: balanced heights
@@ -196,8 +195,8 @@ static void gemm_tile(const gemm_args *g, int64_t batch, int64_t i0,
         ap = (float *)g->shared_a + (pc - pc_begin) * panels * mr;
       } else if (!a_in_place && (g->pack_a_block || packed_a || !direct)) {
         for (int64_t q = 0; q < panels; ++q) {
-          const int64_t r0 = panel_row(a_in_place, mc, panels, mr, q);
-          const int64_t h = panel_row(a_in_place, mc, panels, mr, q + 1) - r0;
+          const int64_t r0 = agl_panel_start(mc, panels, q);
+          const int64_t h = agl_panel_start(mc, panels, q + 1) - r0;
           float *dst = ap + q * kc * mr;
           if (g->pack_a_block)
             g->pack_a_block(g->pack_a_ctx, batch, ic + r0, h, pc, kc, mr, dst);
