@@ -251,16 +251,24 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
           machine.threads};
 }
 
+/// A uint8 x int8 GEMM, which the int8 peak bounds.
+bool isInt8Gemm(const PlannedKernel &kernel) {
+  return StringRef(kernel.kind).starts_with("gemm_u8s8");
+}
+
 } // namespace
 
 std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
   std::vector<PlannedKernel> kernels = collectPlannedKernels(module);
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << llvm::formatv("machine: {0:f1} GFLOP/s FP32 per thread, {1} "
-                      "threads, {2:f1} GB/s read bandwidth\n",
-                      machine.peakGflopsPerThread, machine.threads,
-                      machine.bandwidthGBs);
+  os << llvm::formatv("machine: {0:f1} GFLOP/s FP32 per thread, ",
+                      machine.peakGflopsPerThread);
+  if (machine.int8PeakGopsPerThread > 0 && llvm::any_of(kernels, isInt8Gemm))
+    os << llvm::formatv("{0:f1} GOP/s uint8 x int8 per thread, ",
+                        machine.int8PeakGopsPerThread);
+  os << llvm::formatv("{0} threads, {1:f1} GB/s read bandwidth\n",
+                      machine.threads, machine.bandwidthGBs);
   // The kernel column fits the longest name (a GEMM with its epilogue).
   size_t kindWidth = 13;
   for (const PlannedKernel &kernel : kernels)
@@ -273,11 +281,12 @@ std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
   double totalUs = 0, totalFlops = 0;
   for (auto [index, kernel] : llvm::enumerate(kernels)) {
     Strategy strategy = strategyOf(kernel, machine);
+    // The int8 GEMMs at the int8 peak where it is known.
+    double peak = isInt8Gemm(kernel) && machine.int8PeakGopsPerThread > 0
+                      ? machine.int8PeakGopsPerThread
+                      : machine.peakGflopsPerThread;
     double computeUs =
-        machine.peakGflopsPerThread > 0
-            ? kernel.flops /
-                  (machine.peakGflopsPerThread * strategy.threads * 1e3)
-            : 0;
+        peak > 0 ? kernel.flops / (peak * strategy.threads * 1e3) : 0;
     double memoryUs =
         machine.bandwidthGBs > 0 ? kernel.bytes / (machine.bandwidthGBs * 1e3)
                                  : 0;

@@ -19,6 +19,9 @@ namespace autoglm {
 /// The machine the estimates are for.
 struct MachineModel {
   double peakGflopsPerThread = 0; // FP32 FMA peak of one core
+  /// uint8 x int8 peak of one core in GOP/s, for the int8 GEMMs (0:
+  /// unknown, they are estimated at the FP32 peak).
+  double int8PeakGopsPerThread = 0;
   double bandwidthGBs = 0;        // read bandwidth from memory
   int threads = 1;                // threads of the runtime's pool
   bool loopsOnPool = true;        // large loop nests split across the pool

@@ -46,6 +46,7 @@ ids, against onnxruntime's float32 output for the stored input; measured
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -225,18 +226,60 @@ class PostTrainingQuantizationTest(E2ETestCase):
         self.assertNotIn("call @agl_kernel_conv2d", text)
         self.assertNotIn("call @agl_kernel_sgemm", text)
         # --explain describes the stem's product (32x32 positions, 16
-        # filters, 3x3x3 windows) and counts its 2 m n k operations.
+        # filters, 3x3x3 windows) and counts its 2 m n k operations; with
+        # bandwidth to spare, every int8 product's estimate is its
+        # operations at the int8 peak given, the other kernels' at the FP32
+        # one.
         result = compile_model(
             os.path.join(MODELS_DIR, "resnet_cnn.onnx"),
             self.cache.path("int8-cnn", "explain.so"),
             "--precision", "int8", "--calibrate",
-            os.path.join(CALIBRATION_DIR, "resnet_cnn"), "--explain")
+            os.path.join(CALIBRATION_DIR, "resnet_cnn"), "--explain",
+            "--peak-gflops", "100", "--int8-peak-gops", "400",
+            "--bandwidth-gbs", "1000000")
         self.assertEqual(result.returncode, 0, describe(result))
         self.assertIn("int8 GEMM m1024 n16 k27: uint8 activations",
                       result.stdout)
+        self.assertIn("100.0 GFLOP/s FP32 per thread, 400.0 GOP/s uint8 x "
+                      "int8 per thread", result.stdout)
         stem = next(line for line in result.stdout.splitlines()
                     if " gemm_u8s8 " in line and "stem.conv" in line)
         self.assertEqual(stem.split()[3], "0.885")  # MFLOP
+        rows = [line.split() for line in result.stdout.splitlines()
+                if re.match(r" *\d+  \S+ +\d+ +[\d.]+ +[\d.]+ +\S+ +"
+                            r"(compute|memory) ", line)]
+        self.assertEqual(sum(r[1].startswith("gemm_u8s8") for r in rows), 6)
+        for _, kind, threads, mflop, _, _, _, estimate, *_ in rows:
+            peak = 400e3 if kind.startswith("gemm_u8s8") else 100e3
+            self.assertAlmostEqual(
+                float(estimate), float(mflop) * 1e6 / (peak * int(threads)),
+                delta=0.01 + 1e-3 * float(estimate), msg=kind)
+
+    def test_profile_rates_int8_products_against_the_int8_peak(self):
+        # In --profile's table the int8 GEMMs' % peak compares their
+        # operations per second with the int8 peak given, the other
+        # kernels' with the FP32 one (1 thread).
+        artifact = self.compiled(
+            os.path.join(MODELS_DIR, "mlp.onnx"), ".so", "--profile",
+            "--precision", "int8", "--calibrate",
+            os.path.join(CALIBRATION_DIR, "mlp"))
+        result = run_model(artifact, "-i",
+                           os.path.join(MODELS_DIR, "mlp", "input_0.npy"),
+                           "--bench", "5", "--threads", "1", "--profile",
+                           self.cache.path("int8-mlp", "trace.json"),
+                           "--top", "100", "--peak-gflops", "50",
+                           "--int8-peak-gops", "400")
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("peak 50.0 GFLOP/s, int8 400.0 GOP/s", result.stdout)
+        rows = re.findall(r"^ *[\d.]+ +[\d.]+% +5 +[\d.]+ +([\d.]+) +"
+                          r"([\d.]+)%  (\S+)", result.stdout, re.M)
+        self.assertEqual(
+            sum(kind.startswith("gemm_u8s8") for _, _, kind in rows), 2,
+            result.stdout)
+        for rate, share, kind in rows:
+            peak = 400 if kind.startswith("gemm_u8s8") else 50
+            self.assertAlmostEqual(float(share), 100 * float(rate) / peak,
+                                   delta=0.11, msg=kind)
 
     def test_gemm_nodes(self):
         rng = np.random.default_rng(11)

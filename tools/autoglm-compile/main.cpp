@@ -156,7 +156,7 @@ int main(int argc, char **argv) {
   bool noFusedAttention = false;
   bool printOpStats = false, timePasses = false, profile = false;
   bool explain = false;
-  double peakGflops = 0, bandwidthGBs = 0;
+  double peakGflops = 0, int8PeakGops = 0, bandwidthGBs = 0;
   std::vector<std::string> printIRBefore, printIRAfter;
   bool serialLoops = false;
   unsigned optLevel = 3;
@@ -267,6 +267,10 @@ int main(int argc, char **argv) {
                "roofline estimate for this machine");
   app.add_option("--peak-gflops", peakGflops,
                  "FP32 peak of one core for --explain (default: measured)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--int8-peak-gops", int8PeakGops,
+                 "uint8 x int8 peak of one core for --explain's int8 GEMMs "
+                 "(default: measured with AVX-512 VNNI, else the FP32 peak)")
       ->check(CLI::PositiveNumber);
   app.add_option("--bandwidth-gbs", bandwidthGBs,
                  "Memory read bandwidth for --explain (default: measured)")
@@ -545,6 +549,8 @@ int main(int argc, char **argv) {
       MachineModel machine;
       machine.peakGflopsPerThread =
           peakGflops > 0 ? peakGflops : run::measurePeakGflops();
+      machine.int8PeakGopsPerThread =
+          int8PeakGops > 0 ? int8PeakGops : run::measureInt8PeakGops();
       machine.bandwidthGBs =
           bandwidthGBs > 0 ? bandwidthGBs : run::measureReadBandwidthGBs();
       machine.threads = agl_get_num_threads();

@@ -10,6 +10,12 @@ namespace autoglm::run {
 // else AVX2); 0 on other CPUs. About 50 ms.
 double measurePeakGflops();
 
+// Single-thread peak of uint8 x int8 products summed into int32, in GOP/s
+// (two operations a product), measured like the FP32 peak with AVX-512 VNNI
+// (vpdpbusd), which the int8 GEMM runs where the CPU has it; 0 on other
+// CPUs, whose int8 kernel has no single instruction to measure. About 50 ms.
+double measureInt8PeakGops();
+
 // Single-thread read bandwidth from memory in GB/s: the best of a few sums
 // over 64 MiB, far larger than the caches. About 100 ms.
 double measureReadBandwidthGBs();

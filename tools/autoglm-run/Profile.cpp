@@ -68,8 +68,12 @@ std::string chromeTrace(const agl_model_desc &model,
   return json.str();
 }
 
+bool isInt8Kernel(const std::string &name) {
+  return name.rfind("gemm_u8s8", 0) == 0;
+}
+
 void printTopKernels(std::ostream &os, std::vector<KernelTotals> totals,
-                     size_t top, double peakGflops) {
+                     size_t top, double peakGflops, double int8PeakGops) {
   double allMs = 0;
   for (const KernelTotals &kernel : totals)
     allMs += kernel.totalMs;
@@ -90,9 +94,10 @@ void printTopKernels(std::ostream &os, std::vector<KernelTotals> totals,
                   allMs > 0 ? 100 * kernel.totalMs / allMs : 0.0,
                   kernel.calls, kernel.medianUs);
     os << line;
-    if (gflops > 0 && peakGflops > 0)
+    const double peak = isInt8Kernel(kernel.name) ? int8PeakGops : peakGflops;
+    if (gflops > 0 && peak > 0)
       std::snprintf(line, sizeof line, "%9.1f %7.1f%%", gflops,
-                    100 * gflops / peakGflops);
+                    100 * gflops / peak);
     else if (gflops > 0)
       std::snprintf(line, sizeof line, "%9.1f %8s", gflops, "-");
     else
@@ -104,6 +109,12 @@ void printTopKernels(std::ostream &os, std::vector<KernelTotals> totals,
   os << line;
   if (peakGflops > 0) {
     std::snprintf(line, sizeof line, "; peak %.1f GFLOP/s", peakGflops);
+    os << line;
+  }
+  if (int8PeakGops > 0 &&
+      std::any_of(totals.begin(), totals.end(),
+                  [](const KernelTotals &k) { return isInt8Kernel(k.name); })) {
+    std::snprintf(line, sizeof line, ", int8 %.1f GOP/s", int8PeakGops);
     os << line;
   }
   os << "\n";

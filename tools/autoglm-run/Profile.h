@@ -33,11 +33,16 @@ std::vector<KernelTotals> totalsPerKernel(const agl_model_desc &model,
 std::string chromeTrace(const agl_model_desc &model,
                         const agl_profile_event *events, size_t count);
 
+// The uint8 x int8 GEMMs, which the int8 peak bounds: their names start
+// with the runtime kernel's.
+bool isInt8Kernel(const std::string &name);
+
 // The `top` kernels by total time: time, share of all kernel time, calls,
-// median call, GFLOP/s and share of `peakGflops` (the machine's, for all
-// threads used).
+// median call, GFLOP/s and share of the machine's peak for all threads
+// used: `int8PeakGops` for the uint8 x int8 GEMMs (none shown where it is
+// 0), `peakGflops` for the others.
 void printTopKernels(std::ostream &os, std::vector<KernelTotals> totals,
-                     size_t top, double peakGflops);
+                     size_t top, double peakGflops, double int8PeakGops);
 
 } // namespace autoglm::run
 

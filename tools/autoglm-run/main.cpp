@@ -46,6 +46,7 @@ struct Options {
   std::string profilePath; // Chrome trace to write; empty: no profile
   int topKernels = 10;
   double peakGflops = 0; // per thread; 0: measure
+  double int8PeakGops = 0; // per thread; 0: measure
 };
 
 // What became of one output, for both the text and the JSON report.
@@ -146,6 +147,11 @@ void defineOptions(CLI::App &app, Options &options) {
   app.add_option("--peak-gflops", options.peakGflops,
                  "FP32 peak of one core in GFLOP/s, for the --profile table "
                  "(default: measured)")
+      ->check(atLeast(0));
+  app.add_option("--int8-peak-gops", options.int8PeakGops,
+                 "uint8 x int8 peak of one core in GOP/s, for the int8 "
+                 "GEMMs' % peak in the --profile table (default: measured "
+                 "with AVX-512 VNNI, else none)")
       ->check(atLeast(0));
   app.add_flag("--json", options.json,
                "Print one line of JSON on stdout; text goes to stderr");
@@ -268,12 +274,22 @@ void writeProfile(const Options &options, const agl_model_desc &model,
     throw std::runtime_error("profile: " + error);
   double peak = options.peakGflops > 0 ? options.peakGflops
                                        : measurePeakGflops();
+  std::vector<KernelTotals> totals = totalsPerKernel(model, events, count);
+  // The int8 peak only where int8 GEMMs ran.
+  const bool int8 =
+      std::any_of(totals.begin(), totals.end(), [](const KernelTotals &kernel) {
+        return isInt8Kernel(kernel.name);
+      });
+  double int8Peak = options.int8PeakGops > 0 ? options.int8PeakGops
+                    : int8                   ? measureInt8PeakGops()
+                                             : 0;
   text << "profile: " << count << " kernel calls";
   if (dropped > 0)
     text << " (" << dropped << " more did not fit)";
   text << ", trace in " << options.profilePath << "\n";
-  printTopKernels(text, totalsPerKernel(model, events, count),
-                  size_t(options.topKernels), peak * agl_get_num_threads());
+  printTopKernels(text, std::move(totals), size_t(options.topKernels),
+                  peak * agl_get_num_threads(),
+                  int8Peak * agl_get_num_threads());
 }
 
 int runModel(const Options &options, RunReport &report, std::ostream &text) {
