@@ -64,8 +64,9 @@ static const float *input_plane(const pool_geometry *g, int64_t plane) {
  * prefetched. The input is usually the previous kernel's output, evicted to
  * the L3 or still in another core's L2, and the hardware prefetchers did
  * not fetch it in time: measured on Zen 5 (resnet224's pooling in the
- * whole model, one thread), 230-270 us without, 155 us with, as fast as
- * with the input in cache; 2 rows ahead 175 us, 8 no better than 4. */
+ * whole model, one thread), 230-270 us without, 155 us with, about as fast
+ * as with the input in cache (145-150); 2 rows ahead 175 us, 8 no better
+ * than 4. */
 enum { PREFETCH_ROWS_AHEAD = 4 };
 
 /* Prefetches the input rows of output row oy of a plane. Inlined: GCC
