@@ -201,6 +201,9 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
               " on each tile in registers";
     if (int8Kernel == "gemm_u8s8_requantize")
       text += ", stored as the next product's uint8 input";
+    if (int8Kernel == "gemm_u8s8_transposed")
+      text += ", stored transposed (each column's sums contiguous: a "
+              "convolution's NCHW)";
     return {text, machine.threads};
   }
   if (func::CallOp call = gemmCall(kernel.op)) {

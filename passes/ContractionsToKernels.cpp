@@ -68,6 +68,7 @@ constexpr StringLiteral kSgemm = "agl_kernel_sgemm";
 constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
 constexpr StringLiteral kGemmInt8 = "agl_kernel_gemm_u8s8";
 constexpr StringLiteral kGemmInt8Requantize = "agl_kernel_gemm_u8s8_requantize";
+constexpr StringLiteral kGemmInt8Transposed = "agl_kernel_gemm_u8s8_transposed";
 constexpr StringLiteral kCudaSgemm = "agl_cuda_sgemm";
 constexpr StringLiteral kCudaGemmHalf = "agl_cuda_gemm_half";
 // agl_cuda_gemm_half's formats (runtime/src/cuda/blas.h).
@@ -77,6 +78,8 @@ constexpr int kCudaHalf = 0, kCudaBf16 = 1;
 struct ContractionLoops {
   int64_t m, n, k;
   SmallVector<int64_t> batch; // outermost first
+  /// The output is (batch.., n, m): C transposed, its columns contiguous.
+  bool transposedOutput = false;
 };
 
 bool mentions(AffineMap map, int64_t dim) {
@@ -88,7 +91,8 @@ bool mentions(AffineMap map, int64_t dim) {
 
 /// The loops of a (batched) matrix product on memrefs, given that `op`'s
 /// first two inputs are its operands, whose output rows are contiguous.
-std::optional<ContractionLoops> matchContractionLoops(linalg::GenericOp op);
+std::optional<ContractionLoops>
+matchContractionLoops(linalg::GenericOp op, bool allowTransposedOutput = false);
 
 /// The loops of a plain (batched) f32 matmul on memrefs whose output rows
 /// are contiguous, or nothing.
@@ -178,7 +182,8 @@ matchIntegerContraction(linalg::GenericOp op) {
   if (op.getNumDpsInputs() == 3 &&
       (cast<MemRefType>(op.getDpsInputs()[2].getType()).getRank() != 0))
     return std::nullopt;
-  std::optional<ContractionLoops> loops = matchContractionLoops(op);
+  std::optional<ContractionLoops> loops =
+      matchContractionLoops(op, /*allowTransposedOutput=*/true);
   if (!loops)
     return std::nullopt;
   // The kernel reads A's rows contiguously (other strides may be symbolic).
@@ -192,11 +197,13 @@ matchIntegerContraction(linalg::GenericOp op) {
   return ic;
 }
 
-std::optional<ContractionLoops> matchContractionLoops(linalg::GenericOp op) {
+std::optional<ContractionLoops>
+matchContractionLoops(linalg::GenericOp op, bool allowTransposedOutput) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap lhs = maps[0], rhs = maps[1], out = maps.back();
   int64_t loops = op.getNumLoops();
-  // The output names every parallel loop once, in order: (batch.., m, n).
+  // The output names every parallel loop once, in order: (batch.., m, n),
+  // or where allowed (batch.., n, m).
   if (out.getNumResults() != loops - 1 || out.getNumResults() < 2 ||
       !out.isProjectedPermutation() ||
       !lhs.isProjectedPermutation(/*allowZeroInResults=*/true) ||
@@ -206,11 +213,17 @@ std::optional<ContractionLoops> matchContractionLoops(linalg::GenericOp op) {
   SmallVector<unsigned> outDims;
   for (AffineExpr e : out.getResults())
     outDims.push_back(cast<AffineDimExpr>(e).getPosition());
-  if (!llvm::is_sorted(outDims))
-    return std::nullopt;
   c.m = outDims[outDims.size() - 2];
   c.n = outDims.back();
+  if (allowTransposedOutput && mentions(rhs, c.m) && mentions(lhs, c.n)) {
+    std::swap(c.m, c.n);
+    c.transposedOutput = true;
+  }
   c.batch.assign(outDims.begin(), outDims.end() - 2);
+  SmallVector<unsigned> loopOrder(c.batch.begin(), c.batch.end());
+  loopOrder.append({unsigned(c.m), unsigned(c.n)});
+  if (!llvm::is_sorted(loopOrder))
+    return std::nullopt;
   auto iterators = op.getIteratorTypesArray();
   c.k = llvm::find(iterators, utils::IteratorType::reduction) -
         iterators.begin();
@@ -1139,8 +1152,11 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
   // The dequantization that follows, with its epilogue, goes into the
   // call (not when the residual is the output: the kernel may keep partial
   // sums in the output between blocks of depths).
+  // (A transposed C takes no epilogue: the kernel stores its sums only.)
   std::optional<Epilogue> epilogue =
-      matchEpilogue(op, c, /*accumulate=*/false, /*integer=*/true);
+      c.transposedOutput
+          ? std::nullopt
+          : matchEpilogue(op, c, /*accumulate=*/false, /*integer=*/true);
   if (epilogue && epilogue->accumulateResidual)
     epilogue.reset();
   if (epilogue)
@@ -1221,6 +1237,33 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
     if (residual)
       rp = residual->pointer;
     activation = epilogue->activation;
+  }
+  if (c.transposedOutput) {
+    // (batch, m, n, k, a, its batch/row strides, a's zero point, packed b,
+    //  c, its batch/column strides, blocking).
+    SmallVector<Value> args = {
+        i64(batch),
+        i64(extents[c.m]),
+        i64(extents[c.n]),
+        i64(extents[c.k]),
+        lhs.pointer,
+        i64(aBatch),
+        i64(lhs.loopStrides[c.m]),
+        zeroPoint,
+        autoglm::pointerTo(b, loc, weights).pointer,
+        out.pointer,
+        i64(cBatch),
+        i64(out.loopStrides[c.n]),
+        autoglm::blockingArgument(b, loc, module, blocking)};
+    SmallVector<Type> types =
+        llvm::map_to_vector(args, [](Value v) { return v.getType(); });
+    auto call = func::CallOp::create(
+        b, loc,
+        autoglm::declareRuntimeFunction(module, kGemmInt8Transposed,
+                                        b.getFunctionType(types, {})),
+        args);
+    finishKernelCall(call, op, blocking, init, output, epilogue, zeroSources);
+    return;
   }
   // (batch, m, n, k, a, its batch/row strides, a's zero point, packed b,
   //  c, its batch/row strides, alpha, scale, bias, activation, residual,

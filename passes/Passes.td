@@ -538,7 +538,11 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     `fptoui(min(max(roundeven(y / s) + z, 0), 255))` with constant `s > 0`
     and integral `z` in 0..255, the call is
     `agl_kernel_gemm_u8s8_requantize`, which writes those bytes (epilogue
-    "...+quantize"; `s` and `z` its arguments before the blocking).
+    "...+quantize"; `s` and `z` its arguments before the blocking). An
+    integer product whose output map swaps its last two loops (batch.., n,
+    m), as a quantized convolution writes its NCHW sums, becomes
+    `agl_kernel_gemm_u8s8_transposed` (C's batch and column strides, no
+    epilogue).
 
     The last argument is the call's cache blocking: a pointer to a constant
     `agl_gemm_blocking` when the module attribute `autoglm.tuning` gives the

@@ -275,10 +275,11 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
 /// The exact integer convolution as the int8 GEMM takes it: the input,
 /// padded with its zero point, gathered into rows of windows (im2col:
 /// col[n, o, (c, k...)] = input[n, c, o * stride + k * dilation]), times
-/// the filter as a [C * kernel, F] matrix, then the [N, positions, F] sums
-/// moved to [N, F, out...]. A constant filter is transposed here, at
-/// compile time, so that the product's weight stays a constant the
-/// kernel's packing reads.
+/// the filter as a [C * kernel, F] matrix. A constant filter is transposed
+/// here, at compile time, so that the product's weight stays a constant the
+/// kernel's packing reads, and the product is written [N, F, positions]
+/// (the GEMM stores it transposed); otherwise the [N, positions, F] sums
+/// are moved to [N, F, out...].
 struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -335,6 +336,18 @@ struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
 
     Value weight = filterColumns(rewriter, loc, op.getFilter(),
                                  adaptor.getFilter(), f, window);
+    // A constant filter becomes the int8 GEMM's packed weight, and the GEMM
+    // can store its sums transposed: [n, f, positions] is the output's
+    // NCHW, and the elementwise ops that follow read it in order.
+    if (weight.getDefiningOp<arith::ConstantOp>()) {
+      Value sums = lowerIntegerMatMul(
+          rewriter, loc, col, weight, getElementTypeOrSelf(op.getInput()),
+          getElementTypeOrSelf(op.getFilter()), inputZp, filterZp,
+          {n, positions, f}, /*transposedResult=*/true);
+      rewriter.replaceOp(
+          op, reshapeTensor(rewriter, loc, sums, outType.getShape()));
+      return success();
+    }
     Value sums = lowerIntegerMatMul(rewriter, loc, col, weight,
                                     getElementTypeOrSelf(op.getInput()),
                                     getElementTypeOrSelf(op.getFilter()),

@@ -75,10 +75,12 @@ Value convertTensor(OpBuilder &b, Location loc, Value value,
 
 /// numpy's matmul of `lhs` and `rhs` as a contraction whose element result
 /// `body` computes, into an accumulator of `accElement`; `scalars` are
-/// extra rank-0 inputs of the generic. The result has the op's shape.
+/// extra rank-0 inputs of the generic. The result has the op's shape, or
+/// with `transposedResult` its last two dimensions swapped (batch.., n, m).
 Value lowerMatMul(OpBuilder &rewriter, Location loc, Value lhsOperand,
                   Value rhsOperand, ValueRange scalars, Type accElement,
-                  ArrayRef<int64_t> resultShape, ProductBody body) {
+                  ArrayRef<int64_t> resultShape, ProductBody body,
+                  bool transposedResult = false) {
   auto lhsType = cast<RankedTensorType>(lhsOperand.getType());
   auto rhsType = cast<RankedTensorType>(rhsOperand.getType());
   MatMulShape s = getMatMulShape(lhsType.getShape(), rhsType.getShape());
@@ -112,14 +114,20 @@ Value lowerMatMul(OpBuilder &rewriter, Location loc, Value lhsOperand,
   SmallVector<AffineExpr> outExprs;
   for (int64_t d = 0; d < nb; ++d)
     outExprs.push_back(rewriter.getAffineDimExpr(d));
-  outExprs.append({m, n});
+  if (transposedResult)
+    outExprs.append({n, m});
+  else
+    outExprs.append({m, n});
   MLIRContext *ctx = rewriter.getContext();
   SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, lhsExprs, ctx),
                                  AffineMap::get(loops, 0, rhsExprs, ctx)};
   maps.append(scalars.size(), AffineMap::get(loops, 0, {}, ctx));
   maps.push_back(AffineMap::get(loops, 0, outExprs, ctx));
   SmallVector<int64_t> outShape(batch);
-  outShape.append({s.m, s.n});
+  if (transposedResult)
+    outShape.append({s.n, s.m});
+  else
+    outShape.append({s.m, s.n});
   // Symbolic extents: batch ones from whichever operand has them, m from
   // the lhs, n from the rhs.
   SmallVector<Value> sizes;
@@ -135,12 +143,15 @@ Value lowerMatMul(OpBuilder &rewriter, Location loc, Value lhsOperand,
     else
       sizes.push_back(tensor::DimOp::create(rewriter, loc, rhs, r));
   }
+  SmallVector<Value> mn;
   if (ShapedType::isDynamic(s.m))
-    sizes.push_back(
-        tensor::DimOp::create(rewriter, loc, lhs, s.lhsBatch.size()));
+    mn.push_back(tensor::DimOp::create(rewriter, loc, lhs, s.lhsBatch.size()));
   if (ShapedType::isDynamic(s.n))
-    sizes.push_back(
+    mn.push_back(
         tensor::DimOp::create(rewriter, loc, rhs, rhsView.getRank() - 1));
+  if (transposedResult)
+    std::reverse(mn.begin(), mn.end());
+  llvm::append_range(sizes, mn);
   SmallVector<Value> inputs = {lhs, rhs};
   llvm::append_range(inputs, scalars);
   Value out = buildContraction(rewriter, loc,
@@ -258,7 +269,8 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
 Value autoglm::lowerIntegerMatMul(OpBuilder &b, Location loc, Value lhs,
                                   Value rhs, Type lhsElement, Type rhsElement,
                                   Value lhsZeroPoint, Value rhsZeroPoint,
-                                  ArrayRef<int64_t> resultShape) {
+                                  ArrayRef<int64_t> resultShape,
+                                  bool transposedResult) {
   Type i32 = b.getI32Type();
   SmallVector<Value> scalars;
   auto scalarAt = [&](Value zeroPoint) -> int {
@@ -282,7 +294,8 @@ Value autoglm::lowerIntegerMatMul(OpBuilder &b, Location loc, Value lhs,
             arith::MulIOp::create(nb, l, widen(a[0], lhsElement, lhsZp),
                                   widen(a[1], rhsElement, rhsZp));
         return arith::AddIOp::create(nb, l, a.back(), product);
-      });
+      },
+      transposedResult);
 }
 
 void autoglm::populateLinearAlgebraLowering(const TypeConverter &converter,

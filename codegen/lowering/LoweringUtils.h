@@ -107,13 +107,15 @@ mlir::Value emitF32ToNarrowFloat(mlir::OpBuilder &b, mlir::Location loc,
 /// `lhsElement` / `rhsElement` are their autoglm element types (which say
 /// how to widen them) and a null zero point is 0, left out of the body:
 /// the form the int8 GEMM kernel takes. The zero points are tensors of one
-/// element.
+/// element. With `transposedResult` the product's last two dimensions come
+/// swapped (batch.., n, m), as the int8 GEMM can store them.
 mlir::Value lowerIntegerMatMul(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value lhs, mlir::Value rhs,
                                mlir::Type lhsElement, mlir::Type rhsElement,
                                mlir::Value lhsZeroPoint,
                                mlir::Value rhsZeroPoint,
-                               llvm::ArrayRef<int64_t> resultShape);
+                               llvm::ArrayRef<int64_t> resultShape,
+                               bool transposedResult = false);
 
 // Pattern sets, one per op family (one file each).
 void populateElementwiseLowering(const mlir::TypeConverter &converter,

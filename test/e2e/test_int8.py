@@ -220,9 +220,12 @@ class PostTrainingQuantizationTest(E2ETestCase):
 
     def test_convolutions(self):
         # The CNN: its five convolutions (one group each) and its classifier
-        # (a Gemm) on the int8 kernel, none left in float32.
+        # (a Gemm) on the int8 kernel, none left in float32; the
+        # convolutions' sums stored transposed, straight into NCHW.
         text = self.check_against_float32("resnet_cnn")
         self.assertEqual(text.count("call @agl_kernel_gemm_u8s8"), 6)
+        self.assertEqual(
+            text.count("call @agl_kernel_gemm_u8s8_transposed"), 5)
         self.assertNotIn("call @agl_kernel_conv2d", text)
         self.assertNotIn("call @agl_kernel_sgemm", text)
         # --explain describes the stem's product (32x32 positions, 16
@@ -243,8 +246,10 @@ class PostTrainingQuantizationTest(E2ETestCase):
         self.assertIn("100.0 GFLOP/s FP32 per thread, 400.0 GOP/s uint8 x "
                       "int8 per thread", result.stdout)
         stem = next(line for line in result.stdout.splitlines()
-                    if " gemm_u8s8 " in line and "stem.conv" in line)
+                    if " gemm_u8s8_transposed " in line and "stem.conv" in line)
         self.assertEqual(stem.split()[3], "0.885")  # MFLOP
+        self.assertIn("stored transposed (each column's sums contiguous",
+                      result.stdout)
         rows = [line.split() for line in result.stdout.splitlines()
                 if re.match(r" *\d+  \S+ +\d+ +[\d.]+ +[\d.]+ +\S+ +"
                             r"(compute|memory) ", line)]

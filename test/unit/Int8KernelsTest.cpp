@@ -388,6 +388,83 @@ TEST_F(Int8KernelsTest, RequantizeBeyondThePackingMemory) {
             0);
 }
 
+// agl_kernel_gemm_u8s8_transposed against agl_kernel_gemm_u8s8's int32
+// sums: the same numbers, column j of C a run of m int32 at j *
+// c_col_stride; the gaps between columns and batch entries untouched.
+int checkTransposed(int64_t batch, int64_t m, int64_t n, int64_t k,
+                    int32_t zero_point, const agl_gemm_blocking *blocking,
+                    std::mt19937 &rng) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<int8_t> b(k * n);
+  for (int8_t &x : b)
+    x = static_cast<int8_t>(byte(rng) - 128);
+  Aligned packed(agl_s8_packed_bytes(k, n));
+  agl_pack_b_s8(b.data(), k, n, n, 1, packed.data);
+  const int64_t a_rs = k + 1, a_bs = m * a_rs + 3;
+  std::vector<uint8_t> a(batch * a_bs);
+  for (uint8_t &x : a)
+    x = static_cast<uint8_t>(byte(rng));
+  std::vector<int32_t> rows(batch * m * n);
+  agl_kernel_gemm_u8s8(batch, m, n, k, a.data(), a_bs, a_rs, zero_point,
+                       packed.data, rows.data(), m * n, n, 1.0f, nullptr,
+                       nullptr, AGL_ACT_NONE, nullptr, 0, 0, blocking);
+  const int64_t c_cs = m + 5, c_bs = n * c_cs + 2;
+  std::vector<int32_t> cols(batch * c_bs, 0x5A5A5A5A);
+  agl_kernel_gemm_u8s8_transposed(batch, m, n, k, a.data(), a_bs, a_rs,
+                                  zero_point, packed.data, cols.data(), c_bs,
+                                  c_cs, blocking);
+  int failures = 0;
+  for (int64_t at = 0; at < (int64_t)cols.size(); ++at) {
+    const int64_t bt = at / c_bs, j = at % c_bs / c_cs, i = at % c_bs % c_cs;
+    const bool inside = j < n && i < m;
+    const int32_t want = inside ? rows[(bt * m + i) * n + j] : 0x5A5A5A5A;
+    if (cols[at] != want && ++failures <= 3)
+      ADD_FAILURE() << "m=" << m << " n=" << n << " k=" << k
+                    << (inside ? ": C[" : ": gap at [") << bt << "," << i << ","
+                    << j << "] = " << cols[at] << ", expected " << want;
+  }
+  return failures;
+}
+
+TEST_F(Int8KernelsTest, TransposedMatchesTheRowMajorSums) {
+  // Small blocks too: the transposed product still takes every depth in
+  // one block.
+  const agl_gemm_blocking small = {2, 64, 28};
+  for (int isa : {kPortable, kVnni, kAvx2}) {
+    if (!cpu_runs(isa))
+      continue;
+    agl_gemm_select(isa);
+    for (int threads : {1, 2}) {
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      std::mt19937 rng(91 + isa * 10 + threads);
+      int failures = 0, variant = 0;
+      for (int64_t m : {1, 13, 14, 15, 49, 100})
+        for (int64_t n : {1, 16, 17, 33, 64})
+          for (int64_t k : {3, 64, 147, 576}) {
+            ++variant;
+            failures += checkTransposed(
+                variant % 2 ? 1 : 2, m, n, k, variant % 3 ? 134 : 0,
+                variant % 4 == 0 ? &small : nullptr, rng);
+          }
+      EXPECT_EQ(failures, 0) << "isa " << isa << " threads " << threads;
+    }
+  }
+}
+
+// A depth too large for the packing memory in one block (rows of k bytes
+// whose stride is a multiple of 4 KiB, which are packed): plain loops;
+// and k == 0: zeros.
+TEST_F(Int8KernelsTest, TransposedBeyondThePackingMemoryAndAtZeroDepth) {
+  std::mt19937 rng(6);
+  EXPECT_EQ(checkTransposed(1, 3, 40, 200001, 128, nullptr, rng), 0);
+  Aligned packed(64);
+  std::vector<int32_t> c(2 * 7, 9);
+  agl_kernel_gemm_u8s8_transposed(1, 3, 2, 0, nullptr, 0, 0, 5, packed.data,
+                                  c.data(), 14, 7, nullptr);
+  for (int64_t at = 0; at < 14; ++at)
+    EXPECT_EQ(c[at], at % 7 < 3 ? 0 : 9) << at;
+}
+
 // k == 0: the sum is 0, the epilogue still applies.
 TEST_F(Int8KernelsTest, ZeroDepth) {
   const int64_t m = 3, n = 5;

@@ -129,6 +129,19 @@ void agl_kernel_gemm_u8s8_requantize(
     int64_t residual_row_stride, float out_scale, int32_t out_zero_point,
     const agl_gemm_blocking *blocking);
 
+/* The int32 sums of the same product stored transposed: C[b,i,j] at
+     c[b*c_batch_stride + j*c_col_stride + i],
+   each column of C a run of m contiguous int32 (strides in elements). A
+   convolution's product (rows its output positions, columns its filters)
+   so lands in NCHW. No epilogue; the whole depth is summed in one block, as
+   for agl_kernel_gemm_u8s8_requantize (plain loops where that cannot
+   be). */
+void agl_kernel_gemm_u8s8_transposed(
+    int64_t batch, int64_t m, int64_t n, int64_t k, const uint8_t *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int32_t a_zero_point,
+    const void *packed_b, int32_t *c, int64_t c_batch_stride,
+    int64_t c_col_stride, const agl_gemm_blocking *blocking);
+
 #ifdef __cplusplus
 }
 #endif

@@ -54,7 +54,7 @@ void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap, int64_t lda,
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j) {
       uint32_t sum = acc[i][j];
-      unsigned char *cij = cb + (i * ldc + j) * 4;
+      unsigned char *cij = cb + (e->transposed ? j * ldc + i : i * ldc + j) * 4;
       if (e->load) {
         int32_t old;
         memcpy(&old, cij, 4);
@@ -103,6 +103,7 @@ typedef struct s8_args {
   int quantize;
   float out_scale;
   int32_t out_zero_point;
+  int transposed; /* int32 C transposed: c_rs is its column stride */
   agl_s8_kernel_fn kernel;
   /* Blocking: kc depth quads, nc columns (whole panels), mc rows (whole
    * A panels). */
@@ -213,12 +214,13 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
                 .res_rs = g->res_rs,
                 .quantize = g->quantize,
                 .out_scale = g->out_scale,
-                .out_zero_point = g->out_zero_point};
+                .out_zero_point = g->out_zero_point,
+                .transposed = g->transposed};
+            const int64_t at =
+                g->transposed ? j * g->c_rs + i : i * g->c_rs + j;
             g->kernel(kq, ap, direct ? g->a_rs : 0,
-                      (const int8_t *)(panel + 32 * sizeof(int32_t) +
-                                       pq * 128),
-                      rows, cols, c + (i * g->c_rs + j) * g->c_elem, g->c_rs,
-                      &e);
+                      (const int8_t *)(panel + 32 * sizeof(int32_t) + pq * 128),
+                      rows, cols, c + at * g->c_elem, g->c_rs, &e);
           }
         }
       }
@@ -239,7 +241,8 @@ static void task_tile(const s8_args *g, int64_t t, int64_t *bt, int64_t *i0,
   *q1 = *q0 + g->n_step < panels ? *q0 + g->n_step : panels;
 }
 
-/* A task of a quantized product as plain loops, element by element. */
+/* A task of a product in one block (quantized, or transposed) as plain
+ * loops, element by element. */
 static void s8_task_plain(const s8_args *g, int64_t t) {
   int64_t bt, i0, i1, q0, q1;
   task_tile(g, t, &bt, &i0, &i1, &q0, &q1);
@@ -252,6 +255,10 @@ static void s8_task_plain(const s8_args *g, int64_t t) {
       for (int64_t p = 0; p < g->k; ++p)
         sum += ((int32_t)row[p] - g->zero_point) *
                (int32_t)(int8_t)g->b[agl_s8_packed_offset(g->k, p, j)];
+      if (g->transposed) {
+        memcpy(g->c + (bt * g->c_bs + j * g->c_rs + i) * 4, &sum, 4);
+        continue;
+      }
       g->c[bt * g->c_bs + i * g->c_rs + j] = agl_quantize_u8(
           epilogue_scalar(g, sum, bt, i, j), g->out_scale, g->out_zero_point);
     }
@@ -270,10 +277,11 @@ static void s8_tasks(void *raw, int64_t begin, int64_t end) {
     kc = STACK_QUADS;
     mc = AGL_S8_MR;
   }
-  /* Quantized output comes in one depth block: A read in place, or packed
-   * whole into the packing memory (the entry sized mc for that, or set kc
-   * to 0 where not even one panel fits); else plain loops. */
-  if (g->quantize) {
+  /* Quantized or transposed output comes in one depth block: A read in
+   * place, or packed whole into the packing memory (the entry sized mc for
+   * that, or set kc to 0 where not even one panel fits); else plain
+   * loops. */
+  if (g->quantize || g->transposed) {
     const int64_t quads = agl_ceil_div(g->k, 4);
     if (!reads_a_in_place(g) && (abuf == stack || g->kc < quads)) {
       for (int64_t t = begin; t < end; ++t)
@@ -339,7 +347,8 @@ static agl_s8_kernel_fn s8_kernel(void) {
   return agl_s8_kernel_portable;
 }
 
-/* Both entry points: quantize 0 with 4-byte C, 1 with uint8 C. */
+/* Every entry point: quantize 0 with 4-byte C, 1 with uint8 C; transposed
+ * with int32 C, c_row_stride then its column stride. */
 static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                       const uint8_t *a, int64_t a_batch_stride,
                       int64_t a_row_stride, int32_t a_zero_point,
@@ -348,7 +357,7 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                       const float *bias, int32_t activation,
                       const float *residual, int64_t residual_batch_stride,
                       int64_t residual_row_stride, int quantize,
-                      float out_scale, int32_t out_zero_point,
+                      float out_scale, int32_t out_zero_point, int transposed,
                       const agl_gemm_blocking *blocking) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
@@ -358,6 +367,13 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
     activation = AGL_ACT_NONE;
   }
   const int64_t c_elem = quantize ? 1 : 4;
+  if (k <= 0 && transposed) {
+    for (int64_t bt = 0; bt < batch; ++bt)
+      for (int64_t j = 0; j < n; ++j)
+        memset((int32_t *)c + bt * c_batch_stride + j * c_row_stride, 0,
+               (size_t)m * 4);
+    return;
+  }
   if (k <= 0) {
     /* The epilogue of a zero sum. */
     for (int64_t bt = 0; bt < batch; ++bt)
@@ -382,16 +398,31 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
       }
     return;
   }
-  s8_args g = {.batch = batch, .m = m, .n = n, .k = k, .a = a,
-               .a_bs = a_batch_stride, .a_rs = a_row_stride,
-               .zero_point = a_zero_point, .b = packed_b,
-               .panel_bytes = agl_s8_panel_bytes(k), .c = c,
-               .c_bs = c_batch_stride, .c_rs = c_row_stride,
-               .c_elem = c_elem, .alpha = alpha, .scale = scale,
-               .bias = bias, .act = activation, .residual = residual,
+  s8_args g = {.batch = batch,
+               .m = m,
+               .n = n,
+               .k = k,
+               .a = a,
+               .a_bs = a_batch_stride,
+               .a_rs = a_row_stride,
+               .zero_point = a_zero_point,
+               .b = packed_b,
+               .panel_bytes = agl_s8_panel_bytes(k),
+               .c = c,
+               .c_bs = c_batch_stride,
+               .c_rs = c_row_stride,
+               .c_elem = c_elem,
+               .alpha = alpha,
+               .scale = scale,
+               .bias = bias,
+               .act = activation,
+               .residual = residual,
                .res_bs = residual_batch_stride,
-               .res_rs = residual_row_stride, .quantize = quantize,
-               .out_scale = out_scale, .out_zero_point = out_zero_point,
+               .res_rs = residual_row_stride,
+               .quantize = quantize,
+               .out_scale = out_scale,
+               .out_zero_point = out_zero_point,
+               .transposed = transposed,
                .kernel = s8_kernel()};
   agl_block_sizes sizes = agl_gemm_block_sizes(agl_gemm_current(), blocking);
   g.kc = sizes.kc > 0 ? sizes.kc : 1;
@@ -405,7 +436,7 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
   if (g.mc < AGL_S8_MR)
     g.mc = AGL_S8_MR;
   const int64_t room = (int64_t)(AGL_SCRATCH_FLOATS * sizeof(float));
-  if (quantize) {
+  if (quantize || transposed) {
     /* One block of every depth: as many rows as then fit (kc 0 where not
      * even one panel does, which s8_tasks takes to plain loops). */
     g.kc = agl_ceil_div(k, 4);
@@ -440,8 +471,8 @@ void agl_kernel_gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                           const agl_gemm_blocking *blocking) {
   gemm_u8s8(batch, m, n, k, a, a_batch_stride, a_row_stride, a_zero_point,
             packed_b, c, c_batch_stride, c_row_stride, alpha, scale, bias,
-            activation, residual, residual_batch_stride, residual_row_stride,
-            0, 1.0f, 0, blocking);
+            activation, residual, residual_batch_stride, residual_row_stride, 0,
+            1.0f, 0, 0, blocking);
 }
 
 void agl_kernel_gemm_u8s8_requantize(
@@ -456,6 +487,16 @@ void agl_kernel_gemm_u8s8_requantize(
     return; /* documented as required: nothing to quantize */
   gemm_u8s8(batch, m, n, k, a, a_batch_stride, a_row_stride, a_zero_point,
             packed_b, c, c_batch_stride, c_row_stride, alpha, scale, bias,
-            activation, residual, residual_batch_stride, residual_row_stride,
-            1, out_scale, out_zero_point, blocking);
+            activation, residual, residual_batch_stride, residual_row_stride, 1,
+            out_scale, out_zero_point, 0, blocking);
+}
+
+void agl_kernel_gemm_u8s8_transposed(
+    int64_t batch, int64_t m, int64_t n, int64_t k, const uint8_t *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int32_t a_zero_point,
+    const void *packed_b, int32_t *c, int64_t c_batch_stride,
+    int64_t c_col_stride, const agl_gemm_blocking *blocking) {
+  gemm_u8s8(batch, m, n, k, a, a_batch_stride, a_row_stride, a_zero_point,
+            packed_b, c, c_batch_stride, c_col_stride, 1.0f, NULL, NULL,
+            AGL_ACT_NONE, NULL, 0, 0, 0, 1.0f, 0, 1, blocking);
 }

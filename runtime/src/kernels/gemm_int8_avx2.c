@@ -92,6 +92,17 @@ static AGL_ALWAYS_INLINE void pass(const int R, int64_t kq, const uint8_t *ap,
     zero_term = _mm256_mullo_epi32(_mm256_set1_epi32(e->zero_point), colsum);
   }
   if (!e->last || !e->scale) {
+    if (e->transposed) {
+      /* Row i's sums down column 8 g + t: one int32 each. */
+      for (int i = 0; i < R; ++i) {
+        int32_t lanes[8];
+        _mm256_storeu_si256((__m256i *)lanes,
+                            _mm256_sub_epi32(sum[i], zero_term));
+        for (int t = 0; t < live; ++t)
+          c[(8 * g + t) * ldc + i] = lanes[t];
+      }
+      return;
+    }
 #pragma GCC unroll 6
     for (int i = 0; i < R; ++i)
       store_i32(c + i * ldc + 8 * g, _mm256_sub_epi32(sum[i], zero_term), live);
@@ -175,9 +186,11 @@ void agl_s8_kernel_avx2(int64_t kq, const uint8_t *ap, int64_t lda,
     const int n = rows_left - i < ROWS_PER_PASS ? rows_left - i : ROWS_PER_PASS;
     if (e->residual)
       part.residual = e->residual + i * e->res_rs;
-    /* Row i of C: ldc elements of 4 bytes, or 1 when quantizing. */
-    int32_t *ci = e->quantize ? (int32_t *)((uint8_t *)c + i * ldc)
-                              : c32 + i * ldc;
+    /* Row i of C: ldc elements of 4 bytes, or 1 when quantizing; element
+     * i of the first column when C is transposed. */
+    int32_t *ci = e->transposed ? c32 + i
+                  : e->quantize ? (int32_t *)((uint8_t *)c + i * ldc)
+                                : c32 + i * ldc;
     passes[n](kq, ap + i * a_row, a_row, a_quad, bp, cols, ci, ldc, &part);
   }
 }

@@ -10,7 +10,7 @@
  * the float kernel (sgemm_avx512.c), with 4 depths per instruction. */
 #include "int8_internal.h"
 
-#include "avx512_math.h"
+#include "avx512_tiles.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -107,6 +107,25 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
     __m512i zp = _mm512_set1_epi32(e->zero_point);
     z0 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum));
     z1 = _mm512_mullo_epi32(zp, _mm512_loadu_si512(e->colsum + 64));
+  }
+  if (e->transposed) {
+    /* Each 16 columns transposed in registers (bit for bit: shuffles
+     * only), every column's R sums in one masked store. */
+    const __mmask16 live = agl_lanes(R);
+    for (int h = 0; h < 2 && 16 * h < cols; ++h) {
+      const __m512i z = h ? z1 : z0;
+      __m512 r[16];
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i)
+        r[i] = i < R ? _mm512_castsi512_ps(_mm512_sub_epi32(acc[i][h], z))
+                     : _mm512_setzero_ps();
+      agl_transpose16(r);
+      const int n = cols - 16 * h < 16 ? cols - 16 * h : 16;
+      for (int j = 0; j < n; ++j)
+        _mm512_mask_storeu_epi32(c32 + (16 * h + j) * ldc, live,
+                                 _mm512_castps_si512(r[j]));
+    }
+    return;
   }
   if (!e->last || !e->scale) {
 #pragma GCC unroll 14

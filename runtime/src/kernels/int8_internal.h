@@ -34,6 +34,9 @@ typedef struct agl_s8_epilogue {
   int quantize;
   float out_scale;
   int32_t out_zero_point;
+  /* C transposed: element (i, j) at c + (j * ldc + i) * 4 bytes; int32
+   * sums only, in one block (no load, no scale). */
+  int transposed;
 } agl_s8_epilogue;
 
 /* ONNX QuantizeLinear to uint8: saturate(round_half_even(y / scale) +

@@ -36,6 +36,35 @@ func.func @int8_product(%a: memref<3x4xi8>, %c: memref<3x2xi32>) {
 
 // -----
 
+// The same product written transposed (the output map (n, m): a
+// convolution's sums in NCHW): agl_kernel_gemm_u8s8_transposed, whose C
+// arguments are its batch stride and the stride between its columns (3,
+// the rows of a column being contiguous); no epilogue, then the blocking.
+// CHECK-LABEL: func.func @int8_product_transposed
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[W:.*]] = memref.get_global @weight_packed : memref<256xi8>
+// CHECK: call @agl_kernel_gemm_u8s8_transposed(%c1_i64, %c3_i64, %c2_i64, %c4_i64, %{{.*}}, %c0_i64, %c4_i64, %c128_i32, %{{.*}}, %{{.*}}, %c0_i64, %c3_i64, %{{.*}}) : (i64, i64, i64, i64, !llvm.ptr, i64, i64, i32, !llvm.ptr, !llvm.ptr, i64, i64, !llvm.ptr) -> ()
+// CHECK-NOT: linalg.generic
+memref.global "private" constant @weight : memref<4x2xi8> = dense<[[1, -2], [0, -1], [2, 1], [0, 0]]>
+func.func @int8_product_transposed(%a: memref<3x4xi8>, %c: memref<2x3xi32>) {
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant 0 : i32
+  %w = memref.get_global @weight : memref<4x2xi8>
+  linalg.fill ins(%zero : i32) outs(%c : memref<2x3xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (n, m)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<3x4xi8>, memref<4x2xi8>) outs(%c : memref<2x3xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xw = arith.extui %x : i8 to i32
+    %xz = arith.subi %xw, %c128 : i32
+    %yw = arith.extsi %y : i8 to i32
+    %p = arith.muli %xz, %yw : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
 // The zero point as a scalar input (computed at run time, as
 // DynamicQuantizeLinear does): loaded and widened at the call.
 // CHECK-LABEL: func.func @runtime_zero_point
