@@ -17,7 +17,9 @@
  * every block then takes the bytes it takes in the float GEMM, so the
  * model's cache budget holds as it is (kc quads x 14 rows of A in the L1,
  * kc quads x nc columns of B in the L2). Partial sums of all depth blocks
- * but the last are kept in C as int32. Nothing is allocated. */
+ * but the last are kept in C as int32; a C quantized to uint8, or stored
+ * transposed, comes from one block of every depth instead. Nothing is
+ * allocated. */
 #include "int8_internal.h"
 
 #include <stdatomic.h>

@@ -7,7 +7,9 @@
  * row 4 bytes of A broadcast to every lane and two vpdpbusd (u8 x s8
  * products of the 4 depths summed into int32, not saturating: 4 * 255 * 128
  * fits). That is 28 dot products for 2 vector and 14 broadcast loads, as in
- * the float kernel (sgemm_avx512.c), with 4 depths per instruction. */
+ * the float kernel (sgemm_avx512.c), with 4 depths per instruction. For a C
+ * stored transposed (a convolution's NCHW) the tile's int32 sums are
+ * transposed in registers as the float kernel's are (avx512_tiles.h). */
 #include "int8_internal.h"
 
 #include "avx512_tiles.h"
