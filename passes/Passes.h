@@ -28,6 +28,12 @@ namespace autoglm {
 /// widest of `widest`, widest/2, ..., 4 that it can take, or 1 (scalar).
 int64_t vectorLanesFor(mlir::linalg::GenericOp op, int64_t widest = 16);
 
+/// The lanes the pass gives `op`'s innermost loop where a scalar rest may
+/// follow the whole vectors: vectorLanesFor's, else the width that leaves
+/// the fewest iterations (4 lanes for a 14-wide loop: 3 vectors and 2
+/// scalar iterations), or 1.
+int64_t vectorLanesWithTail(mlir::linalg::GenericOp op, int64_t widest = 16);
+
 /// The same after the pass folds the loops of `op` into one where it does
 /// (an elementwise nest over whole contiguous buffers whose innermost
 /// extent takes no full vector).

@@ -690,7 +690,10 @@ def VectorizeLoops : Pass<"autoglm-vectorize-loops", "mlir::ModuleOp"> {
     that, of a half, quarter... of it, down to 4) is tiled to that many
     iterations of that loop (scalar loops outside, static views of
     each tile, unit dimensions dropped) and vectorized with the upstream
-    linalg vectorizer. Reductions along the innermost loop become
+    linalg vectorizer. Where none of those widths divides the extent, the
+    one that leaves the fewest vector plus scalar iterations (4 for 14 or
+    7) takes the whole vectors, and a second innermost loop runs the rest
+    one iteration at a time (the generic on one element). Reductions along the innermost loop become
     `vector.multi_reduction`. LLVM would otherwise have to prove that views
     of the one arena do not alias, and may not reassociate float sums.
 

@@ -176,3 +176,34 @@ func.func @symbolic_rows(%x: memref<1x?x32xf32>, %y: memref<1x?x32xf32>) {
   }
   return
 }
+
+// -----
+
+// 14-wide rows times a per-channel scale (which rules out folding the
+// loops into one): no width divides 14, so 4 lanes take 12 columns (3
+// vectors) and a second innermost loop runs the last 2 one at a time, as
+// the generic on one element.
+// CHECK-LABEL: func.func @vectors_and_a_scalar_rest
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C12:.*]] = arith.constant 12 : index
+// CHECK-DAG: %[[C14:.*]] = arith.constant 14 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C2]] step
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C14]] step
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C12]] step %[[C4]] {
+// CHECK: arith.mulf {{.*}} : vector<1x1x4xf32>
+// CHECK: vector.transfer_write
+// CHECK: scf.for %{{.*}} = %[[C12]] to %[[C14]] step
+// CHECK: linalg.generic
+// CHECK-SAME: memref<1x1x1xf32
+// CHECK: arith.mulf {{.*}} : f32
+#rows = affine_map<(c, h, w) -> (c, h, w)>
+#channel = affine_map<(c, h, w) -> (c)>
+func.func @vectors_and_a_scalar_rest(%x: memref<2x14x14xf32>, %s: memref<2xf32>, %y: memref<2x14x14xf32>) {
+  linalg.generic {indexing_maps = [#rows, #channel, #rows], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %s : memref<2x14x14xf32>, memref<2xf32>) outs(%y : memref<2x14x14xf32>) {
+  ^bb0(%p: f32, %k: f32, %o: f32):
+    %m = arith.mulf %p, %k : f32
+    linalg.yield %m : f32
+  }
+  return
+}
