@@ -353,30 +353,38 @@ int checkRequantize(int64_t m, int64_t n, int64_t k, int32_t zero_point,
   return failures;
 }
 
-TEST_F(Int8KernelsTest, RequantizeMatchesTheFloatEpilogueQuantized) {
-  // Small blocks that split the float path's depths: the requantizing one
-  // takes every depth in one block all the same.
-  const agl_gemm_blocking small = {2, 64, 28};
+// Runs `body(isa, threads)` for every kernel this CPU runs (selected) at 1
+// and 2 threads.
+template <typename Body> void forEachIsaAndThreads(Body body) {
   for (int isa : {kPortable, kVnni, kAvx2}) {
     if (!cpu_runs(isa))
       continue;
     agl_gemm_select(isa);
     for (int threads : {1, 2}) {
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
-      std::mt19937 rng(77 + isa * 10 + threads);
-      int failures = 0, variant = 0;
-      for (int64_t m : {1, 14, 15, 100})
-        for (int64_t n : {1, 33, 96})
-          for (int64_t k : {3, 64, 513}) {
-            ++variant;
-            failures += checkRequantize(
-                m, n, k, variant % 3 ? 128 : 7, kActs[variant % 5],
-                variant % 2 == 0, variant % 3 == 1,
-                variant % 4 == 0 ? &small : nullptr, 0, rng);
-          }
-      EXPECT_EQ(failures, 0) << "isa " << isa << " threads " << threads;
+      body(isa, threads);
     }
   }
+}
+
+TEST_F(Int8KernelsTest, RequantizeMatchesTheFloatEpilogueQuantized) {
+  // Small blocks that split the float path's depths: the requantizing one
+  // takes every depth in one block all the same.
+  const agl_gemm_blocking small = {2, 64, 28};
+  forEachIsaAndThreads([&](int isa, int threads) {
+    std::mt19937 rng(77 + isa * 10 + threads);
+    int failures = 0, variant = 0;
+    for (int64_t m : {1, 14, 15, 100})
+      for (int64_t n : {1, 33, 96})
+        for (int64_t k : {3, 64, 513}) {
+          ++variant;
+          failures += checkRequantize(
+              m, n, k, variant % 3 ? 128 : 7, kActs[variant % 5],
+              variant % 2 == 0, variant % 3 == 1,
+              variant % 4 == 0 ? &small : nullptr, 0, rng);
+        }
+    EXPECT_EQ(failures, 0) << "isa " << isa << " threads " << threads;
+  });
 }
 
 // A depth too large for the packing memory in one block (14 rows of k
@@ -430,30 +438,24 @@ TEST_F(Int8KernelsTest, TransposedMatchesTheRowMajorSums) {
   // Small blocks too: the transposed product still takes every depth in
   // one block.
   const agl_gemm_blocking small = {2, 64, 28};
-  for (int isa : {kPortable, kVnni, kAvx2}) {
-    if (!cpu_runs(isa))
-      continue;
-    agl_gemm_select(isa);
-    for (int threads : {1, 2}) {
-      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
-      std::mt19937 rng(91 + isa * 10 + threads);
-      int failures = 0, variant = 0;
-      for (int64_t m : {1, 13, 14, 15, 49, 100})
-        for (int64_t n : {1, 16, 17, 33, 64})
-          for (int64_t k : {3, 64, 147, 576}) {
-            ++variant;
-            failures += checkTransposed(
-                variant % 2 ? 1 : 2, m, n, k, variant % 3 ? 134 : 0,
-                variant % 4 == 0 ? &small : nullptr, rng);
-          }
-      EXPECT_EQ(failures, 0) << "isa " << isa << " threads " << threads;
-    }
-  }
+  forEachIsaAndThreads([&](int isa, int threads) {
+    std::mt19937 rng(91 + isa * 10 + threads);
+    int failures = 0, variant = 0;
+    for (int64_t m : {1, 13, 14, 15, 49, 100})
+      for (int64_t n : {1, 16, 17, 33, 64})
+        for (int64_t k : {3, 64, 147, 576}) {
+          ++variant;
+          failures += checkTransposed(variant % 2 ? 1 : 2, m, n, k,
+                                      variant % 3 ? 134 : 0,
+                                      variant % 4 == 0 ? &small : nullptr, rng);
+        }
+    EXPECT_EQ(failures, 0) << "isa " << isa << " threads " << threads;
+  });
 }
 
-// A depth too large for the packing memory in one block (rows of k bytes
-// whose stride is a multiple of 4 KiB, which are packed): plain loops;
-// and k == 0: zeros.
+// A depth too large for the packing memory in one block (k % 4 != 0, so
+// A's rows are packed, and 14 of them do not fit): plain loops; and
+// k == 0: zeros.
 TEST_F(Int8KernelsTest, TransposedBeyondThePackingMemoryAndAtZeroDepth) {
   std::mt19937 rng(6);
   EXPECT_EQ(checkTransposed(1, 3, 40, 200001, 128, nullptr, rng), 0);
