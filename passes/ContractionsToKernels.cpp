@@ -1238,44 +1238,29 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
       rp = residual->pointer;
     activation = epilogue->activation;
   }
-  if (c.transposedOutput) {
-    // (batch, m, n, k, a, its batch/row strides, a's zero point, packed b,
-    //  c, its batch/column strides, blocking).
-    SmallVector<Value> args = {
-        i64(batch),
-        i64(extents[c.m]),
-        i64(extents[c.n]),
-        i64(extents[c.k]),
-        lhs.pointer,
-        i64(aBatch),
-        i64(lhs.loopStrides[c.m]),
-        zeroPoint,
-        autoglm::pointerTo(b, loc, weights).pointer,
-        out.pointer,
-        i64(cBatch),
-        i64(out.loopStrides[c.n]),
-        autoglm::blockingArgument(b, loc, module, blocking)};
-    SmallVector<Type> types =
-        llvm::map_to_vector(args, [](Value v) { return v.getType(); });
-    auto call = func::CallOp::create(
-        b, loc,
-        autoglm::declareRuntimeFunction(module, kGemmInt8Transposed,
-                                        b.getFunctionType(types, {})),
-        args);
-    finishKernelCall(call, op, blocking, init, output, epilogue, zeroSources);
-    return;
-  }
   // (batch, m, n, k, a, its batch/row strides, a's zero point, packed b,
   //  c, its batch/row strides, alpha, scale, bias, activation, residual,
   //  its batch/row strides, [the output's scale and zero point,] blocking);
-  //  no scale: int32 sums.
+  //  no scale: int32 sums. A transposed C: its batch/column strides, then
+  //  the blocking.
   SmallVector<Value> args = {
-      i64(batch), i64(extents[c.m]), i64(extents[c.n]), i64(extents[c.k]),
-      lhs.pointer, i64(aBatch), i64(lhs.loopStrides[c.m]), zeroPoint,
-      autoglm::pointerTo(b, loc, weights).pointer, out.pointer, i64(cBatch),
-      i64(out.loopStrides[c.m]), alpha, scale, bias,
-      arith::ConstantIntOp::create(b, loc, activation, 32), rp, i64(rBatch),
-      i64(residual ? residual->loopStrides[c.m] : zero)};
+      i64(batch),
+      i64(extents[c.m]),
+      i64(extents[c.n]),
+      i64(extents[c.k]),
+      lhs.pointer,
+      i64(aBatch),
+      i64(lhs.loopStrides[c.m]),
+      zeroPoint,
+      autoglm::pointerTo(b, loc, weights).pointer,
+      out.pointer,
+      i64(cBatch),
+      i64(out.loopStrides[c.transposedOutput ? c.n : c.m])};
+  if (!c.transposedOutput)
+    args.append({alpha, scale, bias,
+                 arith::ConstantIntOp::create(b, loc, activation, 32), rp,
+                 i64(rBatch),
+                 i64(residual ? residual->loopStrides[c.m] : zero)});
   const bool quantize = epilogue && epilogue->quantize;
   if (quantize) {
     args.push_back(arith::ConstantOp::create(
@@ -1288,9 +1273,11 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
       args, [](Value v) { return v.getType(); });
   auto call = func::CallOp::create(
       b, loc,
-      autoglm::declareRuntimeFunction(
-          module, quantize ? kGemmInt8Requantize : kGemmInt8,
-          b.getFunctionType(types, {})),
+      autoglm::declareRuntimeFunction(module,
+                                      c.transposedOutput ? kGemmInt8Transposed
+                                      : quantize         ? kGemmInt8Requantize
+                                                         : kGemmInt8,
+                                      b.getFunctionType(types, {})),
       args);
   finishKernelCall(call, op, blocking, init, output, epilogue, zeroSources);
 }

@@ -124,14 +124,12 @@ bool collapsible(linalg::GenericOp op) {
   return !usesIndex;
 }
 
-/// Loops over the generic's iteration space, `width` iterations of the
-/// innermost loop at a time, with the generic cloned on static views of one
-/// tile. Every access of a linalg op stays inside its operands, so a tile's
-/// view has a fixed size (`width` along the dimension the innermost loop
-/// steps, 1 elsewhere) and needs no clamping; window reads such as `k + o`
-/// become plain `o` on a view that starts at `k`.
-/// The generic cloned on static views of the tile at `ivs`, `width`
-/// iterations of the innermost loop, at the rewriter's insertion point.
+/// The generic cloned, at the rewriter's insertion point, on static views of
+/// the tile at `ivs`: `width` iterations of the innermost loop. Every access
+/// of a linalg op stays inside its operands, so a tile's view has a fixed
+/// size (`width` along the dimension the innermost loop steps, 1 elsewhere)
+/// and needs no clamping; window reads such as `k + o` become plain `o` on
+/// a view that starts at `k`.
 Operation *cloneOnTile(RewriterBase &rewriter, linalg::GenericOp op,
                        ArrayRef<Value> ivs, int64_t width) {
   Location loc = op.getLoc();
@@ -179,11 +177,11 @@ Operation *cloneOnTile(RewriterBase &rewriter, linalg::GenericOp op,
 
 /// Loops over the generic's iteration space, `width` iterations of the
 /// innermost loop at a time, with the generic cloned on static views of one
-/// tile (cloneOnTile). Where `width` does not divide the innermost extent,
-/// a second innermost loop runs the rest one iteration at a time, its tile
-/// in `*tail`.
+/// tile (cloneOnTile), which is returned. Where `width` does not divide the
+/// innermost extent, a second innermost loop runs the rest one iteration at
+/// a time (its one-element generics stay loops).
 Operation *tileInnermost(RewriterBase &rewriter, linalg::GenericOp op,
-                         int64_t width, Operation **tail) {
+                         int64_t width) {
   Location loc = op.getLoc();
   SmallVector<Range> ranges =
       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc);
@@ -212,7 +210,8 @@ Operation *tileInnermost(RewriterBase &rewriter, linalg::GenericOp op,
     return cloneOnTile(rewriter, op, at, step);
   };
   Operation *main = innerLoop(0, whole, width);
-  *tail = whole < extent ? innerLoop(whole, extent, 1) : nullptr;
+  if (whole < extent)
+    innerLoop(whole, extent, 1);
   return main;
 }
 
@@ -276,8 +275,7 @@ struct VectorizeLoopsPass
     });
     for (auto [op, lanes] : candidates) {
       rewriter.setInsertionPoint(op);
-      Operation *tail = nullptr;
-      Operation *tile = tileInnermost(rewriter, op, lanes, &tail);
+      Operation *tile = tileInnermost(rewriter, op, lanes);
       rewriter.eraseOp(op);
       rewriter.setInsertionPoint(tile);
       FailureOr<linalg::VectorizationResult> vectorized =
@@ -330,5 +328,5 @@ int64_t autoglm::vectorLanesAfterFolding(linalg::GenericOp op, int64_t widest) {
       if (elements % folded == 0)
         return folded;
   }
-  return lanes > 1 ? lanes : vectorLanesWithTail(op, widest);
+  return vectorLanesWithTail(op, widest);
 }

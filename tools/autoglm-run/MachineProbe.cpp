@@ -73,33 +73,34 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) double vnniRate() {
 }
 #endif
 
-} // namespace
-
-double measurePeakGflops() {
-  // The best of a few tries: the first may run before the core is at its
-  // full clock, any may be preempted.
+// The best of a few runs of `probe`: the first may run before the core is
+// at its full clock, any may be preempted.
+template <typename Probe> double bestOf(Probe probe) {
   double best = 0;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-#if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx512f"))
-      best = std::max(best, avx512Rate());
-    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      best = std::max(best, avx2Rate());
-#endif
-  }
+  for (int attempt = 0; attempt < 5; ++attempt)
+    best = std::max(best, probe());
   return best;
 }
 
-double measureInt8PeakGops() {
-  double best = 0;
-  for (int attempt = 0; attempt < 5; ++attempt) {
+} // namespace
+
+double measurePeakGflops() {
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vnni"))
-      best = std::max(best, vnniRate());
+  if (__builtin_cpu_supports("avx512f"))
+    return bestOf(avx512Rate);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return bestOf(avx2Rate);
 #endif
-  }
-  return best;
+  return 0;
+}
+
+double measureInt8PeakGops() {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vnni"))
+    return bestOf(vnniRate);
+#endif
+  return 0;
 }
 
 double measureReadBandwidthGBs() {

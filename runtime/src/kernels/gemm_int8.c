@@ -25,6 +25,13 @@
 #include <stdatomic.h>
 #include <string.h>
 
+/* Element (i, j) of C, in elements from its batch entry's start: row i at
+ * i * rs, or with C transposed column j at j * rs. */
+static inline int64_t c_offset(int transposed, int64_t rs, int64_t i,
+                               int64_t j) {
+  return transposed ? j * rs + i : i * rs + j;
+}
+
 /* ---- portable micro-kernel ------------------------------------------------ */
 
 void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap, int64_t lda,
@@ -56,7 +63,7 @@ void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap, int64_t lda,
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j) {
       uint32_t sum = acc[i][j];
-      unsigned char *cij = cb + (e->transposed ? j * ldc + i : i * ldc + j) * 4;
+      unsigned char *cij = cb + c_offset(e->transposed, ldc, i, j) * 4;
       if (e->load) {
         int32_t old;
         memcpy(&old, cij, 4);
@@ -218,8 +225,7 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
                 .out_scale = g->out_scale,
                 .out_zero_point = g->out_zero_point,
                 .transposed = g->transposed};
-            const int64_t at =
-                g->transposed ? j * g->c_rs + i : i * g->c_rs + j;
+            const int64_t at = c_offset(g->transposed, g->c_rs, i, j);
             g->kernel(kq, ap, direct ? g->a_rs : 0,
                       (const int8_t *)(panel + 32 * sizeof(int32_t) + pq * 128),
                       rows, cols, c + at * g->c_elem, g->c_rs, &e);
@@ -258,7 +264,7 @@ static void s8_task_plain(const s8_args *g, int64_t t) {
         sum += ((int32_t)row[p] - g->zero_point) *
                (int32_t)(int8_t)g->b[agl_s8_packed_offset(g->k, p, j)];
       if (g->transposed) {
-        memcpy(g->c + (bt * g->c_bs + j * g->c_rs + i) * 4, &sum, 4);
+        memcpy(g->c + (bt * g->c_bs + c_offset(1, g->c_rs, i, j)) * 4, &sum, 4);
         continue;
       }
       g->c[bt * g->c_bs + i * g->c_rs + j] = agl_quantize_u8(
@@ -369,22 +375,17 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
     activation = AGL_ACT_NONE;
   }
   const int64_t c_elem = quantize ? 1 : 4;
-  if (k <= 0 && transposed) {
-    for (int64_t bt = 0; bt < batch; ++bt)
-      for (int64_t j = 0; j < n; ++j)
-        memset((int32_t *)c + bt * c_batch_stride + j * c_row_stride, 0,
-               (size_t)m * 4);
-    return;
-  }
   if (k <= 0) {
     /* The epilogue of a zero sum. */
     for (int64_t bt = 0; bt < batch; ++bt)
-      for (int64_t i = 0; i < m; ++i) {
-        unsigned char *row = (unsigned char *)c +
-                             (bt * c_batch_stride + i * c_row_stride) * c_elem;
+      for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
+          unsigned char *cij =
+              (unsigned char *)c +
+              (bt * c_batch_stride + c_offset(transposed, c_row_stride, i, j)) *
+                  c_elem;
           if (!scale) {
-            memset(row + 4 * j, 0, 4);
+            memset(cij, 0, 4);
             continue;
           }
           float x = bias ? bias[j] : 0.0f;
@@ -393,11 +394,10 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
             x += residual[bt * residual_batch_stride +
                           i * residual_row_stride + j];
           if (quantize)
-            row[j] = agl_quantize_u8(x, out_scale, out_zero_point);
+            *cij = agl_quantize_u8(x, out_scale, out_zero_point);
           else
-            memcpy(row + 4 * j, &x, 4);
+            memcpy(cij, &x, 4);
         }
-      }
     return;
   }
   s8_args g = {.batch = batch,
