@@ -166,6 +166,17 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
       text += ", planes split across the pool";
     return {text, machine.threads};
   }
+  if (runtimeKernelCalled(kernel.op) == "transpose32") {
+    auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
+    std::string text = llvm::formatv(
+        "transpose kernel {0}x{1} planes of {2} rows x {3} columns (4-byte "
+        "elements): 8x8 tiles through registers{4}, blocks of 64x64",
+        size(0), size(1), size(2), size(3),
+        machine.gemmIsa == "portable" ? " (portable loops here)" : "");
+    if (machine.threads > 1)
+      text += ", planes (or bands of columns) split across the pool";
+    return {text, machine.threads};
+  }
   if (runtimeKernelCalled(kernel.op) == "attention") {
     auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
     std::optional<int64_t> causal =

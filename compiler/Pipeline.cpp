@@ -111,6 +111,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
         pm.addPass(createConvolutionsToKernels(convolutions));
       }
       pm.addPass(createPoolingToKernels());
+      pm.addPass(createTransposesToKernels());
       ContractionsToKernelsOptions kernels;
       kernels.packWeights = !options.externalWeights;
       // 16-bit floats pad the last panel too, at half the bytes of the

@@ -397,6 +397,29 @@ def PoolingToKernels : Pass<"autoglm-pooling-to-kernels", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def TransposesToKernels : Pass<"autoglm-transposes-to-kernels", "mlir::ModuleOp"> {
+  let summary = "Run transposes of 4-byte elements with the runtime's transpose kernel";
+  let description = [{
+    Replaces a `linalg.transpose`, or a `linalg.generic` that only copies
+    its input through a permutation map, of 4-byte elements (f32, i32)
+    whose innermost output dimension is not contiguous in the input (NHWC
+    -> NCHW, a matrix transposed) by one call of `agl_kernel_transpose32`,
+    which moves 8 x 8 tiles through registers (the loop's innermost reads
+    are strided, so it stays scalar). The output dimension that is
+    contiguous in the input becomes the kernel's rows, the output's
+    innermost dimension its columns, and the others its planes, folded
+    where both buffers hold them as one run of strides. Permutations that
+    keep the innermost dimension (row copies, which vectorize), buffers
+    without static strides, overlapping buffers and those with more than
+    two plane dimensions after folding are left as they are. Runs before
+    arena planning (it also works on planned buffers); only removes buffer
+    uses.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::ModuleOp"> {
   let summary = "Run f32 convolutions with the runtime's convolution kernel";
   let description = [{

@@ -117,6 +117,17 @@ KernelCost costOf(Operation *op) {
     }
     return cost;
   }
+  if (runtimeKernel(op) == "transpose32") {
+    // (outer0, outer1, rows, cols, ...): every 4-byte element read and
+    // written once.
+    auto sizes =
+        llvm::map_to_vector(op->getOperands().take_front(4), [](Value size) {
+          return getConstantIntValue(size);
+        });
+    if (llvm::all_of(sizes, [](auto s) { return s.has_value(); }))
+      cost.bytes = 8.0 * *sizes[0] * *sizes[1] * *sizes[2] * *sizes[3];
+    return cost;
+  }
   if (runtimeKernel(op) == "attention") {
     // (batch, heads, kv_heads, q_len, kv_len, head_dim, value_dim, ...,
     //  causal): two products over the visible (query, key) pairs.

@@ -1051,4 +1051,80 @@ TEST_F(KernelsTest, MaxPool2dMatchesReference) {
     }
 }
 
+// ---- agl_kernel_transpose32
+// --------------------------------------------------
+
+struct TransposeShape {
+  int64_t outer0, outer1, rows, cols;
+};
+
+// Compares agl_kernel_transpose32 with the definition on random 32-bit
+// patterns (NaN payloads among them: the bits must move unchanged), with
+// gaps between the input's columns and planes and between the output's
+// rows and planes, which must stay untouched. Returns the mismatches.
+int checkTranspose(const TransposeShape &s, std::mt19937 &rng) {
+  const int64_t inCol = s.rows + 3, inS1 = s.cols * inCol + 5,
+                inS0 = s.outer1 * inS1 + 1;
+  const int64_t outRow = s.cols + 2, outS1 = s.rows * outRow + 7,
+                outS0 = s.outer1 * outS1 + 3;
+  std::vector<uint32_t> in(s.outer0 * inS0), out(s.outer0 * outS0);
+  for (uint32_t &v : in)
+    v = (uint32_t)rng();
+  for (uint32_t &v : out)
+    v = (uint32_t)rng();
+  const std::vector<uint32_t> before = out;
+  agl_kernel_transpose32(s.outer0, s.outer1, s.rows, s.cols, in.data(), inS0,
+                         inS1, inCol, out.data(), outS0, outS1, outRow);
+  int failures = 0;
+  for (int64_t at = 0; at < (int64_t)out.size(); ++at) {
+    int64_t a = at / outS0, b = at % outS0 / outS1;
+    int64_t i = at % outS0 % outS1 / outRow, j = at % outS0 % outS1 % outRow;
+    if (b >= s.outer1 || i >= s.rows || j >= s.cols) {
+      if (out[at] != before[at] && ++failures <= 3)
+        ADD_FAILURE() << "wrote into the gap at " << at;
+      continue;
+    }
+    uint32_t expect = in[a * inS0 + b * inS1 + i + j * inCol];
+    if (out[at] != expect && ++failures <= 3)
+      ADD_FAILURE() << "transpose a=" << a << " b=" << b << " i=" << i
+                    << " j=" << j << ": " << out[at] << " vs " << expect;
+  }
+  return failures;
+}
+
+// Whole 8 x 8 tiles, edges of every width (rows and columns not multiples
+// of 8, fewer than 8), blocks past 64, one large plane (split into bands
+// of columns across the threads), many small planes, NHWC -> NCHW's shape.
+const TransposeShape kTransposeShapes[] = {
+    // outer0 outer1 rows cols
+    {1, 1, 8, 8},    {1, 1, 1, 1},    {1, 1, 3, 5},   {2, 3, 13, 11},
+    {1, 2, 64, 64},  {1, 1, 130, 71}, {1, 1, 7, 300}, {1, 1, 300, 7},
+    {1, 1, 96, 700}, {3, 17, 16, 24}, {2, 5, 1, 40},  {1, 28, 64, 28},
+};
+
+TEST_F(KernelsTest, TransposeMatchesReference) {
+  std::mt19937 rng(97);
+  for (int isa : {0, 1, 3})
+    for (int threads : {1, 3}) {
+      agl_gemm_select(isa);
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      int index = 0;
+      for (const TransposeShape &s : kTransposeShapes) {
+        ASSERT_EQ(checkTranspose(s, rng), 0)
+            << "isa=" << isa << " threads=" << threads << " shape " << index;
+        ++index;
+      }
+    }
+}
+
+// Zero extents move nothing.
+TEST_F(KernelsTest, TransposeOfNothingWritesNothing) {
+  uint32_t in[4] = {1, 2, 3, 4}, out[4] = {9, 9, 9, 9};
+  agl_kernel_transpose32(1, 1, 0, 4, in, 0, 0, 1, out, 0, 0, 4);
+  agl_kernel_transpose32(0, 1, 2, 2, in, 0, 0, 2, out, 0, 0, 2);
+  agl_kernel_transpose32(1, 0, 2, 2, in, 0, 0, 2, out, 0, 0, 2);
+  for (uint32_t v : out)
+    EXPECT_EQ(v, 9u);
+}
+
 } // namespace

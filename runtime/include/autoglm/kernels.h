@@ -376,6 +376,24 @@ void agl_kernel_maxpool2d(int64_t batch, int64_t channels, int64_t in_h,
                           int64_t out_channel_stride,
                           int64_t out_row_stride);
 
+/* A transpose of 4-byte elements (any 4-byte type: the bits are moved):
+     out[a * out_s0 + b * out_s1 + i * out_row_stride + j]
+       = in[a * in_s0 + b * in_s1 + i + j * in_col_stride]
+   for a < outer0, b < outer1, i < rows, j < cols: in each of the outer0 x
+   outer1 planes, the output's rows are the input's columns. Rows of the
+   output and columns of the input are contiguous, as in a permutation
+   whose innermost output dimension is not the input's innermost one
+   (NHWC -> NCHW: rows the channels, columns the pixels of an image row,
+   planes the images and their rows). Strides are in elements and
+   non-negative; the output must not overlap the input. Tiles of 8 x 8
+   are transposed in registers where the CPU has AVX2; planes (or, when
+   they are few, bands of columns) are split over the pool's threads. */
+void agl_kernel_transpose32(int64_t outer0, int64_t outer1, int64_t rows,
+                            int64_t cols, const void *in, int64_t in_s0,
+                            int64_t in_s1, int64_t in_col_stride, void *out,
+                            int64_t out_s0, int64_t out_s1,
+                            int64_t out_row_stride);
+
 /* Scaled dot-product attention, flash-attention style: for each query row
    the scores against blocks of keys are computed, kept as a running maximum
    and sum (online softmax) and folded into the output at once, so the

@@ -500,6 +500,21 @@ AGL_HIDDEN void agl_maxpool_row_avx2(const agl_pool_geometry *g,
                                      float *out);
 #endif
 
+/* A plane of agl_kernel_transpose32: out[i * out_rs + j] = in[i + j * in_cs]
+ * for i < rows, j < cols. */
+typedef void (*agl_transpose_plane_fn)(const uint32_t *in, int64_t in_cs,
+                                       uint32_t *out, int64_t out_rs,
+                                       int64_t rows, int64_t cols);
+AGL_HIDDEN void agl_transpose_plane_portable(const uint32_t *in, int64_t in_cs,
+                                             uint32_t *out, int64_t out_rs,
+                                             int64_t rows, int64_t cols);
+#if defined(AGL_HAVE_AVX2_KERNELS)
+/* 8 x 8 tiles transposed in registers; the portable loops for the edges. */
+AGL_HIDDEN void agl_transpose_plane_avx2(const uint32_t *in, int64_t in_cs,
+                                         uint32_t *out, int64_t out_rs,
+                                         int64_t rows, int64_t cols);
+#endif
+
 /* One product for the packed-GEMM driver (sgemm.c). */
 typedef struct agl_gemm_args {
   int64_t batch, m, n, k;
