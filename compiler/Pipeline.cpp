@@ -197,6 +197,8 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addPass(createSCFToControlFlowPass());
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
+    if (options.expandBFloat16)
+      pm.addPass(createExpandBFloat16());
     // Math first: libm calls for vectors (acosh has no LLVM intrinsic) are
     // made per lane with vector.extract/insert, which the vector lowering
     // then converts.

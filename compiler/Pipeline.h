@@ -51,6 +51,10 @@ struct PipelineOptions {
   /// The target's widest vectors are 256-bit (no AVX-512), which changes
   /// which convolutions the cost model leaves to the GEMM call.
   bool narrowVectors = false;
+  /// The target CPU has no bfloat16 conversion instructions: f32 <-> bf16
+  /// conversions are written as integer arithmetic (LLVM would call the
+  /// compiler runtime's __truncsfbf2, which a model cannot link).
+  bool expandBFloat16 = false;
   /// Recognize attention written out in primitive ops as autoglm.attention
   /// (with runtimeKernels, the runtime's streaming attention kernel).
   bool fuseAttention = true;

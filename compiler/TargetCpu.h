@@ -11,6 +11,11 @@ namespace autoglm {
 /// speeds some cost models were measured on.
 bool targetHasAvx512(llvm::StringRef mcpu);
 
+/// Whether `mcpu` has an instruction that converts f32 to bfloat16
+/// (AVX512_BF16 or AVX-NE-CONVERT), which LLVM uses for the conversion
+/// instead of a call of the compiler runtime.
+bool targetConvertsBFloat16(llvm::StringRef mcpu);
+
 } // namespace autoglm
 
 #endif // AUTOGLM_COMPILER_TARGETCPU_H

@@ -5,7 +5,8 @@ in float32. The example GLM layer and MLP against onnxruntime's float32
 outputs (and fp16 against bf16: more accurate), the language models (KV
 cache inside, --max-seq-len) against AutoGLM's float32 build of the same
 model, the report, and the option errors (int8 has its own test,
-test_int8.py).
+test_int8.py); and bf16 tensors in the graph itself on a CPU without
+bfloat16 instructions.
 
 bfloat16 rounds each weight to 8 significant bits (a relative error of at
 most 2^-8), half to 11 (2^-11; weights beyond 65504 would saturate, none
@@ -250,6 +251,59 @@ class PrecisionTest(E2ETestCase):
         self.assertIn("bf16", result.stdout)
         self.assertIn("fp16", result.stdout)
         self.assertNotIn("not supported yet", result.stdout)
+
+
+def round_to_bf16(x):
+    """float32 -> the nearest bfloat16 (even on ties), as float32."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(np.float32)
+
+
+class BFloat16GraphTest(E2ETestCase):
+    """bfloat16 tensors in the graph itself (Cast to bf16, arithmetic and
+    maxima on bf16, Cast back), compiled for a CPU without bfloat16
+    instructions (--mcpu x86-64-v3), where LLVM calls the compiler
+    runtime's __truncsfbf2 (libautoglm_rt provides it) and the conversions
+    are integer arithmetic (autoglm-expand-bfloat16), and for this one:
+    exactly numpy's bf16 rounding after every step."""
+
+    def test_bf16_arithmetic_on_any_cpu(self):
+        from onnx import TensorProto, helper, numpy_helper
+        rng = np.random.default_rng(3)
+        x = (rng.standard_normal([4, 37]) * 100).astype(np.float32)
+        x[0, :4] = [np.inf, -np.inf, 0.0, -0.0]
+        scale = np.float32(1.7)
+        nodes = [
+            helper.make_node("Cast", ["x"], ["xb"], to=TensorProto.BFLOAT16),
+            helper.make_node("Mul", ["xb", "s"], ["m"]),
+            helper.make_node("Max", ["m", "xb"], ["y_b"]),
+            helper.make_node("Cast", ["y_b"], ["y"], to=TensorProto.FLOAT)]
+        s = numpy_helper.from_array(np.array(scale, np.float32), "s32")
+        graph = helper.make_graph(
+            nodes + [helper.make_node("Cast", ["s32"], ["s"],
+                                      to=TensorProto.BFLOAT16)],
+            "bf16_graph",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, x.shape)],
+            [s])
+        model = helper.make_model(graph,
+                                  opset_imports=[helper.make_opsetid("", 17)])
+        import onnx
+        path = self.cache.path("bf16", "bf16_graph.onnx")
+        onnx.save(model, path)
+        xb = round_to_bf16(x)
+        expect = np.maximum(round_to_bf16(xb * round_to_bf16(scale)), xb)
+        np.save(path + ".x.npy", x)
+        np.save(path + ".y.npy", expect)
+        for cpu in ("x86-64-v3", "native"):
+            with self.subTest(mcpu=cpu):
+                artifact = self.compiled(path, f".{cpu}.so", "--mcpu", cpu)
+                result = run_model(artifact, "-i", f"x={path}.x.npy", "-e",
+                                   f"y={path}.y.npy", "--rtol", "0",
+                                   "--atol", "0")
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertIn(" OK", result.stdout, describe(result))
 
 
 class LanguageModelPrecisionTest(E2ETestCase):

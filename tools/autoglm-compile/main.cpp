@@ -500,6 +500,7 @@ int main(int argc, char **argv) {
     pipelineOptions.timing = &rootTiming;
   pipelineOptions.parallelLoops = !serialLoops;
   pipelineOptions.narrowVectors = !targetHasAvx512(cpu);
+  pipelineOptions.expandBFloat16 = !targetConvertsBFloat16(cpu);
   ModelReport modelReport;
   measureGraph(**module, modelReport);
   modelReport.tuningTarget = tuningTargetName(cpu);
