@@ -6,8 +6,10 @@
  * in int16 (2 * 255 * 128 does not fit), so it is not exact. This kernel
  * widens both sides to int16 and multiplies with vpmaddwd, whose pairs sum
  * in int32: exact for every input. That costs a vpaddd per vpmaddwd, 4
- * instructions per 32 products where the saturating path takes 3; on
- * Zen 2 a loop of nothing else reaches 1.6x the float FMA peak.
+ * instructions per 32 products where the saturating path takes 3 (both
+ * multiply twice per 32). A loop of nothing else reaches the float FMA
+ * peak on a Zen 2 that issues one vpmaddwd a cycle, 1.6x it on a CPU
+ * measured to issue more (docs/performance.md).
  *
  * A pass covers up to 6 rows x 8 columns (a quarter of the B panel):
  * 12 accumulators, the two weight vectors, the activation vector and one
