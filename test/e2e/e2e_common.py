@@ -88,6 +88,12 @@ def run_model(artifact, *options, cwd=None):
     return run([RUN, artifact, *options], cwd=cwd)
 
 
+def undefined_symbols(artifact):
+    """The symbols a shared-library artifact needs from elsewhere (nm -D)."""
+    return subprocess.run(["nm", "-D", "--undefined-only", artifact],
+                          capture_output=True, text=True).stdout
+
+
 def describe(result):
     """Command, status and output of a finished process, for failure messages."""
     return (f"$ {' '.join(result.args)}\nexit status {result.returncode}\n"

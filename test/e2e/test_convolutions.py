@@ -10,7 +10,6 @@ the cost model's choice (Winograd's F(2x2, 3x3) for 3x3 convolutions with
 
 import json
 import os
-import subprocess
 import sys
 import unittest
 
@@ -20,7 +19,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    E2ETestCase, compile_model, describe, host_has_avx512, run_model)
+    E2ETestCase, compile_model, describe, host_has_avx512, run_model,
+    undefined_symbols)
 
 # name -> (input shape, filters, kernel, strides, pads, dilations, group,
 #          bias, relu)
@@ -166,10 +166,6 @@ class ConvolutionKernelTest(E2ETestCase):
         self.assertIn(" OK", result.stdout, describe(result))
         return artifact
 
-    def symbols(self, artifact):
-        return subprocess.run(["nm", "-D", "--undefined-only", artifact],
-                              capture_output=True, text=True).stdout
-
     def force_kernel(self, name):
         """A tuning file that puts the case's convolution on the kernel:
         with fewer than 32 filters the cost model would keep im2col."""
@@ -193,7 +189,7 @@ class ConvolutionKernelTest(E2ETestCase):
             with self.subTest(case=name):
                 artifact = self.check(name, "--tuning",
                                       self.force_kernel(name))
-                symbols = self.symbols(artifact)
+                symbols = undefined_symbols(artifact)
                 self.assertIn("agl_kernel_conv2d", symbols)
                 self.assertNotIn("agl_kernel_conv2d_winograd", symbols)
 
@@ -202,17 +198,17 @@ class ConvolutionKernelTest(E2ETestCase):
             with self.subTest(case=name):
                 artifact = self.check(name)
                 if not cost_model_takes_gemm_call(spec):
-                    self.assertIn("agl_kernel_conv2d", self.symbols(artifact))
+                    self.assertIn("agl_kernel_conv2d", undefined_symbols(artifact))
                 else:
                     self.assertNotIn("agl_kernel_conv2d",
-                                     self.symbols(artifact))
-                    self.assertIn("agl_kernel_sgemm", self.symbols(artifact))
+                                     undefined_symbols(artifact))
+                    self.assertIn("agl_kernel_sgemm", undefined_symbols(artifact))
 
     def test_winograd_for_many_channels(self):
         for name in WINOGRAD:
             with self.subTest(case=name):
                 artifact = self.check(name)
-                symbols = self.symbols(artifact).split()
+                symbols = undefined_symbols(artifact).split()
                 f4 = "agl_kernel_conv2d_winograd_f4"
                 f2 = "agl_kernel_conv2d_winograd"
                 self.assertIn(f4 if host_has_avx512() else f2, symbols)
@@ -222,7 +218,7 @@ class ConvolutionKernelTest(E2ETestCase):
         for name in CASES:
             with self.subTest(case=name):
                 artifact = self.check(name, "--no-kernels")
-                self.assertNotIn("agl_", self.symbols(artifact))
+                self.assertNotIn("agl_", undefined_symbols(artifact))
 
 
 def residual_network(directory, rng):

@@ -18,7 +18,8 @@ import onnx
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_common import COMPILE, E2ETestCase, describe, run_model  # noqa: E402
+from e2e_common import (  # noqa: E402
+    COMPILE, E2ETestCase, describe, run_model, undefined_symbols)
 
 # name -> (input shape, permutation, element type, runs on the kernel,
 #          followed by a ReLU)
@@ -73,26 +74,22 @@ class TransposeKernelTest(E2ETestCase):
                                        spec, rng)
                       for name, spec in CASES.items()}
 
-    def check(self, name, *options):
+    def check(self, name, *options, threads=1):
         """Runs the case against numpy's transpose, exactly."""
         model = self.models[name]
         artifact = self.compiled(model, ".so", *options)
         stem = os.path.splitext(model)[0]
         result = run_model(artifact, "-i", f"x={stem}_x.npy",
                            "-e", f"y={stem}_y.npy", "--rtol", "0",
-                           "--atol", "0")
+                           "--atol", "0", "--threads", str(threads))
         self.assertEqual(result.returncode, 0, describe(result))
         self.assertIn(" OK", result.stdout, describe(result))
         return artifact
 
-    def symbols(self, artifact):
-        return subprocess.run(["nm", "-D", "--undefined-only", artifact],
-                              capture_output=True, text=True).stdout
-
     def test_matches_numpy(self):
         for name, spec in CASES.items():
             with self.subTest(case=name):
-                symbols = self.symbols(self.check(name))
+                symbols = undefined_symbols(self.check(name))
                 on_kernel = spec[3]
                 if on_kernel is not None:
                     self.assertEqual("agl_kernel_transpose32" in symbols,
@@ -101,14 +98,7 @@ class TransposeKernelTest(E2ETestCase):
     def test_matches_numpy_at_two_threads(self):
         for name in ("nhwc_to_nchw", "matrix_int32"):
             with self.subTest(case=name):
-                model = self.models[name]
-                artifact = self.compiled(model, ".so")
-                stem = os.path.splitext(model)[0]
-                result = run_model(artifact, "-i", f"x={stem}_x.npy",
-                                   "-e", f"y={stem}_y.npy", "--rtol", "0",
-                                   "--atol", "0", "--threads", "2")
-                self.assertEqual(result.returncode, 0, describe(result))
-                self.assertIn(" OK", result.stdout, describe(result))
+                self.check(name, threads=2)
 
     def test_explain_names_the_kernel(self):
         result = subprocess.run(
@@ -123,7 +113,7 @@ class TransposeKernelTest(E2ETestCase):
         for name in CASES:
             with self.subTest(case=name):
                 artifact = self.check(name, "--no-kernels")
-                self.assertNotIn("agl_", self.symbols(artifact))
+                self.assertNotIn("agl_", undefined_symbols(artifact))
 
 
 if __name__ == "__main__":
