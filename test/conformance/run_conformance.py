@@ -21,8 +21,9 @@ fed at run time; such passes are counted and listed separately.
   timeout      took longer than the limit
 
 Writes results.json into the work folder and, with --markdown, the report
-(docs/conformance.md). Exits 1 if any case crashed, timed out or gave a wrong
-result, or the pass rate is below --min-pass-rate.
+(docs/conformance.md). Exits 1 if any case crashed, timed out, failed with
+an error or gave a wrong result, or the pass rate is below --min-pass-rate.
+(An error is no refusal: a model that compiles but does not load, say.)
 """
 import argparse
 import collections
@@ -37,7 +38,7 @@ import time
 import onnx
 
 CATEGORIES = ["pass", "wrong", "unsupported", "error", "crash", "timeout"]
-FAILURES = {"wrong", "crash", "timeout"}
+FAILURES = {"wrong", "error", "crash", "timeout"}
 
 
 def first_line(text):
