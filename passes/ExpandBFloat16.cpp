@@ -2,11 +2,11 @@
 //
 // LLVM turns an f32 -> bf16 truncation into a call of the compiler runtime's
 // __truncsfbf2 wherever the target CPU has no bfloat16 conversion
-// instructions (AVX512_BF16, AVX-NE-CONVERT): a symbol that neither the
-// model's object nor libautoglm_rt provides, so such a model would not
-// load. This pass writes the conversions (both ways) as the integer
-// arithmetic of upstream's arith expansion instead: round to nearest even,
-// NaN kept quiet, which vectorizes like any other integer op.
+// instructions (AVX512_BF16, AVX-NE-CONVERT): one call per element, even in
+// a vector loop (libautoglm_rt provides the function, for what LLVM still
+// rounds that way). This pass writes the conversions (both ways) as the
+// integer arithmetic of upstream's arith expansion instead: round to
+// nearest even, NaN kept quiet, which vectorizes like any other integer op.
 //
 //===----------------------------------------------------------------------===//
 

@@ -402,12 +402,12 @@ def ExpandBFloat16 : Pass<"autoglm-expand-bfloat16", "mlir::ModuleOp"> {
   let description = [{
     Rewrites `arith.truncf` from f32 to bf16 and `arith.extf` from bf16 to
     f32 (scalars and vectors) as integer arithmetic on their bits (upstream's
-    arith expansion: round to nearest even, NaN kept quiet). Without it,
-    LLVM calls the compiler runtime's `__truncsfbf2` for every truncation
-    on a CPU without bfloat16 conversion instructions (AVX512_BF16,
-    AVX-NE-CONVERT), a symbol that a compiled model cannot find when it is
-    loaded. `autoglm-compile` runs it for such targets, before the
-    conversion to the LLVM dialect.
+    arith expansion: round to nearest even, NaN kept quiet), which
+    vectorizes. Without it, LLVM calls the compiler runtime's
+    `__truncsfbf2` (which `libautoglm_rt` provides) for every element
+    truncated on a CPU without bfloat16 conversion instructions
+    (AVX512_BF16, AVX-NE-CONVERT). `autoglm-compile` runs it for such
+    targets, before the conversion to the LLVM dialect.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
