@@ -272,6 +272,10 @@ bool isInt8Gemm(const PlannedKernel &kernel) {
 
 } // namespace
 
+bool autoglm::planHasInt8Gemms(ModuleOp module) {
+  return llvm::any_of(collectPlannedKernels(module), isInt8Gemm);
+}
+
 std::string autoglm::explainPlan(ModuleOp module, const MachineModel &machine) {
   std::vector<PlannedKernel> kernels = collectPlannedKernels(module);
   std::string out;

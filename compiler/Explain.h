@@ -34,6 +34,10 @@ struct MachineModel {
 /// The plan of `module` (after the memref stage) as a table.
 std::string explainPlan(mlir::ModuleOp module, const MachineModel &machine);
 
+/// Whether the plan has uint8 x int8 GEMMs, which explainPlan rates against
+/// the int8 peak (so that the peak is measured only where it is used).
+bool planHasInt8Gemms(mlir::ModuleOp module);
+
 } // namespace autoglm
 
 #endif // AUTOGLM_COMPILER_EXPLAIN_H

@@ -33,6 +33,8 @@ import sys
 import unittest
 
 import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
@@ -269,7 +271,6 @@ class BFloat16GraphTest(E2ETestCase):
     exactly numpy's bf16 rounding after every step."""
 
     def test_bf16_arithmetic_on_any_cpu(self):
-        from onnx import TensorProto, helper, numpy_helper
         rng = np.random.default_rng(3)
         x = (rng.standard_normal([4, 37]) * 100).astype(np.float32)
         x[0, :4] = [np.inf, -np.inf, 0.0, -0.0]
@@ -289,7 +290,6 @@ class BFloat16GraphTest(E2ETestCase):
             [s])
         model = helper.make_model(graph,
                                   opset_imports=[helper.make_opsetid("", 17)])
-        import onnx
         path = self.cache.path("bf16", "bf16_graph.onnx")
         onnx.save(model, path)
         xb = round_to_bf16(x)

@@ -9,7 +9,6 @@ generated loops), and a transpose feeding a ReLU; each against numpy
 must call no runtime symbol."""
 
 import os
-import subprocess
 import sys
 import unittest
 
@@ -19,7 +18,7 @@ from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    COMPILE, E2ETestCase, describe, run_model, undefined_symbols)
+    E2ETestCase, compile_model, describe, run_model, undefined_symbols)
 
 # name -> (input shape, permutation, element type, runs on the kernel,
 #          followed by a ReLU)
@@ -101,10 +100,9 @@ class TransposeKernelTest(E2ETestCase):
                 self.check(name, threads=2)
 
     def test_explain_names_the_kernel(self):
-        result = subprocess.run(
-            [COMPILE, self.models["nhwc_to_nchw"], "--explain", "-o",
-             self.cache.path("explain", "nhwc.so")],
-            capture_output=True, text=True)
+        result = compile_model(self.models["nhwc_to_nchw"],
+                               self.cache.path("explain", "nhwc.so"),
+                               "--explain")
         self.assertEqual(result.returncode, 0, describe(result))
         self.assertIn("transpose kernel 2x9 planes of 20 rows x 11 columns",
                       result.stdout + result.stderr)

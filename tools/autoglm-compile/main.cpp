@@ -552,14 +552,10 @@ int main(int argc, char **argv) {
           peakGflops > 0 ? peakGflops : run::measurePeakGflops();
       // The uint8 x int8 probe (about 50 ms) only for a plan that has
       // int8 products to rate against it.
-      bool int8Products = false;
-      planned.walk([&](mlir::func::CallOp call) {
-        int8Products |= call.getCallee().starts_with("agl_kernel_gemm_u8s8");
-      });
-      machine.int8PeakGopsPerThread =
-          int8PeakGops > 0 ? int8PeakGops
-          : int8Products   ? run::measureInt8PeakGops()
-                           : 0;
+      machine.int8PeakGopsPerThread = int8PeakGops > 0 ? int8PeakGops
+                                      : autoglm::planHasInt8Gemms(planned)
+                                          ? run::measureInt8PeakGops()
+                                          : 0;
       machine.bandwidthGBs =
           bandwidthGBs > 0 ? bandwidthGBs : run::measureReadBandwidthGBs();
       machine.threads = agl_get_num_threads();

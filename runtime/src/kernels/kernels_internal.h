@@ -501,7 +501,10 @@ AGL_HIDDEN void agl_maxpool_row_avx2(const agl_pool_geometry *g,
 #endif
 
 /* A plane of agl_kernel_transpose32: out[i * out_rs + j] = in[i + j * in_cs]
- * for i < rows, j < cols. */
+ * for i < rows, j < cols, moved in blocks of AGL_TRANSPOSE_BLOCK squared
+ * elements (16 KiB in, 16 KiB out: both stay in the L1 while a block is
+ * moved). */
+enum { AGL_TRANSPOSE_BLOCK = 64 };
 typedef void (*agl_transpose_plane_fn)(const uint32_t *in, int64_t in_cs,
                                        uint32_t *out, int64_t out_rs,
                                        int64_t rows, int64_t cols);

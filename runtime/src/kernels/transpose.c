@@ -1,12 +1,11 @@
 /* agl_kernel_transpose32: the permutations whose innermost output dimension
  * is not the input's, as planes of 2-D transposes. A loop over such a
  * permutation reads or writes one element per vector lane at a stride; here
- * each plane goes in blocks of 64 x 64 elements (16 KiB in, 16 KiB out:
- * both stay in the L1 while the block is moved), each block in tiles that
- * the AVX2 kernel transposes in registers. */
+ * each plane goes in blocks of 64 x 64 elements (AGL_TRANSPOSE_BLOCK), each
+ * block in tiles that the AVX2 kernel transposes in registers. */
 #include "kernels_internal.h"
 
-enum { BLOCK = 64 };
+enum { BLOCK = AGL_TRANSPOSE_BLOCK };
 
 void agl_transpose_plane_portable(const uint32_t *in, int64_t in_cs,
                                   uint32_t *out, int64_t out_rs, int64_t rows,

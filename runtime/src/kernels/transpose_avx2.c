@@ -10,7 +10,7 @@
 
 #include <immintrin.h>
 
-enum { TILE = 8, BLOCK = 64 };
+enum { TILE = 8, BLOCK = AGL_TRANSPOSE_BLOCK };
 
 static AGL_ALWAYS_INLINE void tile(const uint32_t *in, int64_t in_cs,
                                    uint32_t *out, int64_t out_rs) {
