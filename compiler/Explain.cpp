@@ -196,8 +196,9 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
     auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
     std::string microKernel =
         machine.gemmIsa == "avx512"
-            ? "the AVX-512 VNNI 14x32 micro-kernel (vpdpbusd) where the CPU "
-              "has VNNI, else the AVX2 one"
+            ? "the AMX 32x32 micro-kernel (tdpbusd) where the CPU has AMX "
+              "int8, else the AVX-512 VNNI 14x32 one (vpdpbusd) where it has "
+              "VNNI, else the AVX2 one"
         : machine.gemmIsa == "avx2"
             ? "the AVX2 micro-kernel (operands widened to int16, vpmaddwd; "
               "passes of 6x8)"

@@ -31,6 +31,10 @@
 
 struct agl_gemm_isa;
 extern "C" const agl_gemm_isa *agl_gemm_select(int which);
+extern "C" void agl_s8_allow_amx(int allow);
+#if defined(__x86_64__)
+extern "C" int agl_s8_amx_usable(void);
+#endif
 
 using autoglm::test::activate;
 using autoglm::test::Aligned;
@@ -61,13 +65,27 @@ bool cpu_has_avx2() {
 #endif
 }
 
-// agl_gemm_select's codes: 1 portable, 2 the best (AVX-512 VNNI here),
-// 3 AVX2.
-enum { kPortable = 1, kVnni = 2, kAvx2 = 3 };
+bool cpu_has_amx() {
+#if defined(__x86_64__)
+  return cpu_has_vnni() && agl_s8_amx_usable();
+#else
+  return false;
+#endif
+}
+
+// The kernels: agl_gemm_select's codes (1 portable, 2 the best, 3 AVX2),
+// the best with AMX barred (VNNI) or allowed.
+enum { kPortable = 1, kVnni = 2, kAvx2 = 3, kAmx = 4 };
+const int kIsas[] = {kPortable, kVnni, kAvx2, kAmx};
 
 bool cpu_runs(int isa) {
   return isa == kPortable || (isa == kVnni && cpu_has_vnni()) ||
-         (isa == kAvx2 && cpu_has_avx2());
+         (isa == kAvx2 && cpu_has_avx2()) || (isa == kAmx && cpu_has_amx());
+}
+
+void selectIsa(int isa) {
+  agl_gemm_select(isa == kAmx ? kVnni : isa);
+  agl_s8_allow_amx(isa == kAmx);
 }
 
 struct Case {
@@ -180,11 +198,12 @@ class Int8KernelsTest : public ::testing::Test {
 protected:
   void TearDown() override {
     agl_gemm_select(0);
+    agl_s8_allow_amx(1);
     ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
   }
 };
 
-const int64_t kM[] = {1, 2, 13, 14, 15, 64, 100};
+const int64_t kM[] = {1, 2, 13, 14, 15, 16, 33, 64, 100};
 const int64_t kN[] = {1, 31, 32, 33, 96, 200};
 const int64_t kK[] = {1, 3, 4, 5, 64, 255, 513};
 const int kActs[] = {AGL_ACT_NONE, AGL_ACT_RELU, AGL_ACT_GELU_ERF,
@@ -193,7 +212,7 @@ const int kActs[] = {AGL_ACT_NONE, AGL_ACT_RELU, AGL_ACT_GELU_ERF,
 // Every (m, n, k), with the zero point, batch, output and epilogue cycling
 // through their variants.
 void sweep(int isa, int threads, int &failures) {
-  agl_gemm_select(isa);
+  selectIsa(isa);
   ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
   std::mt19937 rng(2024 + isa * 10 + threads);
   std::uniform_int_distribution<int32_t> any_zero_point(1, 254);
@@ -239,6 +258,15 @@ TEST_F(Int8KernelsTest, MatchesReferenceAvx512Vnni) {
   EXPECT_EQ(failures, 0);
 }
 
+TEST_F(Int8KernelsTest, MatchesReferenceAmx) {
+  if (!cpu_has_amx())
+    GTEST_SKIP() << "this CPU (or this kernel) gives no AMX int8";
+  int failures = 0;
+  for (int threads : {1, 2})
+    sweep(kAmx, threads, failures);
+  EXPECT_EQ(failures, 0);
+}
+
 TEST_F(Int8KernelsTest, MatchesReferenceAvx2) {
   if (!cpu_has_avx2())
     GTEST_SKIP() << "this CPU lacks AVX2";
@@ -251,10 +279,10 @@ TEST_F(Int8KernelsTest, MatchesReferenceAvx2) {
 // Rows of A whose stride is a multiple of 4 KiB are packed even when k is a
 // multiple of 4 (elsewhere they are read in place).
 TEST_F(Int8KernelsTest, RowStridesOf4KiB) {
-  for (int isa : {kPortable, kVnni, kAvx2}) {
+  for (int isa : kIsas) {
     if (!cpu_runs(isa))
       continue;
-    agl_gemm_select(isa);
+    selectIsa(isa);
     std::mt19937 rng(31 + isa);
     int failures = 0;
     for (int64_t k : {64, 4096}) {
@@ -356,10 +384,10 @@ int checkRequantize(int64_t m, int64_t n, int64_t k, int32_t zero_point,
 // Runs `body(isa, threads)` for every kernel this CPU runs (selected) at 1
 // and 2 threads.
 template <typename Body> void forEachIsaAndThreads(Body body) {
-  for (int isa : {kPortable, kVnni, kAvx2}) {
+  for (int isa : kIsas) {
     if (!cpu_runs(isa))
       continue;
-    agl_gemm_select(isa);
+    selectIsa(isa);
     for (int threads : {1, 2}) {
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
       body(isa, threads);
@@ -499,32 +527,33 @@ TEST_F(Int8KernelsTest, ReadsNoFurtherThanA) {
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(map, MAP_FAILED);
   ASSERT_EQ(mprotect(static_cast<char *>(map) + page, page, PROT_NONE), 0);
-  for (int isa : {kPortable, kVnni, kAvx2}) {
+  for (int isa : kIsas) {
     if (!cpu_runs(isa))
       continue;
-    agl_gemm_select(isa);
-    for (int64_t k : {1, 4, 5, 63, 64, 130}) {
-      const int64_t m = 15, n = 33;
-      uint8_t *a = static_cast<uint8_t *>(map) + page - m * k;
-      for (int64_t i = 0; i < m * k; ++i)
-        a[i] = static_cast<uint8_t>(i * 37);
-      std::vector<int8_t> b(k * n);
-      for (int64_t i = 0; i < k * n; ++i)
-        b[i] = static_cast<int8_t>(i * 11);
-      Aligned packed(agl_s8_packed_bytes(k, n));
-      agl_pack_b_s8(b.data(), k, n, n, 1, packed.data);
-      std::vector<int32_t> c(m * n);
-      agl_kernel_gemm_u8s8(1, m, n, k, a, 0, k, 3, packed.data, c.data(), 0,
-                           n, 1.0f, nullptr, nullptr, 0, nullptr, 0, 0,
-                           nullptr);
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          int64_t acc = 0;
-          for (int64_t p = 0; p < k; ++p)
-            acc += (int64_t(a[i * k + p]) - 3) * b[p * n + j];
-          ASSERT_EQ(c[i * n + j], acc) << "isa " << isa << " k " << k;
-        }
-    }
+    selectIsa(isa);
+    for (int64_t k : {1, 4, 5, 63, 64, 130})
+      for (int64_t m : {15, 30}) {
+        const int64_t n = 33;
+        uint8_t *a = static_cast<uint8_t *>(map) + page - m * k;
+        for (int64_t i = 0; i < m * k; ++i)
+          a[i] = static_cast<uint8_t>(i * 37);
+        std::vector<int8_t> b(k * n);
+        for (int64_t i = 0; i < k * n; ++i)
+          b[i] = static_cast<int8_t>(i * 11);
+        Aligned packed(agl_s8_packed_bytes(k, n));
+        agl_pack_b_s8(b.data(), k, n, n, 1, packed.data);
+        std::vector<int32_t> c(m * n);
+        agl_kernel_gemm_u8s8(1, m, n, k, a, 0, k, 3, packed.data, c.data(), 0,
+                             n, 1.0f, nullptr, nullptr, 0, nullptr, 0, 0,
+                             nullptr);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t acc = 0;
+            for (int64_t p = 0; p < k; ++p)
+              acc += (int64_t(a[i * k + p]) - 3) * b[p * n + j];
+            ASSERT_EQ(c[i * n + j], acc) << "isa " << isa << " k " << k;
+          }
+      }
   }
   munmap(map, 2 * page);
 }

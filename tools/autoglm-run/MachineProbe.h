@@ -11,9 +11,10 @@ namespace autoglm::run {
 double measurePeakGflops();
 
 // Single-thread peak of uint8 x int8 products summed into int32, in GOP/s
-// (two operations a product), measured like the FP32 peak with AVX-512 VNNI
-// (vpdpbusd), which the int8 GEMM runs where the CPU has it; 0 on other
-// CPUs, whose int8 kernel has no single instruction to measure. About 50 ms.
+// (two operations a product), measured like the FP32 peak on the unit the
+// int8 GEMM runs on: AMX (tdpbusd) where the CPU has it and the process may
+// use it, else AVX-512 VNNI (vpdpbusd); 0 on other CPUs, whose int8 kernel
+// has no single instruction to measure. About 50 ms.
 double measureInt8PeakGops();
 
 // Single-thread read bandwidth from memory in GB/s: the best of a few sums

@@ -113,7 +113,7 @@ typedef struct s8_args {
   float out_scale;
   int32_t out_zero_point;
   int transposed; /* int32 C transposed: c_rs is its column stride */
-  agl_s8_kernel_fn kernel;
+  agl_s8_kernel kernel;
   /* Blocking: kc depth quads, nc columns (whole panels), mc rows (whole
    * A panels). */
   int64_t kc, nc, mc;
@@ -121,6 +121,14 @@ typedef struct s8_args {
    * panels. */
   int64_t mt, nt, m_step, n_step;
 } s8_args;
+
+/* The bytes of quad q of A's row `row` (stride lda), zero past k. */
+static void quad_of_row(const uint8_t *a, int64_t lda, int64_t row, int64_t k,
+                        int64_t q, uint8_t out[4]) {
+  memset(out, 0, 4);
+  for (int64_t d = 4 * q; d < k && d < 4 * q + 4; ++d)
+    out[d - 4 * q] = a[row * lda + d];
+}
 
 /* Packs rows [0, rows) x quads [q0, q0 + kq) of A (row stride lda) into
  * panels of AGL_S8_MR rows; depths past k are zero. */
@@ -139,16 +147,38 @@ static void pack_a(const uint8_t *a, int64_t lda, int64_t rows, int64_t k,
       const uint8_t *row = a + (i0 + i) * lda + 4 * q0;
       for (int64_t r = 0; r < whole; ++r)
         memcpy(out + r * AGL_S8_QUAD_BYTES, row + 4 * r, 4);
-      for (int64_t r = whole > 0 ? whole : 0; r < kq; ++r) {
-        /* The tail quad: only the row's own bytes, zero past k. */
-        uint8_t quad[4] = {0, 0, 0, 0};
-        for (int64_t d = 4 * (q0 + r); d < k && d < 4 * (q0 + r) + 4; ++d)
-          quad[d - 4 * (q0 + r)] = a[(i0 + i) * lda + d];
-        memcpy(out + r * AGL_S8_QUAD_BYTES, quad, 4);
-      }
+      for (int64_t r = whole > 0 ? whole : 0; r < kq; ++r)
+        quad_of_row(a, lda, i0 + i, k, q0 + r, out + r * AGL_S8_QUAD_BYTES);
     }
     dst += kq * AGL_S8_QUAD_BYTES;
   }
+}
+
+/* Packs rows [0, rows) x quads [q0, q0 + kq) of A as rows `stride` bytes
+ * apart, for a row-major kernel; depths past k are zero. */
+static void pack_a_rows(const uint8_t *a, int64_t lda, int64_t rows, int64_t k,
+                        int64_t q0, int64_t kq, int64_t stride, uint8_t *dst) {
+  const int64_t whole = k / 4 - q0 < kq ? k / 4 - q0 : kq;
+  for (int64_t i = 0; i < rows; ++i) {
+    uint8_t *out = dst + i * stride;
+    if (whole > 0)
+      memcpy(out, a + i * lda + 4 * q0, (size_t)(4 * whole));
+    for (int64_t r = whole > 0 ? whole : 0; r < kq; ++r)
+      quad_of_row(a, lda, i, k, q0 + r, out + 4 * r);
+  }
+}
+
+/* The row stride of a row-major packed block of kq quads: whole cache
+ * lines, never a multiple of 4 KiB (the rows would share L1 sets). */
+static int64_t packed_row_stride(int64_t kq) {
+  int64_t stride = agl_ceil_div(4 * kq, 64) * 64;
+  return stride % 4096 ? stride : stride + 64;
+}
+
+/* Bytes of a packed panel of mr rows x kq quads. */
+static int64_t packed_panel_bytes(const agl_s8_kernel *kernel, int64_t kq) {
+  return kernel->row_major ? kernel->mr * packed_row_stride(kq)
+                           : kq * kernel->mr * 4;
 }
 
 /* Whether the micro-kernel reads A's rows in place (whole quads, and rows
@@ -177,8 +207,16 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
                     int64_t q0, int64_t q1, uint8_t *abuf, int64_t kc_max,
                     int64_t mc_max) {
   const int64_t quads = agl_ceil_div(g->k, 4);
-  /* Equal depth blocks: no thin last one. */
-  const int64_t kc = agl_ceil_div(quads, agl_ceil_div(quads, kc_max));
+  const agl_s8_kernel *kernel = &g->kernel;
+  const int mr = kernel->mr;
+  /* Equal depth blocks (no thin last one), whole steps of the kernel's. */
+  const int64_t step = kernel->kc_step;
+  int64_t kc = agl_ceil_div(quads, agl_ceil_div(quads, kc_max));
+  if (kc < quads && kc_max >= step) {
+    const int64_t up = agl_ceil_div(kc, step) * step,
+                  cap = kc_max / step * step;
+    kc = up < cap ? up : cap;
+  }
   const int64_t ncp = g->nc / AGL_S8_PACKED_NR;
   const uint8_t *a = g->a + bt * g->a_bs;
   const int direct = reads_a_in_place(g);
@@ -189,21 +227,28 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
     for (int64_t pq = 0; pq < quads; pq += kc) {
       int64_t kq = quads - pq < kc ? quads - pq : kc;
       /* Micro-panels of balanced heights. */
-      const int64_t panels = agl_ceil_div(mc, AGL_S8_MR);
+      const int64_t panels = agl_ceil_div(mc, mr);
+      const int64_t panel_bytes = packed_panel_bytes(kernel, kq);
+      const int64_t stride = packed_row_stride(kq);
       if (!direct)
         for (int64_t p = 0; p < panels; ++p) {
           const int64_t r0 = agl_panel_start(mc, panels, p);
-          pack_a(a + (ic + r0) * g->a_rs, g->a_rs,
-                 agl_panel_start(mc, panels, p + 1) - r0, g->k, pq, kq,
-                 abuf + p * kq * AGL_S8_QUAD_BYTES);
+          const int64_t rows = agl_panel_start(mc, panels, p + 1) - r0;
+          const uint8_t *from = a + (ic + r0) * g->a_rs;
+          if (kernel->row_major)
+            pack_a_rows(from, g->a_rs, rows, g->k, pq, kq, stride,
+                        abuf + p * panel_bytes);
+          else
+            pack_a(from, g->a_rs, rows, g->k, pq, kq, abuf + p * panel_bytes);
         }
+      const int64_t lda = direct ? g->a_rs : kernel->row_major ? stride : 0;
       for (int64_t qc = q0; qc < q1; qc += ncp) {
         int64_t qe = q1 - qc < ncp ? q1 : qc + ncp;
         for (int64_t p = 0; p < panels; ++p) {
           const int64_t ir = agl_panel_start(mc, panels, p);
           const int rows = (int)(agl_panel_start(mc, panels, p + 1) - ir);
           const uint8_t *ap = direct ? a + (ic + ir) * g->a_rs + 4 * pq
-                                     : abuf + p * kq * AGL_S8_QUAD_BYTES;
+                                     : abuf + p * panel_bytes;
           int64_t i = ic + ir;
           for (int64_t q = qc; q < qe; ++q) {
             const unsigned char *panel = g->b + q * g->panel_bytes;
@@ -226,9 +271,10 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
                 .out_zero_point = g->out_zero_point,
                 .transposed = g->transposed};
             const int64_t at = c_offset(g->transposed, g->c_rs, i, j);
-            g->kernel(kq, ap, direct ? g->a_rs : 0,
-                      (const int8_t *)(panel + 32 * sizeof(int32_t) + pq * 128),
-                      rows, cols, c + at * g->c_elem, g->c_rs, &e);
+            kernel->run(
+                kq, ap, lda,
+                (const int8_t *)(panel + 32 * sizeof(int32_t) + pq * 128), rows,
+                cols, c + at * g->c_elem, g->c_rs, &e);
           }
         }
       }
@@ -277,13 +323,13 @@ static void s8_tasks(void *raw, int64_t begin, int64_t end) {
   const s8_args *g = raw;
   /* Without pool memory, a small block of A on the stack. */
   enum { STACK_QUADS = 64 };
-  uint8_t stack[AGL_S8_MR * STACK_QUADS * 4];
+  _Alignas(64) uint8_t stack[AGL_S8_MAX_MR * (STACK_QUADS * 4 + 64)];
   uint8_t *abuf = (uint8_t *)agl_pool_scratch();
   int64_t kc = g->kc, mc = g->mc;
   if (!abuf) {
     abuf = stack;
     kc = STACK_QUADS;
-    mc = AGL_S8_MR;
+    mc = g->kernel.mr;
   }
   /* Quantized or transposed output comes in one depth block: A read in
    * place, or packed whole into the packing memory (the entry sized mc for
@@ -304,6 +350,8 @@ static void s8_tasks(void *raw, int64_t begin, int64_t end) {
     if (i0 < i1 && q0 < q1)
       s8_tile(g, bt, i0, i1, q0, q1, abuf, kc, mc);
   }
+  if (g->kernel.done)
+    g->kernel.done();
 }
 
 static void s8_run(s8_args *g, int threads) {
@@ -315,7 +363,8 @@ static void s8_run(s8_args *g, int threads) {
   if (threads > useful)
     threads = useful;
   /* A is packed by each thread. */
-  agl_tile_split t = agl_split_tiles(panels, g->m, AGL_S8_MR, g->batch, threads);
+  agl_tile_split t =
+      agl_split_tiles(panels, g->m, g->kernel.mr, g->batch, threads);
   g->m_step = t.m_step;
   g->n_step = t.n_step;
   g->mt = t.mt;
@@ -333,26 +382,41 @@ static int cpu_has_vnni(void) {
   return __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vnni");
 }
+
+/* Checked once each; a race only repeats a check. */
+static _Atomic int g_vnni = -1, g_amx = -1;
+
+static int checked(_Atomic int *flag, int (*check)(void)) {
+  int has = atomic_load_explicit(flag, memory_order_relaxed);
+  if (has < 0)
+    atomic_store_explicit(flag, has = check(), memory_order_relaxed);
+  return has;
+}
 #endif
 
-/* The AVX-512 kernel where the float GEMM runs AVX-512 (tests force the
- * others through agl_gemm_select) and the CPU has VNNI; else the AVX2 one
- * where the float GEMM runs vector code (AVX2, or AVX-512 without VNNI:
+static _Atomic int g_allow_amx = 1;
+
+void agl_s8_allow_amx(int allow) { atomic_store(&g_allow_amx, allow != 0); }
+
+/* Where the float GEMM runs AVX-512 (tests force the others through
+ * agl_gemm_select) and the CPU has VNNI: the AMX kernel where the CPU has
+ * AMX and the process may use it, else the AVX-512 VNNI one; else the AVX2
+ * one where the float GEMM runs vector code (AVX2, or AVX-512 without VNNI:
  * every CPU with AVX-512 has AVX2). */
-static agl_s8_kernel_fn s8_kernel(void) {
+static agl_s8_kernel s8_kernel(void) {
 #if defined(AGL_HAVE_AVX512_KERNELS)
-  static _Atomic int vnni = -1; /* checked once; a race only repeats it */
-  int has = atomic_load_explicit(&vnni, memory_order_relaxed);
-  if (has < 0)
-    atomic_store_explicit(&vnni, has = cpu_has_vnni(), memory_order_relaxed);
-  if (has && agl_gemm_current() == &agl_gemm_avx512)
-    return agl_s8_kernel_avx512;
+  if (agl_gemm_current() == &agl_gemm_avx512 &&
+      checked(&g_vnni, cpu_has_vnni)) {
+    if (atomic_load(&g_allow_amx) && checked(&g_amx, agl_s8_amx_usable))
+      return (agl_s8_kernel){agl_s8_kernel_amx, 32, 1, 16, agl_s8_amx_release};
+    return (agl_s8_kernel){agl_s8_kernel_avx512, AGL_S8_MR, 0, 1, NULL};
+  }
 #endif
 #if defined(AGL_HAVE_AVX2_KERNELS)
   if (agl_gemm_current() != &agl_gemm_portable)
-    return agl_s8_kernel_avx2;
+    return (agl_s8_kernel){agl_s8_kernel_avx2, AGL_S8_MR, 0, 1, NULL};
 #endif
-  return agl_s8_kernel_portable;
+  return (agl_s8_kernel){agl_s8_kernel_portable, AGL_S8_MR, 0, 1, NULL};
 }
 
 /* Every entry point: quantize 0 with 4-byte C, 1 with uint8 C; transposed
@@ -434,23 +498,25 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
   /* The packed A block (mc rows of kc quads, whole panels) takes what the
    * float GEMM's A block takes: at most kc * mc floats of the packing
    * memory. */
-  g.mc = sizes.mc / AGL_S8_MR * AGL_S8_MR;
-  if (g.mc < AGL_S8_MR)
-    g.mc = AGL_S8_MR;
+  const agl_s8_kernel *kernel = &g.kernel;
+  const int mr = kernel->mr;
+  g.mc = sizes.mc / mr * mr;
+  if (g.mc < mr)
+    g.mc = mr;
   const int64_t room = (int64_t)(AGL_SCRATCH_FLOATS * sizeof(float));
   if (quantize || transposed) {
     /* One block of every depth: as many rows as then fit (kc 0 where not
      * even one panel does, which s8_tasks takes to plain loops). */
     g.kc = agl_ceil_div(k, 4);
-    int64_t fit = room / (g.kc * 4) / AGL_S8_MR * AGL_S8_MR;
-    if (fit < AGL_S8_MR)
+    int64_t fit = room / packed_panel_bytes(kernel, g.kc) * mr;
+    if (fit < mr)
       g.kc = 0;
     else if (g.mc > fit)
       g.mc = fit;
-  } else if (g.kc * g.mc * 4 * (int64_t)sizeof(uint8_t) > room) {
-    g.mc = AGL_S8_MR;
-    if (g.kc * g.mc * 4 > room)
-      g.kc = room / (g.mc * 4);
+  } else if (g.mc / mr * packed_panel_bytes(kernel, g.kc) > room) {
+    g.mc = mr;
+    if (packed_panel_bytes(kernel, g.kc) > room)
+      g.kc = (room / mr - 128) / 4; /* a row: 4 kc bytes, 128 of padding */
   }
   int threads = agl_pool_acquire();
   if (threads <= 0) {

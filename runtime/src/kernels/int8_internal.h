@@ -70,6 +70,36 @@ AGL_HIDDEN void agl_s8_kernel_avx2(int64_t kq, const uint8_t *ap, int64_t lda,
                                    void *c, int64_t ldc,
                                    const agl_s8_epilogue *e);
 #endif
+/* A micro-kernel and the A it reads: `mr` rows a call, from A's rows in
+ * place or packed panels; packed as quads (AGL_S8_QUAD_BYTES per quad,
+ * lda 0) or with `row_major` as rows (lda then the packed row stride);
+ * depth blocks whole multiples of `kc_step` quads but for the last. */
+typedef struct agl_s8_kernel {
+  agl_s8_kernel_fn run;
+  int mr, row_major, kc_step;
+  /* Called when a thread's calls of `run` for one product end (or null). */
+  void (*done)(void);
+} agl_s8_kernel;
+
+enum { AGL_S8_MAX_MR = 32 };
+
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* Compiled with AMX and AVX-512 enabled; only where agl_s8_amx_usable. 32
+ * rows a call, A's rows in place or packed row-major. */
+AGL_HIDDEN void agl_s8_kernel_amx(int64_t kq, const uint8_t *ap, int64_t lda,
+                                  const int8_t *bp, int rows, int cols, void *c,
+                                  int64_t ldc, const agl_s8_epilogue *e);
+/* Releases the tile registers agl_s8_kernel_amx configured on this
+ * thread. */
+AGL_HIDDEN void agl_s8_amx_release(void);
+/* Whether the CPU has AMX int8 (and AVX-512) and Linux lets this process
+ * use the tile registers (asked for once, here). */
+AGL_HIDDEN int agl_s8_amx_usable(void);
+#endif
+/* Whether AVX-512 int8 products may run on AMX where it is usable (1, the
+ * default) or on VNNI (0: tests compare both). */
+AGL_HIDDEN void agl_s8_allow_amx(int allow);
+
 #if defined(AGL_HAVE_AVX512_KERNELS)
 /* Compiled with AVX-512 VNNI enabled; only for CPUs that have it. */
 AGL_HIDDEN void agl_s8_kernel_avx512(int64_t kq, const uint8_t *ap, int64_t lda,
