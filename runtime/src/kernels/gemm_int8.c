@@ -398,19 +398,36 @@ static _Atomic int g_allow_amx = 1;
 
 void agl_s8_allow_amx(int allow) { atomic_store(&g_allow_amx, allow != 0); }
 
+#if defined(AGL_HAVE_AVX512_KERNELS)
+/* Whether AMX beats VNNI on a product of m rows, n columns and depth k.
+ * A few rows stream B past fixed costs per tile (its configuration, the
+ * sums' round trip through memory): on Sapphire Rapids, one row ran 15-25%
+ * slower on AMX, 4 to 8 rows as fast or up to 35% faster where B was in
+ * the L2 and 15-20% slower where it came from memory, 12 rows and more
+ * faster either way. */
+static int amx_pays(int64_t m, int64_t n, int64_t k) {
+  if (m < 4)
+    return 0;
+  return m > 8 || n * k <= agl_l2_bytes();
+}
+#endif
+
 /* Where the float GEMM runs AVX-512 (tests force the others through
  * agl_gemm_select) and the CPU has VNNI: the AMX kernel where the CPU has
- * AMX and the process may use it, else the AVX-512 VNNI one; else the AVX2
- * one where the float GEMM runs vector code (AVX2, or AVX-512 without VNNI:
- * every CPU with AVX-512 has AVX2). */
-static agl_s8_kernel s8_kernel(void) {
+ * AMX, the process may use it and it pays for the shape (amx_pays), else
+ * the AVX-512 VNNI one; else the AVX2 one where the float GEMM runs vector
+ * code (AVX2, or AVX-512 without VNNI: every CPU with AVX-512 has AVX2). */
+static agl_s8_kernel s8_kernel(int64_t m, int64_t n, int64_t k) {
 #if defined(AGL_HAVE_AVX512_KERNELS)
   if (agl_gemm_current() == &agl_gemm_avx512 &&
       checked(&g_vnni, cpu_has_vnni)) {
-    if (atomic_load(&g_allow_amx) && checked(&g_amx, agl_s8_amx_usable))
+    if (atomic_load(&g_allow_amx) && amx_pays(m, n, k) &&
+        checked(&g_amx, agl_s8_amx_usable))
       return (agl_s8_kernel){agl_s8_kernel_amx, 32, 1, 16, agl_s8_amx_release};
     return (agl_s8_kernel){agl_s8_kernel_avx512, AGL_S8_MR, 0, 1, NULL};
   }
+#else
+  (void)m, (void)n, (void)k;
 #endif
 #if defined(AGL_HAVE_AVX2_KERNELS)
   if (agl_gemm_current() != &agl_gemm_portable)
@@ -489,7 +506,7 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                .out_scale = out_scale,
                .out_zero_point = out_zero_point,
                .transposed = transposed,
-               .kernel = s8_kernel()};
+               .kernel = s8_kernel(m, n, k)};
   agl_block_sizes sizes = agl_gemm_block_sizes(agl_gemm_current(), blocking);
   g.kc = sizes.kc > 0 ? sizes.kc : 1;
   g.nc = sizes.nc / AGL_S8_PACKED_NR * AGL_S8_PACKED_NR;
