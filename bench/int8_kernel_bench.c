@@ -3,7 +3,9 @@
  * scales), agl_kernel_gemm_u8s8_requantize (uint8 output, without and with
  * GELU) and agl_kernel_sgemm_packed on the same shapes, a square one and
  * the GLM layer's prefill MLP product; median time of repeated calls after
- * warm-up, GOP/s (2 m n k) and the speedup over the float GEMM. The modes
+ * warm-up, GOP/s (2 m n k) and the speedup over the float GEMM; and the
+ * int32 product once more with AMX barred ("no AMX": the VNNI kernel where
+ * the CPU has AMX, the same kernel elsewhere). The modes
  * alternate call by call, so that other load falls on all of them. 1-thread
  * times are CPU time of the calling thread (bench_timing.h).
  *
@@ -14,6 +16,10 @@
 #include "bench_timing.h"
 
 #include <stdio.h>
+
+/* The runtime's switch between AMX and VNNI (int8_internal.h), linked
+ * from the static library. */
+void agl_s8_allow_amx(int allow);
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +67,7 @@ static void run_shape(const shape *s, int threads, int reps) {
   for (int64_t j = 0; j < n; ++j)
     scale[j] = 1.0f / 32768.0f;
   uint8_t *c8 = aligned((size_t)(m * n));
-  enum { MODES = 5 };
+  enum { MODES = 6 };
   double *times[MODES];
   for (int mode = 0; mode < MODES; ++mode)
     times[mode] = malloc((size_t)reps * sizeof(double));
@@ -71,11 +77,13 @@ static void run_shape(const shape *s, int threads, int reps) {
       if (mode == 0)
         agl_kernel_sgemm_packed(1, m, n, k, a, 0, k, 1, packed, c, 0, n, 0,
                                 1.0f, NULL, 0, NULL, 0, 0, NULL);
-      else if (mode <= 2)
+      else if (mode <= 2 || mode == 5) {
+        agl_s8_allow_amx(mode != 5);
         agl_kernel_gemm_u8s8(1, m, n, k, a8, 0, k, 128, packed8, c, 0, n, 1.0f,
                              mode == 2 ? scale : NULL, NULL, 0, NULL, 0, 0,
                              NULL);
-      else
+        agl_s8_allow_amx(1);
+      } else
         agl_kernel_gemm_u8s8_requantize(
             1, m, n, k, a8, 0, k, 128, packed8, c8, 0, n, 1.0f, scale, NULL,
             mode == 4 ? AGL_ACT_GELU_ERF : AGL_ACT_NONE, NULL, 0, 0, 0.02f, 128,
@@ -83,8 +91,9 @@ static void run_shape(const shape *s, int threads, int reps) {
       if (r >= 0)
         times[mode][r] = now() - start;
     }
-  static const char *names[MODES] = {"fp32 packed", "u8s8 int32", "u8s8 float",
-                                     "u8s8 ->u8", "u8s8 gelu->u8"};
+  static const char *names[MODES] = {"fp32 packed",   "u8s8 int32",
+                                     "u8s8 float",    "u8s8 ->u8",
+                                     "u8s8 gelu->u8", "u8s8 int32 no AMX"};
   double fp32 = 0;
   for (int mode = 0; mode < MODES; ++mode) {
     qsort(times[mode], (size_t)reps, sizeof(double), compare_doubles);

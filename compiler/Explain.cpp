@@ -197,8 +197,9 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
     std::string microKernel =
         machine.gemmIsa == "avx512"
             ? "the AMX 32x32 micro-kernel (tdpbusd) where the CPU has AMX "
-              "int8, else the AVX-512 VNNI 14x32 one (vpdpbusd) where it has "
-              "VNNI, else the AVX2 one"
+              "int8 and the product 9 rows or more (4 or more where its "
+              "weights fit in the L2), else the AVX-512 VNNI 14x32 one "
+              "(vpdpbusd) where it has VNNI, else the AVX2 one"
         : machine.gemmIsa == "avx2"
             ? "the AVX2 micro-kernel (operands widened to int16, vpmaddwd; "
               "passes of 6x8)"

@@ -278,22 +278,26 @@ TEST_F(Int8KernelsTest, MatchesReferenceAvx2) {
 
 // Rows of A whose stride is a multiple of 4 KiB are packed even when k is a
 // multiple of 4 (elsewhere they are read in place).
-TEST_F(Int8KernelsTest, RowStridesOf4KiB) {
+// Row strides that crowd L1 sets (4 KiB, and 2 KiB for AMX's 32 rows),
+// where A is packed rather than read in place, and depths whose packed
+// rows would be such a stride.
+TEST_F(Int8KernelsTest, RowStridesOf2And4KiB) {
   for (int isa : kIsas) {
     if (!cpu_runs(isa))
       continue;
     selectIsa(isa);
     std::mt19937 rng(31 + isa);
     int failures = 0;
-    for (int64_t k : {64, 4096}) {
-      Case c{2, 15, 33, k, 77};
-      c.a_rs = 4096;
-      failures += check(c, 1, rng);
-      c.float_out = c.bias = c.residual = true;
-      c.act = AGL_ACT_SILU;
-      failures += check(c, 1, rng);
-    }
-    EXPECT_EQ(failures, 0);
+    for (int64_t a_rs : {int64_t{2048}, int64_t{4096}})
+      for (int64_t k : {int64_t{64}, a_rs}) {
+        Case c{2, 40, 33, k, 77};
+        c.a_rs = a_rs;
+        failures += check(c, 1, rng);
+        c.float_out = c.bias = c.residual = true;
+        c.act = AGL_ACT_SILU;
+        failures += check(c, 1, rng);
+      }
+    EXPECT_EQ(failures, 0) << "isa " << isa;
   }
 }
 

@@ -268,9 +268,11 @@ int main(int argc, char **argv) {
   app.add_option("--peak-gflops", peakGflops,
                  "FP32 peak of one core for --explain (default: measured)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--int8-peak-gops", int8PeakGops,
-                 "uint8 x int8 peak of one core for --explain's int8 GEMMs "
-                 "(default: measured with AVX-512 VNNI, else the FP32 peak)")
+  app.add_option(
+         "--int8-peak-gops", int8PeakGops,
+         "uint8 x int8 peak of one core for --explain's int8 GEMMs "
+         "(default: measured with AMX, else AVX-512 VNNI, else the FP32 "
+         "peak)")
       ->check(CLI::PositiveNumber);
   app.add_option("--bandwidth-gbs", bandwidthGBs,
                  "Memory read bandwidth for --explain (default: measured)")

@@ -151,7 +151,7 @@ void defineOptions(CLI::App &app, Options &options) {
   app.add_option("--int8-peak-gops", options.int8PeakGops,
                  "uint8 x int8 peak of one core in GOP/s, for the int8 "
                  "GEMMs' % peak in the --profile table (default: measured "
-                 "with AVX-512 VNNI, else none)")
+                 "with AMX, else AVX-512 VNNI, else none)")
       ->check(atLeast(0));
   app.add_flag("--json", options.json,
                "Print one line of JSON on stdout; text goes to stderr");

@@ -168,24 +168,29 @@ static void pack_a_rows(const uint8_t *a, int64_t lda, int64_t rows, int64_t k,
   }
 }
 
-/* The row stride of a row-major packed block of kq quads: whole cache
- * lines, never a multiple of 4 KiB (the rows would share L1 sets). */
-static int64_t packed_row_stride(int64_t kq) {
+/* The row strides that crowd a micro-panel of mr rows into too few L1
+ * sets: the L1d has 64 sets (of 8 ways on the smallest), rows a multiple
+ * of 4 KiB apart fall in one set, a multiple of 2 KiB in two; more than
+ * 16 rows need four. */
+static int64_t crowding_stride(int mr) { return mr > 16 ? 2048 : 4096; }
+
+/* The row stride of a row-major packed block of kq quads for mr rows:
+ * whole cache lines, never a crowding stride. */
+static int64_t packed_row_stride(int mr, int64_t kq) {
   int64_t stride = agl_ceil_div(4 * kq, 64) * 64;
-  return stride % 4096 ? stride : stride + 64;
+  return stride % crowding_stride(mr) ? stride : stride + 64;
 }
 
 /* Bytes of a packed panel of mr rows x kq quads. */
 static int64_t packed_panel_bytes(const agl_s8_kernel *kernel, int64_t kq) {
-  return kernel->row_major ? kernel->mr * packed_row_stride(kq)
+  return kernel->row_major ? kernel->mr * packed_row_stride(kernel->mr, kq)
                            : kq * kernel->mr * 4;
 }
 
 /* Whether the micro-kernel reads A's rows in place (whole quads, and rows
- * not a multiple of 4 KiB apart, where the 14 would share L1 sets) rather
- * than from packed panels. */
+ * not a crowding stride apart) rather than from packed panels. */
 static int reads_a_in_place(const s8_args *g) {
-  return g->k % 4 == 0 && g->a_rs % 4096 != 0;
+  return g->k % 4 == 0 && g->a_rs % crowding_stride(g->kernel.mr) != 0;
 }
 
 /* The float epilogue of one element's exact sum, for the driver's own loops
@@ -229,7 +234,7 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
       /* Micro-panels of balanced heights. */
       const int64_t panels = agl_ceil_div(mc, mr);
       const int64_t panel_bytes = packed_panel_bytes(kernel, kq);
-      const int64_t stride = packed_row_stride(kq);
+      const int64_t stride = packed_row_stride(mr, kq);
       if (!direct)
         for (int64_t p = 0; p < panels; ++p) {
           const int64_t r0 = agl_panel_start(mc, panels, p);
