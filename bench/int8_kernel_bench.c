@@ -100,7 +100,7 @@ static void run_shape(const shape *s, int threads, int reps) {
     double median = times[mode][reps / 2];
     if (mode == 0)
       fp32 = median;
-    printf("%-26s %d thr %-11s %10.1f us %7.1f GOP/s  %.2fx\n", s->name,
+    printf("%-26s %d thr %-17s %10.1f us %7.1f GOP/s  %.2fx\n", s->name,
            threads, names[mode], median * 1e6, 2.0 * m * n * k / median / 1e9,
            fp32 / median);
     free(times[mode]);
