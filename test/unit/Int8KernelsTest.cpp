@@ -276,11 +276,10 @@ TEST_F(Int8KernelsTest, MatchesReferenceAvx2) {
   EXPECT_EQ(failures, 0);
 }
 
-// Rows of A whose stride is a multiple of 4 KiB are packed even when k is a
-// multiple of 4 (elsewhere they are read in place).
-// Row strides that crowd L1 sets (4 KiB, and 2 KiB for AMX's 32 rows),
-// where A is packed rather than read in place, and depths whose packed
-// rows would be such a stride.
+// Rows of A whose stride crowds L1 sets (a multiple of 4 KiB, and of 2 KiB
+// for AMX's 32 rows) are packed even when k is a multiple of 4 (elsewhere
+// they are read in place); k equal to the stride also gives packed rows
+// that would be such a stride.
 TEST_F(Int8KernelsTest, RowStridesOf2And4KiB) {
   for (int isa : kIsas) {
     if (!cpu_runs(isa))

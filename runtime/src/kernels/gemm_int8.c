@@ -417,6 +417,11 @@ static int amx_pays(int64_t m, int64_t n, int64_t k) {
 }
 #endif
 
+/* A kernel of AGL_S8_MR rows reading A as packed quads, any depth block. */
+static agl_s8_kernel quad_kernel(agl_s8_kernel_fn run) {
+  return (agl_s8_kernel){.run = run, .mr = AGL_S8_MR, .kc_step = 1};
+}
+
 /* Where the float GEMM runs AVX-512 (tests force the others through
  * agl_gemm_select) and the CPU has VNNI: the AMX kernel where the CPU has
  * AMX, the process may use it and it pays for the shape (amx_pays), else
@@ -428,17 +433,21 @@ static agl_s8_kernel s8_kernel(int64_t m, int64_t n, int64_t k) {
       checked(&g_vnni, cpu_has_vnni)) {
     if (atomic_load(&g_allow_amx) && amx_pays(m, n, k) &&
         checked(&g_amx, agl_s8_amx_usable))
-      return (agl_s8_kernel){agl_s8_kernel_amx, 32, 1, 16, agl_s8_amx_release};
-    return (agl_s8_kernel){agl_s8_kernel_avx512, AGL_S8_MR, 0, 1, NULL};
+      return (agl_s8_kernel){.run = agl_s8_kernel_amx,
+                             .mr = AGL_S8_MAX_MR,
+                             .row_major = 1,
+                             .kc_step = 16,
+                             .done = agl_s8_amx_release};
+    return quad_kernel(agl_s8_kernel_avx512);
   }
 #else
   (void)m, (void)n, (void)k;
 #endif
 #if defined(AGL_HAVE_AVX2_KERNELS)
   if (agl_gemm_current() != &agl_gemm_portable)
-    return (agl_s8_kernel){agl_s8_kernel_avx2, AGL_S8_MR, 0, 1, NULL};
+    return quad_kernel(agl_s8_kernel_avx2);
 #endif
-  return (agl_s8_kernel){agl_s8_kernel_portable, AGL_S8_MR, 0, 1, NULL};
+  return quad_kernel(agl_s8_kernel_portable);
 }
 
 /* Every entry point: quantize 0 with 4-byte C, 1 with uint8 C; transposed
