@@ -110,13 +110,8 @@ int64_t agl_system_l2_bytes(void) {
   return g_system_l2_bytes;
 }
 
-agl_block_sizes agl_gemm_block_sizes(const agl_gemm_isa *isa,
-                                     const agl_gemm_blocking *request) {
-  pthread_once(&g_model_once, compute_model);
-  agl_block_sizes s = g_sizes[0];
-  for (int t = 0; t < TABLES; ++t)
-    if (isa == g_tables[t])
-      s = g_sizes[t];
+agl_block_sizes agl_requested_sizes(agl_block_sizes s,
+                                    const agl_gemm_blocking *request) {
   if (request) {
     if (request->kc > 0)
       s.kc = request->kc;
@@ -125,6 +120,17 @@ agl_block_sizes agl_gemm_block_sizes(const agl_gemm_isa *isa,
     if (request->mc > 0)
       s.mc = request->mc;
   }
+  return s;
+}
+
+agl_block_sizes agl_gemm_block_sizes(const agl_gemm_isa *isa,
+                                     const agl_gemm_blocking *request) {
+  pthread_once(&g_model_once, compute_model);
+  agl_block_sizes s = g_sizes[0];
+  for (int t = 0; t < TABLES; ++t)
+    if (isa == g_tables[t])
+      s = g_sizes[t];
+  s = agl_requested_sizes(s, request);
   s.mc = round_up(s.mc, isa->mr);
   s.nc = round_up(s.nc, isa->nr);
   /* Fit kc * (mc + nc) into the packing memory: mc first (the A block is

@@ -469,15 +469,7 @@ static agl_block_sizes s8_block_sizes(const agl_s8_kernel *kernel, int64_t k,
     s.kc = quads < MAX_QUADS ? quads : MAX_QUADS;
     const int64_t quarter = agl_l2_bytes() / 4 / (4 * s.kc) / 32 * 32;
     s.nc = s.mc = quarter > 32 ? quarter : 32;
-    if (request) {
-      if (request->kc > 0)
-        s.kc = request->kc;
-      if (request->nc > 0)
-        s.nc = request->nc;
-      if (request->mc > 0)
-        s.mc = request->mc;
-    }
-    return s;
+    return agl_requested_sizes(s, request);
   }
 #else
   (void)kernel, (void)k;

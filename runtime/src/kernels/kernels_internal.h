@@ -67,6 +67,9 @@ struct agl_gemm_isa;
  * the packing memory. */
 AGL_HIDDEN agl_block_sizes agl_gemm_block_sizes(
     const struct agl_gemm_isa *isa, const agl_gemm_blocking *request);
+/* `sizes` with the fields that `request` sets (when not null) from it. */
+AGL_HIDDEN agl_block_sizes
+agl_requested_sizes(agl_block_sizes sizes, const agl_gemm_blocking *request);
 
 /* The cache sizes the cost model reads (bytes, 0 where unknown). */
 AGL_HIDDEN void agl_cache_sizes(int64_t *l1d, int64_t *l2, int64_t *l3);
