@@ -50,7 +50,34 @@ agl_transpose16(__m512 r[16]) {
   }
 }
 
+/* The bias of a tile without one. */
+static const float agl_no_bias[32];
+
+/* The common epilogues of one transposed half (at most 16 filters): a bias
+ * (zeros for none), a residual added before the activation, none or ReLU.
+ * The columns are unrolled, so the transposed vectors stay in registers and
+ * each column costs its few instructions, not a pass through every option
+ * of the general epilogue (a fifth of the 7x7 stem's time, depth 147). */
+static inline __attribute__((always_inline)) void
+agl_store_columns_plain(const __m512 v[16], int cols, __mmask16 m, float *c,
+                        int64_t ldc, const float *bias, const float *residual,
+                        int64_t res_cs, int relu) {
+#pragma GCC unroll 16
+  for (int j = 0; j < 16; ++j) {
+    if (j >= cols)
+      return;
+    __m512 x = _mm512_add_ps(v[j], _mm512_set1_ps(bias[j]));
+    if (residual)
+      x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, residual + j * res_cs));
+    if (relu)
+      x = _mm512_max_ps(_mm512_setzero_ps(), x); /* NaN stays NaN */
+    _mm512_mask_storeu_ps(c + j * ldc, m, x);
+  }
+}
+
 /* Writes the accumulators of a tile of positions x filters into NCHW:
+ * acc[i][h] holds filters 16h..16h+15 of position i (R <= 14 positions,
+ * VECS vectors, nr <= 16 VECS filters), and with epilogue `e` applied,
  * column j of the tile (a filter) is R contiguous floats at c + j * ldc.
  * Each 16 columns are transposed in registers first. */
 static inline __attribute__((always_inline)) void
@@ -61,6 +88,8 @@ agl_store_transposed(const int R, const int VECS,
   const int load_c = e->load_c, act = e->act, scaled = e->alpha != 1.0f;
   const float *bias = e->bias, *residual = e->residual;
   const int first = e->residual_first;
+  const int plain = !load_c && !scaled && (!residual || first) &&
+                    (act == AGL_ACT_NONE || act == AGL_ACT_RELU);
   const __m512 alpha = _mm512_set1_ps(e->alpha);
 #pragma GCC unroll 2
   for (int h = 0; h < VECS; ++h) {
@@ -70,6 +99,13 @@ agl_store_transposed(const int R, const int VECS,
       v[i] = i < R ? acc[i][h] : _mm512_setzero_ps();
     agl_transpose16(v);
     int cols = nr - 16 * h < 16 ? nr - 16 * h : 16;
+    if (plain) {
+      agl_store_columns_plain(v, cols, m, c + 16 * h * ldc, ldc,
+                              bias ? bias + 16 * h : agl_no_bias + 16 * h,
+                              residual ? residual + 16 * h * e->res_cs : NULL,
+                              e->res_cs, act == AGL_ACT_RELU);
+      continue;
+    }
     for (int j = 0; j < cols; ++j) {
       float *column = c + (16 * h + j) * ldc;
       __m512 x = v[j];
