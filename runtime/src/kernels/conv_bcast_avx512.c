@@ -64,7 +64,9 @@ bcast_tile(const int R, const int OW, const int SW, const int VECS,
         _mm_prefetch((const char *)(w + W_PREFETCH * W), _MM_HINT_T0);
         if (VECS > 1)
           _mm_prefetch((const char *)(w + W_PREFETCH * W + 16), _MM_HINT_T0);
-        __m512 b0 = _mm512_maskz_loadu_ps(m0, w);
+        /* With two vectors the first is whole: a plain load. */
+        __m512 b0 =
+            VECS > 1 ? _mm512_loadu_ps(w) : _mm512_maskz_loadu_ps(m0, w);
         __m512 b1 =
             VECS > 1 ? _mm512_maskz_loadu_ps(m1, w + 16) : _mm512_setzero_ps();
 #pragma GCC unroll 14
