@@ -50,11 +50,8 @@ agl_transpose16(__m512 r[16]) {
   }
 }
 
-/* The bias of a tile without one. */
-static const float agl_no_bias[32];
-
 /* The common epilogues of one transposed half (at most 16 filters): a bias
- * (zeros for none), a residual added before the activation, none or ReLU.
+ * or none, a residual added before the activation, none or ReLU.
  * The columns are unrolled, so the transposed vectors stay in registers and
  * each column costs its few instructions, not a pass through every option
  * of the general epilogue (a fifth of the 7x7 stem's time, depth 147). */
@@ -66,7 +63,9 @@ agl_store_columns_plain(const __m512 v[16], int cols, __mmask16 m, float *c,
   for (int j = 0; j < 16; ++j) {
     if (j >= cols)
       return;
-    __m512 x = _mm512_add_ps(v[j], _mm512_set1_ps(bias[j]));
+    __m512 x = v[j];
+    if (bias)
+      x = _mm512_add_ps(x, _mm512_set1_ps(bias[j]));
     if (residual)
       x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, residual + j * res_cs));
     if (relu)
@@ -101,7 +100,7 @@ agl_store_transposed(const int R, const int VECS,
     int cols = nr - 16 * h < 16 ? nr - 16 * h : 16;
     if (plain) {
       agl_store_columns_plain(v, cols, m, c + 16 * h * ldc, ldc,
-                              bias ? bias + 16 * h : agl_no_bias + 16 * h,
+                              bias ? bias + 16 * h : NULL,
                               residual ? residual + 16 * h * e->res_cs : NULL,
                               e->res_cs, act == AGL_ACT_RELU);
       continue;
