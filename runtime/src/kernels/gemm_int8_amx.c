@@ -87,12 +87,26 @@ void agl_s8_amx_release(void) {
   t_configured_rows = 0;
 }
 
+/* How many quads ahead `accumulate` prefetches B (two steps: 4 KiB, past
+ * the block's end the next panel's first quads): a tile load is 16 lines
+ * that nothing fetches ahead of it. Measured on a Sapphire Rapids class
+ * Xeon (autoglm-int8-kernel-bench, one thread, calls alternating with and
+ * without, in busy minutes): 2048^3 17-50% faster, the 128-row prefill
+ * products 0-17%; in one quiet round 2048^3 ran 2% slower. */
+enum { B_PREFETCH_QUADS = 32 };
+
 /* The sums of kq quads: 16 at a time from A (rows lda bytes apart) and B
- * (128 bytes per quad). `two`: the tile has rows past 16. */
+ * (128 bytes per quad), B's lines `B_PREFETCH_QUADS` ahead requested with
+ * `prefetch`. `two`: the tile has rows past 16. */
 static inline __attribute__((always_inline)) void
-accumulate(const int two, int64_t kq, const uint8_t *ap, int64_t lda,
-           const int8_t *bp) {
+accumulate(const int two, const int prefetch, int64_t kq, const uint8_t *ap,
+           int64_t lda, const int8_t *bp) {
   for (int64_t r = 0; r < kq; r += 16) {
+    if (prefetch) {
+      const char *ahead = (const char *)(bp + (r + B_PREFETCH_QUADS) * 128);
+      for (int line = 0; line < 16 * 128 / 64; ++line)
+        _mm_prefetch(ahead + 64 * line, _MM_HINT_T0);
+    }
     _tile_loadd(B0, bp + r * 128, 128);
     _tile_loadd(B1, bp + r * 128 + 64, 128);
     _tile_loadd(A0, ap + 4 * r, lda);
@@ -149,9 +163,9 @@ void agl_s8_kernel_amx(int64_t kq, const uint8_t *ap, int64_t lda,
   }
   const int64_t whole = kq / 16 * 16;
   if (two)
-    accumulate(1, whole, ap, lda, bp);
+    accumulate(1, 1, whole, ap, lda, bp);
   else
-    accumulate(0, whole, ap, lda, bp);
+    accumulate(0, 1, whole, ap, lda, bp);
   if (whole < kq) {
     /* The last quads, zero past them: zero bytes of A meet the zero rows
      * of B, and nothing past the block is read. */
@@ -165,9 +179,9 @@ void agl_s8_kernel_amx(int64_t kq, const uint8_t *ap, int64_t lda,
     memcpy(b_tail, bp + whole * 128, (size_t)(128 * tail));
     MEMORY_BARRIER();
     if (two)
-      accumulate(1, 16, &a_tail[0][0], 64, &b_tail[0][0]);
+      accumulate(1, 0, 16, &a_tail[0][0], 64, &b_tail[0][0]);
     else
-      accumulate(0, 16, &a_tail[0][0], 64, &b_tail[0][0]);
+      accumulate(0, 0, 16, &a_tail[0][0], 64, &b_tail[0][0]);
   }
   /* acc[i][h]: row i's columns 16h..16h+15. */
   __m512i acc[32][2];
