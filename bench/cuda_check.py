@@ -530,6 +530,60 @@ def bench_autoglm(bundle, w, variant, runs, warmup):
 
 # --- PyTorch ---------------------------------------------------------------
 
+def find_ncu():
+    found = shutil.which("ncu")
+    if found:
+        return found
+    for root in ("/opt/nvidia", "/usr/local/cuda"):
+        for dirpath, _, files in os.walk(root):
+            if "ncu" in files:
+                return os.path.join(dirpath, "ncu")
+    return None
+
+
+def profile_autoglm(bundle, w, variant, out_dir):
+    """Per-kernel GPU times of one run of a workload's build, by Nsight
+    Compute: {"kernels": [(name, grid, block, microseconds)...]} in launch
+    order, or {"error": ...}."""
+    ncu = find_ncu()
+    if not ncu:
+        return {"error": "no ncu"}
+    folder = os.path.join(bundle, "workloads", w["name"])
+    log_file = os.path.join(out_dir or folder,
+                            f"ncu_{w['name']}_{variant}.csv")
+    if os.path.exists(log_file):
+        os.remove(log_file)
+    env = dict(os.environ)
+    paths = [os.path.join(bundle, "lib")]
+    cublas = find_cublas()
+    if cublas:
+        env["AUTOGLM_CUBLAS"] = cublas
+        paths.append(os.path.dirname(cublas))
+    env["LD_LIBRARY_PATH"] = ":".join(paths + [env.get("LD_LIBRARY_PATH", "")])
+    cmd = [ncu, "--clock-control", "none", "--metrics",
+           "gpu__time_duration.sum", "--csv", "--print-units", "base",
+           "--log-file", log_file, os.path.join(bundle, "bin", "autoglm-run"),
+           os.path.join(folder, variant, w["name"] + ".so")]
+    for i in w["inputs"]:
+        cmd += ["--input", f"{i['name']}={os.path.join(folder, i['file'])}"]
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                            timeout=600)
+    if result.returncode != 0 or not os.path.exists(log_file):
+        return {"error": (result.stderr or result.stdout)[-2000:]}
+    import csv
+    kernels = []
+    with open(log_file) as f:
+        lines = [l for l in f if l.startswith('"')]
+    for row in csv.DictReader(lines):
+        if row.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        ns = float(row["Metric Value"].replace(",", ""))
+        kernels.append((row["Kernel Name"][:80], row.get("Grid Size", ""),
+                        row.get("Block Size", ""), ns / 1000.0))
+    return {"kernels": kernels,
+            "total_us": sum(k[3] for k in kernels)}
+
+
 def torch_workload(torch, name, dtype):
     """(function, arguments) computing the workload in PyTorch on the GPU,
     with random weights of the model's shapes."""
@@ -648,6 +702,12 @@ def run(args):
                 + ("" if a["report"]["exit_code"] == 0 else
                    f"\n{a['report'].get('error', '')}"
                    f"{a['report'].get('stderr', '')}"))
+            if args.profile:
+                a["profile"] = profile_autoglm(bundle, w, variant, args.out)
+                p = a["profile"]
+                log(f"  ncu {variant}: {p.get('total_us', 0):.1f} us in "
+                    f"{len(p.get('kernels', []))} kernels"
+                    + (f"; {p['error']}" if "error" in p else ""))
         write()
     # PyTorch eager for every workload before torch.compile, which takes
     # longest.
@@ -690,6 +750,17 @@ def render(results):
             f" | {ms(r.get('torch_compile_float32'))}"
             f" | {ms(r.get('torch_eager_float16'))}"
             f" | {ms(r.get('torch_compile_float16'))} |")
+    for r in results.get("workloads", []):
+        for variant in VARIANTS:
+            p = r.get(variant, {}).get("profile", {})
+            if not p.get("kernels"):
+                continue
+            lines += ["", f"{r['name']} {variant}: {p['total_us']:.1f} us of "
+                      f"GPU time in {len(p['kernels'])} kernels (ncu), "
+                      "the longest:", "",
+                      "| kernel | grid | block | us |", "|---|---|---|---:|"]
+            for k in sorted(p["kernels"], key=lambda k: -k[3])[:20]:
+                lines.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]:.1f} |")
     lines += ["", "| model | build | on the GPU | max abs error | "
               "/ max abs ref | cosine |", "|---|---|---|---|---|---|"]
     for m in results["models"]:
@@ -716,6 +787,9 @@ def main(argv=None):
                    choices=list(VARIANTS),
                    help="builds to check and time (default cublas and "
                         "fp16: the generated GEMMs take seconds each)")
+    r.add_argument("--profile", action="store_true",
+                   help="also time each build's kernels with Nsight "
+                        "Compute (ncu), one run")
     r.add_argument("--no-models", action="store_true",
                    help="skip the models/ check")
     args = parser.parse_args(argv)

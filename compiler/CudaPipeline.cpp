@@ -1,7 +1,8 @@
 //===- CudaPipeline.cpp - the GPU stage of --target=cuda ------------------===//
 //
 // Upstream MLIR does the work: linalg loops become scf.parallel nests,
-// autoglm-map-loops-to-gpu picks blocks and threads, the nests become
+// reductions accumulate in registers, autoglm-map-loops-to-gpu picks
+// blocks and threads (a block per row for row reductions), the nests become
 // gpu.launch ops that are outlined into gpu.modules, lowered to NVVM and
 // compiled by the CUDA toolkit (ptxas, fatbinary) into gpu.binary ops. The
 // host side keeps the CPU pipeline's calling convention (bare pointers,
@@ -64,12 +65,14 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
   // Kernels: one per top-level loop nest.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createAccumulateInRegisters());
   MapLoopsToGpuOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapLoopsToGpu(mapping));
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createNameGpuKernels());
+  pm.addNestedPass<gpu::GPUModuleOp>(createLowerGpuReductions());
   pm.addPass(createRecordGpuPlacement());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.arch;

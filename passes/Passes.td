@@ -840,6 +840,24 @@ def ExternalizeWeights : Pass<"autoglm-externalize-weights", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def AccumulateInRegisters
+    : Pass<"autoglm-accumulate-in-registers", "mlir::func::FuncOp"> {
+  let summary = "Carry reduction accumulators in loop values instead of memory";
+  let description = [{
+    `convert-linalg-to-parallel-loops` lowers a reduction to an `scf.for`
+    that loads the accumulator from the output buffer, combines and stores
+    it back in every iteration. Where the load and the store use the same
+    loop-invariant address in the loop's body and every other access in
+    the loop provably touches other bytes (another function argument, or
+    another byte range of the arena), the accumulator becomes an iteration
+    argument: one load before the loop, one store after it. Nested loops
+    are handled from the inside out. On a GPU this takes a round trip
+    through global memory off every iteration's critical path, and it is
+    the form in which `autoglm-map-loops-to-gpu` recognizes row reductions.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
+}
+
 def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Map the top-level parallel loops of a planned model to GPU blocks and threads";
   let description = [{
@@ -886,6 +904,24 @@ def RecordGpuPlacement
     it as the model's placement.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def LowerGpuReductions
+    : Pass<"autoglm-lower-gpu-reductions", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower block-wide gpu.all_reduce ops in outlined kernels";
+  let description = [{
+    Applies upstream's `gpu.all_reduce` lowering to every kernel of the
+    module: each warp combines its values with shuffles, its first lane
+    writes the warp's result to shared memory (a workgroup attribution of
+    the kernel), and after a barrier the first warp combines those and
+    shares the total through shared memory. The ops must be uniform, as
+    those of `autoglm-map-loops-to-gpu`'s row reductions are; any other is
+    an error.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",
+                           "mlir::cf::ControlFlowDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def NameGpuKernels : Pass<"autoglm-name-gpu-kernels", "mlir::ModuleOp"> {
