@@ -44,8 +44,7 @@ bool othersLeaveAlone(scf::ForOp loop, Value buffer, Operation *load,
     SmallVector<MemoryEffects::EffectInstance> instances;
     effects.getEffects(instances);
     for (const MemoryEffects::EffectInstance &instance : instances) {
-      if (!isa<MemoryEffects::Read, MemoryEffects::Write>(
-              instance.getEffect()))
+      if (!isa<MemoryEffects::Read, MemoryEffects::Write>(instance.getEffect()))
         continue;
       Value value = instance.getValue();
       if (!value || !autoglm::disjoint(value, buffer))
@@ -102,9 +101,8 @@ scf::ForOp promoteOne(RewriterBase &rewriter, scf::ForOp loop) {
                               newLoop.getRegionIterArgs().back());
   rewriter.eraseOp(load);
   rewriter.setInsertionPointAfter(newLoop);
-  memref::StoreOp::create(rewriter, store.getLoc(),
-                          newLoop.getResults().back(), store.getMemRef(),
-                          store.getIndices());
+  memref::StoreOp::create(rewriter, store.getLoc(), newLoop.getResults().back(),
+                          store.getMemRef(), store.getIndices());
   rewriter.eraseOp(store);
   return newLoop;
 }

@@ -25,9 +25,10 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace autoglm {
 #define GEN_PASS_DEF_MAPLOOPSTOGPU
@@ -91,6 +92,34 @@ bool touchesDeviceMemory(Operation *op) {
     return WalkResult::advance();
   });
   return result.wasInterrupted();
+}
+
+/// Whether `op` (or an op nested in it) reads or writes host memory (the
+/// run's symbol values or output extents).
+bool touchesHostArgument(Operation *op) {
+  WalkResult result = op->walk([](Operation *nested) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!effects)
+      return WalkResult::advance();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const auto &instance : instances)
+      if (Value value = instance.getValue();
+          value && isHostArgument(rootBuffer(value)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// A call of a runtime function that queues its own GPU work.
+bool isDeviceLibraryCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return false;
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  return callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName);
 }
 
 /// Why `op`, which touches device memory outside any parallel loop, runs
@@ -191,10 +220,10 @@ std::optional<RowReduction> matchRowReduction(scf::ParallelOp nest) {
   if (!loop || loop.getNumRegionIterArgs() == 0 || writesMemory(loop))
     return std::nullopt;
   // Worth a block: at least a warp's worth of iterations.
-  std::optional<int64_t> trips = loop.getStaticTripCount()
-                                     ? std::optional<int64_t>(
-                                           loop.getStaticTripCount()->getSExtValue())
-                                     : std::nullopt;
+  std::optional<int64_t> trips =
+      loop.getStaticTripCount()
+          ? std::optional<int64_t>(loop.getStaticTripCount()->getSExtValue())
+          : std::nullopt;
   if (trips && *trips < 32)
     return std::nullopt;
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
@@ -260,16 +289,21 @@ struct MapLoopsToGpuPass
     SmallVector<Operation *> topLevel;
     for (Operation &op : func.getBody().getOps())
       topLevel.push_back(&op);
+    // Runs of top-level ops between parallel loops (and library calls,
+    // which queue GPU work in order) become one one-thread kernel each.
+    SmallVector<Operation *> run;
     for (Operation *op : topLevel) {
-      if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
-        if (!mapRowReduction(loop))
-          mapParallelLoop(loop);
+      auto loop = dyn_cast<scf::ParallelOp>(op);
+      if (!loop && !op->hasTrait<OpTrait::IsTerminator>() &&
+          !isDeviceLibraryCall(op)) {
+        run.push_back(op);
         continue;
       }
-      if (op->hasTrait<OpTrait::IsTerminator>() || !touchesDeviceMemory(op))
-        continue;
-      if (failed(runInOneThread(op)))
+      if (failed(runInOneThread(run)))
         return signalPassFailure();
+      run.clear();
+      if (loop && !mapRowReduction(loop))
+        mapParallelLoop(loop);
     }
   }
 
@@ -382,8 +416,8 @@ struct MapLoopsToGpuPass
       Value partial = loop.getResult(index);
       auto kind =
           gpu::AllReduceOperationAttr::get(context, *allReduceKind(combiner));
-      auto total = gpu::AllReduceOp::create(b, loc, partial, kind,
-                                            b.getUnitAttr());
+      auto total =
+          gpu::AllReduceOp::create(b, loc, partial, kind, b.getUnitAttr());
       Value accumulator = loop.getRegionIterArgs()[index];
       IRMapping mapping;
       for (Value operand : combiner->getOperands())
@@ -394,8 +428,8 @@ struct MapLoopsToGpuPass
     }
 
     // What follows, once per row.
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        lane, zero);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
     auto once = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
     Block *onceBody = once.thenBlock();
     for (Operation &op : llvm::make_early_inc_range(
@@ -413,26 +447,68 @@ struct MapLoopsToGpuPass
     return true;
   }
 
-  /// Moves `op` into a one-iteration parallel loop on block x: a kernel of
-  /// one thread.
-  LogicalResult runInOneThread(Operation *op) {
-    for (Value result : op->getResults())
-      if (!result.use_empty())
-        return op->emitError("'")
-               << op->getName()
+  /// Moves what in `run` (consecutive top-level ops outside any parallel
+  /// loop) touches device memory or computes from what does, in order, into
+  /// one one-iteration parallel loop on block x, a kernel of one thread,
+  /// after the last of them: scalar code on tensor data (a dynamic
+  /// quantization's scale, say) runs on the GPU whole. The rest (constants,
+  /// the output extents the host writes) stays on the host, before it.
+  LogicalResult runInOneThread(ArrayRef<Operation *> run) {
+    llvm::SetVector<Operation *> moved;
+    for (Operation *op : run)
+      if (touchesDeviceMemory(op) ||
+          llvm::any_of(op->getOperands(), [&](Value v) {
+            return moved.contains(v.getDefiningOp());
+          }))
+        moved.insert(op);
+    if (moved.empty())
+      return success();
+    // The op of the kernel that `op`'s value comes from (for errors).
+    auto source = [&](Operation *op) {
+      while (!touchesDeviceMemory(op)) {
+        auto from = llvm::find_if(op->getOperands(), [&](Value v) {
+          return moved.contains(v.getDefiningOp());
+        });
+        if (from == op->getOperands().end())
+          break;
+        op = (*from).getDefiningOp();
+      }
+      return op;
+    };
+    Block *body = run.front()->getBlock();
+    for (Operation *op : moved) {
+      bool escapes = llvm::any_of(op->getUsers(), [&](Operation *user) {
+        return !moved.contains(body->findAncestorOpInBlock(*user));
+      });
+      if (escapes || touchesHostArgument(op)) {
+        Operation *from = source(op);
+        return from->emitError("'")
+               << from->getName()
                << "' computes a value from tensor data that host code "
                   "would use after it; the CUDA target cannot run it yet";
-    op->setAttr(kOneThreadAttrName,
-                StringAttr::get(op->getContext(), oneThreadReason(op)));
-    OpBuilder b(op);
-    Location loc = op->getLoc();
+      }
+    }
+    Operation *first = *llvm::find_if(moved, touchesDeviceMemory);
+    MLIRContext *context = first->getContext();
+    std::string reason =
+        moved.size() == 1
+            ? oneThreadReason(first)
+            : std::to_string(moved.size()) + " ops outside any parallel loop";
+    first->setAttr(kOneThreadAttrName, StringAttr::get(context, reason));
+    Operation *last = moved.back();
+    OpBuilder b(context);
+    b.setInsertionPointAfter(last);
+    // The kernel takes its name and ONNX nodes from all of them.
+    Location loc = FusedLoc::get(
+        context,
+        llvm::map_to_vector(moved, [](Operation *op) { return op->getLoc(); }));
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero},
                                         ValueRange{one}, ValueRange{one});
-    op->moveBefore(loop.getBody()->getTerminator());
-    (void)gpu::setMappingAttr(
-        loop, {mapTo(op->getContext(), gpu::Processor::BlockX)});
+    for (Operation *op : moved)
+      op->moveBefore(loop.getBody()->getTerminator());
+    (void)gpu::setMappingAttr(loop, {mapTo(context, gpu::Processor::BlockX)});
     return success();
   }
 };

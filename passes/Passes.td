@@ -870,17 +870,31 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     z only for constant extents of at most 65535, CUDA's limit), and any
     other loop runs sequentially inside the kernel.
 
-    Any other top-level op that reads or writes tensor data (a loop nest
-    with no parallel loop, such as a full reduction to a scalar, or a lone
-    `memref.load`/`memref.store`) is wrapped in a one-iteration
-    `scf.parallel`, so that it runs as a one-thread kernel (the op gets an
+    A row reduction (the nest's body one `scf.for` whose iteration
+    arguments are accumulators combined by `+`, `*`, max or min with values
+    read along the rows' unit stride, at least 32 iterations, at most three
+    row dimensions) is mapped instead to a block per row: a thread loop of
+    about a quarter of the row's length (32 to 1024) in which each thread
+    strides through the row from the neutral value, `gpu.all_reduce`
+    (uniform) combines the partial results, and the first thread combines
+    the total with the accumulator's value before and runs what follows
+    the loop (the store).
+
+    Any other top-level ops that read or write tensor data (a loop nest
+    with no parallel loop, such as a full reduction to a scalar, lone
+    `memref.load`/`memref.store` ops and the scalar arithmetic between
+    them) are moved, each run of them between two parallel loops (or
+    library calls) together, into a one-iteration `scf.parallel`, so that
+    they run as one one-thread kernel (the first of them gets an
     `autoglm.one_thread` attribute saying why, for the placement report):
     kernels cannot touch host memory, and the function's tensor buffers are
-    device memory. Only the run's host-side arguments (`autoglm.symbol_values`,
-    `autoglm.output_dims`) stay on the host. An op whose results are used
-    outside it cannot be moved into a kernel; as does a host global
-    (`memref.get_global`, left when weights are not externalized), it is
-    an error that names the ONNX node.
+    device memory. Ops that compute nothing from tensor data (constants,
+    the output extents the host writes) stay on the host. Only the run's
+    host-side arguments (`autoglm.symbol_values`, `autoglm.output_dims`)
+    stay on the host. A value from tensor data that is used after the
+    kernel, or stored to host memory, cannot be moved into a kernel; as
+    does a host global (`memref.get_global`, left when weights are not
+    externalized), it is an error that names the ONNX node.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "128",

@@ -26,8 +26,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    ATOL, MODELS_DIR, RT_STATIC, RTOL, RUNTIME_INCLUDE, TOOLS_DIR, E2ETestCase,
-    describe, run, run_model, saved_output_name)
+    ATOL, MODELS_DIR, RT_STATIC, RTOL, RUNTIME_INCLUDE, SHARED_MODELS_DIR,
+    TOOLS_DIR, E2ETestCase, describe, run, run_model, saved_output_name)
+import shared_models  # noqa: E402
 
 OPT = os.path.join(TOOLS_DIR, "autoglm-opt")
 
@@ -174,6 +175,29 @@ class CudaTargetTest(E2ETestCase):
                            for e in entries), list(range(len(entries))))
                 if model == "mlp":
                     self.assertIn("k0_fc1_MatMul", entries)
+
+    def test_shared_models_compile(self):
+        """Every real-world model of ../shared/models (with the dimensions
+        of its meta.json) compiles for sm_90, a cubin and its PTX per
+        kernel: dynquant_matmul's scale, scalar code on tensor data, in a
+        one-thread kernel of its own."""
+        if not shared_models.available():
+            self.skipTest(f"no shared models at {SHARED_MODELS_DIR}")
+        for name in shared_models.model_names():
+            with self.subTest(model=name):
+                with open(os.path.join(SHARED_MODELS_DIR, name,
+                                       "meta.json")) as f:
+                    meta = json.load(f)
+                dims = []
+                for dim, value in meta.get("dim_values_used", {}).items():
+                    dims += ["--dim", f"{dim}={value}"]
+                obj = self.compiled(
+                    os.path.join(SHARED_MODELS_DIR, name + ".onnx"), ".o",
+                    "--target=cuda", "--gpu-arch=sm_90", *dims)
+                if self.cuobjdump is not None:  # else compiled only
+                    elfs, ptxs = self.cuobjdump_lists(obj)
+                    self.assertGreater(len(elfs), 0)
+                    self.assertEqual(len(elfs), len(ptxs))
 
     def test_products_through_cublas(self):
         """Matrix products are agl_cuda_sgemm calls (cuBLAS); with

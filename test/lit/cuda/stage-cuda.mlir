@@ -5,26 +5,25 @@
 // architecture (PTX here, which needs no toolkit; autoglm-compile embeds a
 // fatbin), and the entry function, still taking bare pointers, launches
 // them in order. Kernels are named after their launch and ONNX node (the
-// op's name location). The full reduction runs in a one-thread kernel;
-// the output extents are written by host code.
+// op's name location). The fill of the scalar and the full reduction that
+// follows it run in one one-thread kernel; the output extents are written
+// by host code.
 
-// The placement report's list: the launches in order, and why the fill of
-// the scalar and the reduction run in one thread.
-// CHECK: module attributes {autoglm.placement = [{kind = "kernel", name = "k0_fc1_Exp", nodes = "fc1/Exp"}, {kind = "kernel", name = "k1", nodes = "", one_thread = "one element"},
-// CHECK-SAME: {kind = "kernel", name = "k2_total", nodes = "total+sum", one_thread = "a loop nest with no parallel dimension"}], gpu.container_module
+// The placement report's list: the launches in order, and why the fill
+// and the reduction run in one thread.
+// CHECK: module attributes {autoglm.placement = [{kind = "kernel", name = "k0_fc1_Exp", nodes = "fc1/Exp"},
+// CHECK-SAME: {kind = "kernel", name = "k1_total", nodes = "total+sum", one_thread = "2 ops outside any parallel loop"}], gpu.container_module
 // CHECK: llvm.func @main(%[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[DIMS:.*]]: !llvm.ptr {autoglm.output_dims})
 // Kernels take memref descriptors (allocated and aligned pointer, offset,
 // sizes, strides), built from the bare pointers of the entry function.
 // CHECK: gpu.launch_func @k0_fc1_Exp::@k0_fc1_Exp blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) : i64 args(
 // CHECK-SAME: %[[X]] : !llvm.ptr, %[[X]] : !llvm.ptr, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i64, %[[Y]] : !llvm.ptr, %[[Y]] : !llvm.ptr,
-// CHECK: gpu.launch_func @k1::@k1 blocks in
-// CHECK: gpu.launch_func @k2_total::@k2_total blocks in
+// CHECK: gpu.launch_func @k1_total::@k1_total blocks in
 // CHECK: llvm.store %{{.*}}, %[[DIMS]] : i64, !llvm.ptr
 // CHECK: llvm.return
 // CHECK: gpu.binary @k0_fc1_Exp [#gpu.object<#nvvm.target<O = 3, chip = "sm_80">, properties = {{.*}}".nv_fatbin"{{.*}}, assembly = "{{.*}}.target sm_80
 // CHECK-SAME: .entry k0_fc1_Exp
-// CHECK: gpu.binary @k1
-// CHECK: gpu.binary @k2_total
+// CHECK: gpu.binary @k1_total
 // CHECK-NOT: gpu.binary
 func.func @main(%x: memref<4x256xf32>, %y: memref<4x256xf32>, %total: memref<f32>, %dims: memref<2xi64> {autoglm.output_dims}) {
   %zero = arith.constant 0.0 : f32

@@ -93,6 +93,44 @@ func.func @host_read(%a: memref<4xindex>, %b: memref<8xf32>) {
 
 // -----
 
+// Scalar code on tensor data (a dynamic quantization's scale, say): the
+// load, the arithmetic on its value and the store run together in one
+// one-thread kernel; the constants, which the loop nest after it uses too,
+// stay on the host.
+// CHECK-LABEL: func.func @scalar_code
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT: %[[X:.*]] = memref.load %arg0[%[[C0]]] {autoglm.one_thread = "3 ops outside any parallel loop"}
+// CHECK-NEXT: %[[Y:.*]] = arith.mulf %[[X]], %[[TWO]]
+// CHECK-NEXT: memref.store %[[Y]], %arg1[]
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK: memref.store %[[TWO]], %arg2
+func.func @scalar_code(%a: memref<4xf32>, %s: memref<f32>, %b: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %two = arith.constant 2.0 : f32
+  %x = memref.load %a[%c0] : memref<4xf32>
+  %y = arith.mulf %x, %two : f32
+  memref.store %y, %s[] : memref<f32>
+  linalg.fill ins(%two : f32) outs(%b : memref<4xf32>)
+  return
+}
+
+// -----
+
+// A value from tensor data that the host would store (as an output
+// extent) cannot move into a kernel.
+func.func @to_host(%a: memref<4xi64>, %dims: memref<1xi64> {autoglm.output_dims}) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'memref.load' computes a value from tensor data that host code would use after it}}
+  %n = memref.load %a[%c0] : memref<4xi64>
+  memref.store %n, %dims[%c0] : memref<1xi64>
+  return
+}
+
+// -----
+
 // Host globals are out of a kernel's reach.
 memref.global "private" constant @table : memref<4xf32> = dense<1.0>
 func.func @global(%b: memref<4xf32>) {
