@@ -72,7 +72,6 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createNameGpuKernels());
-  pm.addNestedPass<gpu::GPUModuleOp>(createLowerGpuReductions());
   pm.addPass(createRecordGpuPlacement());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.arch;

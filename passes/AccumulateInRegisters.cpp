@@ -113,12 +113,7 @@ struct AccumulateInRegistersPass
     // Innermost loops first: an accumulator promoted out of an inner loop
     // is then a load and a store in its parent's body.
     SmallVector<scf::ForOp> loops;
-    // Only in parallel loop nests: a loop at the top level runs as a
-    // one-thread kernel, which must hold its accumulator's load and store.
-    getOperation()->walk([&](scf::ForOp loop) {
-      if (loop->getParentOfType<scf::ParallelOp>())
-        loops.push_back(loop);
-    });
+    getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
     IRRewriter rewriter(&getContext());
     for (scf::ForOp loop : loops)
       while (scf::ForOp grown = promoteOne(rewriter, loop))

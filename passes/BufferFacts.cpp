@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
@@ -41,8 +42,10 @@ std::optional<MemoryRange> memoryRange(Value buffer) {
       int64_t elements = 1;
       for (int64_t extent : *shape)
         elements *= extent;
-      return MemoryRange{view.getSource(), *shift,
-                         *shift + elements * type.getElementTypeBitWidth() / 8};
+      // Bytes per element as the arena planner counts them: at least one.
+      const int64_t bytes =
+          std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+      return MemoryRange{view.getSource(), *shift, *shift + elements * bytes};
     }
     if (isa<memref::GetGlobalOp>(op))
       return MemoryRange{buffer}; // constant: never written

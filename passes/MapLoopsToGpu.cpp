@@ -112,14 +112,17 @@ bool touchesHostArgument(Operation *op) {
   return result.wasInterrupted();
 }
 
-/// A call of a runtime function that queues its own GPU work.
-bool isDeviceLibraryCall(Operation *op) {
-  auto call = dyn_cast<func::CallOp>(op);
-  if (!call)
-    return false;
-  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      call, call.getCalleeAttr());
-  return callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName);
+/// Whether `op` is or holds (a loop over batches, say) a call of a runtime
+/// function that queues its own GPU work.
+bool holdsDeviceLibraryCall(Operation *op) {
+  WalkResult result = op->walk([](func::CallOp call) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    return callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return result.wasInterrupted();
 }
 
 /// Why `op`, which touches device memory outside any parallel loop, runs
@@ -217,8 +220,15 @@ std::optional<RowReduction> matchRowReduction(scf::ParallelOp nest) {
       return std::nullopt;
   }
   scf::ForOp loop = row.loop;
-  if (!loop || loop.getNumRegionIterArgs() == 0 || writesMemory(loop))
+  if (!loop || loop.getNumRegionIterArgs() == 0 || writesMemory(loop) ||
+      nest.getNumReductions() != 0 ||
+      !loop.getInductionVar().getType().isIndex())
     return std::nullopt;
+  // What the warp shuffles carry: 32- and 64-bit integers and floats.
+  for (Type type : loop.getResultTypes())
+    if (!(type.isF32() || type.isF64() || type.isInteger(32) ||
+          type.isInteger(64)))
+      return std::nullopt;
   // Worth a block: at least a warp's worth of iterations.
   std::optional<int64_t> trips =
       loop.getStaticTripCount()
@@ -294,13 +304,21 @@ struct MapLoopsToGpuPass
     SmallVector<Operation *> run;
     for (Operation *op : topLevel) {
       auto loop = dyn_cast<scf::ParallelOp>(op);
-      if (!loop && !op->hasTrait<OpTrait::IsTerminator>() &&
-          !isDeviceLibraryCall(op)) {
+      const bool library = !loop && holdsDeviceLibraryCall(op);
+      if (!loop && !library && !op->hasTrait<OpTrait::IsTerminator>()) {
         run.push_back(op);
         continue;
       }
       if (failed(runInOneThread(run)))
         return signalPassFailure();
+      // The host queues the call: nothing around it may touch tensor data.
+      if (library && touchesDeviceMemory(op)) {
+        op->emitError("'")
+            << op->getName()
+            << "' both queues a library call and touches tensor data; the "
+               "CUDA target cannot run it";
+        return signalPassFailure();
+      }
       run.clear();
       if (loop && !mapRowReduction(loop))
         mapParallelLoop(loop);

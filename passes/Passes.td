@@ -920,24 +920,6 @@ def RecordGpuPlacement
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
-def LowerGpuReductions
-    : Pass<"autoglm-lower-gpu-reductions", "mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower block-wide gpu.all_reduce ops in outlined kernels";
-  let description = [{
-    Applies upstream's `gpu.all_reduce` lowering to every kernel of the
-    module: each warp combines its values with shuffles, its first lane
-    writes the warp's result to shared memory (a workgroup attribution of
-    the kernel), and after a barrier the first warp combines those and
-    shares the total through shared memory. The ops must be uniform, as
-    those of `autoglm-map-loops-to-gpu`'s row reductions are; any other is
-    an error.
-  }];
-  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",
-                           "mlir::cf::ControlFlowDialect",
-                           "mlir::memref::MemRefDialect",
-                           "mlir::vector::VectorDialect"];
-}
-
 def NameGpuKernels : Pass<"autoglm-name-gpu-kernels", "mlir::ModuleOp"> {
   let summary = "Name each outlined GPU kernel after its launch and ONNX node";
   let description = [{

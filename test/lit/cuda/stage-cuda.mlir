@@ -6,13 +6,13 @@
 // fatbin), and the entry function, still taking bare pointers, launches
 // them in order. Kernels are named after their launch and ONNX node (the
 // op's name location). The fill of the scalar and the full reduction that
-// follows it run in one one-thread kernel; the output extents are written
-// by host code.
+// follows it (its accumulator loaded, carried in a register, stored) run
+// in one one-thread kernel; the output extents are written by host code.
 
 // The placement report's list: the launches in order, and why the fill
 // and the reduction run in one thread.
 // CHECK: module attributes {autoglm.placement = [{kind = "kernel", name = "k0_fc1_Exp", nodes = "fc1/Exp"},
-// CHECK-SAME: {kind = "kernel", name = "k1_total", nodes = "total+sum", one_thread = "2 ops outside any parallel loop"}], gpu.container_module
+// CHECK-SAME: {kind = "kernel", name = "k1_total", nodes = "total+sum", one_thread = "4 ops outside any parallel loop"}], gpu.container_module
 // CHECK: llvm.func @main(%[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[DIMS:.*]]: !llvm.ptr {autoglm.output_dims})
 // Kernels take memref descriptors (allocated and aligned pointer, offset,
 // sizes, strides), built from the bare pointers of the entry function.

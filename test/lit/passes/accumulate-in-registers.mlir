@@ -105,3 +105,22 @@ func.func @moving_address(%a: memref<16xf32>) {
   }
   return
 }
+
+// -----
+
+// A full reduction outside any parallel loop (a one-thread kernel on a
+// GPU, which takes the load, the loop and the store together).
+// CHECK-LABEL: func.func @full_sum
+// CHECK: %[[INIT:.*]] = memref.load %arg1[]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (f32)
+// CHECK: memref.store %{{.*}}, %arg1[]
+func.func @full_sum(%a: memref<64xf32>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%a : memref<64xf32>) outs(%out : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -119,6 +119,34 @@ func.func @scalar_code(%a: memref<4xf32>, %s: memref<f32>, %b: memref<4xf32>) {
 
 // -----
 
+// A loop of library calls (a product over outer batches) queues GPU work
+// in order: the scalar code before it and after it stays on its side, in
+// two kernels.
+// CHECK-LABEL: func.func @around_library_loop
+// CHECK: scf.parallel
+// CHECK-NEXT: memref.store %{{.*}}, %arg0[] {autoglm.one_thread = "one element"}
+// CHECK: scf.for
+// CHECK-NEXT: func.call @agl_cuda_sgemm
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[X:.*]] = memref.load %arg0[] {autoglm.one_thread = "2 ops outside any parallel loop"}
+// CHECK-NEXT: memref.store %[[X]], %arg1[]
+func.func private @agl_cuda_sgemm(index) attributes {autoglm.device_library}
+func.func @around_library_loop(%s: memref<f32>, %t: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %one = arith.constant 1.0 : f32
+  memref.store %one, %s[] : memref<f32>
+  scf.for %b = %c0 to %c2 step %c1 {
+    func.call @agl_cuda_sgemm(%b) : (index) -> ()
+  }
+  %x = memref.load %s[] : memref<f32>
+  memref.store %x, %t[] : memref<f32>
+  return
+}
+
+// -----
+
 // A value from tensor data that the host would store (as an output
 // extent) cannot move into a kernel.
 func.func @to_host(%a: memref<4xi64>, %dims: memref<1xi64> {autoglm.output_dims}) {

@@ -111,3 +111,21 @@ func.func @aliased(%arena: memref<4096xi8>) {
   }
   return
 }
+
+// -----
+
+// Warp shuffles carry 32- and 64-bit values: a half-precision sum keeps a
+// thread per row.
+// CHECK-LABEL: func.func @half_sum
+// CHECK-NOT: gpu.all_reduce
+// CHECK: processor = thread_x
+func.func @half_sum(%a: memref<8x512xf16>, %out: memref<8xf16>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<8x512xf16>) outs(%out : memref<8xf16>) {
+  ^bb0(%x: f16, %acc: f16):
+    %s = arith.addf %x, %acc : f16
+    linalg.yield %s : f16
+  }
+  return
+}
