@@ -62,16 +62,22 @@ bool isHostArgument(Value buffer) {
                   func.getArgAttr(arg.getArgNumber(), "autoglm.output_dims"));
 }
 
+/// A call of a runtime function that queues its own GPU work.
+bool isDeviceLibraryCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return false;
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  return callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName);
+}
+
 /// Whether `op` (or an op nested in it) reads or writes a device buffer.
 bool touchesDeviceMemory(Operation *op) {
   WalkResult result = op->walk([](Operation *nested) {
     // A library call that queues its own GPU work stays on the host.
-    if (auto call = dyn_cast<func::CallOp>(nested)) {
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName))
-        return WalkResult::advance();
-    }
+    if (isDeviceLibraryCall(nested))
+      return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
     if (!effects) {
       // An op with unknown effects (a call) could touch anything.
@@ -115,12 +121,9 @@ bool touchesHostArgument(Operation *op) {
 /// Whether `op` is or holds (a loop over batches, say) a call of a runtime
 /// function that queues its own GPU work.
 bool holdsDeviceLibraryCall(Operation *op) {
-  WalkResult result = op->walk([](func::CallOp call) {
-    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        call, call.getCalleeAttr());
-    return callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName)
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
+  WalkResult result = op->walk([](Operation *nested) {
+    return isDeviceLibraryCall(nested) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
   });
   return result.wasInterrupted();
 }
