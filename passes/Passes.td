@@ -872,8 +872,9 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
 
     A row reduction (the nest's body one `scf.for` whose iteration
     arguments are accumulators combined by `+`, `*`, max or min with values
-    read along the rows' unit stride, at least 32 iterations, at most three
-    row dimensions) is mapped instead to a block per row: a thread loop of
+    read along the rows' unit stride, at least 32 iterations, 32- or 64-bit
+    values, at most three row dimensions, no reductions of the nest
+    itself) is mapped instead to a block per row: a thread loop of
     about a quarter of the row's length (32 to 1024) in which each thread
     strides through the row from the neutral value, `gpu.all_reduce`
     (uniform) combines the partial results, and the first thread combines
@@ -884,7 +885,8 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     with no parallel loop, such as a full reduction to a scalar, lone
     `memref.load`/`memref.store` ops and the scalar arithmetic between
     them) are moved, each run of them between two parallel loops (or
-    library calls) together, into a one-iteration `scf.parallel`, so that
+    library calls, also those in loops) together, into a one-iteration
+    `scf.parallel`, so that
     they run as one one-thread kernel (the first of them gets an
     `autoglm.one_thread` attribute saying why, for the placement report):
     kernels cannot touch host memory, and the function's tensor buffers are
