@@ -42,10 +42,9 @@ std::optional<MemoryRange> memoryRange(Value buffer) {
       int64_t elements = 1;
       for (int64_t extent : *shape)
         elements *= extent;
-      // Bytes per element as the arena planner counts them: at least one.
-      const int64_t bytes =
-          std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
-      return MemoryRange{view.getSource(), *shift, *shift + elements * bytes};
+      return MemoryRange{
+          view.getSource(), *shift,
+          *shift + elements * autoglm::elementBytes(type.getElementType())};
     }
     if (isa<memref::GetGlobalOp>(op))
       return MemoryRange{buffer}; // constant: never written
@@ -87,6 +86,14 @@ void collectAccesses(Value buffer, SmallVectorImpl<Operation *> &accesses) {
 } // namespace
 
 namespace autoglm {
+
+int64_t elementBytes(Type type) {
+  return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+int64_t bufferBytes(MemRefType type) {
+  return type.getNumElements() * elementBytes(type.getElementType());
+}
 
 std::optional<SmallVector<int64_t>> staticStrides(Value buffer) {
   auto type = dyn_cast<MemRefType>(buffer.getType());

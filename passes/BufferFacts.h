@@ -11,6 +11,7 @@
 #ifndef AUTOGLM_PASSES_BUFFERFACTS_H
 #define AUTOGLM_PASSES_BUFFERFACTS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -19,6 +20,13 @@
 #include <optional>
 
 namespace autoglm {
+
+/// Bytes of one element of `type` in memory, as the arena and the weights
+/// buffer lay them out: whole bytes, at least one (i1 takes a byte).
+int64_t elementBytes(mlir::Type type);
+
+/// Bytes of a statically shaped buffer of `type`.
+int64_t bufferBytes(mlir::MemRefType type);
 
 /// Static strides of a buffer, or nothing.
 std::optional<llvm::SmallVector<int64_t>> staticStrides(mlir::Value buffer);

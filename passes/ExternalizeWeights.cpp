@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/BufferFacts.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -22,11 +23,6 @@ namespace {
 
 constexpr int64_t kWeightAlignment = 64;
 
-int64_t byteSize(MemRefType type) {
-  int64_t bits = type.getElementTypeBitWidth();
-  return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
-}
-
 struct ExternalizeWeightsPass
     : autoglm::impl::ExternalizeWeightsBase<ExternalizeWeightsPass> {
   using ExternalizeWeightsBase::ExternalizeWeightsBase;
@@ -39,14 +35,15 @@ struct ExternalizeWeightsPass
     int64_t size = 0;
     for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>())) {
       auto value = dyn_cast_or_null<ElementsAttr>(global.getInitialValueAttr());
-      if (!global.getConstant() || !value || byteSize(global.getType()) < minBytes)
+      if (!global.getConstant() || !value ||
+          autoglm::bufferBytes(global.getType()) < minBytes)
         continue;
       size = llvm::alignTo(size, kWeightAlignment);
       offsets[global.getSymName()] = size;
       records.push_back(b.getDictionaryAttr(
           {b.getNamedAttr("offset", b.getI64IntegerAttr(size)),
            b.getNamedAttr("value", value)}));
-      size += byteSize(global.getType());
+      size += autoglm::bufferBytes(global.getType());
     }
     if (records.empty())
       return;

@@ -233,11 +233,8 @@ std::optional<RowReduction> matchRowReduction(scf::ParallelOp nest) {
           type.isInteger(64)))
       return std::nullopt;
   // Worth a block: at least a warp's worth of iterations.
-  std::optional<int64_t> trips =
-      loop.getStaticTripCount()
-          ? std::optional<int64_t>(loop.getStaticTripCount()->getSExtValue())
-          : std::nullopt;
-  if (trips && *trips < 32)
+  if (std::optional<APInt> trips = loop.getStaticTripCount();
+      trips && trips->getSExtValue() < 32)
     return std::nullopt;
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (auto [index, accumulator] : llvm::enumerate(loop.getRegionIterArgs())) {

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/NodeNames.h"
+#include "passes/BufferFacts.h"
 #include "passes/Passes.h"
 #include "passes/SizeBounds.h"
 
@@ -31,11 +32,6 @@ using namespace mlir;
 using namespace autoglm;
 
 namespace {
-
-int64_t byteSize(MemRefType type) {
-  int64_t bits = type.getElementTypeBitWidth();
-  return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
-}
 
 /// One intermediate buffer: live from the first to the last top-level op
 /// that touches it (directly or through a view), inclusive.
@@ -156,9 +152,9 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
       }
       Buffer buffer;
       buffer.alloc = alloc;
-      buffer.size =
-          llvm::alignTo(byteSize(MemRefType::get(*largest, type.getElementType())),
-                        alignment);
+      buffer.size = llvm::alignTo(autoglm::bufferBytes(MemRefType::get(
+                                      *largest, type.getElementType())),
+                                  alignment);
       computeLiveRange(buffer, body, position);
       buffers.push_back(buffer);
       return WalkResult::advance();
@@ -273,13 +269,14 @@ struct PlanArenaPass : autoglm::impl::PlanArenaBase<PlanArenaPass> {
                                           ValueRange{});
       arg.replaceAllUsesWith(view);
       records.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("name", func.getArgAttr(arg.getArgNumber(),
-                                                  "autoglm.name")),
-           b.getNamedAttr("kind", func.getArgAttr(arg.getArgNumber(),
-                                                  "autoglm.state")),
+          {b.getNamedAttr("name",
+                          func.getArgAttr(arg.getArgNumber(), "autoglm.name")),
+           b.getNamedAttr("kind",
+                          func.getArgAttr(arg.getArgNumber(), "autoglm.state")),
            b.getNamedAttr("offset", b.getI64IntegerAttr(cursor)),
-           b.getNamedAttr("bytes", b.getI64IntegerAttr(byteSize(type)))}));
-      cursor += llvm::alignTo(byteSize(type), alignment);
+           b.getNamedAttr("bytes",
+                          b.getI64IntegerAttr(autoglm::bufferBytes(type)))}));
+      cursor += llvm::alignTo(autoglm::bufferBytes(type), alignment);
       drop.set(arg.getArgNumber());
     }
     if (records.empty())
