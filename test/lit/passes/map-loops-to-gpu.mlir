@@ -147,6 +147,24 @@ func.func @around_library_loop(%s: memref<f32>, %t: memref<f32>) {
 
 // -----
 
+// A loop that queues library calls and also touches tensor data can run
+// neither on the host nor in a kernel.
+func.func private @agl_cuda_sgemm(index) attributes {autoglm.device_library}
+func.func @library_and_data(%s: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %one = arith.constant 1.0 : f32
+  // expected-error @+1 {{'scf.for' both queues a library call and touches tensor data; the CUDA target cannot run it}}
+  scf.for %b = %c0 to %c2 step %c1 {
+    func.call @agl_cuda_sgemm(%b) : (index) -> ()
+    memref.store %one, %s[%b] : memref<2xf32>
+  }
+  return
+}
+
+// -----
+
 // A value from tensor data that the host would store (as an output
 // extent) cannot move into a kernel.
 func.func @to_host(%a: memref<4xi64>, %dims: memref<1xi64> {autoglm.output_dims}) {
