@@ -177,10 +177,11 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
       text += ", planes (or bands of columns) split across the pool";
     return {text, machine.threads};
   }
-  if (runtimeKernelCalled(kernel.op) == "attention") {
+  if (StringRef attention = runtimeKernelCalled(kernel.op);
+      attention.starts_with("attention")) {
     auto size = [&](unsigned i) { return sizeText(kernel.op->getOperand(i)); };
-    std::optional<int64_t> causal =
-        getConstantIntValue(kernel.op->getOperands().back());
+    std::optional<int64_t> causal = getConstantIntValue(
+        kernel.op->getOperand(autoglm::kAttentionCausalOperand));
     std::string text = llvm::formatv(
         "fused attention {0} heads ({1} K/V), {2} queries x {3} keys, head "
         "size {4}/{5}{6}: blocks of 64 queries stream over blocks of 64 "
@@ -188,6 +189,10 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         size(1), size(2), size(3), size(4), size(5), size(6),
         causal && *causal ? ", causal" : "",
         machine.gemmIsa);
+    if (attention == "attention_with_past")
+      text += llvm::formatv("; the first {0} keys and values copied in from "
+                            "the past ones, each head just before it is read",
+                            size(autoglm::kAttentionCausalOperand + 1));
     return {text, machine.threads};
   }
   if (StringRef int8Kernel = runtimeKernelCalled(kernel.op);

@@ -15,9 +15,11 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace autoglm {
 #define GEN_PASS_DEF_ATTENTIONTOKERNELS
@@ -29,20 +31,30 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kAttention = "agl_kernel_attention";
+constexpr StringLiteral kAttentionWithPast = "agl_kernel_attention_with_past";
 
-func::FuncOp declareKernel(ModuleOp module) {
+func::FuncOp declareKernel(ModuleOp module, bool withPast) {
   OpBuilder b(module.getContext());
   Type i64 = b.getI64Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
   // (batch, heads, kv_heads, q_len, kv_len, head_dim, value_dim,
-  //  q + 3 strides, k + 3, v + 3, mask + 4, out + 3, scale, causal)
+  //  q + 3 strides, k + 3, v + 3, mask + 4, out + 3, scale, causal
+  //  [, past_len, past k + 3 strides, past v + 3])
   SmallVector<Type> args(7, i64);
   for (int strides : {3, 3, 3, 4, 3}) {
     args.push_back(ptr);
     args.append(strides, i64);
   }
   args.append({b.getF32Type(), b.getI32Type()});
-  return autoglm::declareRuntimeFunction(module, kAttention,
-                                         b.getFunctionType(args, {}));
+  if (withPast) {
+    args.push_back(i64);
+    for (int i = 0; i < 2; ++i) {
+      args.push_back(ptr);
+      args.append(3, i64);
+    }
+  }
+  return autoglm::declareRuntimeFunction(
+      module, withPast ? kAttentionWithPast : kAttention,
+      b.getFunctionType(args, {}));
 }
 
 /// A 4-D operand of the kernel: a buffer and, for each of the kernel's
@@ -148,6 +160,105 @@ KernelOperand writeOperand(Value output, Operation *op, ValueRange inputs) {
   return {dest, inverse, transpose};
 }
 
+/// The copy of a decode step's past keys or values into the first rows of
+/// the present ones that the op reads (`present = Concat(past, new)`
+/// after bufferization): a linalg.copy from `past` into a view of the
+/// present buffer that starts at row 0 and is whole in every dimension but
+/// the rows, of which it spans `rows`.
+struct PastCopy {
+  linalg::CopyOp copy;
+  memref::SubViewOp view;
+  Value past;
+  OpFoldResult rows;
+};
+
+/// Whether two views of one buffer hold rows (dimension 2) that cannot
+/// overlap: `later` starts at or after the row where `view` ends.
+bool rowsAfter(Value later, memref::SubViewOp view) {
+  while (auto cast = later.getDefiningOp<memref::CastOp>())
+    later = cast.getSource();
+  auto other = later.getDefiningOp<memref::SubViewOp>();
+  if (!other || other.getSource() != view.getSource() ||
+      other.getType().getRank() != other.getSourceType().getRank() ||
+      !llvm::all_of(other.getMixedStrides(), isOneInteger))
+    return false;
+  OpFoldResult start = other.getMixedOffsets()[2],
+               end = view.getMixedSizes()[2];
+  if (start == end)
+    return true;
+  std::optional<int64_t> s = getConstantIntValue(start),
+                         e = getConstantIntValue(end);
+  return s && e && *s >= *e;
+}
+
+/// Whether the copy can be done by the attention kernel instead, right
+/// before it reads: nothing in between reads or writes the rows it fills
+/// (writing the present's other rows, the new positions, is fine) nor
+/// writes its source; each op in between is a linalg op that shows what it
+/// touches.
+bool copyCanMoveTo(PastCopy past, Operation *op) {
+  for (Operation *between = autoglm::nextEffect(past.copy); between != op;
+       between = autoglm::nextEffect(between)) {
+    auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(between);
+    if (!linalgOp)
+      return false;
+    for (OpOperand &operand : between->getOpOperands()) {
+      Value buffer = operand.get();
+      if (!isa<BaseMemRefType>(buffer.getType()))
+        continue;
+      if (!autoglm::disjoint(buffer, past.view) &&
+          !rowsAfter(buffer, past.view))
+        return false;
+      if (linalgOp.isDpsInit(&operand) &&
+          !autoglm::disjoint(buffer, past.past))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The past copy that fills the first rows of the op's K or V operand
+/// `operand` (read in place, not through a folded transpose), if the
+/// kernel can take it over.
+std::optional<PastCopy> pastCopyOf(const KernelOperand &operand,
+                                   autoglm::AttentionBuffersOp op) {
+  if (operand.folded)
+    return std::nullopt;
+  Value buffer = operand.buffer;
+  while (auto cast = buffer.getDefiningOp<memref::CastOp>())
+    buffer = cast.getSource();
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getRank() != 4)
+    return std::nullopt;
+  for (Operation *user : buffer.getUsers()) {
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (!view || !view->hasOneUse() || view.getSource() != buffer ||
+        view.getType().getRank() != 4 ||
+        !llvm::all_of(view.getMixedOffsets(), isZeroInteger) ||
+        !llvm::all_of(view.getMixedStrides(), isOneInteger))
+      continue;
+    auto copy = dyn_cast<linalg::CopyOp>(*view->getUsers().begin());
+    if (!copy || copy.getOutputs().front() != view.getResult() ||
+        copy->getBlock() != op->getBlock() || !copy->isBeforeInBlock(op))
+      continue;
+    bool wholeButRows = true;
+    for (int64_t d : {0, 1, 3}) {
+      std::optional<int64_t> size = getConstantIntValue(view.getMixedSizes()[d]);
+      wholeButRows &= size && !type.isDynamicDim(d) &&
+                      *size == type.getDimSize(d);
+    }
+    Value source = copy.getInputs().front();
+    auto sourceType = dyn_cast<MemRefType>(source.getType());
+    if (!wholeButRows || !sourceType ||
+        sourceType.getStridesAndOffset().first.back() != 1)
+      continue;
+    PastCopy past{copy, view, source, view.getMixedSizes()[2]};
+    if (copyCanMoveTo(past, op))
+      return past;
+  }
+  return std::nullopt;
+}
+
 LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
   for (Value buffer : {op.getQuery(), op.getKey(), op.getValue(),
                        op.getOutput()}) {
@@ -167,6 +278,16 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
                    {query.buffer, key.buffer, value.buffer, op.getMask()});
   if (output.folded)
     autoglm::hoistBefore(output.buffer, op);
+  // The past keys and values, both copied over the same rows, the kernel
+  // writing nothing they hold.
+  std::optional<PastCopy> pastKey = pastCopyOf(key, op),
+                          pastValue = pastCopyOf(value, op);
+  const bool withPast =
+      pastKey && pastValue && pastKey->rows == pastValue->rows &&
+      llvm::all_of(ArrayRef<Value>{output.buffer, query.buffer}, [&](Value v) {
+        return autoglm::disjoint(v, pastKey->past) &&
+               autoglm::disjoint(v, pastValue->past);
+      });
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto i64 = [&](int64_t v) {
@@ -222,8 +343,19 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
   addBuffer(output);
   args.push_back(arith::ConstantOp::create(b, loc, op.getScaleAttr()));
   args.push_back(arith::ConstantIntOp::create(b, loc, op.getCausal(), 32));
-  func::CallOp::create(b, loc, declareKernel(op->getParentOfType<ModuleOp>()),
-                       args);
+  if (withPast) {
+    args.push_back(autoglm::asI64(
+        b, loc, getValueOrCreateConstantIndexOp(b, loc, pastKey->rows)));
+    addBuffer({pastKey->past});
+    addBuffer({pastValue->past});
+  }
+  func::CallOp::create(
+      b, loc, declareKernel(op->getParentOfType<ModuleOp>(), withPast), args);
+  if (withPast)
+    for (PastCopy *past : {&*pastKey, &*pastValue}) {
+      past->copy->erase();
+      past->view->erase();
+    }
   SmallVector<Value> unused = {op.getQuery(), op.getKey(), op.getValue(),
                                op.getOutput()};
   op->erase();

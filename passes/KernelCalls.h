@@ -32,6 +32,12 @@ inline constexpr llvm::StringLiteral kDeviceLibraryAttrName =
 /// placement report (autoglm-record-gpu-placement) shows it.
 inline constexpr llvm::StringLiteral kOneThreadAttrName = "autoglm.one_thread";
 
+/// The operand of an agl_kernel_attention(_with_past) call that says
+/// whether it is causal: after the 7 sizes, Q, K, V (a pointer and 3
+/// strides each), the mask (a pointer and 4), out (3) and the scale.
+/// agl_kernel_attention_with_past's past length follows it.
+inline constexpr unsigned kAttentionCausalOperand = 29;
+
 /// The body is `out + in0 * in1` (either operand order) on f32.
 bool isMultiplyAccumulate(mlir::linalg::GenericOp op);
 

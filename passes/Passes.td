@@ -346,9 +346,16 @@ def AttentionToKernels : Pass<"autoglm-attention-to-kernels", "mlir::ModuleOp"> 
     folded into the strides: the kernel reads the transpose's input, or
     writes its destination, in place; the copy and its buffer go. That
     holds only while nothing between the two ops writes the input (or
-    touches the destination). Runs before the arena is planned, like the
-    other kernel-call passes: the plan then keeps the buffers live at the
-    call, where it uses their addresses.
+    touches the destination). A decode step's `present = Concat(past, new)`
+    joins the call too: when K's and V's first rows are filled by
+    `linalg.copy`s from past buffers (into views that start at row 0 and
+    span every other dimension whole), both over the same rows, and nothing
+    between a copy and the op reads those rows or writes the past, the
+    copies go and the call is `agl_kernel_attention_with_past`, which
+    reads the past rows where they are and writes them into K and V itself
+    (the past read once, not copied and read back). Runs before the arena
+    is planned, like the other kernel-call passes: the plan then keeps the
+    buffers live at the call, where it uses their addresses.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

@@ -128,14 +128,20 @@ KernelCost costOf(Operation *op) {
       cost.bytes = 8.0 * *sizes[0] * *sizes[1] * *sizes[2] * *sizes[3];
     return cost;
   }
-  if (runtimeKernel(op) == "attention") {
+  if (runtimeKernel(op).starts_with("attention")) {
     // (batch, heads, kv_heads, q_len, kv_len, head_dim, value_dim, ...,
-    //  causal): two products over the visible (query, key) pairs.
+    //  causal [, past_len, ...]): two products over the visible (query,
+    //  key) pairs; with a past, its rows read and written once more.
     auto sizes = llvm::map_to_vector(
         op->getOperands().take_front(7),
         [](Value size) { return getConstantIntValue(size); });
     std::optional<int64_t> causal =
-        getConstantIntValue(op->getOperands().back());
+        getConstantIntValue(op->getOperand(autoglm::kAttentionCausalOperand));
+    std::optional<int64_t> pastLen =
+        op->getNumOperands() > autoglm::kAttentionCausalOperand + 1
+            ? getConstantIntValue(
+                  op->getOperand(autoglm::kAttentionCausalOperand + 1))
+            : std::optional<int64_t>(0);
     if (llvm::all_of(sizes, [](auto s) { return s.has_value(); }) && causal) {
       double batch = *sizes[0], heads = *sizes[1], kvHeads = *sizes[2],
              qLen = *sizes[3], kvLen = *sizes[4], d = *sizes[5],
@@ -149,6 +155,8 @@ KernelCost costOf(Operation *op) {
       cost.flops = 2 * batch * heads * pairs * (d + dv);
       cost.bytes = 4 * batch *
                    (heads * qLen * (d + dv) + kvHeads * kvLen * (d + dv));
+      if (pastLen)
+        cost.bytes += 8 * batch * kvHeads * double(*pastLen) * (d + dv);
     }
     return cost;
   }

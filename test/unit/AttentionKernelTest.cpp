@@ -3,7 +3,9 @@
 // shapes, grouped-query heads, sizes that are not multiples of the vector
 // width or of the kernel's blocks, masks of several broadcast forms with
 // -inf entries (a fully masked row must come out as zeros), interleaved
-// [batch, seq, heads, dim] layouts, both kernel tables and 1 or 3 threads.
+// [batch, seq, heads, dim] layouts, both kernel tables and 1 or 3 threads;
+// and agl_kernel_attention_with_past, which first copies the cache's past
+// rows into K and V (checked to hold the whole cache afterwards).
 //
 // Tolerance: every output is a convex combination of V's rows, each |V| <= 1;
 // the scores' rounding (head_dim float terms) moves the probabilities by a
@@ -65,7 +67,11 @@ struct Tensor {
   }
 };
 
-int checkAttention(const Shape &s, int isa, int threads, std::mt19937 &rng) {
+// With pastLen > 0, K's and V's first pastLen rows are given in separate
+// past tensors (of the other layout) and the rows in K and V are garbage
+// that agl_kernel_attention_with_past must overwrite.
+int checkAttention(const Shape &s, int isa, int threads, std::mt19937 &rng,
+                   int64_t pastLen = 0) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   Tensor q(s.batch, s.heads, s.qLen, s.headDim, s.interleaved);
   Tensor k(s.batch, s.kvHeads, s.kvLen, s.headDim, s.interleaved);
@@ -76,6 +82,21 @@ int checkAttention(const Shape &s, int isa, int threads, std::mt19937 &rng) {
       x = dist(rng);
   for (float &x : out.data)
     x = std::numeric_limits<float>::quiet_NaN(); // must all be written
+  Tensor pastK(s.batch, s.kvHeads, pastLen, s.headDim, !s.interleaved);
+  Tensor pastV(s.batch, s.kvHeads, pastLen, s.valueDim, !s.interleaved);
+  const std::vector<float> wholeK = k.data, wholeV = v.data;
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t h = 0; h < s.kvHeads; ++h)
+      for (int64_t j = 0; j < pastLen; ++j) {
+        for (int64_t d = 0; d < s.headDim; ++d) {
+          pastK.at(b, h, j, d) = k.at(b, h, j, d);
+          k.at(b, h, j, d) = std::numeric_limits<float>::quiet_NaN();
+        }
+        for (int64_t d = 0; d < s.valueDim; ++d) {
+          pastV.at(b, h, j, d) = v.at(b, h, j, d);
+          v.at(b, h, j, d) = std::numeric_limits<float>::quiet_NaN();
+        }
+      }
 
   // Masks: values in [-2, 2], some -inf; row 0 of PerQueryRow fully masked.
   const float inf = std::numeric_limits<float>::infinity();
@@ -110,16 +131,31 @@ int checkAttention(const Shape &s, int isa, int threads, std::mt19937 &rng) {
   if (threads > 0) // 0: called inside a parallel region, keep the pool
     EXPECT_EQ(agl_set_num_threads(threads), AGL_OK);
   agl_gemm_select(isa);
-  agl_kernel_attention(
-      s.batch, s.heads, s.kvHeads, s.qLen, s.kvLen, s.headDim, s.valueDim,
-      q.data.data(), q.bs, q.hs, q.rs, k.data.data(), k.bs, k.hs, k.rs,
-      v.data.data(), v.bs, v.hs, v.rs, mask.empty() ? nullptr : mask.data(),
-      mbs, mhs, mrs, mcs, out.data.data(), out.bs, out.hs, out.rs, scale,
-      s.causal);
+  if (pastLen > 0)
+    agl_kernel_attention_with_past(
+        s.batch, s.heads, s.kvHeads, s.qLen, s.kvLen, s.headDim, s.valueDim,
+        q.data.data(), q.bs, q.hs, q.rs, k.data.data(), k.bs, k.hs, k.rs,
+        v.data.data(), v.bs, v.hs, v.rs, mask.empty() ? nullptr : mask.data(),
+        mbs, mhs, mrs, mcs, out.data.data(), out.bs, out.hs, out.rs, scale,
+        s.causal, pastLen, pastK.data.data(), pastK.bs, pastK.hs, pastK.rs,
+        pastV.data.data(), pastV.bs, pastV.hs, pastV.rs);
+  else
+    agl_kernel_attention(
+        s.batch, s.heads, s.kvHeads, s.qLen, s.kvLen, s.headDim, s.valueDim,
+        q.data.data(), q.bs, q.hs, q.rs, k.data.data(), k.bs, k.hs, k.rs,
+        v.data.data(), v.bs, v.hs, v.rs, mask.empty() ? nullptr : mask.data(),
+        mbs, mhs, mrs, mcs, out.data.data(), out.bs, out.hs, out.rs, scale,
+        s.causal);
   if (threads > 0)
     agl_gemm_select(0);
 
   int failures = 0;
+  // K and V hold the whole cache, bit for bit.
+  if (k.data != wholeK || v.data != wholeV) {
+    ADD_FAILURE() << describe(s, isa, threads) << " past=" << pastLen
+                  << ": K or V not the whole cache after the call";
+    ++failures;
+  }
   int64_t group = s.heads / s.kvHeads, offset = s.kvLen - s.qLen;
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t h = 0; h < s.heads; ++h)
@@ -184,6 +220,32 @@ TEST(Attention, MatchesReferenceOnEveryShape) {
       for (int threads : {1, 3})
         EXPECT_EQ(checkAttention(s, isa, threads, rng), 0)
             << describe(s, isa, threads);
+  ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
+}
+
+// The past rows copied in by the kernel: decode steps (one task per head,
+// which copies its own head), grouped-query heads and several query blocks
+// (a copy pass before the attention), a past that is the whole cache, and
+// a call with no query (only the copy).
+TEST(Attention, WithPastMatchesReference) {
+  std::mt19937 rng(43);
+  const struct {
+    Shape shape;
+    int64_t pastLen;
+  } cases[] = {
+      {{1, 8, 8, 1, 512, 64, 64, Mask::None, false, false}, 511},
+      {{1, 8, 8, 1, 512, 64, 64, Mask::None, true, true}, 511},
+      {{2, 4, 2, 1, 77, 64, 64, Mask::PerBatchKey, true, true}, 76},
+      {{2, 4, 4, 3, 70, 32, 40, Mask::Full, false, false}, 67},
+      {{1, 4, 4, 100, 130, 24, 24, Mask::None, true, false}, 30},
+      {{1, 3, 3, 1, 9, 5, 3, Mask::None, false, false}, 9},
+      {{1, 2, 2, 0, 20, 8, 8, Mask::None, false, false}, 19},
+  };
+  for (const auto &c : cases)
+    for (int isa : {1, 2, 3})
+      for (int threads : {1, 3})
+        EXPECT_EQ(checkAttention(c.shape, isa, threads, rng, c.pastLen), 0)
+            << describe(c.shape, isa, threads) << " past=" << c.pastLen;
   ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
 }
 

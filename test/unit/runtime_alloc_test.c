@@ -100,6 +100,12 @@ static void kernel_run(void) {
   agl_kernel_attention(1, 4, 2, 1, 300, 20, 20, gemm_a, 0, 20, 20, gemm_b, 0,
                        6000, 20, gemm_a, 0, 6000, 20, NULL, 0, 0, 0, 0, gemm_c,
                        0, 20, 20, 0.25f, 0);
+  /* A decode step that copies 299 past positions of 2 heads into K and V
+   * first. */
+  agl_kernel_attention_with_past(
+      1, 2, 2, 1, 300, 20, 20, gemm_a, 0, 20, 20, gemm_c, 0, 6000, 20,
+      gemm_c + 12000, 0, 6000, 20, NULL, 0, 0, 0, 0, gemm_c + 24000, 0, 20,
+      20, 0.25f, 1, 299, gemm_a, 0, 5980, 20, gemm_b, 0, 5980, 20);
   agl_parallel_for(1000, 10, touch, gemm_c);
   /* Weight-only quantized products: decode rows and a packed block. */
   agl_kernel_sgemm_q8(1, 1, 256, 70, gemm_a, 0, 70, 1, gemm_q8, 32, gemm_c,

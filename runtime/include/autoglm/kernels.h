@@ -429,6 +429,34 @@ void agl_kernel_attention(int64_t batch, int64_t heads, int64_t kv_heads,
                           int64_t out_head_stride, int64_t out_row_stride,
                           float scale, int32_t causal);
 
+/* agl_kernel_attention against a key/value cache that the call also
+   extends: the first past_len of the kv_len keys and values are past_k's
+   and past_v's rows (same batch and head extents, strides in elements,
+   contiguous rows), the others K's and V's rows from past_len on (the new
+   positions, which the caller has filled); the call also copies the past
+   rows into K's and V's rows [0, past_len), so that K and V then hold the
+   whole cache. This is the decode step of an exported decoder, present =
+   Concat(past, new), fused: the past is read once (the attention reads it
+   where the copy just brought it into the caches) and written with stores
+   that bypass the caches, instead of being copied, evicted and read back.
+   Afterwards K, V and out hold exactly what the two steps leave. past_k and
+   past_v must not overlap K, V or out. */
+void agl_kernel_attention_with_past(
+    int64_t batch, int64_t heads, int64_t kv_heads, int64_t q_len,
+    int64_t kv_len, int64_t head_dim, int64_t value_dim, const float *q,
+    int64_t q_batch_stride, int64_t q_head_stride, int64_t q_row_stride,
+    float *k, int64_t k_batch_stride, int64_t k_head_stride,
+    int64_t k_row_stride, float *v, int64_t v_batch_stride,
+    int64_t v_head_stride, int64_t v_row_stride, const float *mask,
+    int64_t mask_batch_stride, int64_t mask_head_stride,
+    int64_t mask_row_stride, int64_t mask_col_stride, float *out,
+    int64_t out_batch_stride, int64_t out_head_stride, int64_t out_row_stride,
+    float scale, int32_t causal, int64_t past_len, const float *past_k,
+    int64_t past_k_batch_stride, int64_t past_k_head_stride,
+    int64_t past_k_row_stride, const float *past_v,
+    int64_t past_v_batch_stride, int64_t past_v_head_stride,
+    int64_t past_v_row_stride);
+
 /* Activations of the GEMM and convolution epilogues (agl_kernel_sgemm,
    agl_kernel_conv2d), computed in float with errors of a few ulp. */
 enum {

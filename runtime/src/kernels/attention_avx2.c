@@ -110,8 +110,6 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
   float *acc = s + BQ * BK;
   float *m = acc + BQ * acc_stride;
   float *l = m + BQ;
-  const float *keys = a->k + b * a->k_bs + kv_head * a->k_hs;
-  const float *values = a->v + b * a->v_bs + kv_head * a->v_hs;
   const __m256 minus_inf = _mm256_set1_ps(-INFINITY);
   const float *q[BQ];
   for (int64_t r = 0; r < rows; ++r) {
@@ -124,15 +122,17 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
   /* Keys past the last row's causal limit are never visible. */
   const int64_t visible = agl_attention_seen(a, i1 - 1, 0, a->kv_len);
 
-  for (int64_t j0 = 0; j0 < visible; j0 += BK) {
-    const int64_t n = visible - j0 < BK ? visible - j0 : BK;
-    const float *block_keys = keys + j0 * a->k_rs;
+  for (int64_t j0 = 0, n; j0 < visible; j0 += n) {
+    const agl_attention_block block =
+        agl_attention_block_at(a, b, kv_head, j0, visible);
+    n = block.n;
+    const float *block_keys = block.keys;
     if (rows < 4) {
       for (int64_t r = 0; r < rows; ++r)
-        scores_direct(q[r], block_keys, a->k_rs, n, a->head_dim, a->scale,
+        scores_direct(q[r], block_keys, block.k_rs, n, a->head_dim, a->scale,
                       s + r * BK);
     } else {
-      agl_attention_transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
+      agl_attention_transpose_keys(block_keys, block.k_rs, n, a->head_dim, kt);
       int64_t r = 0;
       for (; r + 4 <= rows; r += 4)
         scores_rows(4, agl_attention_seen(a, i0 + r + 3, j0, n), q + r,
@@ -192,14 +192,14 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
       l[r] = l[r] * alpha + agl_sum256(total);
       m[r] = new_max;
     }
-    const float *block_values = values + j0 * a->v_rs;
+    const float *block_values = block.values;
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4)
-      accumulate_rows(4, s + r * BK, block_values, a->v_rs,
+      accumulate_rows(4, s + r * BK, block_values, block.v_rs,
                       agl_attention_seen(a, i0 + r + 3, j0, n), a->value_dim,
                       acc_stride, acc + r * acc_stride);
     for (; r < rows; ++r)
-      accumulate_rows(1, s + r * BK, block_values, a->v_rs,
+      accumulate_rows(1, s + r * BK, block_values, block.v_rs,
                       agl_attention_seen(a, i0 + r, j0, n), a->value_dim,
                       acc_stride, acc + r * acc_stride);
   }

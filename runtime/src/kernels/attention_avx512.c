@@ -181,12 +181,9 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
    * all fall into the same L1 sets (V read in place from a QKV product:
    * 3 x 1024 floats a row) and there are rows enough to reuse the copy. */
   const int64_t vb_rs = (a->value_dim + 15) / 16 * 16;
-  float *vb = rows >= 4 && a->v_rs * sizeof(float) % 4096 == 0 &&
-                      a->value_dim <= AGL_ATTENTION_PACKED_VALUE_DIM
+  float *vb = rows >= 4 && a->value_dim <= AGL_ATTENTION_PACKED_VALUE_DIM
                   ? l + BQ
                   : NULL;
-  const float *keys = a->k + b * a->k_bs + kv_head * a->k_hs;
-  const float *values = a->v + b * a->v_bs + kv_head * a->v_hs;
   const float *q[BQ];
   for (int64_t r = 0; r < rows; ++r) {
     q[r] = a->q + b * a->q_bs + h * a->q_hs + (i0 + r) * a->q_rs;
@@ -198,15 +195,17 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
   /* Keys past the last row's causal limit are never visible. */
   const int64_t visible = agl_attention_seen(a, i1 - 1, 0, a->kv_len);
 
-  for (int64_t j0 = 0; j0 < visible; j0 += BK) {
-    const int64_t n = visible - j0 < BK ? visible - j0 : BK;
-    const float *block_keys = keys + j0 * a->k_rs;
+  for (int64_t j0 = 0, n; j0 < visible; j0 += n) {
+    const agl_attention_block block =
+        agl_attention_block_at(a, b, kv_head, j0, visible);
+    n = block.n;
+    const float *block_keys = block.keys;
     if (rows < 4) {
       for (int64_t r = 0; r < rows; ++r)
-        scores_direct(q[r], block_keys, a->k_rs, n, a->head_dim, a->scale,
+        scores_direct(q[r], block_keys, block.k_rs, n, a->head_dim, a->scale,
                       s + r * BK);
     } else {
-      transpose_keys(block_keys, a->k_rs, n, a->head_dim, kt);
+      transpose_keys(block_keys, block.k_rs, n, a->head_dim, kt);
       int64_t r = 0;
       for (; r + 4 <= rows; r += 4)
         scores_rows(4, agl_attention_seen(a, i0 + r + 3, j0, n), q + r,
@@ -290,15 +289,15 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
       l[r] = l[r] * alpha + _mm512_reduce_add_ps(total);
       m[r] = new_max;
     }
-    const float *block_values = values + j0 * a->v_rs;
-    int64_t v_rs = a->v_rs;
-    if (vb) {
+    const float *block_values = block.values;
+    int64_t v_rs = block.v_rs;
+    if (vb && v_rs * sizeof(float) % 4096 == 0) {
       for (int64_t c = 0; c < n; ++c)
         for (int64_t d = 0; d < a->value_dim; d += 16)
           _mm512_store_ps(
               vb + c * vb_rs + d,
               _mm512_maskz_loadu_ps(lanes(a->value_dim - d),
-                                    block_values + c * a->v_rs + d));
+                                    block_values + c * v_rs + d));
       block_values = vb;
       v_rs = vb_rs;
     }

@@ -12,8 +12,6 @@ void agl_attention_rows_portable(const agl_attention_args *a, int64_t b,
                                  float *scratch) {
   (void)scratch;
   const int64_t kv_head = h / a->group;
-  const float *keys = a->k + b * a->k_bs + kv_head * a->k_hs;
-  const float *values = a->v + b * a->v_bs + kv_head * a->v_hs;
   for (int64_t i = i0; i < i1; ++i) {
     const float *q = a->q + b * a->q_bs + h * a->q_hs + i * a->q_rs;
     float *o = a->out + b * a->o_bs + h * a->o_hs + i * a->o_rs;
@@ -24,12 +22,13 @@ void agl_attention_rows_portable(const agl_attention_args *a, int64_t b,
       o[d] = 0.0f;
     float m = -INFINITY, l = 0.0f;
     float s[AGL_ATTENTION_BK];
-    for (int64_t j0 = 0; j0 < visible; j0 += AGL_ATTENTION_BK) {
-      int64_t n = visible - j0 < AGL_ATTENTION_BK ? visible - j0
-                                                  : AGL_ATTENTION_BK;
+    for (int64_t j0 = 0, n; j0 < visible; j0 += n) {
+      const agl_attention_block block =
+          agl_attention_block_at(a, b, kv_head, j0, visible);
+      n = block.n;
       float block_max = -INFINITY;
       for (int64_t c = 0; c < n; ++c) {
-        const float *key = keys + (j0 + c) * a->k_rs;
+        const float *key = block.keys + c * block.k_rs;
         float dot = 0.0f;
         for (int64_t d = 0; d < a->head_dim; ++d)
           dot += q[d] * key[d];
@@ -49,7 +48,7 @@ void agl_attention_rows_portable(const agl_attention_args *a, int64_t b,
       for (int64_t c = 0; c < n; ++c) {
         float p = expf(s[c] - m);
         l += p;
-        const float *value = values + (j0 + c) * a->v_rs;
+        const float *value = block.values + c * block.v_rs;
         for (int64_t d = 0; d < a->value_dim; ++d)
           o[d] += p * value[d];
       }

@@ -610,6 +610,13 @@ typedef struct agl_attention_args {
   int64_t o_bs, o_hs, o_rs;
   float scale;
   int causal;
+  /* agl_kernel_attention_with_past: K's and V's first past_len rows are
+   * read from pk and pv, and copied into k_out and v_out (K and V
+   * themselves); past_len 0 otherwise. */
+  int64_t past_len;
+  const float *pk, *pv;
+  int64_t pk_bs, pk_hs, pk_rs, pv_bs, pv_hs, pv_rs;
+  float *k_out, *v_out;
 } agl_attention_args;
 
 /* Query rows and keys per block: a block of rows is one task; its scores
@@ -630,6 +637,35 @@ static inline int64_t agl_attention_seen(const agl_attention_args *a, int64_t i,
     return n;
   int64_t limit = i + a->kv_len - a->q_len + 1 - j0;
   return limit < 0 ? 0 : limit < n ? limit : n;
+}
+
+/* A block of keys and values as the rows read it: rows before past_len
+ * from the past buffers (which agl_kernel_attention_with_past streams to
+ * K and V, where nothing reads them back), the others from K and V. */
+typedef struct agl_attention_block {
+  const float *keys, *values;
+  int64_t k_rs, v_rs;
+  int64_t n; /* keys in the block: at most AGL_ATTENTION_BK */
+} agl_attention_block;
+
+/* The block of K/V head (b, kv_head) from key j0, up to `end` keys and
+ * never across past_len. */
+static inline agl_attention_block
+agl_attention_block_at(const agl_attention_args *a, int64_t b,
+                       int64_t kv_head, int64_t j0, int64_t end) {
+  int64_t n = end - j0 < AGL_ATTENTION_BK ? end - j0 : AGL_ATTENTION_BK;
+  if (j0 < a->past_len) {
+    if (n > a->past_len - j0)
+      n = a->past_len - j0;
+    return (agl_attention_block){
+        .keys = a->pk + b * a->pk_bs + kv_head * a->pk_hs + j0 * a->pk_rs,
+        .values = a->pv + b * a->pv_bs + kv_head * a->pv_hs + j0 * a->pv_rs,
+        .k_rs = a->pk_rs, .v_rs = a->pv_rs, .n = n};
+  }
+  return (agl_attention_block){
+      .keys = a->k + b * a->k_bs + kv_head * a->k_hs + j0 * a->k_rs,
+      .values = a->v + b * a->v_bs + kv_head * a->v_hs + j0 * a->v_rs,
+      .k_rs = a->k_rs, .v_rs = a->v_rs, .n = n};
 }
 
 /* Computes query rows [i0, i1) (at most AGL_ATTENTION_BQ) of head (b, h).

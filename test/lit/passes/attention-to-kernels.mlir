@@ -126,3 +126,104 @@ func.func @transposes_kept(%x: memref<1x3x2x8xf32>, %kx: memref<1x3x2x8xf32>, %v
   linalg.copy ins(%out : memref<1x2x3x8xf32>) outs(%z : memref<1x2x3x8xf32>)
   return
 }
+
+// -----
+
+// A decode step's `present = Concat(past, new)`, bufferized: the past keys
+// and values copied into the first 3 rows of the present buffers, the new
+// position into row 3. The kernel takes the past copies over: past length
+// 3 and the past buffers (heads 12 floats apart, rows 4) after the causal
+// flag; the copies of the new rows stay.
+// CHECK-LABEL: func.func @past_copies_fused
+// CHECK-SAME: (%[[PK:.*]]: memref<1x2x3x4xf32>, %[[PV:.*]]: memref<1x2x3x4xf32>,
+// CHECK-NOT: linalg.copy ins(%[[PK]]
+// CHECK-NOT: linalg.copy ins(%[[PV]]
+// CHECK: linalg.copy ins(%{{.*}} : memref<1x2x1x4xf32>)
+// CHECK: linalg.copy ins(%{{.*}} : memref<1x2x1x4xf32>)
+// CHECK-DAG: memref.extract_strided_metadata %[[PK]]
+// CHECK-DAG: memref.extract_strided_metadata %[[PV]]
+// CHECK: call @agl_kernel_attention_with_past(%c1_i64, %c2_i64, %c2_i64, %c1_i64, %c4_i64, %c4_i64, %c4_i64, {{.*}}, %c0_i32, %c3_i64, %{{.*}}, %c24_i64, %c12_i64, %c4_i64, %{{.*}}, %c24_i64, %c12_i64, %c4_i64)
+// CHECK-NOT: linalg.copy
+// CHECK: func.func private @agl_kernel_attention_with_past(i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, f32, i32, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64)
+func.func @past_copies_fused(%pk: memref<1x2x3x4xf32>, %pv: memref<1x2x3x4xf32>, %q: memref<1x2x1x4xf32>, %kn: memref<1x2x1x4xf32>, %vn: memref<1x2x1x4xf32>, %k: memref<1x2x4x4xf32>, %v: memref<1x2x4x4xf32>, %out: memref<1x2x1x4xf32>) {
+  %kpast = memref.subview %k[0, 0, 0, 0] [1, 2, 3, 4] [1, 1, 1, 1] : memref<1x2x4x4xf32> to memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>
+  linalg.copy ins(%pk : memref<1x2x3x4xf32>) outs(%kpast : memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>)
+  %knew = memref.subview %k[0, 0, 3, 0] [1, 2, 1, 4] [1, 1, 1, 1] : memref<1x2x4x4xf32> to memref<1x2x1x4xf32, strided<[32, 16, 4, 1], offset: 12>>
+  linalg.copy ins(%kn : memref<1x2x1x4xf32>) outs(%knew : memref<1x2x1x4xf32, strided<[32, 16, 4, 1], offset: 12>>)
+  %vpast = memref.subview %v[0, 0, 0, 0] [1, 2, 3, 4] [1, 1, 1, 1] : memref<1x2x4x4xf32> to memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>
+  linalg.copy ins(%pv : memref<1x2x3x4xf32>) outs(%vpast : memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>)
+  %vnew = memref.subview %v[0, 0, 3, 0] [1, 2, 1, 4] [1, 1, 1, 1] : memref<1x2x4x4xf32> to memref<1x2x1x4xf32, strided<[32, 16, 4, 1], offset: 12>>
+  linalg.copy ins(%vn : memref<1x2x1x4xf32>) outs(%vnew : memref<1x2x1x4xf32, strided<[32, 16, 4, 1], offset: 12>>)
+  %kc = memref.cast %k : memref<1x2x4x4xf32> to memref<1x2x4x4xf32, strided<[?, ?, ?, 1], offset: ?>>
+  %vc = memref.cast %v : memref<1x2x4x4xf32> to memref<1x2x4x4xf32, strided<[?, ?, ?, 1], offset: ?>>
+  autoglm.attention_buffers %q, %kc, %vc into %out {scale = 0.5 : f32} : memref<1x2x1x4xf32>, memref<1x2x4x4xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x2x4x4xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x2x1x4xf32>
+  return
+}
+
+// -----
+
+// A symbolic past length: the past rows end where the new ones start (the
+// same value), which the kernel gets as its past length.
+// CHECK-LABEL: func.func @past_copies_fused_symbolic
+// CHECK: %[[P:.*]] = memref.dim %arg0, %c2
+// CHECK: %[[P64:.*]] = arith.index_cast %[[P]] : index to i64
+// CHECK: call @agl_kernel_attention_with_past({{.*}}, %c0_i32, %[[P64]],
+func.func @past_copies_fused_symbolic(%pk: memref<1x2x?x4xf32>, %pv: memref<1x2x?x4xf32>, %q: memref<1x2x1x4xf32>, %kn: memref<1x2x1x4xf32>, %vn: memref<1x2x1x4xf32>, %k: memref<1x2x?x4xf32>, %v: memref<1x2x?x4xf32>, %out: memref<1x2x1x4xf32>) {
+  %c2 = arith.constant 2 : index
+  %p = memref.dim %pk, %c2 : memref<1x2x?x4xf32>
+  %kpast = memref.subview %k[0, 0, 0, 0] [1, 2, %p, 4] [1, 1, 1, 1] : memref<1x2x?x4xf32> to memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>
+  linalg.copy ins(%pk : memref<1x2x?x4xf32>) outs(%kpast : memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>)
+  %knew = memref.subview %k[0, 0, %p, 0] [1, 2, 1, 4] [1, 1, 1, 1] : memref<1x2x?x4xf32> to memref<1x2x1x4xf32, strided<[?, ?, 4, 1], offset: ?>>
+  linalg.copy ins(%kn : memref<1x2x1x4xf32>) outs(%knew : memref<1x2x1x4xf32, strided<[?, ?, 4, 1], offset: ?>>)
+  %vpast = memref.subview %v[0, 0, 0, 0] [1, 2, %p, 4] [1, 1, 1, 1] : memref<1x2x?x4xf32> to memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>
+  linalg.copy ins(%pv : memref<1x2x?x4xf32>) outs(%vpast : memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>)
+  %vnew = memref.subview %v[0, 0, %p, 0] [1, 2, 1, 4] [1, 1, 1, 1] : memref<1x2x?x4xf32> to memref<1x2x1x4xf32, strided<[?, ?, 4, 1], offset: ?>>
+  linalg.copy ins(%vn : memref<1x2x1x4xf32>) outs(%vnew : memref<1x2x1x4xf32, strided<[?, ?, 4, 1], offset: ?>>)
+  %kc = memref.cast %k : memref<1x2x?x4xf32> to memref<1x2x?x4xf32, strided<[?, ?, ?, 1], offset: ?>>
+  %vc = memref.cast %v : memref<1x2x?x4xf32> to memref<1x2x?x4xf32, strided<[?, ?, ?, 1], offset: ?>>
+  autoglm.attention_buffers %q, %kc, %vc into %out {scale = 0.5 : f32} : memref<1x2x1x4xf32>, memref<1x2x?x4xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x2x?x4xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<1x2x1x4xf32>
+  return
+}
+
+// -----
+
+// Not fused: between the copies and the op, the present keys' past rows
+// are read (into %seen). The plain kernel runs after the copies, which
+// stay.
+// CHECK-LABEL: func.func @past_rows_read
+// CHECK-SAME: (%[[PK:.*]]: memref<1x2x3x4xf32>, %[[PV:.*]]: memref<1x2x3x4xf32>,
+// CHECK: linalg.copy ins(%[[PK]]
+// CHECK: linalg.copy ins(%[[PV]]
+// CHECK: call @agl_kernel_attention(
+// CHECK-NOT: agl_kernel_attention_with_past
+func.func @past_rows_read(%pk: memref<1x2x3x4xf32>, %pv: memref<1x2x3x4xf32>, %q: memref<1x2x1x4xf32>, %k: memref<1x2x4x4xf32>, %v: memref<1x2x4x4xf32>, %out: memref<1x2x1x4xf32>, %seen: memref<1x2x4x4xf32>) {
+  %kpast = memref.subview %k[0, 0, 0, 0] [1, 2, 3, 4] [1, 1, 1, 1] : memref<1x2x4x4xf32> to memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>
+  linalg.copy ins(%pk : memref<1x2x3x4xf32>) outs(%kpast : memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>)
+  linalg.copy ins(%k : memref<1x2x4x4xf32>) outs(%seen : memref<1x2x4x4xf32>)
+  %vpast = memref.subview %v[0, 0, 0, 0] [1, 2, 3, 4] [1, 1, 1, 1] : memref<1x2x4x4xf32> to memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>
+  linalg.copy ins(%pv : memref<1x2x3x4xf32>) outs(%vpast : memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>)
+  autoglm.attention_buffers %q, %k, %v into %out {scale = 0.5 : f32} : memref<1x2x1x4xf32>, memref<1x2x4x4xf32>, memref<1x2x4x4xf32>, memref<1x2x1x4xf32>
+  return
+}
+
+// -----
+
+// Not fused: the past values are overwritten between their copy and the
+// op, so the copy holds what the kernel could no longer read.
+// CHECK-LABEL: func.func @past_overwritten
+// CHECK-SAME: (%[[PK:.*]]: memref<1x2x3x4xf32>, %[[PV:.*]]: memref<1x2x3x4xf32>,
+// CHECK: linalg.copy ins(%[[PK]]
+// CHECK: linalg.copy ins(%[[PV]]
+// CHECK: linalg.fill {{.*}} outs(%[[PV]] :
+// CHECK: call @agl_kernel_attention(
+// CHECK-NOT: agl_kernel_attention_with_past
+func.func @past_overwritten(%pk: memref<1x2x3x4xf32>, %pv: memref<1x2x3x4xf32>, %q: memref<1x2x1x4xf32>, %k: memref<1x2x4x4xf32>, %v: memref<1x2x4x4xf32>, %out: memref<1x2x1x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %kpast = memref.subview %k[0, 0, 0, 0] [1, 2, 3, 4] [1, 1, 1, 1] : memref<1x2x4x4xf32> to memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>
+  linalg.copy ins(%pk : memref<1x2x3x4xf32>) outs(%kpast : memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>)
+  %vpast = memref.subview %v[0, 0, 0, 0] [1, 2, 3, 4] [1, 1, 1, 1] : memref<1x2x4x4xf32> to memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>
+  linalg.copy ins(%pv : memref<1x2x3x4xf32>) outs(%vpast : memref<1x2x3x4xf32, strided<[32, 16, 4, 1]>>)
+  linalg.fill ins(%zero : f32) outs(%pv : memref<1x2x3x4xf32>)
+  autoglm.attention_buffers %q, %k, %v into %out {scale = 0.5 : f32} : memref<1x2x1x4xf32>, memref<1x2x4x4xf32>, memref<1x2x4x4xf32>, memref<1x2x1x4xf32>
+  return
+}
