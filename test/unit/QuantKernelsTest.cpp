@@ -18,12 +18,18 @@
 // |q|: for 4 bits S = sum_p |A[i,p]| (|W[p,j]| + 2056 scale(p, j)).
 // With the epilogue, S is |alpha| times that plus |bias[j]|, and the
 // residual, added after the activation, contributes 1e-6 |residual|.
+// On AVX-512 VNNI, one row of A against 4-bit weights is quantized to int8
+// per group (sgemm_quant_vnni.c), and summed exactly in integers (no 2056
+// in S): each term moves by up to half a step of A, max|A| over the group
+// / 254, times |W[p,j]| (and |alpha|, and at most 1.2 through the
+// activations' slopes).
 #include "autoglm/kernels_quant.h"
 #include "autoglm/runtime.h"
 #include "KernelTestSupport.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -34,6 +40,8 @@
 
 struct agl_gemm_isa;
 extern "C" const agl_gemm_isa *agl_gemm_select(int which);
+extern "C" void agl_quant_allow_vnni(int allow);
+extern "C" int agl_cpu_has_avx512_vnni(void);
 
 using autoglm::test::activate;
 using autoglm::test::Aligned;
@@ -73,7 +81,10 @@ double scale_at(const void *q, const Case &c, int64_t p, int64_t j) {
   return std::fabs(scale);
 }
 
-int check(const Case &c, int threads, std::mt19937 &rng) {
+// Whether the product's rows of A may be quantized to int8 (the VNNI
+// decode kernel): the tolerance then has A's rounding too.
+int check(const Case &c, int threads, std::mt19937 &rng,
+          bool activationsQuantized = false) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   // B: k x n row-major, quantized.
   std::vector<float> w(c.k * c.n);
@@ -119,14 +130,25 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
       for (int64_t j = 0; j < c.n; ++j) {
         int64_t at = bt * c_bs + i * c_rs + j;
         written[at] = true;
-        double sum = 0.0, bound = 0.0;
+        const bool integerRow = activationsQuantized && c.bits == 4 && c.m == 1;
+        double sum = 0.0, bound = 0.0, rounding = 0.0;
         for (int64_t p = 0; p < c.k; ++p) {
           double x = a[bt * a_bs + i * a_rs + p * a_cs];
           sum += x * wq[p * c.n + j];
           bound += std::fabs(x * wq[p * c.n + j]);
-          if (c.bits == 4)
+          if (c.bits == 4 && !integerRow)
             bound += std::fabs(x) * 2056 * scale_at(q.data, c, p, j);
         }
+        if (integerRow)
+          for (int64_t g0 = 0; g0 < c.k; g0 += c.group) {
+            double top = 0.0;
+            for (int64_t p = g0; p < std::min(c.k, g0 + c.group); ++p)
+              top = std::max<double>(top,
+                                     std::fabs(a[bt * a_bs + p * a_cs]));
+            for (int64_t p = g0; p < std::min(c.k, g0 + c.group); ++p)
+              rounding += top / 254 * (1 + 1e-5) * std::fabs(wq[p * c.n + j]);
+          }
+        rounding *= 1.2 * std::fabs(c.alpha);
         sum *= c.alpha;
         bound *= std::fabs(c.alpha);
         if (c.accumulate) {
@@ -141,7 +163,7 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
         double r = c.residual ? res[bt * r_bs + i * r_rs + j] : 0.0;
         expected += r;
         double tolerance = (c.k * std::ldexp(1.0, -23) + 1e-6) * bound +
-                           1e-6 * std::fabs(r) + 1e-30;
+                           1e-6 * std::fabs(r) + rounding + 1e-30;
         if (!(std::fabs(out[at] - expected) <= tolerance) && ++failures <= 3)
           ADD_FAILURE() << describe(c, threads) << ": C[" << bt << "," << i
                         << "," << j << "] = " << out[at] << ", expected "
@@ -157,6 +179,7 @@ class QuantKernelsTest : public ::testing::Test {
 protected:
   void TearDown() override {
     agl_gemm_select(0);
+    agl_quant_allow_vnni(1);
     ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
   }
 };
@@ -176,8 +199,9 @@ const Shape kShapes[] = {
     {2, 17, 64, 70},  {1, 130, 96, 500}, {1, 2, 1024, 777},
 };
 
-void sweep(int isa, int threads, int &failures) {
+void sweep(int isa, int threads, int &failures, bool vnni = false) {
   agl_gemm_select(isa);
+  agl_quant_allow_vnni(vnni);
   ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
   std::mt19937 rng(4321 + isa * 10 + threads);
   int variant = 0;
@@ -193,18 +217,18 @@ void sweep(int isa, int threads, int &failures) {
         c.alpha = variant % 4 == 3 ? -0.75f : 1.0f;
         c.bias = variant % 3 != 0;
         c.residual = variant % 4 >= 2;
-        failures += check(c, threads, rng);
+        failures += check(c, threads, rng, vnni);
         // The transformer layer's epilogue: bias, GELU and residual, in
         // both regimes (the shape's own m, and m = 1).
         Case full = c;
         full.act = AGL_ACT_GELU_ERF;
         full.bias = full.residual = true;
         full.alpha = 1.0f;
-        failures += check(full, threads, rng);
+        failures += check(full, threads, rng, vnni);
         full.m = 1;
         full.accumulate = 0;
         full.alpha = 0.5f;
-        failures += check(full, threads, rng);
+        failures += check(full, threads, rng, vnni);
         if (failures > 10)
           return;
       }
@@ -222,6 +246,59 @@ TEST_F(QuantKernelsTest, MatchesDequantizedReferenceNative) {
   for (int threads : {1, 2})
     sweep(0, threads, failures);
   EXPECT_EQ(failures, 0);
+}
+
+// The decode rows with 4-bit weights on VNNI: A quantized to int8.
+TEST_F(QuantKernelsTest, MatchesReferenceVnni) {
+  if (!agl_cpu_has_avx512_vnni())
+    GTEST_SKIP() << "the CPU lacks AVX-512 VNNI";
+  int failures = 0;
+  for (int threads : {1, 2})
+    sweep(0, threads, failures, /*vnni=*/true);
+  EXPECT_EQ(failures, 0);
+}
+
+// ... exactly where A's row is int8 already (each group's max|A| is
+// 127/128, every value a multiple of 1/128): then only the float rounding
+// of the group sums remains, so that an off-by-one in the integer sums
+// would show. And that kernel does run: on other rows its sums differ from
+// the float kernel's.
+TEST_F(QuantKernelsTest, VnniDecodeRowsRunInIntegers) {
+  if (!agl_cpu_has_avx512_vnni())
+    GTEST_SKIP() << "the CPU lacks AVX-512 VNNI";
+  const int64_t n = 64, k = 200, group = 64;
+  std::mt19937 rng(99);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> w(k * n), a(k), c[2];
+  for (float &x : w)
+    x = dist(rng);
+  Aligned q(agl_quant_weight_bytes(k, n, 4, group));
+  agl_quantize_b(w.data(), k, n, n, 1, 4, group, q.data);
+  auto product = [&](int vnni) {
+    agl_quant_allow_vnni(vnni);
+    std::vector<float> out(n, 0.0f);
+    agl_kernel_sgemm_q4(1, 1, n, k, a.data(), 0, k, 1, q.data, group,
+                        out.data(), 0, n, 0, 1.0f, nullptr, AGL_ACT_NONE,
+                        nullptr, 0, 0, nullptr);
+    return out;
+  };
+  for (int64_t p = 0; p < k; ++p)
+    a[p] = p % group == 5 ? (p % 2 ? 127 : -127) / 128.0f
+                          : int(rng() % 255 - 127) / 128.0f;
+  std::vector<float> exact = product(1);
+  for (int64_t j = 0; j < n; ++j) {
+    double sum = 0.0, bound = 0.0;
+    for (int64_t p = 0; p < k; ++p) {
+      double term = a[p] * agl_quant_weight_at(q.data, k, 4, group, p, j);
+      sum += term;
+      bound += std::fabs(term);
+    }
+    EXPECT_NEAR(exact[j], sum, (k * std::ldexp(1.0, -23) + 1e-6) * bound)
+        << "column " << j;
+  }
+  for (float &x : a)
+    x = dist(rng);
+  EXPECT_NE(product(0), product(1));
 }
 
 // The AVX2 table (the native one where the CPU lacks AVX-512).

@@ -397,6 +397,8 @@ static int checked(_Atomic int *flag, int (*check)(void)) {
     atomic_store_explicit(flag, has = check(), memory_order_relaxed);
   return has;
 }
+
+int agl_cpu_has_avx512_vnni(void) { return checked(&g_vnni, cpu_has_vnni); }
 #endif
 
 static _Atomic int g_allow_amx = 1;

@@ -253,6 +253,8 @@ AGL_HIDDEN void agl_small_packed_avx512(int64_t m, int64_t q0, int64_t q1,
                                         const float *packed_b, float *c,
                                         int64_t crs, const agl_epilogue *e);
 #define AGL_HAVE_AVX512_KERNELS 1
+/* Whether the CPU has AVX-512 VNNI (vpdpbusd) and BW; checked once. */
+AGL_HIDDEN int agl_cpu_has_avx512_vnni(void);
 #endif
 
 /* Packs A's block of rows [ic, ic + mc) x depths [pc, pc + kc) of batch

@@ -79,6 +79,18 @@ AGL_HIDDEN void agl_quant_small_avx512(int m, int64_t q0, int64_t q1,
 AGL_HIDDEN void agl_quant_dequant_avx512(const agl_quant_b *b, int64_t panel,
                                          int64_t pc, int64_t kc, float *dst,
                                          int64_t ld);
+/* agl_quant_small_avx512 with one row of A and 4-bit B on AVX-512 VNNI
+ * (CPUs that have it, agl_cpu_has_avx512_vnni): A's row quantized to int8
+ * per group, the products in integers (sgemm_quant_vnni.c); depths up to
+ * AGL_QUANT_VNNI_MAX_K (A's bytes live on the stack). Other products, and
+ * rows with values that are not finite, go to agl_quant_small_avx512. */
+enum { AGL_QUANT_VNNI_MAX_K = 8192 };
+AGL_HIDDEN void agl_quant_small_avx512_vnni(int m, int64_t q0, int64_t q1,
+                                            agl_view a, const agl_quant_b *b,
+                                            float *c, int64_t crs,
+                                            const agl_epilogue *e);
+/* 0: the decode rows keep the float kernel (tests compare the two). */
+AGL_HIDDEN void agl_quant_allow_vnni(int allow);
 #endif
 
 #endif /* AUTOGLM_QUANT_INTERNAL_H */

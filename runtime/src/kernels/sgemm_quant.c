@@ -340,6 +340,8 @@ static void sgemm_quant(int bits, agl_w16_format w16, int64_t batch,
 #if defined(AGL_HAVE_AVX512_KERNELS)
   if (g.isa == &agl_gemm_avx512) {
     g.small = bits == 16 ? agl_w16_small_avx512 : agl_quant_small_avx512;
+    if (bits == 4 && agl_cpu_has_avx512_vnni())
+      g.small = agl_quant_small_avx512_vnni;
     g.dequant = bits == 16 ? agl_w16_widen_avx512 : agl_quant_dequant_avx512;
   }
 #endif
