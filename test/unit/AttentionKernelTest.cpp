@@ -46,13 +46,19 @@ std::string describe(const Shape &s, int isa, int threads) {
          " isa=" + std::to_string(isa) + " threads=" + std::to_string(threads);
 }
 
-// A [batch, heads, len, dim] tensor in one of the two layouts.
+// A [batch, heads, len, dim] tensor in one of the two layouts, from a
+// 64-byte boundary plus `shift` floats (the decode rows store the past in
+// whole vectors where K's and V's rows are aligned, and copy it otherwise).
 struct Tensor {
-  std::vector<float> data;
-  int64_t bs, hs, rs;
+  std::vector<float> storage;
+  float *data;
+  int64_t size, bs, hs, rs;
   Tensor(int64_t batch, int64_t heads, int64_t len, int64_t dim,
-         bool interleaved)
-      : data(batch * heads * len * dim) {
+         bool interleaved, int shift = 0)
+      : storage(batch * heads * len * dim + 16 + shift),
+        size(batch * heads * len * dim) {
+    auto address = reinterpret_cast<uintptr_t>(storage.data());
+    data = storage.data() + (64 - address % 64) % 64 / sizeof(float) + shift;
     if (interleaved) {
       rs = heads * dim;
       hs = dim;
@@ -65,26 +71,27 @@ struct Tensor {
   float &at(int64_t b, int64_t h, int64_t i, int64_t d) {
     return data[b * bs + h * hs + i * rs + d];
   }
+  std::vector<float> values() const { return {data, data + size}; }
 };
 
 // With pastLen > 0, K's and V's first pastLen rows are given in separate
 // past tensors (of the other layout) and the rows in K and V are garbage
 // that agl_kernel_attention_with_past must overwrite.
 int checkAttention(const Shape &s, int isa, int threads, std::mt19937 &rng,
-                   int64_t pastLen = 0) {
+                   int64_t pastLen = 0, int shift = 0) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   Tensor q(s.batch, s.heads, s.qLen, s.headDim, s.interleaved);
-  Tensor k(s.batch, s.kvHeads, s.kvLen, s.headDim, s.interleaved);
-  Tensor v(s.batch, s.kvHeads, s.kvLen, s.valueDim, s.interleaved);
+  Tensor k(s.batch, s.kvHeads, s.kvLen, s.headDim, s.interleaved, shift);
+  Tensor v(s.batch, s.kvHeads, s.kvLen, s.valueDim, s.interleaved, shift);
   Tensor out(s.batch, s.heads, s.qLen, s.valueDim, s.interleaved);
   for (auto *t : {&q, &k, &v})
-    for (float &x : t->data)
-      x = dist(rng);
-  for (float &x : out.data)
-    x = std::numeric_limits<float>::quiet_NaN(); // must all be written
+    for (int64_t i = 0; i < t->size; ++i)
+      t->data[i] = dist(rng);
+  for (int64_t i = 0; i < out.size; ++i)
+    out.data[i] = std::numeric_limits<float>::quiet_NaN(); // all written
   Tensor pastK(s.batch, s.kvHeads, pastLen, s.headDim, !s.interleaved);
   Tensor pastV(s.batch, s.kvHeads, pastLen, s.valueDim, !s.interleaved);
-  const std::vector<float> wholeK = k.data, wholeV = v.data;
+  const std::vector<float> wholeK = k.values(), wholeV = v.values();
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t h = 0; h < s.kvHeads; ++h)
       for (int64_t j = 0; j < pastLen; ++j) {
@@ -134,24 +141,24 @@ int checkAttention(const Shape &s, int isa, int threads, std::mt19937 &rng,
   if (pastLen > 0)
     agl_kernel_attention_with_past(
         s.batch, s.heads, s.kvHeads, s.qLen, s.kvLen, s.headDim, s.valueDim,
-        q.data.data(), q.bs, q.hs, q.rs, k.data.data(), k.bs, k.hs, k.rs,
-        v.data.data(), v.bs, v.hs, v.rs, mask.empty() ? nullptr : mask.data(),
-        mbs, mhs, mrs, mcs, out.data.data(), out.bs, out.hs, out.rs, scale,
-        s.causal, pastLen, pastK.data.data(), pastK.bs, pastK.hs, pastK.rs,
-        pastV.data.data(), pastV.bs, pastV.hs, pastV.rs);
+        q.data, q.bs, q.hs, q.rs, k.data, k.bs, k.hs, k.rs,
+        v.data, v.bs, v.hs, v.rs, mask.empty() ? nullptr : mask.data(),
+        mbs, mhs, mrs, mcs, out.data, out.bs, out.hs, out.rs, scale,
+        s.causal, pastLen, pastK.data, pastK.bs, pastK.hs, pastK.rs,
+        pastV.data, pastV.bs, pastV.hs, pastV.rs);
   else
     agl_kernel_attention(
         s.batch, s.heads, s.kvHeads, s.qLen, s.kvLen, s.headDim, s.valueDim,
-        q.data.data(), q.bs, q.hs, q.rs, k.data.data(), k.bs, k.hs, k.rs,
-        v.data.data(), v.bs, v.hs, v.rs, mask.empty() ? nullptr : mask.data(),
-        mbs, mhs, mrs, mcs, out.data.data(), out.bs, out.hs, out.rs, scale,
+        q.data, q.bs, q.hs, q.rs, k.data, k.bs, k.hs, k.rs,
+        v.data, v.bs, v.hs, v.rs, mask.empty() ? nullptr : mask.data(),
+        mbs, mhs, mrs, mcs, out.data, out.bs, out.hs, out.rs, scale,
         s.causal);
   if (threads > 0)
     agl_gemm_select(0);
 
   int failures = 0;
   // K and V hold the whole cache, bit for bit.
-  if (k.data != wholeK || v.data != wholeV) {
+  if (k.values() != wholeK || v.values() != wholeV) {
     ADD_FAILURE() << describe(s, isa, threads) << " past=" << pastLen
                   << ": K or V not the whole cache after the call";
     ++failures;
@@ -224,9 +231,10 @@ TEST(Attention, MatchesReferenceOnEveryShape) {
 }
 
 // The past rows copied in by the kernel: decode steps (one task per head,
-// which copies its own head), grouped-query heads and several query blocks
-// (a copy pass before the attention), a past that is the whole cache, and
-// a call with no query (only the copy).
+// whose AVX-512 rows store the past as they read it where K's and V's rows
+// are aligned, and copy it first where not), grouped-query heads and
+// several query blocks (the first task of a K/V head copies it), a past
+// that is the whole cache, and a call with no query (only the copy).
 TEST(Attention, WithPastMatchesReference) {
   std::mt19937 rng(43);
   const struct {
@@ -244,8 +252,11 @@ TEST(Attention, WithPastMatchesReference) {
   for (const auto &c : cases)
     for (int isa : {1, 2, 3})
       for (int threads : {1, 3})
-        EXPECT_EQ(checkAttention(c.shape, isa, threads, rng, c.pastLen), 0)
-            << describe(c.shape, isa, threads) << " past=" << c.pastLen;
+        for (int shift : {0, 1}) // K and V aligned, or not
+          EXPECT_EQ(
+              checkAttention(c.shape, isa, threads, rng, c.pastLen, shift), 0)
+              << describe(c.shape, isa, threads) << " past=" << c.pastLen
+              << " shift=" << shift;
   ASSERT_EQ(agl_set_num_threads(0), AGL_OK);
 }
 

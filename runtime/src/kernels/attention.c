@@ -44,6 +44,14 @@ _Static_assert((size_t)AGL_ATTENTION_MAX_HEAD_DIM * AGL_ATTENTION_BK +
 typedef void (*rows_fn)(const agl_attention_args *a, int64_t b, int64_t h,
                         int64_t i0, int64_t i1, float *scratch);
 
+/* The rows that can copy the past as they read it (rows_copy_past). */
+#if defined(AGL_HAVE_AVX512_KERNELS)
+static const rows_fn copying_rows =
+    agl_attention_rows_avx512;
+#else
+static const rows_fn copying_rows = NULL;
+#endif
+
 typedef struct task_grid {
   const agl_attention_args *args;
   rows_fn rows;
@@ -84,9 +92,8 @@ static void copy_rows(float *dst, int64_t dst_rs, const float *src,
     stream_floats(dst + r * dst_rs, src + r * src_rs, cols);
 }
 
-/* The past rows of K/V head (b, kv_head) copied into K and V. */
-static void copy_past_head(const agl_attention_args *a, int64_t b,
-                           int64_t kv_head) {
+void agl_attention_copy_past_head(const agl_attention_args *a, int64_t b,
+                                  int64_t kv_head) {
   copy_rows(a->k_out + b * a->k_bs + kv_head * a->k_hs, a->k_rs,
             a->pk + b * a->pk_bs + kv_head * a->pk_hs, a->pk_rs, a->past_len,
             a->head_dim);
@@ -107,8 +114,17 @@ static void run_tasks(void *ctx, int64_t begin, int64_t end) {
     int64_t i1 = i0 + AGL_ATTENTION_BQ < a->q_len ? i0 + AGL_ATTENTION_BQ
                                                   : a->q_len;
     const int64_t b = bh / a->heads, h = bh % a->heads;
-    if (grid->copy_past && block == 0 && h % a->group == 0)
-      copy_past_head(a, b, h / a->group);
+    if (grid->copy_past && block == 0 && h % a->group == 0) {
+      if (rows == copying_rows && a->q_len == 1 &&
+          a->group == 1) {
+        /* The rows store the past as they read it: one pass over it. */
+        agl_attention_args copying = *a;
+        copying.rows_copy_past = 1;
+        rows(&copying, b, h, i0, i1, scratch);
+        continue;
+      }
+      agl_attention_copy_past_head(a, b, h / a->group);
+    }
     rows(a, b, h, i0, i1, scratch);
   }
 #if defined(__SSE2__)
@@ -236,7 +252,7 @@ void agl_kernel_attention_with_past(
   /* No query to compute: the cache is still extended. */
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t kv_head = 0; kv_head < heads / a.group; ++kv_head)
-      copy_past_head(&a, b, kv_head);
+      agl_attention_copy_past_head(&a, b, kv_head);
 #if defined(__SSE2__)
   _mm_sfence();
 #endif

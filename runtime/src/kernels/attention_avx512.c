@@ -39,6 +39,12 @@ static ALWAYS_INLINE __mmask16 lanes(int64_t count) {
                       : (__mmask16)((1u << count) - 1u);
 }
 
+/* Whether rows of `cols` floats, `row_stride` apart from dst, are whole
+ * 64-byte aligned vectors (for _mm512_stream_ps). */
+static int streamable(const float *dst, int64_t row_stride, int64_t cols) {
+  return (uintptr_t)dst % 64 == 0 && row_stride % 16 == 0 && cols % 16 == 0;
+}
+
 /* s[x][0..16 T) = scale * q_x . kt for R query rows (R is 1 or 4); the
  * other columns are left as they are. */
 static ALWAYS_INLINE void scores_tile(const int R, const int T,
@@ -115,7 +121,8 @@ static void transpose_keys(const float *keys, int64_t row_stride, int64_t n,
  * cost more than it saves. Columns n..BK are left as they are. */
 static void scores_direct(const float *q, const float *keys,
                           int64_t row_stride, int64_t n, int64_t head_dim,
-                          float scale, float *s) {
+                          float scale, float *s, float *copy,
+                          int64_t copy_rs) {
   for (int64_t c = 0; c < n; ++c) {
     const float *key = keys + c * row_stride;
     __m512 acc = _mm512_setzero_ps();
@@ -123,8 +130,10 @@ static void scores_direct(const float *q, const float *keys,
       _mm_prefetch((const char *)(key + DECODE_AHEAD * row_stride + d),
                    _MM_HINT_T0);
       __mmask16 mk = lanes(head_dim - d);
-      acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk, q + d),
-                            _mm512_maskz_loadu_ps(mk, key + d), acc);
+      __m512 k = _mm512_maskz_loadu_ps(mk, key + d);
+      if (copy) /* whole vectors to aligned rows (streamable) */
+        _mm512_stream_ps(copy + c * copy_rs + d, k);
+      acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk, q + d), k, acc);
     }
     s[c] = scale * _mm512_reduce_add_ps(acc);
   }
@@ -136,7 +145,8 @@ static ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
                                           const float *values,
                                           int64_t row_stride, int64_t n,
                                           int64_t value_dim,
-                                          int64_t acc_stride, float *acc) {
+                                          int64_t acc_stride, float *acc,
+                                          float *copy, int64_t copy_rs) {
   for (int64_t d0 = 0; d0 < value_dim; d0 += 64) {
     __mmask16 mk[4];
     for (int t = 0; t < 4; ++t)
@@ -155,6 +165,9 @@ static ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
       __m512 v[4];
       for (int t = 0; t < 4; ++t)
         v[t] = _mm512_maskz_loadu_ps(mk[t], value + 16 * t);
+      if (R == 1 && copy) /* one row: whole vectors, aligned rows */
+        for (int t = 0; t < 4 && d0 + 16 * t < value_dim; ++t)
+          _mm512_stream_ps(copy + c * copy_rs + d0 + 16 * t, v[t]);
       for (int x = 0; x < R; ++x) {
         __m512 px = _mm512_set1_ps(p[x * BK + c]);
         for (int t = 0; t < 4; ++t)
@@ -194,6 +207,22 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
   }
   /* Keys past the last row's causal limit are never visible. */
   const int64_t visible = agl_attention_seen(a, i1 - 1, 0, a->kv_len);
+  /* rows_copy_past, one query: its row reads every key and value (its
+   * causal limit is the last one), so it stores the past rows into K and V
+   * as it loads them, in whole vectors to 64-byte aligned rows; where
+   * they are not, the head is copied first. */
+  float *copy_k = NULL, *copy_v = NULL;
+  if (a->rows_copy_past) {
+    float *k_dst = a->k_out + b * a->k_bs + kv_head * a->k_hs;
+    float *v_dst = a->v_out + b * a->v_bs + kv_head * a->v_hs;
+    if (streamable(k_dst, a->k_rs, a->head_dim) &&
+        streamable(v_dst, a->v_rs, a->value_dim)) {
+      copy_k = k_dst;
+      copy_v = v_dst;
+    } else {
+      agl_attention_copy_past_head(a, b, kv_head);
+    }
+  }
 
   for (int64_t j0 = 0, n; j0 < visible; j0 += n) {
     const agl_attention_block block =
@@ -203,7 +232,9 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
     if (rows < 4) {
       for (int64_t r = 0; r < rows; ++r)
         scores_direct(q[r], block_keys, block.k_rs, n, a->head_dim, a->scale,
-                      s + r * BK);
+                      s + r * BK,
+                      copy_k && j0 < a->past_len ? copy_k + j0 * a->k_rs : NULL,
+                      a->k_rs);
     } else {
       transpose_keys(block_keys, block.k_rs, n, a->head_dim, kt);
       int64_t r = 0;
@@ -305,11 +336,14 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
     for (; r + 4 <= rows; r += 4)
       accumulate_rows(4, s + r * BK, block_values, v_rs,
                       agl_attention_seen(a, i0 + r + 3, j0, n), a->value_dim,
-                      acc_stride, acc + r * acc_stride);
+                      acc_stride, acc + r * acc_stride, NULL, 0);
     for (; r < rows; ++r)
       accumulate_rows(1, s + r * BK, block_values, v_rs,
                       agl_attention_seen(a, i0 + r, j0, n), a->value_dim,
-                      acc_stride, acc + r * acc_stride);
+                      acc_stride, acc + r * acc_stride,
+                      copy_v && j0 < a->past_len ? copy_v + j0 * a->v_rs
+                                                 : NULL,
+                      a->v_rs);
   }
   for (int64_t r = 0; r < rows; ++r) {
     float *o = a->out + b * a->o_bs + h * a->o_hs + (i0 + r) * a->o_rs;

@@ -619,6 +619,10 @@ typedef struct agl_attention_args {
   const float *pk, *pv;
   int64_t pk_bs, pk_hs, pk_rs, pv_bs, pv_hs, pv_rs;
   float *k_out, *v_out;
+  /* Set for the AVX-512 rows of a one-query decode step that is its K/V
+   * head's only task: they also store the past rows they read into K and
+   * V (agl_attention_rows_avx512), instead of a copy before they run. */
+  int rows_copy_past;
 } agl_attention_args;
 
 /* Query rows and keys per block: a block of rows is one task; its scores
@@ -669,6 +673,12 @@ agl_attention_block_at(const agl_attention_args *a, int64_t b,
       .values = a->v + b * a->v_bs + kv_head * a->v_hs + j0 * a->v_rs,
       .k_rs = a->k_rs, .v_rs = a->v_rs, .n = n};
 }
+
+/* The past rows of K/V head (b, kv_head) copied into K and V
+ * (agl_kernel_attention_with_past), with stores that bypass the caches;
+ * the caller fences them. */
+AGL_HIDDEN void agl_attention_copy_past_head(const agl_attention_args *a,
+                                             int64_t b, int64_t kv_head);
 
 /* Computes query rows [i0, i1) (at most AGL_ATTENTION_BQ) of head (b, h).
  * The portable version needs no scratch; the AVX-512 and AVX2 ones need
