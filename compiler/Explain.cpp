@@ -93,10 +93,14 @@ std::string bWeightText(func::CallOp call) {
     return "packed at compile time";
   if (kernel == "sgemm_q8" || kernel == "sgemm_q4")
     return llvm::formatv("weight-only int{0} (scale per {1} depths and "
-                         "column), dequantized in registers (m <= 4) or "
+                         "column), dequantized in registers (m <= 4{2}) or "
                          "into the packing memory",
                          kernel == "sgemm_q4" ? 4 : 8,
-                         sizeText(call.getOperand(9)))
+                         sizeText(call.getOperand(9)),
+                         kernel == "sgemm_q4"
+                             ? "; one row on AVX-512 VNNI: that row rounded "
+                               "to int8, the sums vpdpbusd"
+                             : "")
         .str();
   if (kernel == "sgemm_bf16")
     return "bfloat16 (--precision bf16), widened to float32 in registers "
@@ -190,9 +194,10 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         causal && *causal ? ", causal" : "",
         machine.gemmIsa);
     if (attention == "attention_with_past")
-      text += llvm::formatv("; the first {0} keys and values copied in from "
-                            "the past ones, each head just before it is read",
-                            size(autoglm::kAttentionCausalOperand + 1));
+      text += llvm::formatv(
+          "; the first {0} keys and values read from the past inputs and "
+          "written into the present outputs on the way (non-temporal)",
+          size(autoglm::kAttentionCausalOperand + 1));
     return {text, machine.threads};
   }
   if (StringRef int8Kernel = runtimeKernelCalled(kernel.op);

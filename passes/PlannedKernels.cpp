@@ -131,7 +131,8 @@ KernelCost costOf(Operation *op) {
   if (runtimeKernel(op).starts_with("attention")) {
     // (batch, heads, kv_heads, q_len, kv_len, head_dim, value_dim, ...,
     //  causal [, past_len, ...]): two products over the visible (query,
-    //  key) pairs; with a past, its rows read and written once more.
+    //  key) pairs; with a past, its rows (read in place of K's and V's)
+    //  also written into K and V.
     auto sizes = llvm::map_to_vector(
         op->getOperands().take_front(7),
         [](Value size) { return getConstantIntValue(size); });
@@ -156,7 +157,7 @@ KernelCost costOf(Operation *op) {
       cost.bytes = 4 * batch *
                    (heads * qLen * (d + dv) + kvHeads * kvLen * (d + dv));
       if (pastLen)
-        cost.bytes += 8 * batch * kvHeads * double(*pastLen) * (d + dv);
+        cost.bytes += 4 * batch * kvHeads * double(*pastLen) * (d + dv);
     }
     return cost;
   }

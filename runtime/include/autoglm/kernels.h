@@ -436,11 +436,13 @@ void agl_kernel_attention(int64_t batch, int64_t heads, int64_t kv_heads,
    positions, which the caller has filled); the call also copies the past
    rows into K's and V's rows [0, past_len), so that K and V then hold the
    whole cache. This is the decode step of an exported decoder, present =
-   Concat(past, new), fused: the past is read once (the attention reads it
-   where the copy just brought it into the caches) and written with stores
-   that bypass the caches, instead of being copied, evicted and read back.
-   Afterwards K, V and out hold exactly what the two steps leave. past_k and
-   past_v must not overlap K, V or out. */
+   Concat(past, new), fused: the past is read once and written with stores
+   that bypass the caches (a one-query step's AVX-512 rows store each
+   vector they load, where K's and V's rows are 64-byte aligned; otherwise
+   each head is copied right before it is read, from the caches), instead
+   of being copied, evicted and read back. Afterwards K, V and out hold
+   exactly what the two steps leave. past_k and past_v must not overlap K,
+   V or out. */
 void agl_kernel_attention_with_past(
     int64_t batch, int64_t heads, int64_t kv_heads, int64_t q_len,
     int64_t kv_len, int64_t head_dim, int64_t value_dim, const float *q,
