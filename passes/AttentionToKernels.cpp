@@ -278,16 +278,18 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
                    {query.buffer, key.buffer, value.buffer, op.getMask()});
   if (output.folded)
     autoglm::hoistBefore(output.buffer, op);
-  // The past keys and values, both copied over the same rows, the kernel
-  // writing nothing they hold.
+  // The past keys and values, both copied over the same rows, and none of
+  // the buffers the kernel writes (out, K, V) holding any of them.
   std::optional<PastCopy> pastKey = pastCopyOf(key, op),
                           pastValue = pastCopyOf(value, op);
   const bool withPast =
       pastKey && pastValue && pastKey->rows == pastValue->rows &&
-      llvm::all_of(ArrayRef<Value>{output.buffer, query.buffer}, [&](Value v) {
-        return autoglm::disjoint(v, pastKey->past) &&
-               autoglm::disjoint(v, pastValue->past);
-      });
+      llvm::all_of(
+          ArrayRef<Value>{output.buffer, key.buffer, value.buffer},
+          [&](Value written) {
+            return autoglm::disjoint(written, pastKey->past) &&
+                   autoglm::disjoint(written, pastValue->past);
+          });
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto i64 = [&](int64_t v) {

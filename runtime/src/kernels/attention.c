@@ -44,10 +44,9 @@ _Static_assert((size_t)AGL_ATTENTION_MAX_HEAD_DIM * AGL_ATTENTION_BK +
 typedef void (*rows_fn)(const agl_attention_args *a, int64_t b, int64_t h,
                         int64_t i0, int64_t i1, float *scratch);
 
-/* The rows that can copy the past as they read it (rows_copy_past). */
+/* The rows that can store the past as they read it (rows_copy_past). */
 #if defined(AGL_HAVE_AVX512_KERNELS)
-static const rows_fn copying_rows =
-    agl_attention_rows_avx512;
+static const rows_fn copying_rows = agl_attention_rows_avx512;
 #else
 static const rows_fn copying_rows = NULL;
 #endif
@@ -57,7 +56,8 @@ typedef struct task_grid {
   rows_fn rows;
   int64_t query_blocks;
   /* agl_kernel_attention_with_past: each K/V head's past rows are
-   * copied by the first task that reads the head, before it does. */
+   * written into K and V by the first task that reads the head: by its
+   * rows as they read them (rows_copy_past), or before they run. */
   int copy_past;
 } task_grid;
 
@@ -115,9 +115,8 @@ static void run_tasks(void *ctx, int64_t begin, int64_t end) {
                                                   : a->q_len;
     const int64_t b = bh / a->heads, h = bh % a->heads;
     if (grid->copy_past && block == 0 && h % a->group == 0) {
-      if (rows == copying_rows && a->q_len == 1 &&
-          a->group == 1) {
-        /* The rows store the past as they read it: one pass over it. */
+      if (rows == copying_rows && a->q_len == 1 && a->group == 1) {
+        /* This task alone reads the head, and its one row every key. */
         agl_attention_args copying = *a;
         copying.rows_copy_past = 1;
         rows(&copying, b, h, i0, i1, scratch);
