@@ -37,6 +37,19 @@ typedef struct quantized_row {
   int32_t sum[AGL_QUANT_VNNI_MAX_K / 32];
 } quantized_row;
 
+/* A's row from depth p on, `count` of them at most 16 (zeros past them):
+ * one load where the row is contiguous (as a decode step's is). */
+static ALWAYS_INLINE __m512 load16(agl_view a, int64_t p, int64_t count) {
+  const __mmask16 live =
+      count >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << count) - 1u);
+  if (a.cs == 1)
+    return _mm512_maskz_loadu_ps(live, a.data + p);
+  float x[16];
+  for (int64_t t = 0; t < 16; ++t)
+    x[t] = t < count ? a.data[(p + t) * a.cs] : 0.0f;
+  return _mm512_loadu_ps(x);
+}
+
 /* Quantizes row a (k depths, unit column stride or not) in groups of
  * `group`; 0 if some value is not finite (the float kernel then gives the
  * NaN or infinity the product has). */
@@ -46,26 +59,19 @@ static int quantize_row(agl_view a, const agl_quant_b *b, quantized_row *out) {
       _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15);
   for (int64_t g0 = 0, g = 0; g0 < b->k; g0 += b->group, ++g) {
     const int64_t count = b->k - g0 < b->group ? b->k - g0 : b->group;
-    float x[16];
     __m512 top = _mm512_setzero_ps();
-    for (int64_t p = 0; p < count; p += 16) {
-      const int64_t n = count - p < 16 ? count - p : 16;
-      for (int64_t t = 0; t < 16; ++t)
-        x[t] = t < n ? a.data[(g0 + p + t) * a.cs] : 0.0f;
-      top = _mm512_max_ps(top, _mm512_abs_ps(_mm512_loadu_ps(x)));
-    }
+    for (int64_t p = 0; p < count; p += 16)
+      top = _mm512_max_ps(top, _mm512_abs_ps(load16(a, g0 + p, count - p)));
     const float amax = _mm512_reduce_max_ps(top);
     if (!isfinite(amax))
       return 0;
     const __m512 inverse = _mm512_set1_ps(amax > 0.0f ? 127.0f / amax : 0.0f);
     __m512i total = _mm512_setzero_si512();
     for (int64_t p = 0; p < count; p += 16) {
-      const int64_t n = count - p < 16 ? count - p : 16;
-      for (int64_t t = 0; t < 16; ++t)
-        x[t] = t < n ? a.data[(g0 + p + t) * a.cs] : 0.0f;
       /* Nearest, ties to even; |x| * 127 / amax <= 127 rounds to 127 at
        * most, and the conversion to bytes saturates besides. */
-      __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x), inverse));
+      __m512i q = _mm512_cvtps_epi32(
+          _mm512_mul_ps(load16(a, g0 + p, count - p), inverse));
       total = _mm512_add_epi32(total, q);
       _mm_storeu_si128((__m128i *)(out->bytes + g0 + p),
                        _mm_shuffle_epi8(_mm512_cvtsepi32_epi8(q), order));
