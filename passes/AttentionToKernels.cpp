@@ -217,6 +217,54 @@ bool copyCanMoveTo(PastCopy past, Operation *op) {
   return true;
 }
 
+/// Whether a view's extent `size` along dimension d is all of `buffer`'s:
+/// equal constants, or, for a symbolic extent (`--dim NAME=MIN..MAX`), the
+/// very value the buffer was allocated with, or its memref.dim.
+bool spansWhole(OpFoldResult size, Value buffer, int64_t d) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.isDynamicDim(d))
+    return getConstantIntValue(size) == type.getDimSize(d);
+  auto value = dyn_cast<Value>(size);
+  if (!value)
+    return false;
+  if (auto dim = value.getDefiningOp<memref::DimOp>())
+    if (dim.getSource() == buffer && getConstantIntValue(dim.getIndex()) == d)
+      return true;
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  return alloc && alloc.getDynamicSizes()[type.getDynamicDimIndex(d)] == value;
+}
+
+/// The symbol of extent `value`, when it is a `memref.dim` of a model input
+/// whose extent there is symbolic (`autoglm.dim_symbols`): the runtime
+/// checks that the inputs' extents of one symbol agree.
+std::optional<int32_t> inputSymbol(Value value) {
+  auto dim = value.getDefiningOp<memref::DimOp>();
+  auto arg = dim ? dyn_cast<BlockArgument>(dim.getSource()) : BlockArgument();
+  std::optional<int64_t> d = dim ? getConstantIntValue(dim.getIndex())
+                                 : std::nullopt;
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                  : func::FuncOp();
+  if (!func || !d)
+    return std::nullopt;
+  auto symbols = func.getArgAttrOfType<DenseI32ArrayAttr>(
+      arg.getArgNumber(), "autoglm.dim_symbols");
+  if (!symbols || *d >= int64_t(symbols.size()) || symbols[*d] < 0)
+    return std::nullopt;
+  return symbols[*d];
+}
+
+/// Whether two extents are equal whenever the model runs: the same value,
+/// or input extents of one symbol.
+bool sameExtent(OpFoldResult x, OpFoldResult y) {
+  if (x == y)
+    return true;
+  auto vx = dyn_cast<Value>(x), vy = dyn_cast<Value>(y);
+  if (!vx || !vy)
+    return false;
+  std::optional<int32_t> sx = inputSymbol(vx), sy = inputSymbol(vy);
+  return sx && sx == sy;
+}
+
 /// The past copy that fills the first rows of the op's K or V operand
 /// `operand` (read in place, not through a folded transpose), if the
 /// kernel can take it over.
@@ -242,11 +290,8 @@ std::optional<PastCopy> pastCopyOf(const KernelOperand &operand,
         copy->getBlock() != op->getBlock() || !copy->isBeforeInBlock(op))
       continue;
     bool wholeButRows = true;
-    for (int64_t d : {0, 1, 3}) {
-      std::optional<int64_t> size = getConstantIntValue(view.getMixedSizes()[d]);
-      wholeButRows &= size && !type.isDynamicDim(d) &&
-                      *size == type.getDimSize(d);
-    }
+    for (int64_t d : {0, 1, 3})
+      wholeButRows &= spansWhole(view.getMixedSizes()[d], buffer, d);
     Value source = copy.getInputs().front();
     auto sourceType = dyn_cast<MemRefType>(source.getType());
     if (!wholeButRows || !sourceType ||
@@ -283,7 +328,7 @@ LogicalResult replaceWithKernelCall(autoglm::AttentionBuffersOp op) {
   std::optional<PastCopy> pastKey = pastCopyOf(key, op),
                           pastValue = pastCopyOf(value, op);
   const bool withPast =
-      pastKey && pastValue && pastKey->rows == pastValue->rows &&
+      pastKey && pastValue && sameExtent(pastKey->rows, pastValue->rows) &&
       llvm::all_of(
           ArrayRef<Value>{output.buffer, key.buffer, value.buffer},
           [&](Value written) {

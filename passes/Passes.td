@@ -349,8 +349,10 @@ def AttentionToKernels : Pass<"autoglm-attention-to-kernels", "mlir::ModuleOp"> 
     touches the destination). A decode step's `present = Concat(past, new)`
     joins the call too: when K's and V's first rows are filled by
     `linalg.copy`s from past buffers (into views that start at row 0 and
-    span every other dimension whole), both over the same rows, and nothing
-    between a copy and the op reads those rows or writes the past, the
+    span every other dimension whole), both over the same rows (the same
+    extent, or symbolic extents of one symbol of the model's inputs), and
+    nothing between a copy and the op reads those rows or writes the past,
+    the
     copies go and the call is `agl_kernel_attention_with_past`, which
     reads the past rows where they are and writes them into K and V itself
     (the past read once, not copied and read back). Runs before the arena

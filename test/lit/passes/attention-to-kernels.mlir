@@ -227,3 +227,58 @@ func.func @past_overwritten(%pk: memref<1x2x3x4xf32>, %pv: memref<1x2x3x4xf32>, 
   autoglm.attention_buffers %q, %k, %v into %out {scale = 0.5 : f32} : memref<1x2x1x4xf32>, memref<1x2x4x4xf32>, memref<1x2x4x4xf32>, memref<1x2x1x4xf32>
   return
 }
+
+// -----
+
+// Symbolic past and batch extents read from each input: the past keys'
+// and values' lengths are extents of one symbol (`autoglm.dim_symbols`),
+// equal whenever the model runs, and the present buffers were allocated
+// with the batch extent their past views span.
+// CHECK-LABEL: func.func @past_lengths_of_one_symbol
+// CHECK-NOT: linalg.copy ins(%arg0
+// CHECK-NOT: linalg.copy ins(%arg1
+// CHECK: call @agl_kernel_attention_with_past(
+func.func @past_lengths_of_one_symbol(%pk: memref<?x2x?x4xf32> {autoglm.dim_symbols = array<i32: 0, -1, 1, -1>}, %pv: memref<?x2x?x4xf32> {autoglm.dim_symbols = array<i32: 0, -1, 1, -1>}, %q: memref<?x2x1x4xf32>, %kn: memref<?x2x1x4xf32>, %vn: memref<?x2x1x4xf32>, %total: index, %out: memref<?x2x1x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %bk = memref.dim %pk, %c0 : memref<?x2x?x4xf32>
+  %pastk = memref.dim %pk, %c2 : memref<?x2x?x4xf32>
+  %k = memref.alloc(%bk, %total) : memref<?x2x?x4xf32>
+  %kpast = memref.subview %k[0, 0, 0, 0] [%bk, 2, %pastk, 4] [1, 1, 1, 1] : memref<?x2x?x4xf32> to memref<?x2x?x4xf32, strided<[?, ?, 4, 1]>>
+  linalg.copy ins(%pk : memref<?x2x?x4xf32>) outs(%kpast : memref<?x2x?x4xf32, strided<[?, ?, 4, 1]>>)
+  %bn = memref.dim %kn, %c0 : memref<?x2x1x4xf32>
+  %knew = memref.subview %k[0, 0, %pastk, 0] [%bn, 2, 1, 4] [1, 1, 1, 1] : memref<?x2x?x4xf32> to memref<?x2x1x4xf32, strided<[?, ?, 4, 1], offset: ?>>
+  linalg.copy ins(%kn : memref<?x2x1x4xf32>) outs(%knew : memref<?x2x1x4xf32, strided<[?, ?, 4, 1], offset: ?>>)
+  %bv = memref.dim %pv, %c0 : memref<?x2x?x4xf32>
+  %pastv = memref.dim %pv, %c2 : memref<?x2x?x4xf32>
+  %v = memref.alloc(%bv, %total) : memref<?x2x?x4xf32>
+  %vpast = memref.subview %v[0, 0, 0, 0] [%bv, 2, %pastv, 4] [1, 1, 1, 1] : memref<?x2x?x4xf32> to memref<?x2x?x4xf32, strided<[?, ?, 4, 1]>>
+  linalg.copy ins(%pv : memref<?x2x?x4xf32>) outs(%vpast : memref<?x2x?x4xf32, strided<[?, ?, 4, 1]>>)
+  %vnew = memref.subview %v[0, 0, %pastv, 0] [%bn, 2, 1, 4] [1, 1, 1, 1] : memref<?x2x?x4xf32> to memref<?x2x1x4xf32, strided<[?, ?, 4, 1], offset: ?>>
+  linalg.copy ins(%vn : memref<?x2x1x4xf32>) outs(%vnew : memref<?x2x1x4xf32, strided<[?, ?, 4, 1], offset: ?>>)
+  %kc = memref.cast %k : memref<?x2x?x4xf32> to memref<?x2x?x4xf32, strided<[?, ?, ?, 1], offset: ?>>
+  %vc = memref.cast %v : memref<?x2x?x4xf32> to memref<?x2x?x4xf32, strided<[?, ?, ?, 1], offset: ?>>
+  autoglm.attention_buffers %q, %kc, %vc into %out {scale = 0.5 : f32} : memref<?x2x1x4xf32>, memref<?x2x?x4xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x2x?x4xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x2x1x4xf32>
+  return
+}
+
+// -----
+
+// Not fused: the past values' length is another symbol's extent, which
+// nothing shows equal to the keys'.
+// CHECK-LABEL: func.func @past_lengths_of_two_symbols
+// CHECK: linalg.copy ins(%arg0
+// CHECK: call @agl_kernel_attention(
+func.func @past_lengths_of_two_symbols(%pk: memref<1x2x?x4xf32> {autoglm.dim_symbols = array<i32: -1, -1, 1, -1>}, %pv: memref<1x2x?x4xf32> {autoglm.dim_symbols = array<i32: -1, -1, 2, -1>}, %q: memref<1x2x1x4xf32>, %total: index, %out: memref<1x2x1x4xf32>) {
+  %c2 = arith.constant 2 : index
+  %pastk = memref.dim %pk, %c2 : memref<1x2x?x4xf32>
+  %k = memref.alloc(%total) : memref<1x2x?x4xf32>
+  %kpast = memref.subview %k[0, 0, 0, 0] [1, 2, %pastk, 4] [1, 1, 1, 1] : memref<1x2x?x4xf32> to memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>
+  linalg.copy ins(%pk : memref<1x2x?x4xf32>) outs(%kpast : memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>)
+  %pastv = memref.dim %pv, %c2 : memref<1x2x?x4xf32>
+  %v = memref.alloc(%total) : memref<1x2x?x4xf32>
+  %vpast = memref.subview %v[0, 0, 0, 0] [1, 2, %pastv, 4] [1, 1, 1, 1] : memref<1x2x?x4xf32> to memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>
+  linalg.copy ins(%pv : memref<1x2x?x4xf32>) outs(%vpast : memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>)
+  autoglm.attention_buffers %q, %k, %v into %out {scale = 0.5 : f32} : memref<1x2x1x4xf32>, memref<1x2x?x4xf32>, memref<1x2x?x4xf32>, memref<1x2x1x4xf32>
+  return
+}
