@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -299,6 +300,10 @@ TEST_F(QuantKernelsTest, VnniDecodeRowsRunInIntegers) {
   for (float &x : a)
     x = dist(rng);
   EXPECT_NE(product(0), product(1));
+  // A row with a NaN takes the float kernel: every sum is NaN.
+  a[70] = std::numeric_limits<float>::quiet_NaN();
+  for (float x : product(1))
+    EXPECT_TRUE(std::isnan(x));
 }
 
 // The AVX2 table (the native one where the CPU lacks AVX-512).

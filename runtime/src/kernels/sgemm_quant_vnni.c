@@ -23,7 +23,6 @@
 #include "avx512_math.h"
 
 #include <immintrin.h>
-#include <math.h>
 #include <stdint.h>
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -60,11 +59,16 @@ static int quantize_row(agl_view a, const agl_quant_b *b, quantized_row *out) {
   for (int64_t g0 = 0, g = 0; g0 < b->k; g0 += b->group, ++g) {
     const int64_t count = b->k - g0 < b->group ? b->k - g0 : b->group;
     __m512 top = _mm512_setzero_ps();
-    for (int64_t p = 0; p < count; p += 16)
-      top = _mm512_max_ps(top, _mm512_abs_ps(load16(a, g0 + p, count - p)));
-    const float amax = _mm512_reduce_max_ps(top);
-    if (!isfinite(amax))
+    __mmask16 special = 0;
+    for (int64_t p = 0; p < count; p += 16) {
+      const __m512 x = load16(a, g0 + p, count - p);
+      /* NaN or infinity (vmaxps would drop a NaN). */
+      special |= _mm512_fpclass_ps_mask(x, 0x99);
+      top = _mm512_max_ps(top, _mm512_abs_ps(x));
+    }
+    if (special)
       return 0;
+    const float amax = _mm512_reduce_max_ps(top);
     const __m512 inverse = _mm512_set1_ps(amax > 0.0f ? 127.0f / amax : 0.0f);
     __m512i total = _mm512_setzero_si512();
     for (int64_t p = 0; p < count; p += 16) {
