@@ -14,7 +14,10 @@
  * products only for the keys its last row sees (a causal block's diagonal
  * half). Values whose rows are a multiple of 4 KiB apart (read in place
  * from a QKV product) are copied per block into the scratch, after l.
- * This file is compiled with AVX-512 enabled. */
+ * A decode step of agl_kernel_attention_with_past reads the past rows from
+ * the past buffers (the blocks stop at past_len) and, as the head's only
+ * task (rows_copy_past), stores every vector of them it loads into K and V
+ * with non-temporal stores. This file is compiled with AVX-512 enabled. */
 #include "kernels_internal.h"
 
 #include "avx512_tiles.h"
