@@ -159,35 +159,7 @@ static void run_attention(const agl_attention_args *a) {
   agl_pool_release();
 }
 
-static agl_attention_args attention_args(
-    int64_t batch, int64_t heads, int64_t kv_heads, int64_t q_len,
-    int64_t kv_len, int64_t head_dim, int64_t value_dim, const float *q,
-    int64_t q_batch_stride, int64_t q_head_stride, int64_t q_row_stride,
-    const float *k, int64_t k_batch_stride, int64_t k_head_stride,
-    int64_t k_row_stride, const float *v, int64_t v_batch_stride,
-    int64_t v_head_stride, int64_t v_row_stride, const float *mask,
-    int64_t mask_batch_stride, int64_t mask_head_stride,
-    int64_t mask_row_stride, int64_t mask_col_stride, float *out,
-    int64_t out_batch_stride, int64_t out_head_stride, int64_t out_row_stride,
-    float scale, int32_t causal) {
-  return (agl_attention_args){
-      .batch = batch, .heads = heads,
-      .group = kv_heads > 0 && heads % kv_heads == 0 ? heads / kv_heads : 1,
-      .q_len = q_len, .kv_len = kv_len > 0 ? kv_len : 0,
-      .head_dim = head_dim > 0 ? head_dim : 0, .value_dim = value_dim,
-      .q = q, .q_bs = q_batch_stride, .q_hs = q_head_stride,
-      .q_rs = q_row_stride,
-      .k = k, .k_bs = k_batch_stride, .k_hs = k_head_stride,
-      .k_rs = k_row_stride,
-      .v = v, .v_bs = v_batch_stride, .v_hs = v_head_stride,
-      .v_rs = v_row_stride,
-      .mask = mask, .m_bs = mask_batch_stride, .m_hs = mask_head_stride,
-      .m_rs = mask_row_stride, .m_cs = mask_col_stride,
-      .out = out, .o_bs = out_batch_stride, .o_hs = out_head_stride,
-      .o_rs = out_row_stride,
-      .scale = scale, .causal = causal != 0};
-}
-
+/* The plain call is the one with no past: K and V are then only read. */
 void agl_kernel_attention(int64_t batch, int64_t heads, int64_t kv_heads,
                           int64_t q_len, int64_t kv_len, int64_t head_dim,
                           int64_t value_dim, const float *q,
@@ -202,16 +174,14 @@ void agl_kernel_attention(int64_t batch, int64_t heads, int64_t kv_heads,
                           float *out, int64_t out_batch_stride,
                           int64_t out_head_stride, int64_t out_row_stride,
                           float scale, int32_t causal) {
-  if (batch <= 0 || heads <= 0 || q_len <= 0 || value_dim <= 0)
-    return;
-  agl_attention_args a = attention_args(
+  agl_kernel_attention_with_past(
       batch, heads, kv_heads, q_len, kv_len, head_dim, value_dim, q,
-      q_batch_stride, q_head_stride, q_row_stride, k, k_batch_stride,
-      k_head_stride, k_row_stride, v, v_batch_stride, v_head_stride,
+      q_batch_stride, q_head_stride, q_row_stride, (float *)k, k_batch_stride,
+      k_head_stride, k_row_stride, (float *)v, v_batch_stride, v_head_stride,
       v_row_stride, mask, mask_batch_stride, mask_head_stride,
       mask_row_stride, mask_col_stride, out, out_batch_stride,
-      out_head_stride, out_row_stride, scale, causal);
-  run_attention(&a);
+      out_head_stride, out_row_stride, scale, causal, 0, NULL, 0, 0, 0, NULL,
+      0, 0, 0);
 }
 
 void agl_kernel_attention_with_past(
@@ -231,23 +201,35 @@ void agl_kernel_attention_with_past(
     int64_t past_v_row_stride) {
   if (batch <= 0 || heads <= 0)
     return;
-  agl_attention_args a = attention_args(
-      batch, heads, kv_heads, q_len, kv_len, head_dim, value_dim, q,
-      q_batch_stride, q_head_stride, q_row_stride, k, k_batch_stride,
-      k_head_stride, k_row_stride, v, v_batch_stride, v_head_stride,
-      v_row_stride, mask, mask_batch_stride, mask_head_stride,
-      mask_row_stride, mask_col_stride, out, out_batch_stride,
-      out_head_stride, out_row_stride, scale, causal);
-  a.past_len = past_len > a.kv_len ? a.kv_len : past_len > 0 ? past_len : 0;
-  a.pk = past_k, a.pk_bs = past_k_batch_stride, a.pk_hs = past_k_head_stride,
-  a.pk_rs = past_k_row_stride;
-  a.pv = past_v, a.pv_bs = past_v_batch_stride, a.pv_hs = past_v_head_stride,
-  a.pv_rs = past_v_row_stride;
-  a.k_out = k, a.v_out = v;
+  kv_len = kv_len > 0 ? kv_len : 0;
+  agl_attention_args a = {
+      .batch = batch, .heads = heads,
+      .group = kv_heads > 0 && heads % kv_heads == 0 ? heads / kv_heads : 1,
+      .q_len = q_len, .kv_len = kv_len,
+      .head_dim = head_dim > 0 ? head_dim : 0, .value_dim = value_dim,
+      .q = q, .q_bs = q_batch_stride, .q_hs = q_head_stride,
+      .q_rs = q_row_stride,
+      .k = k, .k_bs = k_batch_stride, .k_hs = k_head_stride,
+      .k_rs = k_row_stride,
+      .v = v, .v_bs = v_batch_stride, .v_hs = v_head_stride,
+      .v_rs = v_row_stride,
+      .mask = mask, .m_bs = mask_batch_stride, .m_hs = mask_head_stride,
+      .m_rs = mask_row_stride, .m_cs = mask_col_stride,
+      .out = out, .o_bs = out_batch_stride, .o_hs = out_head_stride,
+      .o_rs = out_row_stride,
+      .scale = scale, .causal = causal != 0,
+      .past_len = past_len > kv_len ? kv_len : past_len > 0 ? past_len : 0,
+      .pk = past_k, .pk_bs = past_k_batch_stride,
+      .pk_hs = past_k_head_stride, .pk_rs = past_k_row_stride,
+      .pv = past_v, .pv_bs = past_v_batch_stride,
+      .pv_hs = past_v_head_stride, .pv_rs = past_v_row_stride,
+      .k_out = k, .v_out = v};
   if (q_len > 0 && value_dim > 0) {
     run_attention(&a);
     return;
   }
+  if (a.past_len == 0)
+    return;
   /* No query to compute: the cache is still extended. */
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t kv_head = 0; kv_head < heads / a.group; ++kv_head)
