@@ -183,6 +183,73 @@ static ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
   }
 }
 
+/* The online-softmax step of R rows (1 or 4, s + x BK for row x = query
+ * i + x) over a block of n keys from key j0: scores past the block or past
+ * a row's causal limit count as -inf; each row's running maximum m and sum
+ * l are updated, its output accumulators rescaled by e^(m_old - m_new),
+ * and its scores replaced by e^(score - m_new) (zero where -inf). The R
+ * rows go through each step together, so that their exponentials (a chain
+ * of some 20 dependent operations per vector) are in flight at once rather
+ * than one row's after another's. */
+static ALWAYS_INLINE void softmax_rows(const int R,
+                                       const agl_attention_args *a, int64_t i,
+                                       int64_t j0, int64_t n, float *s,
+                                       float *m, float *l, float *acc,
+                                       int64_t acc_stride) {
+  const __m512 lowest = _mm512_set1_ps(-INFINITY);
+  float new_max[4];
+  __mmask16 seen[4][4];
+  for (int x = 0; x < R; ++x) {
+    const int64_t limit = agl_attention_seen(a, i + x, j0, n);
+    __m512 block_max = lowest;
+    for (int t = 0; t < 4; ++t) {
+      seen[x][t] = lanes(limit - 16 * t);
+      block_max = _mm512_mask_max_ps(block_max, seen[x][t], block_max,
+                                     _mm512_load_ps(s + x * BK + 16 * t));
+    }
+    const float top = _mm512_reduce_max_ps(block_max);
+    new_max[x] = m[x] > top ? m[x] : top;
+  }
+  float alpha[4];
+  for (int x = 0; x < R; ++x) {
+    /* e^(m_old - m_new); 1 while the row has seen no key (both -inf). */
+    alpha[x] = new_max[x] == -INFINITY ? 1.0f : expf(m[x] - new_max[x]);
+    if (alpha[x] != 1.0f) {
+      __m512 scale = _mm512_set1_ps(alpha[x]);
+      float *o = acc + x * acc_stride;
+      for (int64_t d = 0; d < acc_stride; d += 16)
+        _mm512_store_ps(o + d, _mm512_mul_ps(_mm512_load_ps(o + d), scale));
+    }
+  }
+  /* Two rows' four vectors at a time: AGL_CHAINS exponentials in flight. */
+  for (int x0 = 0; x0 < R; x0 += 2) {
+    const int pair = R - x0 < 2 ? R - x0 : 2;
+    __m512 p[8];
+    __mmask16 live[8];
+    for (int y = 0; y < pair; ++y)
+      for (int t = 0; t < 4; ++t) {
+        const __m512 score = _mm512_load_ps(s + (x0 + y) * BK + 16 * t);
+        /* Zero past the row's limit and for -inf scores. */
+        live[4 * y + t] = _mm512_mask_cmp_ps_mask(seen[x0 + y][t], score,
+                                                  lowest, _CMP_NEQ_OQ);
+        p[4 * y + t] =
+            _mm512_sub_ps(score, _mm512_set1_ps(new_max[x0 + y]));
+      }
+    agl_exp512_n(p, 4 * pair);
+    for (int y = 0; y < pair; ++y) {
+      const int x = x0 + y;
+      __m512 total = _mm512_setzero_ps();
+      for (int t = 0; t < 4; ++t) {
+        const __m512 e = _mm512_maskz_mov_ps(live[4 * y + t], p[4 * y + t]);
+        total = _mm512_add_ps(total, e);
+        _mm512_store_ps(s + x * BK + 16 * t, e);
+      }
+      l[x] = l[x] * alpha[x] + _mm512_reduce_add_ps(total);
+      m[x] = new_max[x];
+    }
+  }
+}
+
 void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
                                int64_t h, int64_t i0, int64_t i1,
                                float *scratch) {
@@ -248,12 +315,11 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
         scores_rows(1, agl_attention_seen(a, i0 + r, j0, n), q + r, a->head_dim,
                     kt, a->scale, s + r * BK);
     }
-    for (int64_t r = 0; r < rows; ++r) {
-      float *row = s + r * BK;
-      const int64_t i = i0 + r;
-      if (a->mask) {
+    if (a->mask)
+      for (int64_t r = 0; r < rows; ++r) {
+        float *row = s + r * BK;
         const float *mask = a->mask + b * a->m_bs + h * a->m_hs +
-                            i * a->m_rs + j0 * a->m_cs;
+                            (i0 + r) * a->m_rs + j0 * a->m_cs;
         if (a->m_cs == 1) {
           for (int t = 0; t < 4; ++t) {
             __mmask16 mk = lanes(n - 16 * t);
@@ -267,61 +333,15 @@ void agl_attention_rows_avx512(const agl_attention_args *a, int64_t b,
             row[c] += mask[c * a->m_cs];
         }
       }
-      /* Keys past the block, and past this row's causal limit: -inf. */
-      const int64_t limit = agl_attention_seen(a, i, j0, n);
-      __m512 v[4];
-      __m512 block_max = _mm512_set1_ps(-INFINITY);
-      for (int t = 0; t < 4; ++t) {
-        v[t] = _mm512_mask_blend_ps(lanes(limit - 16 * t),
-                                    _mm512_set1_ps(-INFINITY),
-                                    _mm512_load_ps(row + 16 * t));
-        block_max = _mm512_max_ps(block_max, v[t]);
-      }
-      float top = _mm512_reduce_max_ps(block_max);
-      if (top == -INFINITY) {
-        for (int t = 0; t < 4; ++t)
-          _mm512_store_ps(row + 16 * t, _mm512_setzero_ps());
-        continue;
-      }
-      float new_max = m[r] > top ? m[r] : top;
-      /* exp(m - new_max) in the vector unit: no call per row. */
-      float alpha = expf(m[r] - new_max);
-      if (alpha != 1.0f) {
-        __m512 scale = _mm512_set1_ps(alpha);
-        float *o = acc + r * acc_stride;
-        for (int64_t d = 0; d < acc_stride; d += 16)
-          _mm512_store_ps(o + d, _mm512_mul_ps(_mm512_load_ps(o + d), scale));
-      }
-      __m512 shift = _mm512_set1_ps(new_max), total = _mm512_setzero_ps();
-      /* Vectors wholly past the row's limit are zero. */
-      const int live = (int)((limit + 15) / 16);
-      __m512 p[4];
-      for (int t = 0; t < 4; ++t)
-        p[t] = _mm512_sub_ps(v[t], shift);
-      switch (live) {
-      case 1:
-        agl_exp512_n(p, 1);
-        break;
-      case 2:
-        agl_exp512_n(p, 2);
-        break;
-      case 3:
-        agl_exp512_n(p, 3);
-        break;
-      default:
-        agl_exp512_n(p, 4);
-        break;
-      }
-      for (int t = 0; t < 4; ++t) {
-        __mmask16 finite = _mm512_cmp_ps_mask(v[t], _mm512_set1_ps(-INFINITY),
-                                              _CMP_NEQ_OQ);
-        p[t] =
-            t < live ? _mm512_maskz_mov_ps(finite, p[t]) : _mm512_setzero_ps();
-        total = _mm512_add_ps(total, p[t]);
-        _mm512_store_ps(row + 16 * t, p[t]);
-      }
-      l[r] = l[r] * alpha + _mm512_reduce_add_ps(total);
-      m[r] = new_max;
+    /* The online softmax, four rows at a time. */
+    {
+      int64_t r = 0;
+      for (; r + 4 <= rows; r += 4)
+        softmax_rows(4, a, i0 + r, j0, n, s + r * BK, m + r, l + r,
+                     acc + r * acc_stride, acc_stride);
+      for (; r < rows; ++r)
+        softmax_rows(1, a, i0 + r, j0, n, s + r * BK, m + r, l + r,
+                     acc + r * acc_stride, acc_stride);
     }
     const float *block_values = block.values;
     int64_t v_rs = block.v_rs;
