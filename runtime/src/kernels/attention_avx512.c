@@ -6,8 +6,9 @@
  *   s    the block's scores, then its probabilities (BQ x BK);
  *   acc  the rows' output accumulators (BQ x value_dim, rounded up to 16);
  *   m, l each row's running maximum and sum.
- * Scores and the product with V both work on 4 rows at a time, so every
- * vector of K or V loaded serves 4 rows. A block of fewer than 4 rows (a
+ * Scores, the online softmax and the product with V work on 4 rows at a
+ * time, so every vector of K or V loaded serves 4 rows and 4 rows'
+ * exponentials are in flight together. A block of fewer than 4 rows (a
  * decode step) takes its scores as dot products along the keys' rows,
  * without the transpose. Rows whose keys run out (causal) see -inf scores,
  * which become zero probabilities; a group of 4 rows computes scores and
