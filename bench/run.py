@@ -361,6 +361,18 @@ def median(values):
         (ordered[mid - 1] + ordered[mid]) / 2
 
 
+def round_ratios(ag, ort):
+    """The lowest and highest AutoGLM/ORT of the rounds, each round's two
+    medians taken minutes apart at most: how far the host's load moved the
+    ratio."""
+    pairs = list(zip(ag.get("round_medians_ms", []),
+                     ort.get("round_medians_ms", [])))
+    if len(pairs) < 2:
+        return "—"
+    each = [a / o for a, o in pairs if o]
+    return f"{min(each):.2f}-{max(each):.2f}"
+
+
 def fmt_ms(ms):
     return f"{ms:.3f}" if ms < 10 else f"{ms:.1f}" if ms < 1000 else \
         f"{ms:.0f}"
@@ -370,7 +382,10 @@ def table(results, engines, peak1, notes, args):
     """The table as a list of rows of cells (header first), and the geomean
     lines."""
     header = ["workload", "threads", "GFLOP", "AutoGLM ms", "ORT ms",
-              "AutoGLM/ORT", "AutoGLM GFLOP/s", "% peak"]
+              "AutoGLM/ORT"]
+    if args.rounds > 1:
+        header.append("by round")
+    header += ["AutoGLM GFLOP/s", "% peak"]
     header += [f"{p.name} ms" for p in engines[1:]]
     header += ["check (max abs diff)", "AutoGLM compile s"]
     rows = [header]
@@ -396,6 +411,8 @@ def table(results, engines, peak1, notes, args):
                 cells.append(f"{ag_ms / ort_ms:.2f}")
             else:
                 cells.append("—")
+            if args.rounds > 1:
+                cells.append(round_ratios(ag, ort) if ag_ok else "—")
             if ag_ok:
                 gflops = r["gflop"] / (ag_ms / 1e3)
                 cells.append(f"{gflops:.1f}")
