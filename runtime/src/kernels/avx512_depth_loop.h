@@ -99,8 +99,9 @@
   static void NAME(int64_t steps, const void *a, int64_t a_row,                \
                    int64_t a_step, const void *b, int64_t b_step,              \
                    int64_t b_ahead, void *acc) {                               \
-    const char *a0 = (const char *)a, *a5 = a0 + 5 * a_row,                    \
-               *a10 = a0 + 10 * a_row, *bp = (const char *)b;                  \
+    /* Addresses as integers: a5 and a10 lie past A when R is small. */       \
+    uintptr_t a0 = (uintptr_t)a, a5 = a0 + 5 * a_row, a10 = a0 + 10 * a_row,  \
+              bp = (uintptr_t)b;                                               \
     const int64_t a_row3 = 3 * a_row;                                          \
     __asm__ volatile(                                                          \
         AGL_DL_ROWS_##R(AGL_DL_ZERO, VECS, BCAST, DOT)                         \
