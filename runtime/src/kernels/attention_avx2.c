@@ -6,7 +6,8 @@
  *   m, l each row's running maximum and sum.
  * With 16 registers, scores take 16 keys x 4 rows per pass (8
  * accumulators) and the product with V 16 value columns x 4 rows, so every
- * vector of K or V loaded still serves 4 rows.
+ * vector of K or V loaded still serves 4 rows; the online softmax takes 2
+ * rows at a time (their 16 vectors fill the registers).
  * This file is compiled with -mavx2 -mfma. */
 #include "kernels_internal.h"
 
@@ -101,6 +102,64 @@ static AGL_ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
   }
 }
 
+/* The online-softmax step of R rows (1 or 2; see attention_avx512.c's,
+ * which takes four): scores past the block or a row's causal limit count
+ * as -inf, vectors wholly past the limit are neither exponentiated nor
+ * read again, and the R rows' exponentials are in flight together. */
+static AGL_ALWAYS_INLINE void softmax_rows(const int R,
+                                           const agl_attention_args *a,
+                                           int64_t i, int64_t j0, int64_t n,
+                                           float *s, float *m, float *l,
+                                           float *acc, int64_t acc_stride) {
+  const __m256 minus_inf = _mm256_set1_ps(-INFINITY);
+  float new_max[2], alpha[2];
+  int64_t limit[2];
+  int live[2];
+  for (int x = 0; x < R; ++x) {
+    limit[x] = agl_attention_seen(a, i + x, j0, n);
+    live[x] = (int)((limit[x] + 7) / 8);
+    __m256 block_max = minus_inf;
+    for (int t = 0; t < live[x]; ++t)
+      block_max = _mm256_max_ps(
+          block_max,
+          _mm256_blendv_ps(minus_inf, _mm256_load_ps(s + x * BK + 8 * t),
+                           _mm256_castsi256_ps(agl_lanes8(limit[x] - 8 * t))));
+    const float top = agl_max256(block_max);
+    new_max[x] = m[x] > top ? m[x] : top;
+    /* e^(m_old - m_new); 1 while the row has seen no key (both -inf). */
+    alpha[x] = new_max[x] == -INFINITY ? 1.0f : expf(m[x] - new_max[x]);
+    if (alpha[x] != 1.0f) {
+      __m256 scale = _mm256_set1_ps(alpha[x]);
+      float *o = acc + x * acc_stride;
+      for (int64_t d = 0; d < acc_stride; d += 8)
+        _mm256_store_ps(o + d, _mm256_mul_ps(_mm256_load_ps(o + d), scale));
+    }
+  }
+  __m256 total[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+  for (int t = 0; t < KEY_VECTORS; ++t)
+    for (int x = 0; x < R; ++x) {
+      float *at = s + x * BK + 8 * t;
+      if (t >= live[x]) {
+        _mm256_store_ps(at, _mm256_setzero_ps());
+        continue;
+      }
+      const __m256 score = _mm256_load_ps(at);
+      /* Zero past the row's limit and for -inf scores. */
+      const __m256 keep = _mm256_and_ps(
+          _mm256_cmp_ps(score, minus_inf, _CMP_NEQ_OQ),
+          _mm256_castsi256_ps(agl_lanes8(limit[x] - 8 * t)));
+      const __m256 p = _mm256_and_ps(
+          keep,
+          agl_exp256(_mm256_sub_ps(score, _mm256_set1_ps(new_max[x]))));
+      total[x] = _mm256_add_ps(total[x], p);
+      _mm256_store_ps(at, p);
+    }
+  for (int x = 0; x < R; ++x) {
+    l[x] = l[x] * alpha[x] + agl_sum256(total[x]);
+    m[x] = new_max[x];
+  }
+}
+
 void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
                              int64_t i0, int64_t i1, float *scratch) {
   const int64_t rows = i1 - i0, kv_head = h / a->group;
@@ -110,7 +169,6 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
   float *acc = s + BQ * BK;
   float *m = acc + BQ * acc_stride;
   float *l = m + BQ;
-  const __m256 minus_inf = _mm256_set1_ps(-INFINITY);
   const float *q[BQ];
   for (int64_t r = 0; r < rows; ++r) {
     q[r] = a->q + b * a->q_bs + h * a->q_hs + (i0 + r) * a->q_rs;
@@ -141,12 +199,11 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
         scores_rows(1, agl_attention_seen(a, i0 + r, j0, n), q + r, a->head_dim,
                     kt, a->scale, s + r * BK);
     }
-    for (int64_t r = 0; r < rows; ++r) {
-      float *row = s + r * BK;
-      const int64_t i = i0 + r;
-      if (a->mask) {
-        const float *mask =
-            a->mask + b * a->m_bs + h * a->m_hs + i * a->m_rs + j0 * a->m_cs;
+    if (a->mask)
+      for (int64_t r = 0; r < rows; ++r) {
+        float *row = s + r * BK;
+        const float *mask = a->mask + b * a->m_bs + h * a->m_hs +
+                            (i0 + r) * a->m_rs + j0 * a->m_cs;
         if (a->m_cs == 1) {
           for (int t = 0; t < KEY_VECTORS; ++t)
             _mm256_store_ps(
@@ -158,39 +215,14 @@ void agl_attention_rows_avx2(const agl_attention_args *a, int64_t b, int64_t h,
             row[c] += mask[c * a->m_cs];
         }
       }
-      /* Keys past the block, and past this row's causal limit: -inf. */
-      const int64_t limit = agl_attention_seen(a, i, j0, n);
-      __m256 v[KEY_VECTORS];
-      __m256 block_max = minus_inf;
-      for (int t = 0; t < KEY_VECTORS; ++t) {
-        v[t] = _mm256_blendv_ps(minus_inf, _mm256_load_ps(row + 8 * t),
-                                _mm256_castsi256_ps(agl_lanes8(limit - 8 * t)));
-        block_max = _mm256_max_ps(block_max, v[t]);
-      }
-      float top = agl_max256(block_max);
-      if (top == -INFINITY) {
-        for (int t = 0; t < KEY_VECTORS; ++t)
-          _mm256_store_ps(row + 8 * t, _mm256_setzero_ps());
-        continue;
-      }
-      float new_max = m[r] > top ? m[r] : top;
-      float alpha = expf(m[r] - new_max);
-      if (alpha != 1.0f) {
-        __m256 scale = _mm256_set1_ps(alpha);
-        float *o = acc + r * acc_stride;
-        for (int64_t d = 0; d < acc_stride; d += 8)
-          _mm256_store_ps(o + d, _mm256_mul_ps(_mm256_load_ps(o + d), scale));
-      }
-      __m256 shift = _mm256_set1_ps(new_max), total = _mm256_setzero_ps();
-      for (int t = 0; t < KEY_VECTORS; ++t) {
-        __m256 finite = _mm256_cmp_ps(v[t], minus_inf, _CMP_NEQ_OQ);
-        __m256 p =
-            _mm256_and_ps(finite, agl_exp256(_mm256_sub_ps(v[t], shift)));
-        total = _mm256_add_ps(total, p);
-        _mm256_store_ps(row + 8 * t, p);
-      }
-      l[r] = l[r] * alpha + agl_sum256(total);
-      m[r] = new_max;
+    {
+      int64_t r = 0;
+      for (; r + 2 <= rows; r += 2)
+        softmax_rows(2, a, i0 + r, j0, n, s + r * BK, m + r, l + r,
+                     acc + r * acc_stride, acc_stride);
+      for (; r < rows; ++r)
+        softmax_rows(1, a, i0 + r, j0, n, s + r * BK, m + r, l + r,
+                     acc + r * acc_stride, acc_stride);
     }
     const float *block_values = block.values;
     int64_t r = 0;
