@@ -190,7 +190,7 @@ static ALWAYS_INLINE void accumulate_rows(const int R, const float *p,
  * l are updated, its output accumulators rescaled by e^(m_old - m_new),
  * and its scores replaced by e^(score - m_new) (zero where -inf). The R
  * rows go through each step together, so that their exponentials (a chain
- * of some 20 dependent operations per vector) are in flight at once rather
+ * of some 15 dependent operations per vector) are in flight at once rather
  * than one row's after another's. */
 static ALWAYS_INLINE void softmax_rows(const int R,
                                        const agl_attention_args *a, int64_t i,
