@@ -20,8 +20,9 @@ For every workload:
 Then `--rounds` rounds, each timing every engine in turn (`--runs` timed
 runs after a warm-up; autoglm-run --bench, or bench/peers.py's ORT child).
 The table shows medians over rounds of each round's median latency, the
-int8 speed-up over AutoGLM's float32 and the ratio AutoGLM int8 / the
-faster ORT int8 (issue targets: >= 2.5x and <= 0.8).
+int8 speed-up over AutoGLM's float32, the ratio AutoGLM int8 / the
+faster ORT int8 (issue targets: >= 2.5x and <= 0.8) and, "by round", the
+lowest and highest of that ratio within one round.
 """
 
 import argparse
@@ -116,8 +117,8 @@ def main():
           f"count, medians; calibration on {args.sets} random input sets")
     print("| workload | threads | AutoGLM fp32 ms | AutoGLM int8 ms "
           "| int8 speed-up | ORT static ms | ORT dynamic ms "
-          "| AutoGLM int8 / ORT int8 | cosine vs fp32 |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| AutoGLM int8 / ORT int8 | by round | cosine vs fp32 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.only.split(","):
         w = workloads.prepare(name, args.work_dir)
         w["inputs"] = [dict(i, path=os.path.join(w["dir"], i["file"]))
@@ -153,12 +154,17 @@ def main():
                     times[key].append(m["median_ms"])
             ms = {k: statistics.median(v) for k, v in times.items()}
             best_ort = min(ms[k] for k in ort_models)
+            # Each round's int8 time against that round's faster ORT model:
+            # how far the host's load moved the ratio.
+            each = [times["int8"][r] / min(times[k][r] for k in ort_models)
+                    for r in range(len(times["int8"]))]
             dynamic = (f"{ms['ORT dynamic']:.2f}" if "ORT dynamic" in ms
                        else "—")
             print(f"| {name} | {t} | {ms['fp32']:.2f} | {ms['int8']:.2f} "
                   f"| {ms['fp32'] / ms['int8']:.2f}x "
                   f"| {ms['ORT static']:.2f} | {dynamic} "
-                  f"| {ms['int8'] / best_ort:.2f} | {cosine:.6f} |",
+                  f"| {ms['int8'] / best_ort:.2f} "
+                  f"| {min(each):.2f}-{max(each):.2f} | {cosine:.6f} |",
                   flush=True)
 
 
