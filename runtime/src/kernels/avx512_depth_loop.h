@@ -1,24 +1,24 @@
-/* The depth loop of an AVX-512 micro-kernel that broadcasts A and loads B
- * (the uint8 x int8 GEMM's), in assembly with its accumulators in fixed
+/* The depth loop of the AVX-512 VNNI micro-kernel (gemm_int8_avx512.c),
+ * which broadcasts A and loads B, in assembly with its accumulators in fixed
  * registers. Written with intrinsics, GCC 12 kept neither the 28
  * accumulators nor the row addresses in registers: it copied accumulators
  * through a spare register and reloaded row offsets from the stack every
  * depth step, extra uops on the ports the dot products run on.
  * Included only by files compiled with AVX-512 enabled. Not installed.
  *
- * AGL_AVX512_DEPTH_LOOP(NAME, R, VECS, BCAST, DOT) defines
+ * AGL_AVX512_DEPTH_LOOP(NAME, R) defines
  *
  *   static void NAME(int64_t steps, const void *a, int64_t a_row,
  *                    int64_t a_step, const void *b, int64_t b_step,
  *                    int64_t b_ahead, void *acc);
  *
- * which zeroes R (1..14) rows x VECS (1 or 2) vectors of 16 lanes, then for
- * each of `steps` depth steps loads B's VECS vectors (64 bytes each, at b
- * and b + 64), prefetches the line(s) b_ahead bytes further, and for each
- * row i broadcasts the 4 bytes at a + i * a_row into every lane (BCAST, e.g.
- * vbroadcastss) and accumulates them with each B vector (DOT, e.g.
- * vfmadd231ps: acc += a x b); then a += a_step, b += b_step. At the end row
- * i's vector h is stored at acc + 128 i + 64 h (unaligned).
+ * which zeroes R (1..14) rows x 2 vectors of 16 int32 lanes, then for each
+ * of `steps` depth steps loads B's two vectors (64 bytes each, at b and
+ * b + 64), prefetches the lines b_ahead bytes further, and for each row i
+ * broadcasts the 4 bytes at a + i * a_row into every lane and adds their
+ * products with each B vector (vpdpbusd: uint8 x int8, 4 depths per
+ * lane); then a += a_step, b += b_step. At the end row i's vector h is
+ * stored at acc + 128 i + 64 h (unaligned).
  *
  * Registers: row i's accumulators are zmm(2i) and zmm(2i+1), B's vectors
  * zmm28 and zmm29, the broadcasts alternate between zmm30 and zmm31. Row
@@ -45,75 +45,54 @@
 #define AGL_DL_ADDR_12 "(%[a10],%[l],2)"
 #define AGL_DL_ADDR_13 "(%[a10],%[l3],1)"
 
-/* Text for B's second vector: kept where VECS is 2, dropped where 1. */
-#define AGL_DL_V1_1(text)
-#define AGL_DL_V1_2(text) text
-#define AGL_DL_V1(VECS, text) AGL_DL_V1_##VECS(text)
-
-#define AGL_DL_STEP(VECS, BCAST, DOT, i, c0, c1, x, o0, o1)                    \
-  BCAST " " AGL_DL_ADDR_##i ", %%zmm" x "\n\t"                                 \
-  DOT " %%zmm28, %%zmm" x ", %%zmm" c0 "\n\t"                                  \
-  AGL_DL_V1(VECS, DOT " %%zmm29, %%zmm" x ", %%zmm" c1 "\n\t")
-#define AGL_DL_ZERO(VECS, BCAST, DOT, i, c0, c1, x, o0, o1)                    \
+// clang-format off
+#define AGL_DL_STEP(i, c0, c1, x, o0, o1)                                      \
+  "vpbroadcastd " AGL_DL_ADDR_##i ", %%zmm" x "\n\t"                          \
+  "vpdpbusd %%zmm28, %%zmm" x ", %%zmm" c0 "\n\t"                              \
+  "vpdpbusd %%zmm29, %%zmm" x ", %%zmm" c1 "\n\t"
+#define AGL_DL_ZERO(i, c0, c1, x, o0, o1)                                      \
   "vpxord %%zmm" c0 ", %%zmm" c0 ", %%zmm" c0 "\n\t"                           \
-  AGL_DL_V1(VECS, "vpxord %%zmm" c1 ", %%zmm" c1 ", %%zmm" c1 "\n\t")
-#define AGL_DL_SAVE(VECS, BCAST, DOT, i, c0, c1, x, o0, o1)                    \
+  "vpxord %%zmm" c1 ", %%zmm" c1 ", %%zmm" c1 "\n\t"
+#define AGL_DL_SAVE(i, c0, c1, x, o0, o1)                                      \
   "vmovdqu64 %%zmm" c0 ", " o0 "(%[acc])\n\t"                                  \
-  AGL_DL_V1(VECS, "vmovdqu64 %%zmm" c1 ", " o1 "(%[acc])\n\t")
+  "vmovdqu64 %%zmm" c1 ", " o1 "(%[acc])\n\t"
 
 /* Rows 0..R-1 of OP: row, accumulators, broadcast register, save
  * offsets. */
-#define AGL_DL_ROWS_1(OP, V, B, D) OP(V, B, D, 0, "0", "1", "30", "0", "64")
-#define AGL_DL_ROWS_2(OP, V, B, D)                                             \
-  AGL_DL_ROWS_1(OP, V, B, D) OP(V, B, D, 1, "2", "3", "31", "128", "192")
-#define AGL_DL_ROWS_3(OP, V, B, D)                                             \
-  AGL_DL_ROWS_2(OP, V, B, D) OP(V, B, D, 2, "4", "5", "30", "256", "320")
-#define AGL_DL_ROWS_4(OP, V, B, D)                                             \
-  AGL_DL_ROWS_3(OP, V, B, D) OP(V, B, D, 3, "6", "7", "31", "384", "448")
-#define AGL_DL_ROWS_5(OP, V, B, D)                                             \
-  AGL_DL_ROWS_4(OP, V, B, D) OP(V, B, D, 4, "8", "9", "30", "512", "576")
-#define AGL_DL_ROWS_6(OP, V, B, D)                                             \
-  AGL_DL_ROWS_5(OP, V, B, D) OP(V, B, D, 5, "10", "11", "31", "640", "704")
-#define AGL_DL_ROWS_7(OP, V, B, D)                                             \
-  AGL_DL_ROWS_6(OP, V, B, D) OP(V, B, D, 6, "12", "13", "30", "768", "832")
-#define AGL_DL_ROWS_8(OP, V, B, D)                                             \
-  AGL_DL_ROWS_7(OP, V, B, D) OP(V, B, D, 7, "14", "15", "31", "896", "960")
-#define AGL_DL_ROWS_9(OP, V, B, D)                                             \
-  AGL_DL_ROWS_8(OP, V, B, D) OP(V, B, D, 8, "16", "17", "30", "1024", "1088")
-#define AGL_DL_ROWS_10(OP, V, B, D)                                            \
-  AGL_DL_ROWS_9(OP, V, B, D) OP(V, B, D, 9, "18", "19", "31", "1152", "1216")
-#define AGL_DL_ROWS_11(OP, V, B, D)                                            \
-  AGL_DL_ROWS_10(OP, V, B, D)                                                  \
-  OP(V, B, D, 10, "20", "21", "30", "1280", "1344")
-#define AGL_DL_ROWS_12(OP, V, B, D)                                            \
-  AGL_DL_ROWS_11(OP, V, B, D)                                                  \
-  OP(V, B, D, 11, "22", "23", "31", "1408", "1472")
-#define AGL_DL_ROWS_13(OP, V, B, D)                                            \
-  AGL_DL_ROWS_12(OP, V, B, D)                                                  \
-  OP(V, B, D, 12, "24", "25", "30", "1536", "1600")
-#define AGL_DL_ROWS_14(OP, V, B, D)                                            \
-  AGL_DL_ROWS_13(OP, V, B, D)                                                  \
-  OP(V, B, D, 13, "26", "27", "31", "1664", "1728")
+#define AGL_DL_ROWS_1(OP) OP(0, "0", "1", "30", "0", "64")
+#define AGL_DL_ROWS_2(OP) AGL_DL_ROWS_1(OP) OP(1, "2", "3", "31", "128", "192")
+#define AGL_DL_ROWS_3(OP) AGL_DL_ROWS_2(OP) OP(2, "4", "5", "30", "256", "320")
+#define AGL_DL_ROWS_4(OP) AGL_DL_ROWS_3(OP) OP(3, "6", "7", "31", "384", "448")
+#define AGL_DL_ROWS_5(OP) AGL_DL_ROWS_4(OP) OP(4, "8", "9", "30", "512", "576")
+#define AGL_DL_ROWS_6(OP) AGL_DL_ROWS_5(OP) OP(5, "10", "11", "31", "640", "704")
+#define AGL_DL_ROWS_7(OP) AGL_DL_ROWS_6(OP) OP(6, "12", "13", "30", "768", "832")
+#define AGL_DL_ROWS_8(OP) AGL_DL_ROWS_7(OP) OP(7, "14", "15", "31", "896", "960")
+#define AGL_DL_ROWS_9(OP) AGL_DL_ROWS_8(OP) OP(8, "16", "17", "30", "1024", "1088")
+#define AGL_DL_ROWS_10(OP) AGL_DL_ROWS_9(OP) OP(9, "18", "19", "31", "1152", "1216")
+#define AGL_DL_ROWS_11(OP) AGL_DL_ROWS_10(OP) OP(10, "20", "21", "30", "1280", "1344")
+#define AGL_DL_ROWS_12(OP) AGL_DL_ROWS_11(OP) OP(11, "22", "23", "31", "1408", "1472")
+#define AGL_DL_ROWS_13(OP) AGL_DL_ROWS_12(OP) OP(12, "24", "25", "30", "1536", "1600")
+#define AGL_DL_ROWS_14(OP) AGL_DL_ROWS_13(OP) OP(13, "26", "27", "31", "1664", "1728")
 
-#define AGL_AVX512_DEPTH_LOOP(NAME, R, VECS, BCAST, DOT)                       \
+#define AGL_AVX512_DEPTH_LOOP(NAME, R)                                         \
   static void NAME(int64_t steps, const void *a, int64_t a_row,                \
                    int64_t a_step, const void *b, int64_t b_step,              \
                    int64_t b_ahead, void *acc) {                               \
-    /* Addresses as integers: a5 and a10 lie past A when R is small. */       \
-    uintptr_t a0 = (uintptr_t)a, a5 = a0 + 5 * a_row, a10 = a0 + 10 * a_row,  \
+    /* Addresses as integers: a5 and a10 lie past A when R is small. */        \
+    uintptr_t a0 = (uintptr_t)a, a5 = a0 + 5 * a_row, a10 = a0 + 10 * a_row,   \
               bp = (uintptr_t)b;                                               \
     const int64_t a_row3 = 3 * a_row;                                          \
     __asm__ volatile(                                                          \
-        AGL_DL_ROWS_##R(AGL_DL_ZERO, VECS, BCAST, DOT)                         \
+        AGL_DL_ROWS_##R(AGL_DL_ZERO)                                           \
         "test %[steps], %[steps]\n\t"                                          \
         "jle 2f\n\t"                                                           \
         ".p2align 5\n"                                                         \
         "1:\n\t"                                                               \
         "vmovups (%[b]), %%zmm28\n\t"                                          \
+        "vmovups 64(%[b]), %%zmm29\n\t"                                        \
         "prefetcht0 (%[b],%[ahead],1)\n\t"                                     \
-        AGL_DL_V1(VECS, "vmovups 64(%[b]), %%zmm29\n\t"                        \
-                        "prefetcht0 64(%[b],%[ahead],1)\n\t")                  \
-        AGL_DL_ROWS_##R(AGL_DL_STEP, VECS, BCAST, DOT)                         \
+        "prefetcht0 64(%[b],%[ahead],1)\n\t"                                   \
+        AGL_DL_ROWS_##R(AGL_DL_STEP)                                           \
         "add %[a_step], %[a0]\n\t"                                             \
         "add %[a_step], %[a5]\n\t"                                             \
         "add %[a_step], %[a10]\n\t"                                            \
@@ -121,7 +100,7 @@
         "dec %[steps]\n\t"                                                     \
         "jnz 1b\n"                                                             \
         "2:\n\t"                                                               \
-        AGL_DL_ROWS_##R(AGL_DL_SAVE, VECS, BCAST, DOT)                         \
+        AGL_DL_ROWS_##R(AGL_DL_SAVE)                                           \
         : [steps] "+r"(steps), [a0] "+r"(a0), [a5] "+r"(a5),                   \
           [a10] "+r"(a10), [b] "+r"(bp)                                        \
         : [l] "r"(a_row), [l3] "r"(a_row3), [a_step] "r"(a_step),              \
@@ -132,5 +111,6 @@
           "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",       \
           "xmm28", "xmm29", "xmm30", "xmm31");                                 \
   }
+// clang-format on
 
 #endif /* AUTOGLM_AVX512_DEPTH_LOOP_H */

@@ -47,7 +47,7 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
 }
 
 #define KERNEL_ROWS(R)                                                         \
-  AGL_AVX512_DEPTH_LOOP(depth_loop_##R, R, 2, "vpbroadcastd", "vpdpbusd")      \
+  AGL_AVX512_DEPTH_LOOP(depth_loop_##R, R)                                     \
   static void kernel_##R(int64_t kq, const uint8_t *ap, int64_t lda,           \
                          const int8_t *bp, int cols, void *c, int64_t ldc,     \
                          const agl_s8_epilogue *e) {                           \
