@@ -1,6 +1,8 @@
-/* Microbenchmark of agl_kernel_sgemm and agl_kernel_attention: the median
- * time of repeated calls (after warm-up) on GEMM, transformer and attention
- * shapes at 1 and 2 threads, in
+/* Microbenchmark of agl_kernel_sgemm, agl_kernel_sgemm_packed and
+ * agl_kernel_attention: the median time of repeated calls (after warm-up)
+ * on GEMM, transformer and attention shapes at 1 and 2 threads (the
+ * "packed" ones with B packed as compiled weights, several copies in
+ * turn, so that it comes from beyond the L2 as a model's do), in
  * GFLOP/s and as a share of the FP32 FMA peak of one core, which it measures
  * first with a loop of independent AVX-512 FMAs.
  *
@@ -39,6 +41,10 @@ typedef struct shape {
    * QKV product (m x 3 heads k) and the output written as (m x heads k), as
    * in a compiled model. */
   int attention;
+  /* agl_kernel_sgemm_packed instead, its B packed as a compiled model's
+   * weights, in this many copies used in turn: 8 copies of a GLM layer's
+   * weights (12 MiB each) leave the L2 far behind, as a whole layer's do. */
+  int packed_copies;
 } shape;
 
 static const shape shapes[] = {
@@ -57,12 +63,27 @@ static const shape shapes[] = {
     {"attention-causal 16x128x128x64", 16, 128, 128, 64, 0, 2},
     {"attention-causal-qkv 16x128x128x64", 16, 128, 128, 64, 0, 3},
     {"attention-decode 16x1x512x64", 16, 1, 512, 64, 0, 1},
+    {"packed qkv 128x1024x3072", 1, 128, 3072, 1024, 0, 0, 8},
+    {"packed down 128x2048x1024", 1, 128, 1024, 2048, 0, 0, 8},
+    {"packed mlp-up 128x768x3072", 1, 128, 3072, 768, 0, 0, 8},
+    {"packed gemm-1024", 1, 1024, 1024, 1024, 0, 0, 8},
 };
 
 /* One call of the shape's kernel: C = A B, or attention with queries A,
  * keys B, values C (heads x n x k) into the output D. */
 static void call(const shape *s, const float *a, const float *b, float *c,
                  const float *v, float *out) {
+  if (s->packed_copies) {
+    static int turn;
+    const int64_t panels = (s->n + AGL_SGEMM_PACKED_NR - 1) /
+                           AGL_SGEMM_PACKED_NR;
+    const float *copy =
+        b + (size_t)(turn++ % s->packed_copies) * panels *
+                AGL_SGEMM_PACKED_NR * s->k;
+    agl_kernel_sgemm_packed(1, s->m, s->n, s->k, a, 0, s->k, 1, copy, c, 0,
+                            s->n, 0, 1.0f, NULL, 0, NULL, 0, 0, NULL);
+    return;
+  }
   if (s->attention == 3) {
     const int64_t rows = s->m, d = s->k, width = s->batch * d;
     agl_kernel_attention(1, s->batch, s->batch, rows, rows, d, d, a, 0, d,
@@ -101,6 +122,10 @@ static float *random_floats(size_t count) {
 static void run_shape(const shape *s, int threads, int reps, double peak) {
   size_t a_count = (size_t)(s->batch * s->m * s->k);
   size_t b_count = (size_t)(s->batch * s->k * s->n);
+  if (s->packed_copies) /* whole panels of 32 columns, every copy */
+    b_count = (size_t)s->packed_copies * s->k *
+              ((s->n + AGL_SGEMM_PACKED_NR - 1) / AGL_SGEMM_PACKED_NR *
+               AGL_SGEMM_PACKED_NR);
   size_t c_count = (size_t)(s->batch * s->m * s->n);
   if (s->attention) /* keys and values both heads x n x k */
     c_count = b_count;

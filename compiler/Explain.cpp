@@ -63,8 +63,10 @@ std::optional<int64_t> constantProduct(Operation *call,
 /// The cache blocking a GEMM or convolution call runs with: the tuned
 /// values where its tuning sets them, the runtime's cost model's else (its
 /// depth block for the product's depth and its column block for the rows,
-/// at one thread, where known).
+/// at one thread, where known; `bPackedAhead`: B's panels were packed at
+/// compile time, so the runtime fetches its next block while it uses one).
 std::string blockingText(Operation *call, const MachineModel &machine,
+                         bool bPackedAhead,
                          std::optional<int64_t> depth = std::nullopt,
                          std::optional<int64_t> rows = std::nullopt) {
   GemmBlocking tuned = blockingOfCall(call);
@@ -79,8 +81,10 @@ std::string blockingText(Operation *call, const MachineModel &machine,
                               : machine.kc;
   const int64_t mc = tuned.mc ? tuned.mc : machine.mc;
   const int modelNc =
-      rows ? int(agl_gemm_column_block(machine.nc, kc, std::min(*rows, mc),
-                                       machine.l2Bytes, machine.nr))
+      rows ? int(agl_gemm_column_block(
+                 machine.nc, kc, std::min(*rows, mc), machine.l2Bytes,
+                 machine.nr,
+                 bPackedAhead && std::min(*rows, mc) > machine.mr ? 2 : 1))
            : machine.nc;
   return knob("KC", tuned.kc, int(kc)) + " " + knob("NC", tuned.nc, modelNc) +
          " " + knob("MC", tuned.mc, machine.mc);
@@ -125,7 +129,7 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "at compile time, {9} {10}x{11} micro-kernel, {12}",
         size(2), size(3), size(4), size(9), size(21), size(22), size(10),
         size(11), size(12), machine.gemmIsa, machine.mr, machine.nr,
-        blockingText(kernel.op, machine,
+        blockingText(kernel.op, machine, /*bPackedAhead=*/true,
                      constantProduct(kernel.op, {2, 10, 11}),
                      constantProduct(kernel.op, {21, 22})));
     if (size(1) != "1")
@@ -140,7 +144,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "on the {6} {7}x{8} micro-kernel, {9}",
         size(1), size(2), size(3), size(8), size(14), size(15), machine.gemmIsa,
         machine.mr, machine.nr,
-        blockingText(kernel.op, machine, constantProduct(kernel.op, {1}),
+        blockingText(kernel.op, machine, /*bPackedAhead=*/true,
+                     constantProduct(kernel.op, {1}),
                      constantProduct(kernel.op, {8})));
     return {text, machine.threads};
   }
@@ -152,7 +157,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "time, 36 products per block on the {6} {7}x{8} micro-kernel, {9}",
         size(1), size(2), size(3), size(8), size(14), size(15), machine.gemmIsa,
         machine.mr, machine.nr,
-        blockingText(kernel.op, machine, constantProduct(kernel.op, {1}),
+        blockingText(kernel.op, machine, /*bPackedAhead=*/true,
+                     constantProduct(kernel.op, {1}),
                      constantProduct(kernel.op, {8})));
     if (machine.threads > 1)
       text += ", blocks (or their channels and filters) split across the pool";
@@ -235,8 +241,8 @@ Strategy strategyOf(const PlannedKernel &kernel, const MachineModel &machine) {
         "GEMM m{0} n{1} k{2}{3}: {4} {5}x{6} micro-kernel, {7}, B {8}", size(1),
         size(2), size(3), size(0) == "1" ? "" : " batch " + size(0),
         machine.gemmIsa, machine.mr, machine.nr,
-        blockingText(call, machine, constantProduct(call, {3}),
-                     constantProduct(call, {1})),
+        blockingText(call, machine, runtimeKernelCalled(call) == "sgemm_packed",
+                     constantProduct(call, {3}), constantProduct(call, {1})),
         bWeightText(call));
     if (auto epilogue = call->getAttrOfType<StringAttr>(kEpilogueAttrName))
       text += ", epilogue " + epilogue.getValue().str() +

@@ -449,12 +449,17 @@ TEST_F(KernelsTest, DepthUpToFourThirdsOfKcInOneBlock) {
 // whose columns span several cut blocks are right.
 TEST_F(KernelsTest, SmallABlockCutsTheColumnBlock) {
   const int64_t l2 = 1 << 20;
-  EXPECT_EQ(agl_gemm_column_block(320, 768, 128, l2, 32), 128);
-  EXPECT_EQ(agl_gemm_column_block(320, 576, 128, l2, 32), 192);
-  EXPECT_EQ(agl_gemm_column_block(320, 576, 2048, l2, 32), 320);
-  EXPECT_EQ(agl_gemm_column_block(320, 768, 128, 0, 32), 320);
-  EXPECT_EQ(agl_gemm_column_block(64, 576, 14, l2, 32), 64);
-  EXPECT_EQ(agl_gemm_column_block(320, 768, 170, l2, 32), 64);
+  EXPECT_EQ(agl_gemm_column_block(320, 768, 128, l2, 32, 1), 128);
+  EXPECT_EQ(agl_gemm_column_block(320, 576, 128, l2, 32, 1), 192);
+  EXPECT_EQ(agl_gemm_column_block(320, 576, 2048, l2, 32, 1), 320);
+  EXPECT_EQ(agl_gemm_column_block(320, 768, 128, 0, 32, 1), 320);
+  EXPECT_EQ(agl_gemm_column_block(64, 576, 14, l2, 32, 1), 64);
+  EXPECT_EQ(agl_gemm_column_block(320, 768, 170, l2, 32, 1), 64);
+  // Two blocks of B (the next one fetched while this one is used): half
+  // the room each; a large A block still leaves the model's.
+  EXPECT_EQ(agl_gemm_column_block(320, 576, 128, l2, 32, 2), 96);
+  EXPECT_EQ(agl_gemm_column_block(640, 576, 128, 2 * l2, 32, 2), 256);
+  EXPECT_EQ(agl_gemm_column_block(320, 576, 2048, l2, 32, 2), 320);
   agl_sgemm_plan plan;
   agl_kernel_sgemm_describe(&plan);
   std::mt19937 rng(23);

@@ -94,17 +94,21 @@ static inline int64_t agl_gemm_depth_block(int64_t model_kc, int64_t k) {
    three quarters of the L2): where A's block (rows x kc floats, rows the
    task's, at most mc) takes at most half of the L2 (l2_bytes, 0 where
    unknown: no change), as the transformer products' 128 rows do, nc is cut
-   so that both blocks share those three quarters, in whole nr-column
-   micro-panels: A's micro-panels are then read from L2 for every block of
-   columns, not from L3 (the MLP's two products on Zen 5: nc 320 -> 128
-   and 192; the MLP 2% faster at one thread, 10% at two). */
+   so that A's block and b_blocks blocks of B share those three quarters,
+   in whole nr-column micro-panels: A's micro-panels are then read from L2
+   for every block of columns, not from L3 (the MLP's two products on
+   Zen 5: nc 320 -> 128 and 192; the MLP 2% faster at one thread, 10% at
+   two). b_blocks is 2 where B is packed ahead of time and A has more than
+   one micro-panel: the next block of B is then fetched while this one is
+   used (sgemm.c), else 1. */
 static inline int64_t agl_gemm_column_block(int64_t model_nc, int64_t kc,
                                             int64_t rows, int64_t l2_bytes,
-                                            int64_t nr) {
+                                            int64_t nr, int64_t b_blocks) {
   const int64_t a_bytes = rows * kc * (int64_t)sizeof(float);
   if (l2_bytes <= 0 || 2 * a_bytes > l2_bytes)
     return model_nc;
-  int64_t nc = (l2_bytes * 3 / 4 - a_bytes) / (kc * (int64_t)sizeof(float));
+  int64_t nc =
+      (l2_bytes * 3 / 4 - a_bytes) / (b_blocks * kc * (int64_t)sizeof(float));
   nc = nc / nr * nr;
   if (nc < nr)
     nc = nr;

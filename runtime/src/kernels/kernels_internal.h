@@ -143,7 +143,22 @@ typedef struct agl_epilogue {
   const float *residual;
   int64_t res_rs, res_cs;
   int residual_first;
+  /* Not the epilogue proper but the tile's other errand: `prefetch_lines`
+   * cache lines from `prefetch` on, which the kernel fetches into the L2
+   * while it computes the tile, spread over its depth loop (the packed
+   * products' next block of B, see sgemm.c). Kernels that cannot prefetch
+   * ignore them. */
+  const char *prefetch;
+  int64_t prefetch_lines;
 } agl_epilogue;
+
+/* How many depth steps apart a micro-kernel issues the prefetches of its
+ * tile's errand (agl_epilogue.prefetch): 4, 2 or 1, the widest spacing
+ * that fits the lines into the kc steps (past kc lines, the rest are
+ * dropped). */
+static inline int64_t agl_prefetch_spacing(int64_t lines, int64_t kc) {
+  return lines * 4 <= kc ? 4 : lines * 2 <= kc ? 2 : 1;
+}
 
 /* The activation a kernel runs for the code `act` it was given: any code
  * outside the enum runs as none. */

@@ -53,8 +53,16 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
     acc[i][0] = _mm256_setzero_ps();
     acc[i][1] = _mm256_setzero_ps();
   }
+  const char *next = e->prefetch;
+  int64_t next_left = e->prefetch_lines;
+  const int64_t next_mask = agl_prefetch_spacing(next_left, kc) - 1;
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
+    if (next_left > 0 && (p & next_mask) == 0) {
+      _mm_prefetch(next, _MM_HINT_T1);
+      next += 64;
+      --next_left;
+    }
     __m256 b0 = _mm256_loadu_ps(bp);
     __m256 b1 = VECS > 1 ? _mm256_loadu_ps(bp + 8) : _mm256_setzero_ps();
 #pragma GCC unroll 6

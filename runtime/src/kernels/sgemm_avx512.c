@@ -53,8 +53,16 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
       _mm_prefetch((const char *)(c + i * ldc + 31), _MM_HINT_T0);
     }
   }
+  const char *next = e->prefetch;
+  int64_t next_left = e->prefetch_lines;
+  const int64_t next_mask = agl_prefetch_spacing(next_left, kc) - 1;
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
+    if (next_left > 0 && (p & next_mask) == 0) {
+      _mm_prefetch(next, _MM_HINT_T1);
+      next += 64;
+      --next_left;
+    }
     _mm_prefetch((const char *)(bp + B_PREFETCH * ldb), _MM_HINT_T0);
     if (VECS > 1)
       _mm_prefetch((const char *)(bp + B_PREFETCH * ldb + 16), _MM_HINT_T0);
