@@ -10,11 +10,15 @@
  *
  *   static void NAME(int64_t steps, const void *a, int64_t a_row,
  *                    int64_t a_step, const void *b, int64_t b_step,
- *                    int64_t b_ahead, void *acc);
+ *                    int64_t b_ahead, const void *next,
+ *                    int64_t next_step, void *acc);
  *
  * which zeroes R (1..14) rows x 2 vectors of 16 int32 lanes, then for each
  * of `steps` depth steps loads B's two vectors (64 bytes each, at b and
- * b + 64), prefetches the lines b_ahead bytes further, and for each row i
+ * b + 64), prefetches the lines b_ahead bytes further into the L1 and the
+ * line at `next` into the L2 (next += next_step: the tile's share of the
+ * next block of B, a line several steps running where next_step is under
+ * 64; 0 and any address in cache where it has none), and for each row i
  * broadcasts the 4 bytes at a + i * a_row into every lane and adds their
  * products with each B vector (vpdpbusd: uint8 x int8, 4 depths per
  * lane); then a += a_step, b += b_step. At the end row i's vector h is
@@ -77,10 +81,11 @@
 #define AGL_AVX512_DEPTH_LOOP(NAME, R)                                         \
   static void NAME(int64_t steps, const void *a, int64_t a_row,                \
                    int64_t a_step, const void *b, int64_t b_step,              \
-                   int64_t b_ahead, void *acc) {                               \
+                   int64_t b_ahead, const void *next, int64_t next_step,       \
+                   void *acc) {                                                \
     /* Addresses as integers: a5 and a10 lie past A when R is small. */        \
     uintptr_t a0 = (uintptr_t)a, a5 = a0 + 5 * a_row, a10 = a0 + 10 * a_row,   \
-              bp = (uintptr_t)b;                                               \
+              bp = (uintptr_t)b, np = (uintptr_t)next;                         \
     const int64_t a_row3 = 3 * a_row;                                          \
     __asm__ volatile(                                                          \
         AGL_DL_ROWS_##R(AGL_DL_ZERO)                                           \
@@ -92,6 +97,8 @@
         "vmovups 64(%[b]), %%zmm29\n\t"                                        \
         "prefetcht0 (%[b],%[ahead],1)\n\t"                                     \
         "prefetcht0 64(%[b],%[ahead],1)\n\t"                                   \
+        "prefetcht1 (%[next])\n\t"                                             \
+        "add %[next_step], %[next]\n\t"                                        \
         AGL_DL_ROWS_##R(AGL_DL_STEP)                                           \
         "add %[a_step], %[a0]\n\t"                                             \
         "add %[a_step], %[a5]\n\t"                                             \
@@ -102,9 +109,10 @@
         "2:\n\t"                                                               \
         AGL_DL_ROWS_##R(AGL_DL_SAVE)                                           \
         : [steps] "+r"(steps), [a0] "+r"(a0), [a5] "+r"(a5),                   \
-          [a10] "+r"(a10), [b] "+r"(bp)                                        \
+          [a10] "+r"(a10), [b] "+r"(bp), [next] "+r"(np)                       \
         : [l] "r"(a_row), [l3] "r"(a_row3), [a_step] "r"(a_step),              \
-          [b_step] "r"(b_step), [ahead] "r"(b_ahead), [acc] "r"(acc)           \
+          [b_step] "r"(b_step), [ahead] "r"(b_ahead),                          \
+          [next_step] "r"(next_step), [acc] "r"(acc)                           \
         : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",      \
           "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",  \
           "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",       \

@@ -206,6 +206,29 @@ static float epilogue_scalar(const s8_args *g, int32_t sum, int64_t bt,
   return x;
 }
 
+/* Share `share` of `shares` of B's block of panels [q0, q1) at depth quads
+ * [pq, pq + kq), as the cache lines a tile fetches into the L2 while it
+ * computes (agl_s8_epilogue.prefetch; see the float GEMM's with_prefetch in
+ * sgemm.c): in each panel those quads lie together, 2 * kq lines after its
+ * column sums; every panel gets as many shares as divide evenly. */
+static void prefetch_share(const s8_args *g, int64_t q0, int64_t q1,
+                           int64_t pq, int64_t kq, int64_t share,
+                           int64_t shares, agl_s8_epilogue *e) {
+  const int64_t panels = q1 - q0;
+  if (panels <= 0 || shares < panels)
+    return;
+  const int64_t per_panel = shares / panels;
+  const int64_t q = q0 + share / per_panel, part = share % per_panel;
+  if (q >= q1)
+    return;
+  const int64_t lines = 2 * kq;
+  const int64_t from = part * lines / per_panel,
+                to = (part + 1) * lines / per_panel;
+  e->prefetch = (const char *)g->b + q * g->panel_bytes +
+                32 * sizeof(int32_t) + pq * 128 + from * 64;
+  e->prefetch_lines = to - from;
+}
+
 /* Rows [i0, i1) x panels [q0, q1) of batch entry bt; `abuf` holds a packed
  * block of A (mc x kc quads). */
 static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
@@ -249,6 +272,17 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
       const int64_t lda = direct ? g->a_rs : kernel->row_major ? stride : 0;
       for (int64_t qc = q0; qc < q1; qc += ncp) {
         int64_t qe = q1 - qc < ncp ? q1 : qc + ncp;
+        /* The block of B after this one, which the A panels after the
+         * first fetch into the L2 while they sweep this one (as the float
+         * GEMM does, sgemm.c). */
+        int64_t next_qc = qc + ncp, next_pq = pq;
+        if (next_qc >= q1) {
+          next_qc = q0;
+          next_pq = pq + kc < quads ? pq + kc : ic + mc < i1 ? 0 : -1;
+        }
+        const int prefetch_next = next_pq >= 0 && panels > 1;
+        const int64_t next_kq = quads - next_pq < kc ? quads - next_pq : kc;
+        const int64_t next_qe = q1 - next_qc < ncp ? q1 : next_qc + ncp;
         for (int64_t p = 0; p < panels; ++p) {
           const int64_t ir = agl_panel_start(mc, panels, p);
           const int rows = (int)(agl_panel_start(mc, panels, p + 1) - ir);
@@ -275,6 +309,10 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
                 .out_scale = g->out_scale,
                 .out_zero_point = g->out_zero_point,
                 .transposed = g->transposed};
+            if (prefetch_next && p > 0)
+              prefetch_share(g, next_qc, next_qe, next_pq, next_kq,
+                             (p - 1) * (qe - qc) + (q - qc),
+                             (panels - 1) * (qe - qc), &e);
             const int64_t at = c_offset(g->transposed, g->c_rs, i, j);
             kernel->run(
                 kq, ap, lda,

@@ -32,7 +32,8 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
             const int8_t *bp, int cols, void *c, int64_t ldc,
             const agl_s8_epilogue *e,
             void (*depth_loop)(int64_t, const void *, int64_t, int64_t,
-                               const void *, int64_t, int64_t, void *)) {
+                               const void *, int64_t, int64_t, const void *,
+                               int64_t, void *)) {
   /* Row i's quad r at ap + i * a_row + r * a_quad. */
   const int64_t a_row = lda ? lda : 4, a_quad = lda ? 4 : AGL_S8_QUAD_BYTES;
   int32_t *c32 = c;
@@ -42,7 +43,16 @@ kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
     _mm_prefetch((const char *)(c32 + i * ldc + 31), _MM_HINT_T0);
   }
   __m512i acc[MR][2];
-  depth_loop(kq, ap, a_row, a_quad, bp, 128, B_PREFETCH * 128, acc);
+  /* The tile's share of the next block of B: one prefetch per quad step,
+   * spread evenly over the lines (each line several steps running). */
+  const void *next = bp;
+  int64_t next_step = 0;
+  if (e->prefetch && kq > 0) {
+    next = e->prefetch;
+    next_step = agl_ceil_div(e->prefetch_lines * 64, kq);
+  }
+  depth_loop(kq, ap, a_row, a_quad, bp, 128, B_PREFETCH * 128, next, next_step,
+             acc);
   agl_s8_store_avx512(R, acc, cols, c, ldc, e);
 }
 

@@ -37,6 +37,11 @@ typedef struct agl_s8_epilogue {
   /* C transposed: element (i, j) at c + (j * ldc + i) * 4 bytes; int32
    * sums only, in one block (no load, no scale). */
   int transposed;
+  /* The tile's other errand, as agl_epilogue's: `prefetch_lines` cache
+   * lines from `prefetch` on (the next block of B) to fetch into the L2
+   * while it computes. Kernels that cannot prefetch ignore them. */
+  const char *prefetch;
+  int64_t prefetch_lines;
 } agl_s8_epilogue;
 
 /* ONNX QuantizeLinear to uint8: saturate(round_half_even(y / scale) +
