@@ -100,20 +100,19 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     // The kernel calls before the arena is planned: what they make unused
     // (im2col and padded copies, products' accumulators) then takes no
     // memory, and the plan sees each call use its buffers at the call.
-    // Before the weights leave the module: packing reads their values.
-    // Weights too large to embed are not packed (a second copy in memory).
+    // Before the weights leave the module: packing reads their values,
+    // and the weights file then holds the packed (or quantized) copies,
+    // which the kernels read in place, as embedded ones.
     if (options.runtimeKernels) {
       // Convolutions first: they are matrix products too, but their own
       // kernel avoids the im2col copy. It needs the filters packed.
-      if (!options.externalWeights) {
-        ConvolutionsToKernelsOptions convolutions;
-        convolutions.narrowVectors = options.narrowVectors;
-        pm.addPass(createConvolutionsToKernels(convolutions));
-      }
+      ConvolutionsToKernelsOptions convolutions;
+      convolutions.narrowVectors = options.narrowVectors;
+      pm.addPass(createConvolutionsToKernels(convolutions));
       pm.addPass(createPoolingToKernels());
       pm.addPass(createTransposesToKernels());
       ContractionsToKernelsOptions kernels;
-      kernels.packWeights = !options.externalWeights;
+      kernels.packWeights = true;
       // 16-bit floats pad the last panel too, at half the bytes of the
       // float.
       using Float16Weights = PipelineOptions::Float16Weights;
@@ -122,7 +121,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       pm.addPass(createContractionsToKernels(kernels));
       // Quantizes (or rounds to bfloat16 or half) the weights the previous
       // pass packed.
-      if ((options.weightOnlyBits || float16) && kernels.packWeights) {
+      if (options.weightOnlyBits || float16) {
         QuantizeWeightsOptions quantize;
         quantize.format =
             options.float16Weights == Float16Weights::BF16   ? "bf16"

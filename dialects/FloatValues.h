@@ -59,6 +59,44 @@ floatValues(mlir::Attribute attr) {
   return constantValues<float>(attr);
 }
 
+/// A constant of `type` (elements `T`, as they lie in memory) computed by
+/// `fill`. From 64 KiB on it is held in a heap resource blob (64-byte
+/// aligned): unlike a dense attribute, whose storage the context keeps for
+/// good, its bytes go when the blob does (dropOwnedBlob), and they are
+/// written into the object or the weights file as they lie. Smaller ones
+/// are dense attributes, whose values IR dumps show.
+template <typename T>
+mlir::ElementsAttr
+newConstant(mlir::ShapedType type, llvm::StringRef name,
+            llvm::function_ref<void(llvm::MutableArrayRef<T>)> fill) {
+  constexpr size_t kBlobBytes = 64 << 10;
+  const size_t count = type.getNumElements();
+  if (count * sizeof(T) < kBlobBytes) {
+    llvm::SmallVector<T> values(count);
+    fill(values);
+    return mlir::DenseElementsAttr::get(type, llvm::ArrayRef<T>(values));
+  }
+  mlir::AsmResourceBlob blob = mlir::HeapAsmResourceBlob::allocate(
+      count * sizeof(T), /*align=*/64, /*dataIsMutable=*/true);
+  fill(llvm::MutableArrayRef<T>(
+      reinterpret_cast<T *>(blob.getMutableData().data()), count));
+  return mlir::DenseResourceElementsAttr::get(type, name, std::move(blob));
+}
+
+/// Tells the system that the bytes of constant `attr` will not be read
+/// again soon: where they are pages of a mapped file (a large model's
+/// external data, which the importer maps), those pages leave this
+/// process's memory; they are read back from the file if they are read
+/// again. Once a weight has been packed, its original would otherwise stay
+/// resident next to the packed copy. Memory of other kinds keeps its data.
+void releaseConstantPages(mlir::Attribute attr);
+
+/// Frees the bytes of `attr` where it is a resource blob that owns them (a
+/// heap blob such as newConstant's), for a constant that nothing will read
+/// again: a packed copy that a quantized one replaced. A blob of borrowed
+/// bytes (the importer's, in the model's file) is left as it is.
+void dropOwnedBlob(mlir::Attribute attr);
+
 } // namespace autoglm
 
 #endif // AUTOGLM_DIALECTS_FLOATVALUES_H

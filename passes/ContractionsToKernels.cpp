@@ -318,7 +318,7 @@ func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
 /// `module`, named `name` or, on a clash, a variant of it.
 memref::GlobalOp addConstantGlobal(ModuleOp module, SymbolTable &symbols,
                                    Location loc, StringRef name,
-                                   DenseElementsAttr data) {
+                                   ElementsAttr data) {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto type = cast<ShapedType>(data.getType());
   auto result = memref::GlobalOp::create(
@@ -365,16 +365,18 @@ public:
       return nullptr;
     constexpr int64_t nr = AGL_SGEMM_PACKED_NR;
     int64_t panels = (w->n + nr - 1) / nr;
-    SmallVector<float> data(panels * w->k * nr, 0.0f);
-    for (int64_t p = 0; p < panels; ++p)
-      for (int64_t row = 0; row < w->k; ++row)
-        for (int64_t j = 0; j < nr && p * nr + j < w->n; ++j)
-          data[(p * w->k + row) * nr + j] = (*values)[w->element(row, p * nr + j)];
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    return record(*w, DenseElementsAttr::get(
-                          RankedTensorType::get({(int64_t)data.size()},
-                                                b.getF32Type()),
-                          ArrayRef<float>(data)));
+    auto type = RankedTensorType::get({panels * w->k * nr},
+                                      Float32Type::get(module.getContext()));
+    auto packedValues = autoglm::newConstant<float>(
+        type, packedName(*w), [&](MutableArrayRef<float> data) {
+          for (int64_t p = 0; p < panels; ++p)
+            for (int64_t row = 0; row < w->k; ++row)
+              for (int64_t j = 0; j < nr; ++j)
+                data[(p * w->k + row) * nr + j] =
+                    p * nr + j < w->n ? (*values)[w->element(row, p * nr + j)]
+                                      : 0.0f;
+        });
+    return record(*w, packedValues);
   }
 
   /// The packed global (autoglm/kernels_int8.h's layout, as bytes) for an
@@ -390,14 +392,15 @@ public:
         autoglm::constantValues<int8_t>(w->global.getInitialValueAttr());
     if (!values)
       return nullptr;
-    SmallVector<int8_t> data(agl_s8_packed_bytes(w->k, w->n));
-    agl_pack_b_s8(values->data() + w->offset, w->k, w->n, w->kStride,
-                  w->nStride, data.data());
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    return record(*w, DenseElementsAttr::get(
-                          RankedTensorType::get({(int64_t)data.size()},
-                                                b.getI8Type()),
-                          ArrayRef<int8_t>(data)));
+    auto type =
+        RankedTensorType::get({(int64_t)agl_s8_packed_bytes(w->k, w->n)},
+                              IntegerType::get(module.getContext(), 8));
+    auto packedValues = autoglm::newConstant<int8_t>(
+        type, packedName(*w), [&](MutableArrayRef<int8_t> data) {
+          agl_pack_b_s8(values->data() + w->offset, w->k, w->n, w->kStride,
+                        w->nStride, data.data());
+        });
+    return record(*w, packedValues);
   }
 
   /// A constant global of `n` float ones, one per size.
@@ -465,10 +468,16 @@ private:
     return w;
   }
 
-  memref::GlobalOp record(Weight w, DenseElementsAttr data) {
-    memref::GlobalOp result =
-        addConstantGlobal(module, symbols, w.global.getLoc(),
-                          (w.global.getSymName() + "_packed").str(), data);
+  static std::string packedName(Weight w) {
+    return (w.global.getSymName() + "_packed").str();
+  }
+
+  /// The packed copy of `w` as a global; the original's pages, read for
+  /// it, are released (a large model's weights stay in its mapped file).
+  memref::GlobalOp record(Weight w, ElementsAttr data) {
+    autoglm::releaseConstantPages(w.global.getInitialValueAttr());
+    memref::GlobalOp result = addConstantGlobal(
+        module, symbols, w.global.getLoc(), packedName(w), data);
     packed[w.key] = result;
     return result;
   }

@@ -506,10 +506,14 @@ private:
     auto type = MemRefType::get({(int64_t)data.size()}, b.getF32Type());
     auto tensorType =
         RankedTensorType::get({(int64_t)data.size()}, b.getF32Type());
+    const std::string name = (like.getSymName() + suffix).str();
+    // Large filters in a heap blob, not a dense attribute kept for good.
+    auto values = autoglm::newConstant<float>(
+        tensorType, name,
+        [&](MutableArrayRef<float> out) { llvm::copy(data, out.begin()); });
+    autoglm::releaseConstantPages(like.getInitialValueAttr());
     auto result = memref::GlobalOp::create(
-        b, like.getLoc(), (like.getSymName() + suffix).str(),
-        b.getStringAttr("private"), type,
-        DenseElementsAttr::get(tensorType, data),
+        b, like.getLoc(), name, b.getStringAttr("private"), type, values,
         /*constant=*/true, b.getI64IntegerAttr(64));
     symbols.insert(result); // renames on a clash
     return result;

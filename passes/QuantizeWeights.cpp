@@ -221,25 +221,26 @@ struct QuantizeWeightsPass
         int64_t bytes = float16
                             ? agl_w16_weight_bytes(*k, *n)
                             : agl_quant_weight_bytes(*k, *n, bits, groupSize);
-        std::vector<int8_t> data(bytes);
         // Half's range ends at 65504: larger finite weights saturate
         // (counted for the report); infinities and NaN stay as they are.
         if (f16)
           for (float x : *weight)
             saturated += std::isfinite(x) && std::fabs(x) > 65504.0f;
-        if (float16)
-          agl_pack_b_w16(w16, weight->data(), *k, *n, *n, 1, data.data());
-        else
-          agl_quantize_b(weight->data(), *k, *n, *n, 1, bits, groupSize,
-                         data.data());
         auto type = MemRefType::get({bytes}, top.getI8Type());
         auto tensorType = RankedTensorType::get({bytes}, top.getI8Type());
-        q = memref::GlobalOp::create(
-            top, global.getLoc(),
-            (global.getSymName() + suffix).str(),
-            top.getStringAttr("private"), type,
-            DenseElementsAttr::get(tensorType, ArrayRef<int8_t>(data)),
-            /*constant=*/true, top.getI64IntegerAttr(64));
+        const std::string name = (global.getSymName() + suffix).str();
+        auto data = autoglm::newConstant<int8_t>(
+            tensorType, name, [&](MutableArrayRef<int8_t> out) {
+              if (float16)
+                agl_pack_b_w16(w16, weight->data(), *k, *n, *n, 1, out.data());
+              else
+                agl_quantize_b(weight->data(), *k, *n, *n, 1, bits, groupSize,
+                               out.data());
+            });
+        q = memref::GlobalOp::create(top, global.getLoc(), name,
+                                     top.getStringAttr("private"), type, data,
+                                     /*constant=*/true,
+                                     top.getI64IntegerAttr(64));
         symbols.insert(q); // renames on a clash
         floatBytes += (*n + AGL_SGEMM_PACKED_NR - 1) / AGL_SGEMM_PACKED_NR *
                       AGL_SGEMM_PACKED_NR * *k * 4;
@@ -264,6 +265,11 @@ struct QuantizeWeightsPass
       call->erase();
       eraseDeadChain(oldPointer);
       ++products;
+      // The packed float weight's bytes go as soon as nothing reads it, so
+      // that the float and the quantized copies of all weights are never
+      // in memory together.
+      if (SymbolTable::symbolKnownUseEmpty(global, module))
+        autoglm::dropOwnedBlob(global.getInitialValueAttr());
     }
 
     // The float weights nothing reads any more.

@@ -233,12 +233,9 @@ class PrecisionTest(E2ETestCase):
                 (["--precision", "bf16", "--weight-only", "int8"],
                  ["--weight-only"]),
                 (["--precision", "bf16", "--no-kernels"], ["--no-kernels"]),
-                (["--precision", "bf16", "--weights=file"], ["embed"]),
                 (["--precision", "fp16", "--weight-only", "int4"],
                  ["--precision fp16", "--weight-only"]),
                 (["--precision", "fp16", "--no-kernels"], ["--no-kernels"]),
-                (["--precision", "fp16", "--weights=file"],
-                 ["--precision fp16", "embed"]),
                 (["--precision", "fp16", "--calibrate", "x"],
                  ["--calibrate needs --precision int8"])]:
             with self.subTest(options=options):

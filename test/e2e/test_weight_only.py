@@ -178,7 +178,6 @@ class WeightOnlyTest(E2ETestCase):
                 (["--weight-only", "int8", "--group-size", "0"],
                  "multiple of 32"),
                 (["--group-size", "64"], "--weight-only"),
-                (["--weight-only", "int4", "--weights=file"], "embed"),
                 (["--weight-only", "int8", "--no-kernels"], "--no-kernels")]:
             with self.subTest(options=options):
                 result = compile_model(model, out, *options)

@@ -512,20 +512,9 @@ int main(int argc, char **argv) {
   pipelineOptions.externalWeights =
       cuda || weights == "file" ||
       (weights == "auto" && modelReport.weightsBytes > kEmbedLimit);
-  if (!weightOnly.empty() && pipelineOptions.externalWeights)
-    return error("--weight-only quantizes the weights when they are packed, "
-                 "which needs them embedded in the code: use --weights=embed");
-  // (On a GPU the products round their weights before they leave the
-  // code.)
-  if ((precision == "bf16" || precision == "fp16") && !cuda &&
-      pipelineOptions.externalWeights)
-    return error("--precision " + precision + " rounds the weights when "
-                 "they are packed, which needs them embedded in the code: "
-                 "use --weights=embed");
-  if (precision == "int8" && (pipelineOptions.externalWeights || cuda))
+  if (precision == "int8" && cuda)
     return error("--precision int8 quantizes the weights when they are "
-                 "packed for the CPU, which needs them embedded in the code "
-                 "and --target=x86_64");
+                 "packed for the CPU, which needs --target=x86_64");
   using Float16Weights = PipelineOptions::Float16Weights;
   pipelineOptions.float16Weights = precision == "bf16"   ? Float16Weights::BF16
                                    : precision == "fp16" ? Float16Weights::FP16
