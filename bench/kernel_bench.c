@@ -75,11 +75,10 @@ static void call(const shape *s, const float *a, const float *b, float *c,
                  const float *v, float *out) {
   if (s->packed_copies) {
     static int turn;
-    const int64_t panels = (s->n + AGL_SGEMM_PACKED_NR - 1) /
-                           AGL_SGEMM_PACKED_NR;
-    const float *copy =
-        b + (size_t)(turn++ % s->packed_copies) * panels *
-                AGL_SGEMM_PACKED_NR * s->k;
+    const int64_t panels =
+        (s->n + AGL_SGEMM_PACKED_NR - 1) / AGL_SGEMM_PACKED_NR;
+    const float *copy = b + (size_t)(turn++ % s->packed_copies) * panels *
+                                AGL_SGEMM_PACKED_NR * s->k;
     agl_kernel_sgemm_packed(1, s->m, s->n, s->k, a, 0, s->k, 1, copy, c, 0,
                             s->n, 0, 1.0f, NULL, 0, NULL, 0, 0, NULL);
     return;

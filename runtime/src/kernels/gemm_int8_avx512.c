@@ -27,13 +27,11 @@ enum { MR = AGL_S8_MR };
  * 790-815 GOP/s without, 820-850 with (32 or 64 ahead: no better). */
 enum { B_PREFETCH = 16 };
 
-static inline __attribute__((always_inline)) void
-kernel_rows(const int R, int64_t kq, const uint8_t *ap, int64_t lda,
-            const int8_t *bp, int cols, void *c, int64_t ldc,
-            const agl_s8_epilogue *e,
-            void (*depth_loop)(int64_t, const void *, int64_t, int64_t,
-                               const void *, int64_t, int64_t, const void *,
-                               int64_t, void *)) {
+static inline __attribute__((always_inline)) void kernel_rows(
+    const int R, int64_t kq, const uint8_t *ap, int64_t lda, const int8_t *bp,
+    int cols, void *c, int64_t ldc, const agl_s8_epilogue *e,
+    void (*depth_loop)(int64_t, const void *, int64_t, int64_t, const void *,
+                       int64_t, int64_t, const void *, int64_t, void *)) {
   /* Row i's quad r at ap + i * a_row + r * a_quad. */
   const int64_t a_row = lda ? lda : 4, a_quad = lda ? 4 : AGL_S8_QUAD_BYTES;
   int32_t *c32 = c;
