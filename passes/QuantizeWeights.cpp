@@ -26,6 +26,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -145,6 +146,20 @@ struct QuantizeWeightsPass
     : autoglm::impl::QuantizeWeightsBase<QuantizeWeightsPass> {
   using QuantizeWeightsBase::QuantizeWeightsBase;
 
+  /// agl_quantize_b of the k x n weight `w` into `out`, its panels of
+  /// AGL_QUANT_NR columns (independent, each its own bytes) on the
+  /// context's threads: the int4 scale search is most of the time a large
+  /// model takes to compile with --weight-only int4.
+  void quantizePanels(ArrayRef<float> w, int64_t k, int64_t n, int bits,
+                      int64_t groupSize, MutableArrayRef<int8_t> out) {
+    const int64_t panelBytes =
+        agl_quant_weight_bytes(k, AGL_QUANT_NR, bits, groupSize);
+    mlir::parallelFor(&getContext(), 0, n / AGL_QUANT_NR, [&](size_t p) {
+      agl_quantize_b(w.data() + p * AGL_QUANT_NR, k, AGL_QUANT_NR, n, 1, bits,
+                     groupSize, out.data() + p * panelBytes);
+    });
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // The 16-bit float formats share one layout and one set of arguments.
@@ -234,8 +249,7 @@ struct QuantizeWeightsPass
               if (float16)
                 agl_pack_b_w16(w16, weight->data(), *k, *n, *n, 1, out.data());
               else
-                agl_quantize_b(weight->data(), *k, *n, *n, 1, bits, groupSize,
-                               out.data());
+                quantizePanels(*weight, *k, *n, bits, groupSize, out);
             });
         q = memref::GlobalOp::create(top, global.getLoc(), name,
                                      top.getStringAttr("private"), type, data,
