@@ -3,9 +3,10 @@
 1 GiB of weights): the weights leave the code for OUT.weights, which the
 runtime maps, and are packed, rounded or quantized at compile time as
 embedded ones are. So a model compiled either way computes the same bits
-(same kernels, same packed panels, one thread), its products call the
-packed kernels (no packing of B at run time), and a quantized model's file
-holds the quantized bytes, not the float weights.
+(same kernels, same packed panels, one thread), a decoder with its KV
+cache generates the same tokens, its products call the packed kernels (no
+packing of B at run time), and a quantized model's file holds the
+quantized bytes, not the float weights.
 """
 
 import os
@@ -108,6 +109,31 @@ class WeightsFileTest(E2ETestCase):
         # filters packed when it was compiled.
         self.assertIn("filters packed at compile time",
                       self.explain("resnet_cnn"))
+
+    def test_decoder_with_a_kv_cache_generates_the_same_tokens(self):
+        # A decoder as large LLMs are compiled: KV cache inside, symbolic
+        # lengths, weights in a file, float32 and int4.
+        dims = ["--dim", "batch=1", "--dim", "seq=1..64", "--dim",
+                "past=0..256", "--dim", "total=1..256", "--max-seq-len", "256"]
+        onnx_path = os.path.join(MODELS_DIR, "glm_tiny.onnx")
+        for options in ([], ["--weight-only", "int4"]):
+            with self.subTest(options=options):
+                tokens = []
+                for weights in ("--weights=embed", "--weights=file"):
+                    artifact = self.compiled(onnx_path, ".so", *dims,
+                                             *options, weights)
+                    result = subprocess.run(
+                        [os.path.join(TOOLS_DIR, "autoglm-generate"),
+                         artifact, "--prompt-ids", "1,2,3,4",
+                         "--max-new-tokens", "8"],
+                        capture_output=True, text=True, timeout=300)
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    ids = [line for line in result.stdout.splitlines()
+                           if line.startswith("ids:")]
+                    self.assertEqual(len(ids), 1, describe(result))
+                    self.assertEqual(len(ids[0].split()), 9)  # "ids:" + 8
+                    tokens.append(ids[0])
+                self.assertEqual(tokens[0], tokens[1])
 
     def test_quantized_file_holds_the_quantized_bytes(self):
         onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
