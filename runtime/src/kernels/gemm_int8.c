@@ -208,24 +208,16 @@ static float epilogue_scalar(const s8_args *g, int32_t sum, int64_t bt,
 
 /* Share `share` of `shares` of B's block of panels [q0, q1) at depth quads
  * [pq, pq + kq), as the cache lines a tile fetches into the L2 while it
- * computes (agl_s8_epilogue.prefetch; see the float GEMM's with_prefetch in
- * sgemm.c): in each panel those quads lie together, 2 * kq lines after its
- * column sums; every panel gets as many shares as divide evenly. */
+ * computes (agl_s8_epilogue.prefetch, agl_prefetch_share): in each panel
+ * those quads lie together, 2 * kq lines after its column sums. */
 static void prefetch_share(const s8_args *g, int64_t q0, int64_t q1, int64_t pq,
                            int64_t kq, int64_t share, int64_t shares,
                            agl_s8_epilogue *e) {
-  const int64_t panels = q1 - q0;
-  if (panels <= 0 || shares < panels)
+  int64_t q, from, to;
+  if (!agl_prefetch_share(q1 - q0, 2 * kq, share, shares, &q, &from, &to))
     return;
-  const int64_t per_panel = shares / panels;
-  const int64_t q = q0 + share / per_panel, part = share % per_panel;
-  if (q >= q1)
-    return;
-  const int64_t lines = 2 * kq;
-  const int64_t from = part * lines / per_panel,
-                to = (part + 1) * lines / per_panel;
-  e->prefetch = (const char *)g->b + q * g->panel_bytes + 32 * sizeof(int32_t) +
-                pq * 128 + from * 64;
+  e->prefetch = (const char *)g->b + (q0 + q) * g->panel_bytes +
+                32 * sizeof(int32_t) + pq * 128 + from * 64;
   e->prefetch_lines = to - from;
 }
 

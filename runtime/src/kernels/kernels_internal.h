@@ -152,6 +152,27 @@ typedef struct agl_epilogue {
   int64_t prefetch_lines;
 } agl_epilogue;
 
+/* The lines of share `share` of `shares` over `panels` panels of `lines`
+ * cache lines each (a packed block of B, each panel's lines contiguous):
+ * every panel gets as many shares as divide evenly, a range of its lines
+ * each; the shares left over, and all of them where there are fewer than
+ * panels, get none (0). Else 1, with the panel (counted from 0) and its
+ * lines [from, to). Both GEMM drivers spread the next block of B over the
+ * tiles of a block this way. */
+static inline int agl_prefetch_share(int64_t panels, int64_t lines,
+                                     int64_t share, int64_t shares,
+                                     int64_t *panel, int64_t *from,
+                                     int64_t *to) {
+  if (panels <= 0 || shares < panels)
+    return 0;
+  const int64_t per_panel = shares / panels;
+  *panel = share / per_panel;
+  const int64_t part = share % per_panel;
+  *from = part * lines / per_panel;
+  *to = (part + 1) * lines / per_panel;
+  return *panel < panels;
+}
+
 /* How many depth steps apart a micro-kernel issues the prefetches of its
  * tile's errand (agl_epilogue.prefetch): 4, 2 or 1, the widest spacing
  * that fits the lines into the kc steps (past kc lines, the rest are

@@ -143,10 +143,10 @@ static int64_t panel_row(int in_place, int64_t mc, int64_t panels, int mr,
 
 /* Share `share` of `shares` of a block of B packed ahead of time (columns
  * [jc, jc + nc), depths [pc, pc + kc)), as the cache lines a tile fetches
- * into the L2 while it computes (agl_epilogue.prefetch). In each 32-column
- * panel those depths lie together, 2 * kc lines; every panel gets as many
- * shares as divide evenly, a range of its lines each. The last panel of
- * an exact packing (narrower, laid out otherwise) is left to the kernel. */
+ * into the L2 while it computes (agl_epilogue.prefetch, agl_prefetch_share).
+ * In each 32-column panel those depths lie together, 2 * kc lines. The last
+ * panel of an exact packing (narrower, laid out otherwise) is left to the
+ * kernel. */
 static agl_epilogue with_prefetch(agl_epilogue e, const gemm_args *g,
                                   const float *packed_b, int64_t jc, int64_t nc,
                                   int64_t pc, int64_t kc, int64_t share,
@@ -156,18 +156,13 @@ static agl_epilogue with_prefetch(agl_epilogue e, const gemm_args *g,
   int64_t end = agl_ceil_div(jc + nc, pnr);
   if (g->packed_b_exact && end > g->n / pnr)
     end = g->n / pnr;
-  const int64_t panels = end - first;
-  if (panels <= 0 || shares < panels)
+  int64_t panel, from, to;
+  if (!agl_prefetch_share(end - first, 2 * kc, share, shares, &panel, &from,
+                          &to))
     return e;
-  const int64_t per_panel = shares / panels;
-  const int64_t panel = first + share / per_panel, part = share % per_panel;
-  if (panel >= end)
-    return e;
-  const int64_t lines = 2 * kc;
-  const int64_t from = part * lines / per_panel,
-                to = (part + 1) * lines / per_panel;
-  e.prefetch =
-      (const char *)(packed_b + panel * pnr * g->k + pc * pnr) + from * 64;
+  e.prefetch = (const char *)(packed_b + (first + panel) * pnr * g->k +
+                              pc * pnr) +
+               from * 64;
   e.prefetch_lines = to - from;
   return e;
 }
