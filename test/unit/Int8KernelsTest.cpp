@@ -95,6 +95,8 @@ struct Case {
   float alpha = 1.0f;
   bool bias = false, residual = false;
   int act = AGL_ACT_NONE;
+  // With a residual: the AGL_ACT_* of a gate (AGL_ACT_GATED), or -1 to add it.
+  int gate = -1;
   bool small_blocks = false;
   bool misaligned = false; // B packed at an odd address
   int64_t a_rs = 0;         // A's row stride; 0: k + 3
@@ -108,6 +110,7 @@ std::string describe(const Case &c, int threads) {
                             " act=" + std::to_string(c.act)
                       : " int32") +
          (c.bias ? " bias" : "") + (c.residual ? " residual" : "") +
+         (c.gate >= 0 ? " gate=" + std::to_string(c.gate) : "") +
          (c.small_blocks ? " small blocks" : "") +
          (c.misaligned ? " misaligned B" : "") +
          (c.a_rs ? " a_rs=" + std::to_string(c.a_rs) : "") +
@@ -147,9 +150,10 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
     x = dist(rng);
   agl_gemm_blocking small = {2, 64, 28};
   agl_kernel_gemm_u8s8(c.batch, c.m, c.n, c.k, a.data(), a_bs, a_rs,
-                       c.zero_point, packed, out.data(), c_bs, c_rs,
-                       c.alpha, c.float_out ? scale.data() : nullptr,
-                       c.bias ? bias.data() : nullptr, c.act,
+                       c.zero_point, packed, out.data(), c_bs, c_rs, c.alpha,
+                       c.float_out ? scale.data() : nullptr,
+                       c.bias ? bias.data() : nullptr,
+                       c.gate >= 0 ? c.act | AGL_ACT_GATED(c.gate) : c.act,
                        c.residual ? res.data() : nullptr, r_bs, r_rs,
                        c.small_blocks ? &small : nullptr);
   int failures = 0;
@@ -183,6 +187,14 @@ int check(const Case &c, int threads, std::mt19937 &rng) {
         double r = c.residual ? res[bt * r_bs + i * r_rs + j] : 0.0;
         double expected = activate(x, c.act) + r;
         double tolerance = 1e-6 * bound + 1e-6 * std::fabs(r) + 1e-30;
+        if (c.residual && c.gate >= 0) {
+          // Both factors carry their own errors.
+          double gate = activate(r, c.gate), y = activate(x, c.act);
+          expected = y * gate;
+          tolerance =
+              1e-6 * (bound + std::fabs(y)) * (std::fabs(gate) + std::fabs(r)) +
+              1e-30;
+        }
         if (!(std::fabs(got - expected) <= tolerance) && ++failures <= 3)
           ADD_FAILURE() << describe(c, threads) << ": C[" << bt << "," << i
                         << "," << j << "] = " << got << ", expected "
@@ -237,6 +249,16 @@ void sweep(int isa, int threads, int &failures) {
         c.alpha = 0.5f;
         c.bias = c.residual = true;
         failures += check(c, threads, rng);
+        // SwiGLU's up projection, the product times silu(gate), and
+        // another gate.
+        c.act = AGL_ACT_NONE;
+        c.bias = false;
+        c.gate = AGL_ACT_SILU;
+        failures += check(c, threads, rng);
+        c.act = AGL_ACT_RELU;
+        c.gate = kActs[variant % 5];
+        failures += check(c, threads, rng);
+        c.gate = -1;
         if (failures > 10)
           return;
       }
@@ -375,9 +397,11 @@ int checkRequantize(int64_t m, int64_t n, int64_t k, int32_t zero_point,
   for (size_t at = 0; at < out.size(); ++at)
     if (!written[at] && out[at] != 0xA5 && ++failures <= 3)
       ADD_FAILURE() << "wrote outside C at " << at;
-  // Both ends, but for activations that keep values above -0.3.
-  if (m >= 14 && n >= 32 && (high == 0 || (act == AGL_ACT_NONE && low == 0)) &&
-      ++failures)
+  // Both ends, but for activations that keep values above -0.3 (a gate's
+  // factor, below 1, keeps most values inside).
+  const bool gated = act & AGL_ACT_GATE_FLAG;
+  if (m >= 14 && n >= 32 && !gated &&
+      (high == 0 || (act == AGL_ACT_NONE && low == 0)) && ++failures)
     ADD_FAILURE() << "m=" << m << " n=" << n << " k=" << k
                   << ": no output saturated at 0 or 255 (" << low << ", "
                   << high << ")";
@@ -412,6 +436,10 @@ TEST_F(Int8KernelsTest, RequantizeMatchesTheFloatEpilogueQuantized) {
           failures += checkRequantize(
               m, n, k, variant % 3 ? 128 : 7, kActs[variant % 5],
               variant % 2 == 0, variant % 3 == 1,
+              variant % 4 == 0 ? &small : nullptr, 0, rng);
+          // SwiGLU's up projection quantized for the down projection.
+          failures += checkRequantize(
+              m, n, k, 128, AGL_ACT_GATED(AGL_ACT_SILU), false, true,
               variant % 4 == 0 ? &small : nullptr, 0, rng);
         }
     EXPECT_EQ(failures, 0) << "isa " << isa << " threads " << threads;

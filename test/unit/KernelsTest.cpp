@@ -55,10 +55,13 @@ std::string describe(int64_t batch, int64_t m, int64_t n, int64_t k,
 }
 
 // The optional parts of the epilogue: C = act(C? + alpha * A B + bias[j])
-// + residual[b, i, j].
+// + residual[b, i, j], or with `gated` (and a residual) times
+// gate_act(residual[b, i, j]).
 struct Epilogue {
   float alpha = 1.0f;
   bool bias = false, residual = false;
+  bool gated = false;
+  int gate_act = AGL_ACT_NONE;
 };
 
 // Runs one product and compares every element; returns the failures.
@@ -116,6 +119,8 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
     x = dist(rng);
   const float *bias_arg = epilogue.bias ? bias.data() : nullptr;
   const float *residual_arg = epilogue.residual ? residual.data() : nullptr;
+  const int activation =
+      epilogue.gated ? act | AGL_ACT_GATED(epilogue.gate_act) : act;
 
   if (l.packed_b) {
     // The layout kernels.h documents: per 32-column panel, k rows of 32.
@@ -128,13 +133,13 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
               b[(size_t)(p * b_rs + (q * nr + j) * b_cs)];
     agl_kernel_sgemm_packed(batch, m, n, k, a.data(), a_bs, a_rs, a_cs,
                             packed.data(), c.data(), c_bs, c_rs, accumulate,
-                            epilogue.alpha, bias_arg, act, residual_arg, r_bs,
-                            r_rs, blocking);
+                            epilogue.alpha, bias_arg, activation, residual_arg,
+                            r_bs, r_rs, blocking);
   } else {
-    agl_kernel_sgemm(batch, m, n, k, a.data(), a_bs, a_rs, a_cs, b.data(),
-                     b_bs, b_rs, b_cs, c.data(), c_bs, c_rs, accumulate,
-                     epilogue.alpha, bias_arg, act, residual_arg, r_bs, r_rs,
-                     blocking);
+    agl_kernel_sgemm(batch, m, n, k, a.data(), a_bs, a_rs, a_cs, b.data(), b_bs,
+                     b_rs, b_cs, c.data(), c_bs, c_rs, accumulate,
+                     epilogue.alpha, bias_arg, activation, residual_arg, r_bs,
+                     r_rs, blocking);
   }
 
   int failures = 0;
@@ -162,7 +167,13 @@ int checkGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const Layout &l,
           scale += std::fabs(bias[(size_t)j]);
         }
         double want = activate(sum, act);
-        if (epilogue.residual) {
+        if (epilogue.residual && epilogue.gated) {
+          // Both factors carry their own few-ulp errors.
+          double r = residual[(size_t)(bt * r_bs + i * r_rs + j)];
+          double gate = activate(r, epilogue.gate_act);
+          scale = (scale + std::fabs(want)) * (std::fabs(gate) + std::fabs(r));
+          want *= gate;
+        } else if (epilogue.residual) {
           double r = residual[(size_t)(bt * r_bs + i * r_rs + j)];
           want += r;
           scale += std::fabs(r);
@@ -309,6 +320,46 @@ TEST_F(KernelsTest, EpilogueMatchesReference) {
                       0)
                 << "isa=" << isa << " bias=" << e.bias
                 << " residual=" << e.residual << " alpha=" << e.alpha;
+          }
+    }
+}
+
+// A gated epilogue, act(product) * gate_act(residual) (SwiGLU: the up
+// projection's product times silu of the gate projection's), for every pair
+// of activations, through the same paths: edge tiles, depth blocks (the gate
+// goes in with the last), both small-m orientations, packed B, 1 and 2
+// threads, each kernel table.
+TEST_F(KernelsTest, GatedEpilogueMatchesReference) {
+  const Shape shapes[] = {{1, 29, 63, 37}, {2, 15, 33, 17}, {1, 3, 65, 129},
+                          {1, 70, 3, 300}, {3, 1, 45, 9},   {1, 43, 129, 769},
+                          {1, 1, 1, 1},    {2, 20, 30, 0}};
+  const agl_gemm_blocking small_blocks = {40, 64, 28};
+  std::mt19937 rng(5151);
+  for (int isa : {1, 2, 3})
+    for (int threads : {1, 2}) {
+      agl_gemm_select(isa);
+      ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
+      int variant = 0;
+      for (const Shape &s : shapes)
+        for (int act = AGL_ACT_NONE; act <= AGL_ACT_SILU; ++act)
+          for (int gate = AGL_ACT_NONE; gate <= AGL_ACT_SILU; ++gate) {
+            Epilogue e;
+            e.residual = e.gated = true;
+            e.gate_act = gate;
+            e.bias = variant % 2 == 1;
+            e.alpha = variant % 3 == 2 ? 0.375f : 1.0f;
+            Layout l{};
+            l.b_transposed = variant % 3 == 1;
+            l.packed_b = variant % 3 != 1;
+            l.padded = variant % 2 == 0;
+            int accumulate = variant % 7 == 4;
+            const agl_gemm_blocking *blocking =
+                variant % 4 == 0 ? &small_blocks : nullptr;
+            ++variant;
+            ASSERT_EQ(checkGemm(s.batch, s.m, s.n, s.k, l, accumulate, act,
+                                threads, rng, blocking, e),
+                      0)
+                << "isa=" << isa << " act=" << act << " gate=" << gate;
           }
     }
 }

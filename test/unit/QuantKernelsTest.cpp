@@ -56,6 +56,8 @@ struct Case {
   int accumulate, act;
   float alpha = 1.0f;
   bool bias = false, residual = false;
+  // With a residual: the AGL_ACT_* of a gate (AGL_ACT_GATED), or -1 to add it.
+  int gate = -1;
 };
 
 std::string describe(const Case &c, int threads) {
@@ -64,9 +66,9 @@ std::string describe(const Case &c, int threads) {
          " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
          (c.a_transposed ? " A^T" : "") +
          " accumulate=" + std::to_string(c.accumulate) +
-         " act=" + std::to_string(c.act) +
-         " alpha=" + std::to_string(c.alpha) + (c.bias ? " bias" : "") +
-         (c.residual ? " residual" : "") +
+         " act=" + std::to_string(c.act) + " alpha=" + std::to_string(c.alpha) +
+         (c.bias ? " bias" : "") + (c.residual ? " residual" : "") +
+         (c.gate >= 0 ? " gate=" + std::to_string(c.gate) : "") +
          " threads=" + std::to_string(threads);
 }
 
@@ -122,7 +124,8 @@ int check(const Case &c, int threads, std::mt19937 &rng,
   (c.bits == 8 ? agl_kernel_sgemm_q8 : agl_kernel_sgemm_q4)(
       c.batch, c.m, c.n, c.k, a.data(), a_bs, a_rs, a_cs, q.data, c.group,
       out.data(), c_bs, c_rs, c.accumulate, c.alpha,
-      c.bias ? bias.data() : nullptr, c.act,
+      c.bias ? bias.data() : nullptr,
+      c.gate >= 0 ? c.act | AGL_ACT_GATED(c.gate) : c.act,
       c.residual ? res.data() : nullptr, r_bs, r_rs, nullptr);
   int failures = 0;
   std::vector<bool> written(out.size());
@@ -162,9 +165,17 @@ int check(const Case &c, int threads, std::mt19937 &rng,
         }
         double expected = activate(sum, c.act);
         double r = c.residual ? res[bt * r_bs + i * r_rs + j] : 0.0;
-        expected += r;
         double tolerance = (c.k * std::ldexp(1.0, -23) + 1e-6) * bound +
                            1e-6 * std::fabs(r) + rounding + 1e-30;
+        if (c.residual && c.gate >= 0) {
+          // Both factors carry their own errors.
+          double gate = activate(r, c.gate);
+          tolerance = (tolerance + 1e-6 * std::fabs(expected)) *
+                      (std::fabs(gate) + std::fabs(r));
+          expected *= gate;
+        } else {
+          expected += r;
+        }
         if (!(std::fabs(out[at] - expected) <= tolerance) && ++failures <= 3)
           ADD_FAILURE() << describe(c, threads) << ": C[" << bt << "," << i
                         << "," << j << "] = " << out[at] << ", expected "
@@ -230,6 +241,17 @@ void sweep(int isa, int threads, int &failures, bool vnni = false) {
         full.accumulate = 0;
         full.alpha = 0.5f;
         failures += check(full, threads, rng, vnni);
+        // SwiGLU's up projection: the product times silu(gate), both
+        // regimes.
+        Case swiglu = c;
+        swiglu.act = AGL_ACT_NONE;
+        swiglu.residual = true;
+        swiglu.gate = AGL_ACT_SILU;
+        failures += check(swiglu, threads, rng, vnni);
+        swiglu.m = 1;
+        swiglu.act = AGL_ACT_RELU;
+        swiglu.gate = variant % 2 ? AGL_ACT_GELU_TANH : AGL_ACT_NONE;
+        failures += check(swiglu, threads, rng, vnni);
         if (failures > 10)
           return;
       }

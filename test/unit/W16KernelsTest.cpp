@@ -69,17 +69,18 @@ struct Case {
   int accumulate, act;
   float alpha = 1.0f;
   bool bias = false, residual = false;
+  // With a residual: the AGL_ACT_* of a gate (AGL_ACT_GATED), or -1 to add it.
+  int gate = -1;
 };
 
 std::string describe(const Format &f, const Case &c, int threads) {
   return std::string(f.name) + " batch=" + std::to_string(c.batch) +
-         " m=" + std::to_string(c.m) +
-         " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
-         (c.a_transposed ? " A^T" : "") +
+         " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+         " k=" + std::to_string(c.k) + (c.a_transposed ? " A^T" : "") +
          " accumulate=" + std::to_string(c.accumulate) +
-         " act=" + std::to_string(c.act) +
-         " alpha=" + std::to_string(c.alpha) + (c.bias ? " bias" : "") +
-         (c.residual ? " residual" : "") +
+         " act=" + std::to_string(c.act) + " alpha=" + std::to_string(c.alpha) +
+         (c.bias ? " bias" : "") + (c.residual ? " residual" : "") +
+         (c.gate >= 0 ? " gate=" + std::to_string(c.gate) : "") +
          " threads=" + std::to_string(threads);
 }
 
@@ -111,7 +112,8 @@ int check(const Format &f, const Case &c, int threads, std::mt19937 &rng) {
     x = dist(rng);
   f.kernel(c.batch, c.m, c.n, c.k, a.data(), a_bs, a_rs, a_cs, packed.data,
            out.data(), c_bs, c_rs, c.accumulate, c.alpha,
-           c.bias ? bias.data() : nullptr, c.act,
+           c.bias ? bias.data() : nullptr,
+           c.gate >= 0 ? c.act | AGL_ACT_GATED(c.gate) : c.act,
            c.residual ? res.data() : nullptr, r_bs, r_rs, nullptr);
   int failures = 0;
   std::vector<bool> written(out.size());
@@ -140,18 +142,26 @@ int check(const Format &f, const Case &c, int threads, std::mt19937 &rng) {
         }
         double r = c.residual ? res[bt * r_bs + i * r_rs + j] : 0.0;
         double s = bound * std::fabs(c.alpha) + base_bound;
-        double exact = activate(c.alpha * stored + base, c.act) + r;
+        // The residual added, or a gate's factor (1 + both factors' errors).
+        const bool gated = c.residual && c.gate >= 0;
+        const double gate = gated ? activate(r, c.gate) : 1.0;
+        auto finish = [&](double y) { return gated ? y * gate : y + r; };
+        const double y = activate(c.alpha * stored + base, c.act);
+        double exact = finish(y);
         double tolerance = (c.k * std::ldexp(1.0, -23) + 1e-6) * s +
                            1e-6 * std::fabs(r) + 1e-30;
+        if (gated)
+          tolerance = (tolerance + 1e-6 * std::fabs(y)) *
+                      (std::fabs(gate) + std::fabs(r));
         if (!(std::fabs(out[at] - exact) <= tolerance) && ++failures <= 3)
           ADD_FAILURE() << describe(f, c, threads) << ": C[" << bt << ","
                         << i << "," << j << "] = " << out[at] << ", expected "
                         << exact << " from the 16-bit weights (tolerance "
                         << tolerance << ")";
         // Against the float32 weights: the rounding of the weights on top.
-        double from_float = activate(c.alpha * original + base, c.act) + r;
+        double from_float = finish(activate(c.alpha * original + base, c.act));
         double rounding = (f.relative * bound + f.absolute * a_sum) *
-                              std::fabs(c.alpha) * 1.2 +
+                              std::fabs(c.alpha) * 1.2 * std::fabs(gate) +
                           tolerance;
         if (!(std::fabs(out[at] - from_float) <= rounding) && ++failures <= 3)
           ADD_FAILURE() << describe(f, c, threads) << ": C[" << bt << ","
@@ -212,6 +222,14 @@ void sweep(const Format &f, int isa, int threads, int &failures) {
       full.accumulate = 0;
       full.alpha = 0.5f;
       failures += check(f, full, threads, rng);
+      // SwiGLU's up projection (the product times silu(gate)), both regimes.
+      Case swiglu = c;
+      swiglu.act = AGL_ACT_NONE;
+      swiglu.residual = true;
+      swiglu.gate = AGL_ACT_SILU;
+      failures += check(f, swiglu, threads, rng);
+      swiglu.m = 1;
+      failures += check(f, swiglu, threads, rng);
       if (failures > 10)
         return;
     }

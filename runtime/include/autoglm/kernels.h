@@ -31,6 +31,9 @@ extern "C" {
    address distinct elements of C. With k == 0 the sum is 0. The bias (n
    floats, every batch entry and row) and the residual may be null.
    The activation is one of AGL_ACT_*; an unknown value is treated as none.
+   With AGL_ACT_GATED(g) or'ed into it, the residual is a gate instead: the
+   epilogue ends in act(...) * g(residual[...]) rather than + residual[...]
+   (see AGL_ACT_GATED).
    `blocking` sets the cache blocking of this call (see agl_gemm_blocking);
    null leaves it to the runtime's cost model. */
 typedef struct agl_gemm_blocking agl_gemm_blocking;
@@ -472,6 +475,17 @@ enum {
   AGL_ACT_GELU_TANH = 3, /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
   AGL_ACT_SILU = 4       /* x sigmoid(x) */
 };
+
+/* Or'ed into the activation argument of a GEMM (agl_kernel_sgemm*, the
+   weight-only and int8 products): the residual operand is a gate, and the
+   epilogue multiplies by gate_act(residual[b,i,j]) where it would add
+   residual[b,i,j]. A gated linear unit is one product's epilogue this way:
+   SwiGLU, silu(x W_gate) * (x W_up), is the up projection's product with
+   AGL_ACT_GATED(AGL_ACT_SILU) and the gate projection's result as residual
+   (GeGLU: AGL_ACT_GELU_*). The product's own activation stays in the low
+   four bits. Convolutions take no gate. */
+#define AGL_ACT_GATE_FLAG 0x100
+#define AGL_ACT_GATED(gate_act) (AGL_ACT_GATE_FLAG | ((gate_act) << 4))
 
 /* Runs fn(ctx, begin, end) over [0, n) split into contiguous chunks across the
    pool's threads (the caller's thread takes part); returns when all are done.

@@ -88,7 +88,9 @@ static inline void agl_pack_b_s8(const int8_t *b, int64_t k, int64_t n,
    applied while the tile is in registers. Strides in elements, non-negative;
    C's and the residual's column stride is 1. C must not overlap A, B, the
    scales, the bias or the residual. The activation is one of AGL_ACT_*; an
-   unknown value is treated as none. Sizes may be 0 (k == 0: the sum is 0).
+   unknown value is treated as none; with AGL_ACT_GATED(g) (kernels.h) the
+   residual is a gate, multiplied in as g(residual) instead of added.
+   Sizes may be 0 (k == 0: the sum is 0).
    The sum is exact when k * 255 * 128 fits in int32 (k up to 65793); the
    float epilogue rounds it to float first.
    No allocation; threads on the pool (columns first, rows when there are

@@ -14,7 +14,7 @@
  *                  + (bias ? bias[j] : 0))
  *              + (residual ? residual[b * residual_batch_stride
  *                                     + i * residual_row_stride + j] : 0)
- * with the epilogue (alpha, bias, activation, residual) of
+ * with the epilogue (alpha, bias, activation, residual or gate) of
  * agl_kernel_sgemm_packed, applied while the tile is in registers.
  *
  * The layout is defined here, with the functions that compute it, so that

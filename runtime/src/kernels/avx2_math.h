@@ -134,6 +134,14 @@ static AGL_ALWAYS_INLINE __m256 agl_activate256(__m256 x, int act) {
   }
 }
 
+/* x with the residual r after the activation: added, or as a gate
+ * (agl_epilogue). */
+static AGL_ALWAYS_INLINE __m256 agl_residual256(__m256 x, __m256 r, int gated,
+                                                int gate_act) {
+  return gated ? _mm256_mul_ps(x, agl_activate256(r, gate_act))
+               : _mm256_add_ps(x, r);
+}
+
 /* The first `count` (0..3) floats at p; the rest of the lanes are zero. */
 static AGL_ALWAYS_INLINE __m128 agl_load_lanes128(const float *p,
                                                   int64_t count) {
@@ -237,12 +245,13 @@ agl_store_epilogue256(__m256 acc, float *c, int64_t stride, int64_t count,
   if (e->alpha != 1.0f)
     x = _mm256_mul_ps(x, _mm256_set1_ps(e->alpha));
   x = _mm256_add_ps(_mm256_add_ps(x, old), add);
-  if (res && e->residual_first)
+  const int first = e->residual_first && !e->gated;
+  if (res && first)
     x = _mm256_add_ps(x, r);
   if (e->act != AGL_ACT_NONE)
     x = agl_activate256(x, e->act);
-  if (res && !e->residual_first)
-    x = _mm256_add_ps(x, r);
+  if (res && !first)
+    x = agl_residual256(x, r, e->gated, e->gate_act);
   if (stride == 1) {
     agl_store_lanes256(c, x, count);
     return;

@@ -145,6 +145,14 @@ static inline __m512 agl_activate512(__m512 x, int act) {
   return x;
 }
 
+/* x with the residual r after the activation: added, or as a gate
+ * (agl_epilogue). */
+static inline __attribute__((always_inline)) __m512
+agl_residual512(__m512 x, __m512 r, int gated, int gate_act) {
+  return gated ? _mm512_mul_ps(x, agl_activate512(r, gate_act))
+               : _mm512_add_ps(x, r);
+}
+
 /* Lanes [lo, hi) of a 16-lane mask (empty when hi <= lo). */
 static inline __mmask16 agl_lane_range16(int64_t lo, int64_t hi) {
   if (lo < 0)
@@ -187,19 +195,25 @@ agl_store_epilogue512(__m512 acc, float *c, int64_t ccs,
     if (e->act != AGL_ACT_NONE)
       acc = agl_activate512(acc, e->act);
     if (res)
-      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, res));
+      acc = agl_residual512(acc, _mm512_maskz_loadu_ps(m, res), e->gated,
+                            e->gate_act);
     _mm512_mask_storeu_ps(c, m, acc);
     return;
   }
-  float tmp[16];
+  float tmp[16], r[16] = {0};
   _mm512_storeu_ps(tmp, acc);
-  for (int64_t t = 0; t < count; ++t)
+  for (int64_t t = 0; t < count; ++t) {
     tmp[t] = (e->load_c ? c[t * ccs] : 0.0f) + e->alpha * tmp[t] +
              (bias ? bias[t * e->bias_cs] : 0.0f);
-  if (e->act != AGL_ACT_NONE)
-    _mm512_storeu_ps(tmp, agl_activate512(_mm512_loadu_ps(tmp), e->act));
+    if (res)
+      r[t] = res[t * e->res_cs];
+  }
+  __m512 x = agl_activate512(_mm512_loadu_ps(tmp), e->act);
+  if (res)
+    x = agl_residual512(x, _mm512_loadu_ps(r), e->gated, e->gate_act);
+  _mm512_storeu_ps(tmp, x);
   for (int64_t t = 0; t < count; ++t)
-    c[t * ccs] = tmp[t] + (res ? res[t * e->res_cs] : 0.0f);
+    c[t * ccs] = tmp[t];
 }
 
 #endif /* AUTOGLM_AVX512_MATH_H */

@@ -85,7 +85,8 @@ void agl_s8_kernel_portable(int64_t kq, const uint8_t *ap, int64_t lda,
       if (e->act != AGL_ACT_NONE)
         x = agl_activate_scalar(x, e->act);
       if (e->residual)
-        x += e->residual[i * e->res_rs + j];
+        x = agl_residual_scalar(x, e->residual[i * e->res_rs + j], e->gated,
+                                e->gate_act);
       if (e->quantize)
         cb[i * ldc + j] = agl_quantize_u8(x, e->out_scale, e->out_zero_point);
       else
@@ -109,6 +110,7 @@ typedef struct s8_args {
   int act;
   const float *residual;
   int64_t res_bs, res_rs;
+  int gated, gate_act;
   int quantize;
   float out_scale;
   int32_t out_zero_point;
@@ -202,7 +204,8 @@ static float epilogue_scalar(const s8_args *g, int32_t sum, int64_t bt,
     x += g->bias[j];
   x = agl_activate_scalar(x, g->act);
   if (g->residual)
-    x += g->residual[bt * g->res_bs + i * g->res_rs + j];
+    x = agl_residual_scalar(x, g->residual[bt * g->res_bs + i * g->res_rs + j],
+                            g->gated, g->gate_act);
   return x;
 }
 
@@ -297,6 +300,8 @@ static void s8_tile(const s8_args *g, int64_t bt, int64_t i0, int64_t i1,
                 .act = g->act,
                 .residual = residual ? residual + i * g->res_rs + j : NULL,
                 .res_rs = g->res_rs,
+                .gated = g->gated,
+                .gate_act = g->gate_act,
                 .quantize = g->quantize,
                 .out_scale = g->out_scale,
                 .out_zero_point = g->out_zero_point,
@@ -523,10 +528,10 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                       const agl_gemm_blocking *blocking) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  activation = agl_known_activation(activation);
+  agl_activation_parts act = agl_split_activation(activation);
   if (!scale) { /* int32 output: no epilogue */
     bias = residual = NULL;
-    activation = AGL_ACT_NONE;
+    act.act = AGL_ACT_NONE;
   }
   const int64_t c_elem = quantize ? 1 : 4;
   if (k <= 0) {
@@ -543,10 +548,12 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
             continue;
           }
           float x = bias ? bias[j] : 0.0f;
-          x = agl_activate_scalar(x, activation);
+          x = agl_activate_scalar(x, act.act);
           if (residual)
-            x += residual[bt * residual_batch_stride +
-                          i * residual_row_stride + j];
+            x = agl_residual_scalar(x,
+                                    residual[bt * residual_batch_stride +
+                                             i * residual_row_stride + j],
+                                    act.gated, act.gate_act);
           if (quantize)
             *cij = agl_quantize_u8(x, out_scale, out_zero_point);
           else
@@ -571,10 +578,12 @@ static void gemm_u8s8(int64_t batch, int64_t m, int64_t n, int64_t k,
                .alpha = alpha,
                .scale = scale,
                .bias = bias,
-               .act = activation,
+               .act = act.act,
                .residual = residual,
                .res_bs = residual_batch_stride,
                .res_rs = residual_row_stride,
+               .gated = act.gated,
+               .gate_act = act.gate_act,
                .quantize = quantize,
                .out_scale = out_scale,
                .out_zero_point = out_zero_point,

@@ -126,8 +126,9 @@ static AGL_ALWAYS_INLINE void pass(const int R, int64_t kq, const uint8_t *ap,
     if (e->act != AGL_ACT_NONE)
       v = agl_activate256(v, e->act);
     if (e->residual)
-      v = _mm256_add_ps(
-          v, agl_load_lanes256(e->residual + i * e->res_rs + j, live));
+      v = agl_residual256(
+          v, agl_load_lanes256(e->residual + i * e->res_rs + j, live), e->gated,
+          e->gate_act);
     if (e->quantize) {
       __m256 q = _mm256_round_ps(
           _mm256_div_ps(v, _mm256_set1_ps(e->out_scale)),

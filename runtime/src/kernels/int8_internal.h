@@ -17,10 +17,11 @@ enum { AGL_S8_MR = 14, AGL_S8_QUAD_BYTES = AGL_S8_MR * 4 };
  * C's 4-byte elements hold them as int32 even when C is float); the last
  * block (`last`) subtracts the zero point's term and stores C: as int32
  * without `scale`, else through the float epilogue
- *   act(alpha * scale[j] * acc + bias[j]) + residual[i * res_rs + j],
- * and with `quantize` that quantized to uint8 (agl_quantize_u8; C then
- * holds bytes, and comes in one block: there is no room for partial sums).
- * Pointers are at the tile's column 0 (the residual at its element (0, 0)). */
+ *   act(alpha * scale[j] * acc + bias[j]) + residual[i * res_rs + j]
+ * (`gated`: times gate_act(residual[...]) instead), and with `quantize` that
+ * quantized to uint8 (agl_quantize_u8; C then holds bytes, and comes in one
+ * block: there is no room for partial sums). Pointers are at the tile's column
+ * 0 (the residual at its element (0, 0)). */
 typedef struct agl_s8_epilogue {
   int load, last;
   int32_t zero_point;
@@ -31,6 +32,7 @@ typedef struct agl_s8_epilogue {
   int act;
   const float *residual;
   int64_t res_rs;
+  int gated, gate_act;
   int quantize;
   float out_scale;
   int32_t out_zero_point;

@@ -106,15 +106,27 @@ agl_s8_store_avx512(const int R, __m512i acc[][2], int cols, void *c,
           _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i0 + r][1], z1)), s1, bias1);
     }
     agl_activate512_n(v[0], 2 * rows, act);
+    if (residual) {
+      __m512 g[4][2];
+#pragma GCC unroll 4
+      for (int r = 0; r < rows; ++r) {
+        const float *res = residual + (i0 + r) * e->res_rs;
+        g[r][0] = _mm512_maskz_loadu_ps(m0, res);
+        g[r][1] = _mm512_maskz_loadu_ps(m1, res + 16);
+      }
+      if (e->gated)
+        agl_activate512_n(g[0], 2 * rows, e->gate_act);
+#pragma GCC unroll 4
+      for (int r = 0; r < rows; ++r)
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h)
+          v[r][h] = e->gated ? _mm512_mul_ps(v[r][h], g[r][h])
+                             : _mm512_add_ps(v[r][h], g[r][h]);
+    }
 #pragma GCC unroll 4
     for (int r = 0; r < rows; ++r) {
       const int i = i0 + r;
       __m512 v0 = v[r][0], v1 = v[r][1];
-      if (residual) {
-        const float *res = residual + i * e->res_rs;
-        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res));
-        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, res + 16));
-      }
       if (e->quantize) {
         uint8_t *row = cq + i * ldc;
         _mm512_mask_cvtepi32_storeu_epi8(

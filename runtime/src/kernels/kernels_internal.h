@@ -133,7 +133,9 @@ typedef struct agl_view {
  *                + (bias ? bias[i * bias_rs + j * bias_cs] : 0))
  *            + (residual ? residual[i * res_rs + j * res_cs] : 0)
  * or, with residual_first, the residual added inside act() (a CNN's
- * relu(conv + shortcut)).
+ * relu(conv + shortcut)), or, `gated`, the residual a gate:
+ *   act(...) * gate_act(residual[i * res_rs + j * res_cs])
+ * (not with residual_first).
  * Tile coordinates: the pointers are advanced to the tile's element (0, 0). */
 typedef struct agl_epilogue {
   int load_c, act;
@@ -143,6 +145,7 @@ typedef struct agl_epilogue {
   const float *residual;
   int64_t res_rs, res_cs;
   int residual_first;
+  int gated, gate_act;
   /* Not the epilogue proper but the tile's other errand: `prefetch_lines`
    * cache lines from `prefetch` on, which the kernel fetches into the L2
    * while it computes the tile, spread over its depth loop (the packed
@@ -187,8 +190,30 @@ static inline int agl_known_activation(int act) {
   return act >= AGL_ACT_NONE && act <= AGL_ACT_SILU ? act : AGL_ACT_NONE;
 }
 
+/* A GEMM's activation argument taken apart: the product's activation and,
+ * with AGL_ACT_GATE_FLAG, the gate's (kernels.h); unknown ones are none. */
+typedef struct agl_activation_parts {
+  int act, gated, gate_act;
+} agl_activation_parts;
+
+static inline agl_activation_parts agl_split_activation(int32_t activation) {
+  agl_activation_parts p = {agl_known_activation(activation & 0xF), 0,
+                            AGL_ACT_NONE};
+  if (activation & AGL_ACT_GATE_FLAG) {
+    p.gated = 1;
+    p.gate_act = agl_known_activation((activation >> 4) & 0xF);
+  }
+  return p;
+}
+
 /* Scalar activation, shared by the portable path and edge cases. */
 AGL_HIDDEN float agl_activate_scalar(float x, int act);
+
+/* x with the residual r after the activation: added, or as a gate. */
+static inline float agl_residual_scalar(float x, float r, int gated,
+                                        int gate_act) {
+  return gated ? x * agl_activate_scalar(r, gate_act) : x + r;
+}
 
 /* The epilogue of one element, from its old value and its sum. */
 static inline float agl_epilogue_scalar(const agl_epilogue *e, float old,
@@ -196,12 +221,14 @@ static inline float agl_epilogue_scalar(const agl_epilogue *e, float old,
   float x = (e->load_c ? old : 0.0f) + e->alpha * acc;
   if (e->bias)
     x += e->bias[i * e->bias_rs + j * e->bias_cs];
-  if (e->residual && e->residual_first)
+  const int first = e->residual_first && !e->gated;
+  if (e->residual && first)
     x += e->residual[i * e->res_rs + j * e->res_cs];
   if (e->act != AGL_ACT_NONE)
     x = agl_activate_scalar(x, e->act);
-  if (e->residual && !e->residual_first)
-    x += e->residual[i * e->res_rs + j * e->res_cs];
+  if (e->residual && !first)
+    x = agl_residual_scalar(x, e->residual[i * e->res_rs + j * e->res_cs],
+                            e->gated, e->gate_act);
   return x;
 }
 
@@ -586,11 +613,13 @@ typedef struct agl_gemm_args {
   int64_t c_bs, c_rs;
   int c_transposed;
   /* The epilogue: C = act((accumulate ? C : 0) + alpha * A B + bias[j])
-   * + residual[i, j], or with residual_first the residual inside act().
+   * + residual[i, j], or with residual_first the residual inside act(),
+   * or with gated times gate_act(residual[i, j]) (not with c_transposed).
    * The bias runs along B's columns j (batch entries bias_bs apart), the
    * residual is C's shape, its element (i, j) at residual[i * res_rs + j]
    * (with c_transposed, at residual[j * res_rs + i]; batch entries res_bs
-   * apart); either may be null. */
+   * apart); either may be null. agl_gemm takes `act` as the entry points
+   * do (AGL_ACT_GATED included) and splits it. */
   float alpha;
   const float *bias;
   int64_t bias_bs;
@@ -598,6 +627,7 @@ typedef struct agl_gemm_args {
   int64_t res_bs, res_rs;
   int residual_first;
   int accumulate, act;
+  int gated, gate_act;
   /* The requested cache blocking, or null for the cost model's. */
   const agl_gemm_blocking *blocking;
   /* Filled in by the driver. */

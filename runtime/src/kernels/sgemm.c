@@ -77,16 +77,18 @@ typedef agl_gemm_args gemm_args;
 
 /* The epilogue of batch entry bt in C's coordinates (i, j). */
 static agl_epilogue epilogue_at(const gemm_args *g, int64_t bt) {
-  return (agl_epilogue){
-      .load_c = g->accumulate,
-      .act = g->act,
-      .alpha = g->alpha,
-      .bias = g->bias ? g->bias + bt * g->bias_bs : NULL,
-      .bias_cs = 1,
-      .residual = g->residual ? g->residual + bt * g->res_bs : NULL,
-      .res_rs = g->c_transposed ? 1 : g->res_rs,
-      .res_cs = g->c_transposed ? g->res_rs : 1,
-      .residual_first = g->residual_first};
+  return (agl_epilogue){.load_c = g->accumulate,
+                        .act = g->act,
+                        .alpha = g->alpha,
+                        .bias = g->bias ? g->bias + bt * g->bias_bs : NULL,
+                        .bias_cs = 1,
+                        .residual =
+                            g->residual ? g->residual + bt * g->res_bs : NULL,
+                        .res_rs = g->c_transposed ? 1 : g->res_rs,
+                        .res_cs = g->c_transposed ? g->res_rs : 1,
+                        .residual_first = g->residual_first,
+                        .gated = g->gated,
+                        .gate_act = g->gate_act};
 }
 
 /* The ahead-of-time panel of B that holds column `col`, from depth pc on:
@@ -530,7 +532,9 @@ static int plan_small(const gemm_args *g, small_args *s) {
                         .bias_cs = 1,
                         .residual = g->residual,
                         .res_rs = g->res_rs,
-                        .res_cs = 1};
+                        .res_cs = 1,
+                        .gated = g->gated,
+                        .gate_act = g->gate_act};
   if (g->packed_b)
     return g->m <= 4; /* the panels are rows of B: only that orientation */
   if (g->m > 4) {
@@ -652,7 +656,10 @@ static void gemm_run(gemm_args *g, int threads) {
 void agl_gemm(gemm_args *g) {
   if (g->batch <= 0 || g->m <= 0 || g->n <= 0)
     return;
-  g->act = agl_known_activation(g->act);
+  const agl_activation_parts act = agl_split_activation(g->act);
+  g->act = act.act;
+  g->gated = act.gated;
+  g->gate_act = act.gate_act;
   const agl_gemm_isa *isa = g->isa = agl_gemm_current();
   agl_gemm_blocking request = {0, 0, 0};
   if (g->blocking)

@@ -86,7 +86,8 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
   __mmask16 m0 = agl_lanes(nr), m1 = agl_lanes(nr - 16);
   const int load_c = e->load_c, act = e->act, scaled = e->alpha != 1.0f;
   const float *residual = e->residual;
-  const int first = e->residual_first;
+  const int gated = residual && e->gated;
+  const int first = e->residual_first && !gated;
   const __m512 alpha = _mm512_set1_ps(e->alpha);
   /* The bias runs along the columns: one vector pair for every row. */
   __m512 bias0 = _mm512_setzero_ps(), bias1 = _mm512_setzero_ps();
@@ -122,13 +123,19 @@ kernel_rows(const int R, const int DIRECT, const int TRANS, const int VECS,
       }
     if (act != AGL_ACT_NONE)
       agl_activate512_n(v[0], 2 * rows, act);
+    if (gated && e->gate_act != AGL_ACT_NONE)
+      agl_activate512_n(r[0], 2 * rows, e->gate_act);
 #pragma GCC unroll 4
     for (int q = 0; q < rows; ++q)
 #pragma GCC unroll 2
-      for (int h = 0; h < 2; ++h)
-        _mm512_mask_storeu_ps(
-            c + (i0 + q) * ldc + 16 * h, h ? m1 : m0,
-            residual && !first ? _mm512_add_ps(v[q][h], r[q][h]) : v[q][h]);
+      for (int h = 0; h < 2; ++h) {
+        __m512 x = v[q][h];
+        if (gated)
+          x = _mm512_mul_ps(x, r[q][h]);
+        else if (residual && !first)
+          x = _mm512_add_ps(x, r[q][h]);
+        _mm512_mask_storeu_ps(c + (i0 + q) * ldc + 16 * h, h ? m1 : m0, x);
+      }
   }
 }
 

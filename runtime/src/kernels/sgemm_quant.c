@@ -296,11 +296,17 @@ static void sgemm_quant(int bits, agl_w16_format w16, int64_t batch,
                         const agl_gemm_blocking *blocking) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
-  activation = agl_known_activation(activation);
-  const agl_epilogue e = {.load_c = accumulate != 0, .act = activation,
-                          .alpha = alpha, .bias = bias, .bias_cs = 1,
-                          .residual = residual, .res_rs = res_rs,
-                          .res_cs = 1};
+  const agl_activation_parts act = agl_split_activation(activation);
+  const agl_epilogue e = {.load_c = accumulate != 0,
+                          .act = act.act,
+                          .alpha = alpha,
+                          .bias = bias,
+                          .bias_cs = 1,
+                          .residual = residual,
+                          .res_rs = res_rs,
+                          .res_cs = 1,
+                          .gated = act.gated,
+                          .gate_act = act.gate_act};
   if (k <= 0 || group <= 0) {
     for (int64_t bt = 0; bt < batch; ++bt) {
       agl_epilogue eb = e;
