@@ -162,15 +162,17 @@ struct MarkActivationsPass
       if (op.getNumReductionLoops() != 0)
         return;
       // Where an epilogue's activation sits: the yielded value, or a side
-      // of the sum it ends with (a residual added after the activation),
-      // or the value that the loop quantizes to uint8 at its end.
-      // The first match only: a loop carries at most one mark.
+      // of the sum it ends with (a residual added after the activation) or
+      // of the product (a gate: either side's activation, SwiGLU's
+      // silu(gate) * up), or the value that the loop quantizes to uint8 at
+      // its end. The first match only: a loop carries at most one mark.
       for (Value yielded : op.getBody()->getTerminator()->getOperands()) {
         if (auto quantize = autoglm::matchQuantizeToU8(yielded))
           yielded = quantize->input;
         SmallVector<Value, 3> candidates = {yielded};
-        if (auto add = yielded.getDefiningOp<arith::AddFOp>())
-          candidates.append({add.getLhs(), add.getRhs()});
+        Operation *last = yielded.getDefiningOp();
+        if (isa_and_nonnull<arith::AddFOp, arith::MulFOp>(last))
+          candidates.append({last->getOperand(0), last->getOperand(1)});
         for (Value y : candidates) {
           Operation *def = y.getDefiningOp();
           if (!def || def->getBlock() != op.getBody() ||

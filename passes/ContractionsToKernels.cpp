@@ -21,7 +21,11 @@
 //
 // The elementwise loop that reads the product next (its epilogue) goes into
 // the call when it computes act(alpha * product + bias[col]) + residual,
-// each part optional: the kernel applies it to each tile of the output
+// each part optional, or that times gate_act(gate) in place of the residual
+// (a gated linear unit: SwiGLU's silu(gate) * up is the up projection's
+// epilogue when the gate projection is computed first, and the gate's, its
+// activation silu, the other way round): the kernel applies it to each tile
+// of the output
 // while the tile is in registers, and writes the loop's result buffer
 // instead of the product's. The activation is the one that
 // autoglm-mark-activations recorded (Activations.h). Like the convolution
@@ -489,7 +493,8 @@ private:
 };
 
 /// The elementwise loop after a contraction that the kernel's epilogue
-/// computes: output = act(alpha * product + bias[n]) + residual.
+/// computes: output = act(alpha * product + bias[n]) + residual, or
+/// with `gated`, act(...) * gateActivation(residual).
 struct Epilogue {
   linalg::GenericOp op;
   Value output;   // what the kernel writes: the product's shape
@@ -497,6 +502,8 @@ struct Epilogue {
   Value bias;     // indexed by the column loop only, or null
   int activation = AGL_ACT_NONE;
   Value residual; // the product's shape, or null
+  bool gated = false;
+  int gateActivation = AGL_ACT_NONE;
   // The residual is the output itself (updated in place): the kernel
   // accumulates into it instead.
   bool accumulateResidual = false;
@@ -509,7 +516,12 @@ struct Epilogue {
   float outScale = 1.0f;
   int32_t outZeroPoint = 0;
 
-  /// "bias+gelu_erf+residual" and the like, for reports.
+  /// The kernel's activation argument (AGL_ACT_GATED for a gate).
+  int activationArgument() const {
+    return gated ? activation | AGL_ACT_GATED(gateActivation) : activation;
+  }
+
+  /// "bias+gelu_erf+residual", "gate_silu" and the like, for reports.
   std::string describe() const {
     SmallVector<std::string> parts;
     if (alpha != 1.0f)
@@ -518,7 +530,12 @@ struct Epilogue {
       parts.push_back("bias");
     if (activation != AGL_ACT_NONE)
       parts.push_back(autoglm::activationName(activation).str());
-    if (residual || accumulateResidual)
+    if (gated)
+      parts.push_back(gateActivation == AGL_ACT_NONE
+                          ? std::string("gate")
+                          : "gate_" +
+                                autoglm::activationName(gateActivation).str());
+    else if (residual || accumulateResidual)
       parts.push_back("residual");
     if (quantize)
       parts.push_back("quantize");
@@ -693,44 +710,80 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
   float dequantizationScale = e.alpha;
   e.alpha = 1.0f;
 
-  // yield [quantize(act(x) [+ residual])]
+  // yield [quantize(act(x) [+ residual | * gate_act(gate)])]
   Block *body = next.getBody();
   Value y = body->getTerminator()->getOperand(0);
   if (bytesOut && !(y = quantizedValue(y, e)))
     return std::nullopt;
-  if (auto add = y.getDefiningOp<arith::AddFOp>()) {
-    for (auto [lhs, rhs] : {std::pair(add.getLhs(), add.getRhs()),
-                            std::pair(add.getRhs(), add.getLhs())}) {
-      OpOperand *residual = inputOf(next, rhs);
-      if (residual && residual->get() != product &&
-          isWholeTile(next, residual)) {
-        e.residual = residual->get();
-        y = lhs;
+  // y = act(x), x of the form of the pre-activation: the activation's input
+  // is the nearest value it is computed from alone that has that form;
+  // without one, y is that value.
+  auto matchActivated = [&](Value y, Epilogue &e) {
+    SmallVector<Value> work = {y};
+    llvm::DenseSet<Value> seen;
+    for (size_t i = 0; i < work.size(); ++i) {
+      Value v = work[i];
+      Epilogue trial = e;
+      std::optional<int> act;
+      if (v != y && (act = autoglm::activationOf(y, v)) &&
+          matchPreActivation(next, v, productArg, trial)) {
+        e = trial;
+        e.activation = *act;
+        return true;
+      }
+      if (Operation *d = v.getDefiningOp(); d && d->getBlock() == body)
+        for (Value operand : d->getOperands())
+          if (seen.insert(operand).second)
+            work.push_back(operand);
+    }
+    return matchPreActivation(next, y, productArg, e);
+  };
+  // A residual or gate: a whole tile of another buffer, the gate through
+  // an activation of its own or none.
+  auto otherTile = [&](Value v) -> OpOperand * {
+    OpOperand *input = inputOf(next, v);
+    return input && input->get() != product && isWholeTile(next, input)
+               ? input
+               : nullptr;
+  };
+  auto gateOf = [&](Value v, int &act) -> OpOperand * {
+    act = AGL_ACT_NONE;
+    if (OpOperand *input = otherTile(v))
+      return input;
+    for (OpOperand *input : next.getDpsInputOperands()) {
+      std::optional<int> gateAct;
+      if (otherTile(next.getMatchingBlockArgument(input)) &&
+          (gateAct = autoglm::activationOf(
+               v, next.getMatchingBlockArgument(input)))) {
+        act = *gateAct;
+        return input;
+      }
+    }
+    return nullptr;
+  };
+  bool matched = false;
+  Operation *last = y.getDefiningOp();
+  if (isa_and_nonnull<arith::AddFOp, arith::MulFOp>(last)) {
+    const bool add = isa<arith::AddFOp>(last);
+    for (auto [lhs, rhs] :
+         {std::pair(last->getOperand(0), last->getOperand(1)),
+          std::pair(last->getOperand(1), last->getOperand(0))}) {
+      Epilogue trial = e;
+      int gateAct = AGL_ACT_NONE;
+      OpOperand *other = add ? otherTile(rhs) : gateOf(rhs, gateAct);
+      if (!other)
+        continue;
+      trial.residual = other->get();
+      trial.gated = !add;
+      trial.gateActivation = gateAct;
+      if (matchActivated(lhs, trial)) {
+        e = trial;
+        matched = true;
         break;
       }
     }
   }
-  // The activation's input is the nearest value it is computed from alone
-  // that has the form of the pre-activation; without one, y is that value.
-  Value x;
-  SmallVector<Value> work = {y};
-  llvm::DenseSet<Value> seen;
-  for (size_t i = 0; i < work.size() && !x; ++i) {
-    Value v = work[i];
-    Epilogue trial = e;
-    std::optional<int> act;
-    if (v != y && (act = autoglm::activationOf(y, v)) &&
-        matchPreActivation(next, v, productArg, trial)) {
-      x = v;
-      e = trial;
-      e.activation = *act;
-    } else if (Operation *d = v.getDefiningOp(); d && d->getBlock() == body) {
-      for (Value operand : d->getOperands())
-        if (seen.insert(operand).second)
-          work.push_back(operand);
-    }
-  }
-  if (!x && !matchPreActivation(next, y, productArg, e))
+  if (!matched && !matchActivated(y, e))
     return std::nullopt;
   e.alpha *= dequantizationScale;
   // Every input has its role.
@@ -749,7 +802,7 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp op,
     if (v && !autoglm::canHoistBefore(v, op))
       return std::nullopt;
   if (e.residual && e.residual == e.output && e.activation == AGL_ACT_NONE &&
-      !accumulate) {
+      !e.gated && !accumulate) {
     // In place: output += alpha * product + bias.
     e.residual = Value();
     e.accumulateResidual = true;
@@ -886,7 +939,7 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
                    ? autoglm::pointerTo(b, loc, epilogue->bias).pointer
                    : LLVM::ZeroOp::create(b, loc, ptrType).getResult();
   Value activation = arith::ConstantIntOp::create(
-      b, loc, epilogue ? epilogue->activation : AGL_ACT_NONE, 32);
+      b, loc, epilogue ? epilogue->activationArgument() : AGL_ACT_NONE, 32);
   SmallVector<Value> args = {i64(batch),
                              i64(extents[c.m]),
                              i64(extents[c.n]),
@@ -1245,7 +1298,7 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
       bias = autoglm::pointerTo(b, loc, epilogue->bias).pointer;
     if (residual)
       rp = residual->pointer;
-    activation = epilogue->activation;
+    activation = epilogue->activationArgument();
   }
   // (batch, m, n, k, a, its batch/row strides, a's zero point, packed b,
   //  c, its batch/row strides, alpha, scale, bias, activation, residual,

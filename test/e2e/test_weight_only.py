@@ -153,11 +153,14 @@ class WeightOnlyTest(E2ETestCase):
                  if k["name"].startswith("sgemm")]
         self.assertEqual(len(gemms), 5)
         # All five quantized, o_proj and down_proj with their residual adds
-        # fused into the quantized call.
+        # fused into the quantized call, up_proj with SwiGLU's gate.
         self.assertTrue(all(name.split(" ")[0] in ("sgemm_q4",
-                                                   "sgemm_q4+residual")
+                                                   "sgemm_q4+residual",
+                                                   "sgemm_q4+gate_silu")
                             for name in gemms), gemms)
         self.assertIn("sgemm_q4+residual mlp/down_proj/MatMul+y", gemms)
+        self.assertIn("sgemm_q4+gate_silu mlp/up_proj/MatMul+mlp/act/Sigmoid"
+                      "+mlp/act/Mul+mlp/Mul", gemms)
         self.assertIn("sgemm_q4+residual self_attn/o_proj/MatMul"
                       "+residual_attn/Add", gemms)
         result = compile_model(model, out, "--weight-only", "int8",

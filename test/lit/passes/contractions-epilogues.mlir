@@ -230,3 +230,159 @@ func.func @not_fused(%a: memref<32x64xf32>, %b: memref<64x16xf32>, %res: memref<
   }
   return
 }
+
+// -----
+
+// SwiGLU: silu(gate) * up, the gate projection computed first (%gate): the
+// up projection's call takes the loop as a gated epilogue, the gate as its
+// residual operand and AGL_ACT_GATED(silu) (0x100 | 4 << 4 = 320) as its
+// activation.
+// CHECK-LABEL: func.func @swiglu_up
+// CHECK-SAME: %{{.*}}: memref<32x64xf32>, %{{.*}}: memref<64x16xf32>, %[[GATEARG:[^:]*]]: memref<32x16xf32>, %[[OUTARG:[^:]*]]: memref<32x16xf32>
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[GATED_SILU:.*]] = arith.constant 320 : i32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: memref.extract_strided_metadata %[[OUTARG]]
+// CHECK: %[[C:.*]] = llvm.inttoptr
+// CHECK: memref.extract_strided_metadata %[[GATEARG]]
+// CHECK: %[[G:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_sgemm({{.*}}, %[[C]], %[[C0]], %[[C16]], %{{.*}}, %{{.*}}, %[[NULL]], %[[GATED_SILU]], %[[G]], %[[C0]], %[[C16]], %{{.*}}) {autoglm.epilogue = "gate_silu"}
+// CHECK-NOT: linalg.
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+func.func @swiglu_up(%a: memref<32x64xf32>, %w: memref<64x16xf32>, %gate: memref<32x16xf32>, %out: memref<32x16xf32>, %arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %t = memref.view %arena[%c0][] : memref<4096xi8> to memref<32x16xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<32x64xf32>, memref<64x16xf32>) outs(%t : memref<32x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%gate, %t : memref<32x16xf32>, memref<32x16xf32>) outs(%out : memref<32x16xf32>) {
+  ^bb0(%g: f32, %u: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %g : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %sig = arith.divf %one, %d : f32
+    %silu = arith.mulf %g, %sig {autoglm.activation = "silu"} : f32
+    %y = arith.mulf %silu, %u : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+// -----
+
+// The other order: the up projection (%up) computed first, the gate's
+// product last: its call computes silu(product) * up (4 | 0x100 = 260). And
+// a plain elementwise product with another tile: a gate without activation
+// (0x100 = 256).
+// CHECK-LABEL: func.func @swiglu_gate_and_product
+// CHECK-SAME: %{{.*}}: memref<32x64xf32>, %{{.*}}: memref<64x16xf32>, %[[UPARG:[^:]*]]: memref<32x16xf32>, %[[OUTARG:[^:]*]]: memref<32x16xf32>, %[[OUT2ARG:[^:]*]]: memref<32x16xf32>
+// CHECK-DAG: %[[SILU_GATED:.*]] = arith.constant 260 : i32
+// CHECK-DAG: %[[GATED:.*]] = arith.constant 256 : i32
+// CHECK: memref.extract_strided_metadata %[[UPARG]]
+// CHECK: %[[U:.*]] = llvm.inttoptr
+// CHECK: call @agl_kernel_sgemm({{.*}}, %[[SILU_GATED]], %[[U]], {{.*}}) {autoglm.epilogue = "silu+gate"}
+// CHECK: call @agl_kernel_sgemm({{.*}}, %[[GATED]], %[[U]], {{.*}}) {autoglm.epilogue = "gate"}
+// CHECK-NOT: linalg.
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+func.func @swiglu_gate_and_product(%a: memref<32x64xf32>, %w: memref<64x16xf32>, %up: memref<32x16xf32>, %out: memref<32x16xf32>, %out2: memref<32x16xf32>, %arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %t = memref.view %arena[%c0][] : memref<4096xi8> to memref<32x16xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<32x64xf32>, memref<64x16xf32>) outs(%t : memref<32x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%t, %up : memref<32x16xf32>, memref<32x16xf32>) outs(%out : memref<32x16xf32>) {
+  ^bb0(%g: f32, %u: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %g : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %sig = arith.divf %one, %d : f32
+    %silu = arith.mulf %g, %sig {autoglm.activation = "silu"} : f32
+    %y = arith.mulf %u, %silu : f32
+    linalg.yield %y : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<32x64xf32>, memref<64x16xf32>) outs(%t : memref<32x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%t, %up : memref<32x16xf32>, memref<32x16xf32>) outs(%out2 : memref<32x16xf32>) {
+  ^bb0(%v: f32, %u: f32, %o: f32):
+    %y = arith.mulf %v, %u : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+// -----
+
+// Left unfused: a gate that is the output itself (the kernel writes partial
+// sums into C before the last block of depths reads the gate), and a gate
+// whose activation is not marked.
+// CHECK-LABEL: func.func @gate_not_fused
+// CHECK: call @agl_kernel_sgemm(
+// CHECK-NOT: autoglm.epilogue
+// CHECK: linalg.generic
+// CHECK: call @agl_kernel_sgemm(
+// CHECK-NOT: autoglm.epilogue
+// CHECK: linalg.generic
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+func.func @gate_not_fused(%a: memref<32x64xf32>, %w: memref<64x16xf32>, %gate: memref<32x16xf32>, %out: memref<32x16xf32>, %arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %t = memref.view %arena[%c0][] : memref<4096xi8> to memref<32x16xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<32x64xf32>, memref<64x16xf32>) outs(%t : memref<32x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%gate, %t : memref<32x16xf32>, memref<32x16xf32>) outs(%gate : memref<32x16xf32>) {
+  ^bb0(%g: f32, %u: f32, %o: f32):
+    %y = arith.mulf %g, %u : f32
+    linalg.yield %y : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%t : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %w : memref<32x64xf32>, memref<64x16xf32>) outs(%t : memref<32x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%gate, %t : memref<32x16xf32>, memref<32x16xf32>) outs(%out : memref<32x16xf32>) {
+  ^bb0(%g: f32, %u: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %g : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %sig = arith.divf %one, %d : f32
+    %silu = arith.mulf %g, %sig : f32
+    %y = arith.mulf %silu, %u : f32
+    linalg.yield %y : f32
+  }
+  return
+}

@@ -162,3 +162,28 @@ func.func @gelu_quantized(%t: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8x
   } -> tensor<4x8xi8>
   return %r : tensor<4x8xi8>
 }
+
+// -----
+
+// SwiGLU, silu(gate) * up, as exporters write it (Mul(Mul(g, Sigmoid(g)),
+// up)): a side of the final product is marked, for a gated epilogue.
+// CHECK-LABEL: func.func @swiglu
+// CHECK: %[[SILU:.*]] = arith.mulf %{{.*}}, %{{.*}} {autoglm.activation = "silu"} : f32
+// CHECK-NEXT: arith.mulf %[[SILU]], %{{.*}} : f32
+// CHECK-NEXT: linalg.yield
+#id = affine_map<(m, n) -> (m, n)>
+func.func @swiglu(%gate: tensor<4x8xf32>, %up: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%gate, %up : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%g: f32, %u: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %g : f32
+    %x = math.exp %n : f32
+    %d = arith.addf %x, %one : f32
+    %sig = arith.divf %one, %d : f32
+    %silu = arith.mulf %g, %sig : f32
+    %y = arith.mulf %silu, %u : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
