@@ -219,8 +219,10 @@ def MarkActivations : Pass<"autoglm-mark-activations", "mlir::ModuleOp"> {
     GELU (erf or tanh form) or SiLU of one other value, in whichever way
     the exporter spelled it, and marks its defining op with
     `autoglm.activation` (`"relu"`, `"gelu_erf"`, `"gelu_tanh"`, `"silu"`).
-    The candidates are the yielded value and the two sides of a sum it
-    ends with (an activation followed by a residual add); in a loop that
+    The candidates are the yielded value and the two sides of a sum or a
+    product it ends with (an activation followed by a residual add, or
+    either factor of a gated unit such as SwiGLU's `silu(gate) * up`); in a
+    loop that
     ends in a uint8 QuantizeLinear (`fptoui(min(max(roundeven(v / s) + z,
     0), 255))`, an int8 product's epilogue quantizing the next one's
     input), v and the sides of its sum. A value `y`
@@ -557,7 +559,16 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     `act` the op marked by `autoglm-mark-activations` (checked to depend on
     the pre-activation value alone), `residual` a buffer of the output's
     shape with contiguous rows. A residual that is the output itself, with
-    no activation, makes the call accumulate into it.
+    no activation, makes the call accumulate into it. A loop that ends in
+    `act(...) * gate_act(gate)` instead (`gate` a buffer of the output's
+    shape other than the product, `gate_act` a marked activation of it or
+    none) is a gated epilogue: the call's activation argument is `act |
+    AGL_ACT_GATED(gate_act)` and the gate its residual operand
+    (`"gate_silu"`). SwiGLU's `silu(gate) * up` is the epilogue of the
+    later of the two projections (the loop is the next op only of that
+    one): `gate_silu` when the gate projection runs first, `silu+gate` the
+    other way round. An int8 product's loop reads the other product's int32
+    sums, not a float buffer, and keeps its loop.
     The pass checks the buffers (planned ones too): the output
     must not share bytes with the bias or residual, nor, when it is not the
     product's buffer, with the product's operands; the product's buffer
