@@ -118,6 +118,10 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       using Float16Weights = PipelineOptions::Float16Weights;
       const bool float16 = options.float16Weights != Float16Weights::None;
       kernels.partialPanels = float16;
+      // An int8 SwiGLU's loop reads both products' sums: its gate's factor
+      // moves next to the gate projection, so that each product has a loop
+      // of its own right after it, for its call's epilogue.
+      pm.addPass(createSplitGatedLoops());
       pm.addPass(createContractionsToKernels(kernels));
       // Quantizes (or rounds to bfloat16 or half) the weights the previous
       // pass packed.

@@ -532,6 +532,33 @@ def ConvolutionsToKernels : Pass<"autoglm-convolutions-to-kernels", "mlir::Modul
   ];
 }
 
+def SplitGatedLoops : Pass<"autoglm-split-gated-loops", "mlir::ModuleOp"> {
+  let summary = "Move a gate's factor next to the int8 product it reads";
+  let description = [{
+    A gated linear unit after two int8 products (SwiGLU's
+    `silu(gate) * up`) is one elementwise loop that reads both products'
+    int32 sums; `autoglm-contractions-to-kernels` takes a loop into a
+    product's call only when it is the op right after that product, and
+    reads no other product's sums. When an elementwise loop (on buffers)
+    ends in a product of two factors (or in the uint8 quantization of one)
+    where one factor is computed from one earlier product's int32 sums and
+    inputs the other factor does not read, and the op right before the
+    loop is the product the other factor reads, this pass moves the first
+    factor (its dequantization and activation) into a loop of its own right
+    after the earlier product, writing a new float buffer (`memref.alloc`,
+    64-byte aligned; the arena planner places it), and the loop that is left
+    reads that buffer in the factor's place. The earlier product is then
+    followed by its dequantization and SiLU, the later one by a gated
+    epilogue (`gate`), and each goes into its call. Nothing the factor reads
+    may be written between the two places (the ops in between must be
+    linalg ops on other bytes, or touch no memory); sums of a static shape
+    only. Float products need no split: their loop reads the other
+    product's float output, a gate as it is.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::ModuleOp"> {
   let summary = "Run f32 matrix multiplications with the runtime's GEMM kernel";
   let description = [{

@@ -68,8 +68,10 @@ CALIBRATION_DIR = os.path.join(MODELS_DIR, "calibration")
 # layer's five with a weight (QKV, output, gate, up, down).
 INT8_PRODUCTS = {"mlp": 2, "glm_layer": 5}
 # Of those, the products whose epilogue also quantizes the next one's input
-# (the MLP's first: bias, GELU, then the second product's uint8 input).
-INT8_REQUANTIZED = {"mlp": 1, "glm_layer": 0}
+# (the MLP's first: bias, GELU, then the second product's uint8 input; the
+# GLM layer's up projection: SwiGLU's gate, then the down projection's
+# input).
+INT8_REQUANTIZED = {"mlp": 1, "glm_layer": 1}
 # The quantized models of models/quantized and their products on the int8
 # kernel: the CNN's five convolutions, except with uint8 weights
 # (ConvInteger as quantize_dynamic writes it), which the kernel does not
