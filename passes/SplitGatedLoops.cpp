@@ -158,6 +158,28 @@ bool splitGate(linalg::GenericOp loop) {
       }
     }
 
+    // The ops the factor is computed with, in order; the values they take
+    // from outside the loop (constants) are there after the earlier product.
+    llvm::SetVector<Operation *> slice;
+    {
+      SmallVector<Value> work = {factor};
+      while (!work.empty()) {
+        Operation *op = work.pop_back_val().getDefiningOp();
+        if (op && op->getBlock() == body && slice.insert(op))
+          llvm::append_range(work, op->getOperands());
+      }
+    }
+    SmallVector<Operation *> ordered;
+    for (Operation &op : body->without_terminator())
+      if (slice.contains(&op))
+        ordered.push_back(&op);
+    for (Operation *op : ordered)
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && def->getBlock() == earlier->getBlock() &&
+            !def->isBeforeInBlock(earlier))
+          return false;
+
     // The factor's loop, right after the earlier product.
     OpBuilder b(earlier->getContext());
     b.setInsertionPointAfter(earlier);
@@ -174,20 +196,6 @@ bool splitGate(linalg::GenericOp loop) {
           loop.getDpsInputOperand(arg.getArgNumber())));
     }
     maps.push_back(b.getMultiDimIdentityMap(loop.getNumLoops()));
-    // The ops the factor is computed with, in order.
-    llvm::SetVector<Operation *> slice;
-    {
-      SmallVector<Value> work = {factor};
-      while (!work.empty()) {
-        Operation *op = work.pop_back_val().getDefiningOp();
-        if (op && op->getBlock() == body && slice.insert(op))
-          llvm::append_range(work, op->getOperands());
-      }
-    }
-    SmallVector<Operation *> ordered;
-    for (Operation &op : body->without_terminator())
-      if (slice.contains(&op))
-        ordered.push_back(&op);
     linalg::GenericOp::create(
         b, loc, TypeRange{}, inputs, ValueRange{gate}, maps,
         loop.getIteratorTypesArray(),
