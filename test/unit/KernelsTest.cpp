@@ -284,22 +284,25 @@ TEST_F(KernelsTest, SgemmMatchesReferencePortableKernels) {
   }
 }
 
+// The epilogue tests' shapes: edge tiles, partial depth blocks (with
+// kSmallBlocks), the small-m path in both orientations, a zero depth.
+const Shape kEpilogueShapes[] = {
+    {1, 29, 63, 37}, {2, 15, 33, 17},   {1, 3, 65, 129}, {1, 70, 3, 300},
+    {3, 1, 45, 9},   {1, 43, 129, 769}, {1, 1, 1, 1},    {2, 20, 30, 0}};
+const agl_gemm_blocking kSmallBlocks = {40, 64, 28};
+
 // Every part of the epilogue, alone and together, on shapes with edge tiles
 // (m, n not multiples of the micro-tile), partial depth blocks (the bias
 // goes in with the first, the activation and residual with the last), the
 // small-m path in both orientations, packed and strided B, 1 and 2 threads.
 TEST_F(KernelsTest, EpilogueMatchesReference) {
-  const Shape shapes[] = {{1, 29, 63, 37},  {2, 15, 33, 17}, {1, 3, 65, 129},
-                          {1, 70, 3, 300},  {3, 1, 45, 9},   {1, 43, 129, 769},
-                          {1, 1, 1, 1},     {2, 20, 30, 0}};
-  const agl_gemm_blocking small_blocks = {40, 64, 28};
   std::mt19937 rng(4242);
   for (int isa : {1, 2, 3})
     for (int threads : {1, 2}) {
       agl_gemm_select(isa);
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
       int variant = 0;
-      for (const Shape &s : shapes)
+      for (const Shape &s : kEpilogueShapes)
         for (int parts = 1; parts < 8; ++parts)
           for (int act = AGL_ACT_NONE; act <= AGL_ACT_SILU; ++act) {
             Epilogue e;
@@ -313,7 +316,7 @@ TEST_F(KernelsTest, EpilogueMatchesReference) {
             l.padded = variant % 2 == 1;
             int accumulate = variant % 7 == 4;
             const agl_gemm_blocking *blocking =
-                variant % 4 == 0 ? &small_blocks : nullptr;
+                variant % 4 == 0 ? &kSmallBlocks : nullptr;
             ++variant;
             ASSERT_EQ(checkGemm(s.batch, s.m, s.n, s.k, l, accumulate, act,
                                 threads, rng, blocking, e),
@@ -330,17 +333,13 @@ TEST_F(KernelsTest, EpilogueMatchesReference) {
 // goes in with the last), both small-m orientations, packed B, 1 and 2
 // threads, each kernel table.
 TEST_F(KernelsTest, GatedEpilogueMatchesReference) {
-  const Shape shapes[] = {{1, 29, 63, 37}, {2, 15, 33, 17}, {1, 3, 65, 129},
-                          {1, 70, 3, 300}, {3, 1, 45, 9},   {1, 43, 129, 769},
-                          {1, 1, 1, 1},    {2, 20, 30, 0}};
-  const agl_gemm_blocking small_blocks = {40, 64, 28};
   std::mt19937 rng(5151);
   for (int isa : {1, 2, 3})
     for (int threads : {1, 2}) {
       agl_gemm_select(isa);
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
       int variant = 0;
-      for (const Shape &s : shapes)
+      for (const Shape &s : kEpilogueShapes)
         for (int act = AGL_ACT_NONE; act <= AGL_ACT_SILU; ++act)
           for (int gate = AGL_ACT_NONE; gate <= AGL_ACT_SILU; ++gate) {
             Epilogue e;
@@ -354,7 +353,7 @@ TEST_F(KernelsTest, GatedEpilogueMatchesReference) {
             l.padded = variant % 2 == 0;
             int accumulate = variant % 7 == 4;
             const agl_gemm_blocking *blocking =
-                variant % 4 == 0 ? &small_blocks : nullptr;
+                variant % 4 == 0 ? &kSmallBlocks : nullptr;
             ++variant;
             ASSERT_EQ(checkGemm(s.batch, s.m, s.n, s.k, l, accumulate, act,
                                 threads, rng, blocking, e),
@@ -437,7 +436,7 @@ TEST_F(KernelsTest, AnyBlockingGivesTheProduct) {
     for (int threads : {1, 2}) {
       ASSERT_EQ(agl_set_num_threads(threads), AGL_OK);
       for (const agl_gemm_blocking &blocking : blockings)
-        for (const Shape &s : shapes)
+        for (const Shape &s : kEpilogueShapes)
           for (bool packed : {false, true}) {
             Layout l{};
             l.packed_b = packed;
