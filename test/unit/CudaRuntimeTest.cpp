@@ -7,20 +7,24 @@
 // created, and a driver that loads stays loaded for the process: ctest runs
 // every test in its own process. Run by hand, the tests without a driver
 // come first in the file, as gtest runs them.
+#include "autoglm/kernels.h"
 #include "autoglm/runtime.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <string>
 #include <unistd.h>
 
 extern "C" const agl_model_desc *fake_cuda_model(void);
 extern "C" const agl_model_desc *fake_cuda_model_missing_kernel(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm(void);
+extern "C" const agl_model_desc *fake_cuda_model_gemm_epilogue(void);
 extern "C" {
 #include "fake_cuda.h"
 }
@@ -478,6 +482,227 @@ TEST_F(FakeBlas, MissingCuBlasIsReported) {
   EXPECT_THAT(lastError(), HasSubstr("cannot load cuBLAS for the model's "
                                      "matrix products"));
   EXPECT_THAT(lastError(), HasSubstr("AUTOGLM_CUBLAS"));
+}
+
+// ---- products with an epilogue through cuBLASLt (a fake one) ---------------
+
+// agl_cuda_gemm_epilogue: C = act(alpha A B + bias[j] (+ C)) + residual,
+// described to the fake cuBLASLt (fake_cublas.c), which computes what
+// cuBLASLt's epilogues define (bias per row of its column-major D, then the
+// activation).
+struct FakeLt : FakeDevice {
+  void SetUp() override {
+    FakeDevice::SetUp();
+    setenv("AUTOGLM_CUBLASLT", FAKE_CUBLAS_PATH, 1);
+    unsetenv("FAKE_CUBLAS_FAIL");
+    for (int i = 0; i < 16; ++i) {
+      a[i] = float(i % 7) * 0.25f - 0.5f;
+      operands[i] = float(i % 5) * 0.5f - 1.0f;    // B
+      operands[16 + i] = float(i % 3) - 1.0f;      // bias
+      operands[32 + i] = float(i) * 0.125f - 1.0f; // residual
+    }
+    ASSERT_EQ(agl_instance_create(fake_cuda_model_gemm_epilogue(), &instance),
+              AGL_OK)
+        << lastError();
+    ASSERT_EQ(agl_instance_set_weights(instance, operands.data()), AGL_OK);
+    fake_gemm = {};
+    fake_gemm.format = -1;
+    fake_gemm.alpha = 1.0f;
+  }
+  void TearDown() override {
+    agl_instance_destroy(instance);
+    unsetenv("FAKE_CUBLAS_FAIL");
+    FakeDevice::TearDown();
+  }
+
+  // The runtime's contract, on the host.
+  std::array<float, 16> expected(const std::array<float, 16> &before) const {
+    const fake_cuda_gemm &g = fake_gemm;
+    std::array<float, 16> out = before;
+    for (int64_t e = 0; e < g.batch; ++e)
+      for (int64_t i = 0; i < g.m; ++i)
+        for (int64_t j = 0; j < g.n; ++j) {
+          float sum = 0;
+          for (int64_t p = 0; p < g.k; ++p)
+            sum += a[e * g.a_batch + i * g.a_row + p * g.a_col] *
+                   operands[e * g.b_batch + p * g.b_row + j * g.b_col];
+          float &o = out[e * g.c_batch + i * g.c_row + j];
+          float v = g.alpha * sum + (g.bias ? operands[16 + j] : 0.0f) +
+                    (g.accumulate ? o : 0.0f);
+          if (g.activation == AGL_ACT_RELU)
+            v = std::max(v, 0.0f);
+          if (g.activation == AGL_ACT_GELU_TANH)
+            v = 0.5f * v *
+                (1.0f + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
+          if (g.residual)
+            v += operands[32 + e * g.r_batch + i * g.r_row + j];
+          o = v;
+        }
+    return out;
+  }
+
+  agl_status run() {
+    const void *in[1] = {a.data()};
+    void *out[1] = {c.data()};
+    return agl_instance_run(instance, in, out);
+  }
+
+  void expectOutput(const std::array<float, 16> &want) const {
+    for (int i = 0; i < 16; ++i)
+      EXPECT_NEAR(c[i], want[i], 1e-5f) << i;
+  }
+
+  // The fake's count of heuristic queries (one per plan the runtime makes).
+  static int heuristicCalls() {
+    void *library = dlopen(FAKE_CUBLAS_PATH, RTLD_NOW | RTLD_NOLOAD);
+    int *calls = library ? static_cast<int *>(
+                               dlsym(library, "fake_cublaslt_heuristic_calls"))
+                         : nullptr;
+    int value = calls ? *calls : -1;
+    if (library)
+      dlclose(library);
+    return value;
+  }
+
+  agl_instance *instance = nullptr;
+  std::array<float, 16> a{}, c{};
+  std::array<float, 48> operands{}; // B, bias, residual
+};
+
+TEST_F(FakeLt, BiasAndActivations) {
+  // [2x4] x [4x3] -> [2x3] plus a bias per column, then each activation
+  // cuBLASLt has.
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1, 1, 0, 0, 0, 0};
+  for (int act : {AGL_ACT_NONE, AGL_ACT_RELU, AGL_ACT_GELU_TANH}) {
+    SCOPED_TRACE(act);
+    fake_gemm.activation = act;
+    c.fill(7.0f);
+    ASSERT_EQ(run(), AGL_OK) << lastError();
+    std::array<float, 16> want = expected(c);
+    int negative = 0;
+    for (int i = 0; i < 6; ++i)
+      negative += want[i] < 0;
+    expectOutput(want);
+    if (act == AGL_ACT_NONE)
+      EXPECT_GT(negative, 0); // ReLU has something to clip
+  }
+}
+
+TEST_F(FakeLt, TransposedOperandsBatchAndResidual) {
+  // Two [2x2] x [2x3] products, A stored column by column, B shared (batch
+  // stride 0) and transposed; C rows of 4; the residual another buffer
+  // with its own strides; alpha 0.5.
+  fake_gemm = {2, 2, 3, 2, 4, 1, 2, 0, 1, 2, 8, 4, 0, 0.5f, -1, 0, 0, 1, 6, 3};
+  c.fill(0.0f);
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  expectOutput(expected(c));
+  fake_gemm.bias = 1; // bias and residual together
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  expectOutput(expected(c));
+}
+
+TEST_F(FakeLt, AccumulatesIntoTheOutput) {
+  // The output stays on the device between runs: the second run adds its
+  // product and bias to the first one's output.
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1, 1, 0, 0, 0, 0};
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  const std::array<float, 16> first = c;
+  fake_gemm.accumulate = 1;
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  expectOutput(expected(first));
+  EXPECT_NE(c[0], first[0]);
+}
+
+TEST_F(FakeLt, HalfOperands) {
+  for (int format : {0, 1}) {
+    SCOPED_TRACE(format);
+    std::array<uint16_t, 32> a16{};
+    std::array<uint16_t, 96> w16{};
+    std::array<float, 48> w = operands;
+    // Small integers and halves: exact in both formats.
+    for (int i = 0; i < 16; ++i) {
+      a16[i] = halfBits(a[i], format);
+      w16[i] = halfBits(operands[i], format);
+    }
+    std::memcpy(w16.data() + 32, operands.data() + 16, 32 * sizeof(float));
+    ASSERT_EQ(agl_instance_set_weights(instance, w16.data()), AGL_OK);
+    std::array<float, 16> a32 = a;
+    std::memcpy(a.data(), a16.data(), sizeof a16);
+    fake_gemm = {
+        1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, format, 1, AGL_ACT_RELU,
+        0, 0, 0};
+    ASSERT_EQ(run(), AGL_OK) << lastError();
+    a = a32;
+    std::array<float, 16> got = c;
+    c = {};
+    std::array<float, 16> want = expected(c);
+    for (int i = 0; i < 6; ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-5f) << i;
+    ASSERT_EQ(agl_instance_set_weights(instance, w.data()), AGL_OK);
+  }
+}
+
+TEST_F(FakeLt, PlansAreMadeOncePerProduct) {
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1, 1, 0, 0, 0, 0};
+  ASSERT_EQ(run(), AGL_OK) << lastError(); // loads the fake, makes a plan
+  const int before = heuristicCalls();
+  ASSERT_GE(before, 1);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(run(), AGL_OK) << lastError();
+  EXPECT_EQ(heuristicCalls(), before);
+  fake_gemm.activation = AGL_ACT_RELU; // another epilogue: another plan
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  ASSERT_EQ(run(), AGL_OK) << lastError();
+  EXPECT_EQ(heuristicCalls(), before + 1);
+  expectOutput(expected(c));
+}
+
+TEST_F(FakeLt, WhatCuBlasLtCannotTakeFailsTheRun) {
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1, 1, AGL_ACT_SILU,
+               0, 0, 0};
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("agl_cuda_gemm_epilogue: no cuBLASLt "
+                                     "epilogue for activation 4"));
+  fake_gemm.activation = AGL_ACT_RELU;
+  fake_gemm.residual = 1;
+  fake_gemm.r_row = 3;
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("with a residual"));
+  fake_gemm.activation = AGL_ACT_NONE;
+  fake_gemm.a_row = 2; // neither A's rows nor its columns contiguous
+  fake_gemm.a_col = 2;
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("a 2x3x4 product whose operand strides "
+                                     "(or format) cuBLASLt cannot take"));
+}
+
+TEST_F(FakeLt, CuBlasLtFailuresFailTheRun) {
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1, 1, 0, 0, 0, 0};
+  setenv("FAKE_CUBLAS_FAIL", "lt_create", 1);
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cublasLtCreate failed: "
+                                     "CUBLAS_STATUS_ALLOC_FAILED"));
+  setenv("FAKE_CUBLAS_FAIL", "lt_heuristic", 1);
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cublasLtMatmulAlgoGetHeuristic failed: "
+                                     "CUBLAS_STATUS_INVALID_VALUE"));
+  setenv("FAKE_CUBLAS_FAIL", "lt_matmul", 1);
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cublasLtMatmul (1 x 2x3x4) failed: "
+                                     "CUBLAS_STATUS_EXECUTION_FAILED"));
+  unsetenv("FAKE_CUBLAS_FAIL");
+  EXPECT_EQ(run(), AGL_OK) << lastError();
+  expectOutput(expected(c));
+}
+
+TEST_F(FakeLt, MissingCuBlasLtIsReported) {
+  // As for cuBLAS: a process of its own, where nothing has loaded it yet.
+  setenv("AUTOGLM_CUBLASLT", "/nonexistent/libcublasLt.so", 1);
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1, 1, 0, 0, 0, 0};
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cannot load cuBLASLt for the model's "
+                                     "products with an epilogue"));
+  EXPECT_THAT(lastError(), HasSubstr("AUTOGLM_CUBLASLT"));
 }
 
 } // namespace

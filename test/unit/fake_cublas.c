@@ -1,8 +1,10 @@
-/* A stand-in for libcublas.so on machines without a GPU, next to the fake
- * driver (fake_cuda_driver.c), whose device memory is host memory: the
- * product is computed on the host, column-major as cuBLAS defines it. The
- * runtime loads it through AUTOGLM_CUBLAS. FAKE_CUBLAS_FAIL=create|gemm
- * makes that call fail as the real library would. */
+/* A stand-in for libcublas.so and libcublasLt.so on machines without a
+ * GPU, next to the fake driver (fake_cuda_driver.c), whose device memory is
+ * host memory: the product is computed on the host, column-major as cuBLAS
+ * defines it. The runtime loads it through AUTOGLM_CUBLAS and
+ * AUTOGLM_CUBLASLT. FAKE_CUBLAS_FAIL=create|gemm|lt_create|lt_heuristic|
+ * lt_matmul makes that call fail as the real library would. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +129,242 @@ cublasStatus_t cublasGemmStridedBatchedEx(
                       p, j);
         float *out = (float *)c + e * stride_c + i + (long)j * ldc;
         *out = alpha_value * sum + (beta_value != 0 ? beta_value * *out : 0);
+      }
+  return SUCCESS;
+}
+
+/* ---- cuBLASLt ------------------------------------------------------------
+ * Descriptors hold the attributes the runtime sets; the heuristic offers one
+ * algorithm and counts its calls (fake_cublaslt_heuristic_calls, for the
+ * tests of the runtime's plan cache); a product computes
+ * D = epilogue(alpha op(A) op(B) + beta C), the bias added per row of D
+ * (before the activation), GELU in its tanh form. */
+
+typedef struct {
+  int transa, transb;
+  unsigned epilogue;
+  const float *bias;
+} fake_desc;
+
+typedef struct {
+  int type;
+  uint64_t rows, cols;
+  int64_t ld;
+  int batch;
+  int64_t batch_stride;
+} fake_layout;
+
+int fake_cublaslt_heuristic_calls;
+static int lt_handle_storage;
+
+enum {
+  EPILOGUE_DEFAULT = 1,
+  EPILOGUE_RELU = 2,
+  EPILOGUE_BIAS = 4,
+  EPILOGUE_GELU = 32
+};
+
+cublasStatus_t cublasLtCreate(void **handle) {
+  if (failing("lt_create"))
+    return ALLOC_FAILED;
+  *handle = &lt_handle_storage;
+  return SUCCESS;
+}
+
+cublasStatus_t cublasLtDestroy(void *handle) {
+  return handle == &lt_handle_storage ? SUCCESS : INVALID_VALUE;
+}
+
+const char *cublasLtGetStatusString(cublasStatus_t status) {
+  return cublasGetStatusString(status);
+}
+
+cublasStatus_t cublasLtMatmulDescCreate(fake_desc **desc, int compute_type,
+                                        int scale_type) {
+  if (compute_type != COMPUTE_32F || scale_type != R_32F)
+    return INVALID_VALUE;
+  *desc = calloc(1, sizeof **desc);
+  (*desc)->epilogue = EPILOGUE_DEFAULT;
+  return *desc ? SUCCESS : ALLOC_FAILED;
+}
+
+cublasStatus_t cublasLtMatmulDescDestroy(fake_desc *desc) {
+  free(desc);
+  return SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulDescSetAttribute(fake_desc *desc, int attribute,
+                                              const void *value, size_t size) {
+  switch (attribute) {
+  case 3: /* TRANSA */
+    return size == sizeof(int32_t)
+               ? (memcpy(&desc->transa, value, size), SUCCESS)
+               : INVALID_VALUE;
+  case 4: /* TRANSB */
+    return size == sizeof(int32_t)
+               ? (memcpy(&desc->transb, value, size), SUCCESS)
+               : INVALID_VALUE;
+  case 7: /* EPILOGUE */
+    return size == sizeof(uint32_t)
+               ? (memcpy(&desc->epilogue, value, size), SUCCESS)
+               : INVALID_VALUE;
+  case 8: /* BIAS_POINTER */
+    return size == sizeof(void *) ? (memcpy(&desc->bias, value, size), SUCCESS)
+                                  : INVALID_VALUE;
+  }
+  return INVALID_VALUE;
+}
+
+cublasStatus_t cublasLtMatrixLayoutCreate(fake_layout **layout, int type,
+                                          uint64_t rows, uint64_t cols,
+                                          int64_t ld) {
+  if (ld < (int64_t)rows)
+    return INVALID_VALUE;
+  *layout = calloc(1, sizeof **layout);
+  if (!*layout)
+    return ALLOC_FAILED;
+  **layout = (fake_layout){type, rows, cols, ld, 1, 0};
+  return SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixLayoutDestroy(fake_layout *layout) {
+  free(layout);
+  return SUCCESS;
+}
+
+cublasStatus_t cublasLtMatrixLayoutSetAttribute(fake_layout *layout,
+                                                int attribute,
+                                                const void *value,
+                                                size_t size) {
+  if (attribute == 5 && size == sizeof(int32_t)) /* BATCH_COUNT */
+    memcpy(&layout->batch, value, size);
+  else if (attribute == 6 && size == sizeof(int64_t)) /* STRIDED_BATCH_OFFSET */
+    memcpy(&layout->batch_stride, value, size);
+  else
+    return INVALID_VALUE;
+  return SUCCESS;
+}
+
+static int preference_storage;
+
+cublasStatus_t cublasLtMatmulPreferenceCreate(void **preference) {
+  *preference = &preference_storage;
+  return SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceDestroy(void *preference) {
+  return preference == &preference_storage ? SUCCESS : INVALID_VALUE;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(void *preference,
+                                                    int attribute,
+                                                    const void *value,
+                                                    size_t size) {
+  (void)value;
+  if (preference != &preference_storage)
+    return INVALID_VALUE;
+  if (attribute == 1) /* MAX_WORKSPACE_BYTES */
+    return size == sizeof(uint64_t) ? SUCCESS : INVALID_VALUE;
+  if (attribute >= 5 && attribute <= 8) /* MIN_ALIGNMENT_{A,B,C,D}_BYTES */
+    return size == sizeof(uint32_t) ? SUCCESS : INVALID_VALUE;
+  return INVALID_VALUE;
+}
+
+typedef struct {
+  uint64_t data[8];
+  size_t workspace_size;
+  int state;
+  float waves;
+  int reserved[4];
+} fake_heuristic;
+
+/* Rows and columns of op(X). */
+static uint64_t op_rows(const fake_layout *x, int op) {
+  return op == OP_T ? x->cols : x->rows;
+}
+static uint64_t op_cols(const fake_layout *x, int op) {
+  return op == OP_T ? x->rows : x->cols;
+}
+
+/* Whether the layouts describe one product: op(A) m x k, op(B) k x n, C and
+ * D m x n, the same batch, 16-bit or float A and B of one type. */
+static int consistent(const fake_desc *desc, const fake_layout *a,
+                      const fake_layout *b, const fake_layout *c,
+                      const fake_layout *d) {
+  return op_cols(a, desc->transa) == op_rows(b, desc->transb) &&
+         op_rows(a, desc->transa) == d->rows &&
+         op_cols(b, desc->transb) == d->cols && c->rows == d->rows &&
+         c->cols == d->cols && a->batch == d->batch && b->batch == d->batch &&
+         c->batch == d->batch && a->type == b->type &&
+         (a->type == R_32F || a->type == R_16F || a->type == R_16BF) &&
+         c->type == R_32F && d->type == R_32F;
+}
+
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(void *handle, fake_desc *desc,
+                                              fake_layout *a, fake_layout *b,
+                                              fake_layout *c, fake_layout *d,
+                                              void *preference, int requested,
+                                              fake_heuristic *results,
+                                              int *returned) {
+  ++fake_cublaslt_heuristic_calls;
+  if (handle != &lt_handle_storage || preference != &preference_storage ||
+      requested < 1 || failing("lt_heuristic"))
+    return INVALID_VALUE;
+  if (!consistent(desc, a, b, c, d))
+    return INVALID_VALUE;
+  memset(results, 0, sizeof *results);
+  results->data[0] = 42;
+  *returned = 1;
+  return SUCCESS;
+}
+
+/* Element (i, j) of op(X) in entry e of a batch, X of any type. */
+static float element(const void *x, const fake_layout *l, int op, int e,
+                     uint64_t i, uint64_t j) {
+  int64_t at =
+      e * l->batch_stride + (op == OP_T ? (int64_t)j + (int64_t)i * l->ld
+                                        : (int64_t)i + (int64_t)j * l->ld);
+  return l->type == R_32F ? ((const float *)x)[at]
+                          : widen(((const uint16_t *)x)[at], l->type);
+}
+
+cublasStatus_t
+cublasLtMatmul(void *handle, fake_desc *desc, const void *alpha, const void *a,
+               fake_layout *a_layout, const void *b, fake_layout *b_layout,
+               const void *beta, const void *c, fake_layout *c_layout, void *d,
+               fake_layout *d_layout, const uint64_t *algo, void *workspace,
+               size_t workspace_size, void *stream) {
+  (void)workspace;
+  (void)workspace_size;
+  (void)stream;
+  if (handle != &lt_handle_storage || !algo || algo[0] != 42 ||
+      failing("lt_matmul"))
+    return EXECUTION_FAILED;
+  if (!consistent(desc, a_layout, b_layout, c_layout, d_layout) ||
+      ((desc->epilogue & EPILOGUE_BIAS) && !desc->bias))
+    return INVALID_VALUE;
+  const float alpha_value = *(const float *)alpha;
+  const float beta_value = *(const float *)beta;
+  const uint64_t k = op_cols(a_layout, desc->transa);
+  for (int e = 0; e < d_layout->batch; ++e)
+    for (uint64_t j = 0; j < d_layout->cols; ++j)
+      for (uint64_t i = 0; i < d_layout->rows; ++i) {
+        float sum = 0;
+        for (uint64_t p = 0; p < k; ++p)
+          sum += element(a, a_layout, desc->transa, e, i, p) *
+                 element(b, b_layout, desc->transb, e, p, j);
+        float v = alpha_value * sum;
+        if (beta_value != 0)
+          v += beta_value * element(c, c_layout, 0, e, i, j);
+        if (desc->epilogue & EPILOGUE_BIAS)
+          v += desc->bias[i];
+        if (desc->epilogue & EPILOGUE_RELU)
+          v = v > 0 ? v : 0;
+        if (desc->epilogue & EPILOGUE_GELU)
+          v = 0.5f * v *
+              (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+        ((float *)d)[e * d_layout->batch_stride + (int64_t)i +
+                     (int64_t)j * d_layout->ld] = v;
       }
   return SUCCESS;
 }

@@ -15,7 +15,9 @@ typedef struct fake_cuda_image {
 /* The matrix product fake_cuda_model_gemm's entry function asks of
  * agl_cuda_sgemm (or agl_cuda_gemm_half, reading its input and weights as
  * 16-bit floats), on its input (A), weights (B) and output (C), 16 floats
- * each: set by the test before a run. */
+ * each: set by the test before a run. fake_cuda_model_gemm_epilogue's
+ * calls agl_cuda_gemm_epilogue instead, its weights 48 floats: B, then
+ * the bias, then the residual. */
 #include <stdint.h>
 typedef struct fake_cuda_gemm {
   int64_t batch, m, n, k;
@@ -23,6 +25,9 @@ typedef struct fake_cuda_gemm {
   int32_t accumulate;
   float alpha;
   int32_t format; /* -1: agl_cuda_sgemm; else agl_cuda_gemm_half's */
+  /* agl_cuda_gemm_epilogue's (format -1 is AGL_CUDA_FLOAT there) */
+  int32_t bias, activation, residual;
+  int64_t r_batch, r_row;
 } fake_cuda_gemm;
 extern fake_cuda_gemm fake_gemm;
 

@@ -86,6 +86,15 @@ void agl_cuda_gemm_half(int64_t batch, int64_t m, int64_t n, int64_t k,
                         int64_t c_batch_stride, int64_t c_row_stride,
                         int32_t accumulate, float alpha, int32_t format);
 
+void agl_cuda_gemm_epilogue(
+    int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int64_t a_col_stride,
+    const void *b, int64_t b_batch_stride, int64_t b_row_stride,
+    int64_t b_col_stride, float *c, int64_t c_batch_stride,
+    int64_t c_row_stride, int32_t accumulate, float alpha, int32_t format,
+    const float *bias, int32_t activation, const float *residual,
+    int64_t residual_batch_stride, int64_t residual_row_stride);
+
 fake_cuda_gemm fake_gemm = {.format = -1};
 
 static int32_t run_gemm(void *arena, const void *weights,
@@ -104,6 +113,24 @@ static int32_t run_gemm(void *arena, const void *weights,
                        g->a_row, g->a_col, weights, g->b_batch, g->b_row,
                        g->b_col, outputs[0], g->c_batch, g->c_row,
                        g->accumulate, g->alpha, g->format);
+  return 0;
+}
+
+static int32_t run_gemm_epilogue(void *arena, const void *weights,
+                                 const void *const *inputs,
+                                 void *const *outputs, const int64_t *symbols,
+                                 int64_t *output_dims) {
+  (void)arena;
+  (void)symbols;
+  (void)output_dims;
+  const fake_cuda_gemm *g = &fake_gemm;
+  const float *w = weights;
+  agl_cuda_gemm_epilogue(g->batch, g->m, g->n, g->k, inputs[0], g->a_batch,
+                         g->a_row, g->a_col, w, g->b_batch, g->b_row, g->b_col,
+                         outputs[0], g->c_batch, g->c_row, g->accumulate,
+                         g->alpha, g->format < 0 ? 2 : g->format,
+                         g->bias ? w + 16 : NULL, g->activation,
+                         g->residual ? w + 32 : NULL, g->r_batch, g->r_row);
   return 0;
 }
 
@@ -144,7 +171,25 @@ static const agl_model_desc gemm_desc = {
     .run = run_gemm,
 };
 
+static const agl_model_desc gemm_epilogue_desc = {
+    .abi_version = AGL_ABI_VERSION,
+    .device = AGL_DEVICE_CUDA,
+    .name = "fake_cuda_gemm_epilogue",
+    .num_inputs = 1,
+    .num_outputs = 1,
+    .inputs = &gemm_input,
+    .outputs = &gemm_output,
+    .arena_size = 64,
+    .arena_alignment = 64,
+    .weights_size = 48 * sizeof(float),
+    .weights_file = "fake_cuda_gemm_epilogue.weights",
+    .run = run_gemm_epilogue,
+};
+
 const agl_model_desc *fake_cuda_model(void) { return &desc; }
+const agl_model_desc *fake_cuda_model_gemm_epilogue(void) {
+  return &gemm_epilogue_desc;
+}
 const agl_model_desc *fake_cuda_model_gemm(void) { return &gemm_desc; }
 const agl_model_desc *fake_cuda_model_missing_kernel(void) {
   return &missing_kernel_desc;

@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -50,37 +51,40 @@ typedef struct blas_api {
   const char *(*status_string)(cublasStatus_t status); /* may be null */
 } blas_api;
 
-struct agl_cuda_blas {
-  cublasHandle_t handle;
-};
-
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static blas_api api;
 static int loaded;
+
+void *agl_cuda_open_library(const char *variable, const char *const *candidates,
+                            size_t count, const char *purpose, char *why,
+                            size_t size) {
+  const char *named = getenv(variable);
+  void *library = NULL;
+  if (named && *named) {
+    library = dlopen(named, RTLD_NOW | RTLD_LOCAL);
+  } else {
+    for (size_t i = 0; i < count && !library; ++i)
+      library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+  }
+  if (!library) {
+    const char *error = dlerror();
+    snprintf(why, size, "cannot load %s (%s); set %s to its path", purpose,
+             error ? error : "not found", variable);
+  }
+  return library;
+}
 
 /* Loads cuBLAS once; on failure writes why into `why` (and a later call
  * tries again). */
 static int load_blas(char *why, size_t size) {
   pthread_mutex_lock(&load_lock);
   if (!loaded) {
-    const char *named = getenv("AUTOGLM_CUBLAS");
-    const char *candidates[] = {"libcublas.so.13", "libcublas.so.12",
-                                "libcublas.so.11"};
-    void *library = NULL;
-    if (named && *named) {
-      library = dlopen(named, RTLD_NOW | RTLD_LOCAL);
-    } else {
-      for (size_t i = 0; i < sizeof candidates / sizeof *candidates && !library;
-           ++i)
-        library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-    }
-    if (!library) {
-      const char *error = dlerror();
-      snprintf(why, size,
-               "cannot load cuBLAS for the model's matrix products (%s); "
-               "set AUTOGLM_CUBLAS to libcublas.so's path",
-               error ? error : "libcublas.so.13/.12/.11 not found");
-    } else {
+    static const char *const candidates[] = {
+        "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"};
+    void *library = agl_cuda_open_library(
+        "AUTOGLM_CUBLAS", candidates, sizeof candidates / sizeof *candidates,
+        "cuBLAS for the model's matrix products (libcublas.so)", why, size);
+    if (library) {
       *(void **)&api.create = dlsym(library, "cublasCreate_v2");
       *(void **)&api.destroy = dlsym(library, "cublasDestroy_v2");
       *(void **)&api.set_stream = dlsym(library, "cublasSetStream_v2");
@@ -94,10 +98,9 @@ static int load_blas(char *why, size_t size) {
         loaded = 1;
       } else {
         snprintf(why, size,
-                 "%s lacks cublasCreate_v2, cublasDestroy_v2, "
+                 "libcublas lacks cublasCreate_v2, cublasDestroy_v2, "
                  "cublasSetStream_v2, cublasSgemmStridedBatched "
-                 "or cublasGemmStridedBatchedEx",
-                 named && *named ? named : "libcublas");
+                 "or cublasGemmStridedBatchedEx");
         dlclose(library);
       }
     }
@@ -107,12 +110,16 @@ static int load_blas(char *why, size_t size) {
   return ok;
 }
 
-static void blas_failed(const char *what, cublasStatus_t status) {
+void agl_cuda_blas_failed(const char *what, int status, const char *text) {
   char message[400];
-  const char *text = api.status_string ? api.status_string(status) : NULL;
   snprintf(message, sizeof message, "%s failed: %s (cuBLAS status %d)", what,
-           text ? text : "unknown error", (int)status);
+           text ? text : "unknown error", status);
   agl_cuda_run_failed(message);
+}
+
+static void blas_failed(const char *what, cublasStatus_t status) {
+  agl_cuda_blas_failed(what, status,
+                       api.status_string ? api.status_string(status) : NULL);
 }
 
 void agl_cuda_blas_destroy(agl_cuda_blas *blas) {
@@ -120,17 +127,23 @@ void agl_cuda_blas_destroy(agl_cuda_blas *blas) {
     return;
   if (loaded && blas->handle)
     api.destroy(blas->handle);
+  agl_cuda_lt_destroy(blas->lt);
   free(blas);
 }
 
-/* How cuBLAS sees a row-major rows x cols operand with these strides
- * (elements): as it is (transposed = 0: a column-major cols x rows matrix
- * of leading dimension `ld`) or transposed (a column-major rows x cols
- * one); 0 when it can take neither (no unit stride, or a leading dimension
- * that does not cover the other extent). A stride along an extent of 1 is
- * never used. */
-static int layout(int64_t rows, int64_t cols, int64_t row_stride,
-                  int64_t col_stride, int *transposed, int64_t *ld) {
+agl_cuda_blas *agl_cuda_blas_of_run(const char *caller, CUstream *stream) {
+  agl_cuda_blas **slot;
+  if (!agl_cuda_run_binding(caller, stream, &slot))
+    return NULL;
+  if (!*slot && !(*slot = calloc(1, sizeof **slot)))
+    agl_cuda_run_failed("out of host memory for the matrix products' state");
+  return *slot;
+}
+
+/* Neither with no unit stride, or with a leading dimension that does not
+ * cover the other extent. A stride along an extent of 1 is never used. */
+int agl_cuda_blas_layout(int64_t rows, int64_t cols, int64_t row_stride,
+                         int64_t col_stride, int *transposed, int64_t *ld) {
   int64_t need;
   if (col_stride == 1 || cols == 1) {
     need = cols > 1 ? cols : 1;
@@ -156,18 +169,18 @@ static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
                  int32_t accumulate, float alpha, int format,
                  const char *caller) {
   CUstream stream;
-  agl_cuda_blas **slot;
-  if (!agl_cuda_run_binding(caller, &stream, &slot))
-    return;
-  if (batch <= 0 || m <= 0 || n <= 0)
+  agl_cuda_blas *blas = agl_cuda_blas_of_run(caller, &stream);
+  if (!blas || batch <= 0 || m <= 0 || n <= 0)
     return;
   int a_transposed, b_transposed, c_transposed;
   int64_t lda, ldb, ldc;
-  if (!layout(m, k, a_row_stride, a_col_stride, &a_transposed, &lda) ||
-      !layout(k, n, b_row_stride, b_col_stride, &b_transposed, &ldb) ||
-      !layout(m, n, c_row_stride, 1, &c_transposed, &ldc) || c_transposed ||
-      batch > INT_MAX || m > INT_MAX || n > INT_MAX || k > INT_MAX ||
-      format > AGL_CUDA_BF16) {
+  if (!agl_cuda_blas_layout(m, k, a_row_stride, a_col_stride, &a_transposed,
+                            &lda) ||
+      !agl_cuda_blas_layout(k, n, b_row_stride, b_col_stride, &b_transposed,
+                            &ldb) ||
+      !agl_cuda_blas_layout(m, n, c_row_stride, 1, &c_transposed, &ldc) ||
+      c_transposed || batch > INT_MAX || m > INT_MAX || n > INT_MAX ||
+      k > INT_MAX || format > AGL_CUDA_BF16) {
     char message[200];
     snprintf(message, sizeof message,
              "%s: a %lldx%lldx%lld product whose operand strides (or "
@@ -181,21 +194,15 @@ static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
     agl_cuda_run_failed(why);
     return;
   }
-  if (!*slot) {
-    agl_cuda_blas *blas = calloc(1, sizeof *blas);
-    if (!blas) {
-      agl_cuda_run_failed("out of host memory for the cuBLAS handle");
-      return;
-    }
+  if (!blas->handle) {
     cublasStatus_t status = api.create(&blas->handle);
     if (status != CUBLAS_STATUS_SUCCESS) {
-      free(blas);
+      blas->handle = NULL;
       blas_failed("cublasCreate", status);
       return;
     }
-    *slot = blas;
   }
-  cublasHandle_t handle = (*slot)->handle;
+  cublasHandle_t handle = blas->handle;
   cublasStatus_t status = api.set_stream(handle, stream);
   if (status != CUBLAS_STATUS_SUCCESS) {
     blas_failed("cublasSetStream", status);

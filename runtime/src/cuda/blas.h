@@ -3,12 +3,44 @@
 #define AUTOGLM_RUNTIME_CUDA_BLAS_H
 
 #include "../internal.h"
+#include "driver.h"
 
 #include <stdint.h>
 
-/* An instance's cuBLAS handle, made at its first product. */
-typedef struct agl_cuda_blas agl_cuda_blas;
+/* An instance's library state, made at its first product: its cuBLAS
+ * handle and its cuBLASLt state (blas_lt.c), each made at its first use. */
+struct agl_cuda_lt;
+typedef struct agl_cuda_blas {
+  struct cublasContext *handle;
+  struct agl_cuda_lt *lt;
+} agl_cuda_blas;
 AGL_HIDDEN void agl_cuda_blas_destroy(agl_cuda_blas *blas);
+AGL_HIDDEN void agl_cuda_lt_destroy(struct agl_cuda_lt *lt);
+
+/* For a product of the bound run (launch.h): the run's stream and the
+ * instance's state, made if needed; null after failing the run. */
+AGL_HIDDEN agl_cuda_blas *agl_cuda_blas_of_run(const char *caller,
+                                               CUstream *stream);
+
+/* dlopen of the library named by the environment variable `variable`, else
+ * of the first of `candidates` found; null with why in `why`, which
+ * `purpose` and `variable` end. */
+AGL_HIDDEN void *agl_cuda_open_library(const char *variable,
+                                       const char *const *candidates,
+                                       size_t count, const char *purpose,
+                                       char *why, size_t size);
+
+/* How cuBLAS sees a row-major rows x cols operand with these strides
+ * (elements): as it is (*transposed = 0: a column-major cols x rows matrix
+ * of leading dimension *ld) or transposed (a column-major rows x cols
+ * one); 0 when it can take neither. */
+AGL_HIDDEN int agl_cuda_blas_layout(int64_t rows, int64_t cols,
+                                    int64_t row_stride, int64_t col_stride,
+                                    int *transposed, int64_t *ld);
+
+/* Fails the run with "what failed: TEXT (cuBLAS status N)". */
+AGL_HIDDEN void agl_cuda_blas_failed(const char *what, int status,
+                                     const char *text);
 
 /* Called by compiled models' host code during a run, on device pointers:
  * for each of `batch` entries (pointers advanced by the batch strides),
@@ -27,7 +59,7 @@ agl_cuda_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
 /* The same with A and B in 16-bit floats (`format`: AGL_CUDA_HALF for
  * IEEE half, AGL_CUDA_BF16 for bfloat16; strides in elements), summed in
  * float32 into float32 C: cuBLAS's tensor-core products. */
-enum { AGL_CUDA_HALF = 0, AGL_CUDA_BF16 = 1 };
+enum { AGL_CUDA_HALF = 0, AGL_CUDA_BF16 = 1, AGL_CUDA_FLOAT = 2 };
 __attribute__((visibility("default"))) void
 agl_cuda_gemm_half(int64_t batch, int64_t m, int64_t n, int64_t k,
                    const void *a, int64_t a_batch_stride, int64_t a_row_stride,
@@ -35,5 +67,22 @@ agl_cuda_gemm_half(int64_t batch, int64_t m, int64_t n, int64_t k,
                    int64_t b_row_stride, int64_t b_col_stride, float *c,
                    int64_t c_batch_stride, int64_t c_row_stride,
                    int32_t accumulate, float alpha, int32_t format);
+
+/* A product with its epilogue, through cuBLASLt (blas_lt.c):
+ *   C = act(alpha * A B + bias[j] (+ C when `accumulate`)) + residual
+ * A and B in `format` (AGL_CUDA_HALF, AGL_CUDA_BF16 or AGL_CUDA_FLOAT),
+ * float32 sums, C, bias and residual float32. `bias` (n floats, the same
+ * for every batch entry) and `residual` (C's shape, its own batch and row
+ * strides) may be null. `activation` is AGL_ACT_NONE, AGL_ACT_RELU or
+ * AGL_ACT_GELU_TANH (cuBLASLt's epilogues); a residual goes with neither
+ * an activation nor `accumulate`. What it cannot take fails the run. */
+__attribute__((visibility("default"))) void agl_cuda_gemm_epilogue(
+    int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int64_t a_col_stride,
+    const void *b, int64_t b_batch_stride, int64_t b_row_stride,
+    int64_t b_col_stride, float *c, int64_t c_batch_stride,
+    int64_t c_row_stride, int32_t accumulate, float alpha, int32_t format,
+    const float *bias, int32_t activation, const float *residual,
+    int64_t residual_batch_stride, int64_t residual_row_stride);
 
 #endif /* AUTOGLM_RUNTIME_CUDA_BLAS_H */
