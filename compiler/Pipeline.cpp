@@ -83,8 +83,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseElementwise());
     // While erf, tanh and exp are still themselves: the GEMM's epilogue
-    // takes the activations that follow a product (memref stage).
-    if (options.runtimeKernels)
+    // (the CPU kernel's, or cuBLASLt's) takes the activations that follow a
+    // product (memref stage).
+    if (options.runtimeKernels || options.cudaLibraries)
       pm.addPass(createMarkActivations());
     pm.addPass(createApproximateMath());
     // Symbolic extents: every tensor.dim becomes arithmetic on the inputs'

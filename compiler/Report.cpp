@@ -111,11 +111,12 @@ void autoglm::measurePlacement(ModuleOp lowered, ModelReport &report) {
     return;
   for (auto entry : entries.getAsRange<DictionaryAttr>()) {
     auto oneThread = entry.getAs<StringAttr>("one_thread");
+    auto epilogue = entry.getAs<StringAttr>("epilogue");
     report.placement.push_back(
         {entry.getAs<StringAttr>("kind").getValue() == "library",
          entry.getAs<StringAttr>("name").str(),
          entry.getAs<StringAttr>("nodes").str(),
-         oneThread ? oneThread.str() : ""});
+         oneThread ? oneThread.str() : "", epilogue ? epilogue.str() : ""});
   }
 }
 
@@ -124,18 +125,24 @@ void autoglm::measurePlacement(ModuleOp lowered, ModelReport &report) {
 static std::string placementText(const ModelReport &r) {
   if (r.placement.empty())
     return "";
-  int64_t kernels = 0, oneThread = 0, library = 0;
+  int64_t kernels = 0, oneThread = 0, library = 0, lt = 0;
   for (const auto &launch : r.placement) {
     kernels += !launch.library;
     oneThread += !launch.oneThread.empty();
     library += launch.library;
+    lt += launch.name == "agl_cuda_gemm_epilogue";
   }
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("placement:         {0,12} GPU kernels ({1} in one "
-                      "thread), {2} library calls (cuBLAS); nothing on the "
-                      "host\n",
-                      kernels, oneThread, library);
+                      "thread), {2} library calls (cuBLAS{3}); nothing on "
+                      "the host\n",
+                      kernels, oneThread, library,
+                      lt ? llvm::formatv(", {0} through cuBLASLt with their "
+                                         "epilogue",
+                                         lt)
+                               .str()
+                         : "");
   for (const auto &launch : r.placement)
     if (!launch.oneThread.empty())
       os << "  in one thread: " << launch.name << " ("
@@ -243,6 +250,8 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
                                {"nodes", launch.nodes}};
       if (!launch.oneThread.empty())
         entry["one_thread"] = launch.oneThread;
+      if (!launch.epilogue.empty())
+        entry["epilogue"] = launch.epilogue;
       launches.push_back(std::move(entry));
     }
     value.getAsObject()->try_emplace("placement", std::move(launches));

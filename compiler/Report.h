@@ -46,6 +46,7 @@ struct ModelReport {
     bool library = false; // a runtime library call (cuBLAS), else a kernel
     std::string name, nodes;
     std::string oneThread; // why a kernel runs in one thread; "": spread
+    std::string epilogue;  // what a library call computes after its product
   };
   std::vector<Launch> placement;
 };

@@ -75,8 +75,10 @@ constexpr StringLiteral kGemmInt8Requantize = "agl_kernel_gemm_u8s8_requantize";
 constexpr StringLiteral kGemmInt8Transposed = "agl_kernel_gemm_u8s8_transposed";
 constexpr StringLiteral kCudaSgemm = "agl_cuda_sgemm";
 constexpr StringLiteral kCudaGemmHalf = "agl_cuda_gemm_half";
-// agl_cuda_gemm_half's formats (runtime/src/cuda/blas.h).
-constexpr int kCudaHalf = 0, kCudaBf16 = 1;
+constexpr StringLiteral kCudaGemmEpilogue = "agl_cuda_gemm_epilogue";
+// The operands' formats of agl_cuda_gemm_half and agl_cuda_gemm_epilogue
+// (runtime/src/cuda/blas.h).
+constexpr int kCudaHalf = 0, kCudaBf16 = 1, kCudaFloat = 2;
 
 /// Which loop of the generic each role of the contraction is.
 struct ContractionLoops {
@@ -1074,11 +1076,43 @@ Value halfOperand(OpBuilder &b, Location loc, Value buffer,
   return converted;
 }
 
-/// agl_cuda_sgemm (cuBLAS, on device buffers) for a product whose extents
-/// and strides are constants that cuBLAS takes; other products keep their
-/// loops. No epilogue: the elementwise loop after it stays a kernel. With
-/// `half`, both operands go to 16-bit floats first (contiguous copies) and
-/// the call is agl_cuda_gemm_half (float32 sums and output).
+/// The epilogue of a product on the GPU, when its call can compute it:
+/// cuBLAS's alpha and accumulation, or cuBLASLt's epilogues (a bias along
+/// the columns, then ReLU or tanh-GELU; or a residual with no activation).
+/// The output and residual need layouts cuBLAS takes.
+std::optional<Epilogue>
+cudaEpilogue(linalg::GenericOp op, const ContractionLoops &c, bool accumulate) {
+  std::optional<Epilogue> e = matchEpilogue(op, c, accumulate);
+  if (!e || e->gated || e->quantize || e->scalarScale || e->columnScale ||
+      (e->activation != AGL_ACT_NONE && e->activation != AGL_ACT_RELU &&
+       e->activation != AGL_ACT_GELU_TANH) ||
+      (e->residual && (e->activation != AGL_ACT_NONE || accumulate)))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  AffineMap map = op.getIndexingMapsArray()[2];
+  for (Value tile : {e->output, e->residual}) {
+    if (!tile)
+      continue;
+    auto strides = staticLoopStrides(tile, map, op.getNumLoops());
+    if (!strides || !cublasTakes(ranges[c.m], ranges[c.n], (*strides)[c.m], 1))
+      return std::nullopt;
+  }
+  return e;
+}
+
+/// Whether cuBLAS's own call does the epilogue (an alpha, an in-place
+/// residual): there is nothing for cuBLASLt to add.
+bool plainCublasDoes(const Epilogue &e) {
+  return !e.bias && e.activation == AGL_ACT_NONE && !e.residual;
+}
+
+/// A call of agl_cuda_sgemm (cuBLAS, on device buffers) for a product whose
+/// extents and strides are constants that cuBLAS takes; other products keep
+/// their loops. With `half`, both operands go to 16-bit floats first
+/// (contiguous copies) and the call is agl_cuda_gemm_half (float32 sums and
+/// output). The elementwise loop after the product goes into the call when
+/// cuBLAS or cuBLASLt can do it (cudaEpilogue): then the call is
+/// agl_cuda_gemm_epilogue if it needs cuBLASLt's epilogue.
 void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                          HalfWeights *half,
                          SmallVectorImpl<ZeroSource> &zeroSources) {
@@ -1106,8 +1140,20 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
 
   Operation *init = nullptr;
   bool accumulate = !startsFromZeros(op, init);
+  std::optional<Epilogue> epilogue = cudaEpilogue(op, c, accumulate);
+  const bool lt = epilogue && !plainCublasDoes(*epilogue);
+  Value output = op.getDpsInits()[0];
+  if (epilogue) {
+    for (Value v : {epilogue->output, epilogue->bias, epilogue->residual})
+      if (v)
+        autoglm::hoistBefore(v, op);
+    output = epilogue->output;
+    accumulate |= epilogue->accumulateResidual;
+  }
   OpBuilder b(op);
-  Location loc = op.getLoc();
+  Location loc = epilogue ? FusedLoc::get(op.getContext(),
+                                          {op.getLoc(), epilogue->op.getLoc()})
+                          : op.getLoc();
   Value lhsBuffer = op.getDpsInputs()[0], rhsBuffer = op.getDpsInputs()[1];
   Type element = b.getF32Type();
   if (half) {
@@ -1117,7 +1163,10 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   }
   OperandView a = viewOf(b, loc, lhsBuffer, maps[0], loops);
   OperandView bv = viewOf(b, loc, rhsBuffer, maps[1], loops);
-  OperandView cv = viewOf(b, loc, op.getDpsInits()[0], maps[2], loops);
+  OperandView cv = viewOf(b, loc, output, maps[2], loops);
+  std::optional<OperandView> residual;
+  if (epilogue && epilogue->residual)
+    residual = viewOf(b, loc, epilogue->residual, maps[2], loops);
   SmallVector<Value> extents;
   for (Range range :
        cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
@@ -1126,27 +1175,39 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   // iteration is cuBLAS's batch, the others scf.for loops around the call.
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<int64_t> batchLoops;
   for (int64_t loop : c.batch)
     if (ranges[loop] != 1)
       batchLoops.push_back(loop);
-  SmallVector<Value> pointers = {a.pointer, bv.pointer, cv.pointer};
+  SmallVector<Value> pointers = {
+      a.pointer, bv.pointer, cv.pointer,
+      residual ? residual->pointer
+               : LLVM::ZeroOp::create(b, loc, ptrType).getResult()};
   OpBuilder::InsertionGuard guard(b);
   std::optional<int64_t> inner =
-      loopOverOuterBatches(b, loc, batchLoops, extents, {&a, &bv, &cv},
-                           pointers, {element, element, Type()});
-  Value ap = pointers[0], bp = pointers[1], cp = pointers[2];
-  Value batchCount = one, aBatch = zero, bBatch = zero, cBatch = zero;
+      loopOverOuterBatches(b, loc, batchLoops, extents,
+                           {&a, &bv, &cv, residual ? &*residual : nullptr},
+                           pointers, {element, element, Type(), Type()});
+  Value ap = pointers[0], bp = pointers[1], cp = pointers[2], rp = pointers[3];
+  Value batchCount = one, aBatch = zero, bBatch = zero, cBatch = zero,
+        rBatch = zero;
   if (inner) {
     batchCount = extents[*inner];
     aBatch = a.loopStrides[*inner];
     bBatch = bv.loopStrides[*inner];
     cBatch = cv.loopStrides[*inner];
+    if (residual)
+      rBatch = residual->loopStrides[*inner];
   }
   auto i64 = [&](Value index) { return autoglm::asI64(b, loc, index); };
+  auto i32 = [&](int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, value, 32).getResult();
+  };
   // (batch, m, n, k, a, its batch/row/column strides, b, its batch/row/
   //  column strides, c, its batch/row strides, accumulate, alpha[, the
-  //  operands' format: AGL_CUDA_HALF or AGL_CUDA_BF16])
+  //  operands' format][, bias, activation, residual, its batch/row
+  //  strides])
   SmallVector<Value> args = {
       i64(batchCount),
       i64(extents[c.m]),
@@ -1163,20 +1224,38 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
       cp,
       i64(cBatch),
       i64(cv.loopStrides[c.m]),
-      arith::ConstantIntOp::create(b, loc, accumulate, 32),
-      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f))};
-  if (half)
-    args.push_back(arith::ConstantIntOp::create(
-        b, loc, element.isBF16() ? kCudaBf16 : kCudaHalf, 32));
+      i32(accumulate),
+      arith::ConstantOp::create(
+          b, loc, b.getF32FloatAttr(epilogue ? epilogue->alpha : 1.0f))};
+  const int format = !half              ? kCudaFloat
+                     : element.isBF16() ? kCudaBf16
+                                        : kCudaHalf;
+  if (half || lt)
+    args.push_back(i32(format));
+  if (lt)
+    args.append({epilogue->bias
+                     ? autoglm::pointerTo(b, loc, epilogue->bias).pointer
+                     : LLVM::ZeroOp::create(b, loc, ptrType).getResult(),
+                 i32(epilogue->activation), rp, i64(rBatch),
+                 i64(residual ? residual->loopStrides[c.m] : zero)});
   SmallVector<Type> types =
       llvm::map_to_vector(args, [](Value v) { return v.getType(); });
-  func::FuncOp callee = autoglm::declareRuntimeFunction(
-      op->getParentOfType<ModuleOp>(), half ? kCudaGemmHalf : kCudaSgemm,
-      b.getFunctionType(types, {}));
+  func::FuncOp callee =
+      autoglm::declareRuntimeFunction(op->getParentOfType<ModuleOp>(),
+                                      lt     ? kCudaGemmEpilogue
+                                      : half ? kCudaGemmHalf
+                                             : kCudaSgemm,
+                                      b.getFunctionType(types, {}));
   callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
   auto call = func::CallOp::create(b, loc, callee, args);
   if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
-    zeroSources.push_back({init, call.getOperation()});
+    zeroSources.push_back(
+        {init, output == op.getDpsInits()[0] ? call.getOperation() : nullptr});
+  if (epilogue) {
+    call->setAttr(autoglm::kEpilogueAttrName,
+                  b.getStringAttr(epilogue->describe()));
+    epilogue->op->erase();
+  }
   op->erase();
 }
 

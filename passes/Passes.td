@@ -235,7 +235,8 @@ def MarkActivations : Pass<"autoglm-mark-activations", "mlir::ModuleOp"> {
     the marked op (the product or quotient that ends the activation) is
     not rewritten, and the mark survives bufferization.
     `autoglm-contractions-to-kernels` reads it to run the activation in
-    the GEMM's epilogue, checking again that `y` is computed from `x`
+    the GEMM's epilogue (the CPU kernel's, or cuBLASLt's with
+    `--target=cuda`), checking again that `y` is computed from `x`
     alone. The mark changes nothing else: unfused, the loop computes what
     it did.
   }];
@@ -637,8 +638,18 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
 
     **`cuda`** (for `--target=cuda`): the buffers are device memory and the
     product becomes a call of `agl_cuda_sgemm`, which the runtime runs with
-    cuBLAS on the run's stream: no packing, no epilogue (the elementwise
-    loop that follows stays a generated kernel), no integer products. Only
+    cuBLAS on the run's stream: no packing, no integer products. The
+    epilogue goes into the call, under the conditions above, only where
+    cuBLAS or cuBLASLt computes it: a scale alone, or a residual updated in
+    place, is cuBLAS's alpha and accumulation (`agl_cuda_sgemm`, epilogue
+    "scale" or "residual"); a bias along the columns, then ReLU or GELU in
+    its tanh form, or a residual with no activation (another buffer, its
+    strides static, rows contiguous, and no accumulation) make the call
+    `agl_cuda_gemm_epilogue` (cuBLASLt; its arguments after the scale: the
+    operands' format, 2 for float32, then the bias, the activation, the
+    residual and its batch and row strides). Other loops after a product
+    (GELU in its erf form, SiLU, a gate, a residual after an activation,
+    which cuBLASLt would add before it) stay generated kernels. Only
     products whose extents and strides are constants that cuBLAS can take
     (each operand with unit stride along its rows or its columns, and a
     leading dimension that covers the other extent) become calls; the
@@ -647,7 +658,8 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     here (round to nearest even; the float copy goes when nothing else
     reads it), any other operand by an elementwise loop into a new buffer
     right before the call; the call is `agl_cuda_gemm_half` (float32 sums
-    and output, its last argument 0 for IEEE half, 1 for bfloat16).
+    and output, its last argument 0 for IEEE half, 1 for bfloat16), or
+    `agl_cuda_gemm_epilogue` with that format.
   }];
   let options = [
     Option<"packWeights", "pack-weights", "bool", "true",
@@ -655,8 +667,8 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     Option<"partialPanels", "partial-panels", "bool", "false",
            "Also pack weights whose columns do not fill whole panels">,
     Option<"cuda", "cuda", "bool", "false",
-           "Call agl_cuda_sgemm (cuBLAS on device buffers) instead of the "
-           "CPU kernels">,
+           "Call agl_cuda_sgemm (cuBLAS on device buffers) or "
+           "agl_cuda_gemm_epilogue (cuBLASLt) instead of the CPU kernels">,
     Option<"cudaPrecision", "cuda-precision", "std::string", "\"fp32\"",
            "With cuda: the products' operands in fp32, fp16 or bf16">
   ];
@@ -963,8 +975,9 @@ def RecordGpuPlacement
     nodes, and `one_thread` with the reason when
     `autoglm-map-loops-to-gpu` put its work in one thread) and per call of
     a runtime function marked `autoglm.device_library` (`kind =
-    "library"`, e.g. a cuBLAS product). `autoglm-compile --report` prints
-    it as the model's placement.
+    "library"`, e.g. a cuBLAS product, and `epilogue` with the
+    `autoglm.epilogue` the call computes, if any). `autoglm-compile
+    --report` prints it as the model's placement.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

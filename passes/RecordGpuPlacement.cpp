@@ -3,7 +3,8 @@
 // After the kernels are outlined and named, lists in program order what
 // the host code launches: each GPU kernel (spread over blocks and threads,
 // or in one thread, and why) and each runtime library call that queues its
-// own GPU work (cuBLAS products). The compile report prints the list.
+// own GPU work (cuBLAS products, with the epilogue each computes). The
+// compile report prints the list.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,7 +41,7 @@ struct RecordGpuPlacementPass
     Builder b(module.getContext());
     SmallVector<Attribute> entries;
     auto record = [&](StringRef kind, StringRef name, Location loc,
-                      StringAttr reason) {
+                      StringAttr reason, StringAttr epilogue = {}) {
       SmallVector<NamedAttribute> fields = {
           b.getNamedAttr("kind", b.getStringAttr(kind)),
           b.getNamedAttr("name", b.getStringAttr(name)),
@@ -48,6 +49,8 @@ struct RecordGpuPlacementPass
                          b.getStringAttr(autoglm::onnxNodeLabel(loc)))};
       if (reason)
         fields.push_back(b.getNamedAttr("one_thread", reason));
+      if (epilogue)
+        fields.push_back(b.getNamedAttr("epilogue", epilogue));
       entries.push_back(b.getDictionaryAttr(fields));
     };
     for (auto func : module.getOps<func::FuncOp>()) {
@@ -61,7 +64,8 @@ struct RecordGpuPlacementPass
           auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
               call, call.getCalleeAttr());
           if (callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName))
-            record("library", call.getCallee(), call.getLoc(), StringAttr());
+            record("library", call.getCallee(), call.getLoc(), StringAttr(),
+                   call->getAttrOfType<StringAttr>(autoglm::kEpilogueAttrName));
         }
       });
     }

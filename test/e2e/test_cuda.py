@@ -200,7 +200,8 @@ class CudaTargetTest(E2ETestCase):
                     self.assertEqual(len(elfs), len(ptxs))
 
     def test_products_through_cublas(self):
-        """Matrix products are agl_cuda_sgemm calls (cuBLAS); with
+        """Matrix products are agl_cuda_sgemm calls (cuBLAS), those with a
+        residual add agl_cuda_gemm_epilogue calls (cuBLASLt); with
         --precision fp16 or bf16 agl_cuda_gemm_half calls, whose 16-bit
         weights make the weights file smaller; with --no-kernels they stay
         generated kernels."""
@@ -208,6 +209,7 @@ class CudaTargetTest(E2ETestCase):
         fp32 = self.compiled(onnx_path, ".o", "--target=cuda")
         symbols = run(["nm", fp32]).stdout
         self.assertRegex(symbols, r"\bU agl_cuda_sgemm\b")
+        self.assertRegex(symbols, r"\bU agl_cuda_gemm_epilogue\b")
         self.assertNotIn("agl_cuda_gemm_half", symbols)
         fp32_bytes = os.path.getsize(os.path.splitext(fp32)[0] + ".weights")
         for precision in ("fp16", "bf16"):
@@ -216,6 +218,7 @@ class CudaTargetTest(E2ETestCase):
                                     "--precision", precision)
                 symbols = run(["nm", obj]).stdout
                 self.assertRegex(symbols, r"\bU agl_cuda_gemm_half\b")
+                self.assertRegex(symbols, r"\bU agl_cuda_gemm_epilogue\b")
                 self.assertNotIn("agl_cuda_sgemm", symbols)
                 weights = os.path.getsize(os.path.splitext(obj)[0] +
                                           ".weights")
@@ -227,7 +230,8 @@ class CudaTargetTest(E2ETestCase):
 
     def test_report_lists_the_placement(self):
         """--report names, in order, every kernel the object holds and every
-        cuBLAS call; none of glm_layer's kernels runs in one thread."""
+        cuBLAS call with its epilogue; none of glm_layer's kernels runs in
+        one thread."""
         onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
         obj, result = self.cache.compile(onnx_path, ".o", "--target=cuda",
                                          "--report=json")
@@ -238,14 +242,21 @@ class CudaTargetTest(E2ETestCase):
         self.assertEqual([int(re.match(r"k(\d+)_", k).group(1))
                           for k in kernels], list(range(len(kernels))))
         self.assertFalse([e for e in placement if "one_thread" in e])
-        # One product per MatMul node of the graph.
-        self.assertEqual([e["name"] for e in library], ["agl_cuda_sgemm"] * 7)
-        self.assertIn("self_attn/o_proj/MatMul", [e["nodes"] for e in library])
+        # One product per MatMul node of the graph; the two whose residual
+        # add follows take it in (cuBLASLt), the others are plain cuBLAS.
+        self.assertEqual([e["name"] for e in library],
+                         ["agl_cuda_sgemm"] * 3 + ["agl_cuda_gemm_epilogue"] +
+                         ["agl_cuda_sgemm"] * 2 + ["agl_cuda_gemm_epilogue"])
+        fused = {e["nodes"]: e["epilogue"] for e in library if "epilogue" in e}
+        self.assertEqual(fused, {
+            "self_attn/o_proj/MatMul+residual_attn/Add": "residual",
+            "mlp/down_proj/MatMul+y": "residual"})
         text = self.cache.compile(onnx_path, ".o", "--target=cuda",
                                   "--report")[1].stdout
         self.assertRegex(text, rf"placement: +{len(kernels)} GPU kernels "
                                r"\(0 in one thread\), 7 library calls "
-                               r"\(cuBLAS\); nothing on the host")
+                               r"\(cuBLAS, 2 through cuBLASLt with their "
+                               r"epilogue\); nothing on the host")
         if self.cuobjdump is None:
             self.skipTest("no cuobjdump: the object's kernels not listed")
         ptx = run([self.cuobjdump, "-ptx", obj]).stdout
