@@ -3,6 +3,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace autoglm {
@@ -35,6 +36,21 @@ bool shouldFuse(OpOperand *operand) {
   Operation *producer = operand->get().getDefiningOp();
   return producer && producer->hasOneUse() &&
          (isElementwise(operand->getOwner()) || isPermutedCopy(producer));
+}
+
+/// Whether an elementwise generic should take in, by running over fewer
+/// dimensions, the expand_shape of another elementwise generic's result
+/// that it reads (`x = A B + bias; y = expand(x) + residual`, a Gemm's
+/// bias and the residual add after a view): the two then fuse, and the
+/// product's call can take both as its epilogue.
+bool shouldCollapseThroughExpand(OpOperand *operand) {
+  auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+  auto producer =
+      expand ? expand.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
+  return expand && producer && isElementwise(operand->getOwner()) &&
+         isa<linalg::GenericOp>(operand->getOwner()) &&
+         isElementwise(producer.getOperation()) && producer->hasOneUse() &&
+         expand->hasOneUse();
 }
 
 /// Fuses a generic's producer into it, like upstream's elementwise fusion
@@ -87,6 +103,8 @@ struct FuseElementwisePass
     // ours, tried first, does the fusing itself.
     patterns.add<FuseKeepingLocations>(&getContext(), /*benefit=*/2);
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(
+        patterns, shouldCollapseThroughExpand);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -208,8 +208,19 @@ def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
     exception: fused into a contraction (`linalg.transpose` is generalized
     for it) it becomes a permuted indexing map, and the matmul reads the
     untransposed buffer with strides instead of a transposed copy.
+
+    A view between two elementwise generics does not keep them apart: when
+    a consumer reads the `tensor.expand_shape` of an elementwise producer's
+    result (each used once), as a residual add reads a Gemm's biased result
+    through a view that adds a unit dimension, the consumer runs over the
+    view's source dimensions instead (upstream's
+    `populateFoldReshapeOpsByCollapsingPatterns`: its other operands
+    collapsed, its result expanded), and then fuses with the producer; the
+    product after which that loop comes can take it all as its epilogue
+    (`bias+residual`, `bias+gelu_tanh` in GPT-2's blocks).
   }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def MarkActivations : Pass<"autoglm-mark-activations", "mlir::ModuleOp"> {

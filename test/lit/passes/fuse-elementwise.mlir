@@ -62,3 +62,68 @@ func.func @into_contraction(%q: tensor<4x8xf32>, %k: tensor<16x8xf32>) -> tensor
   } -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
 }
+
+// -----
+
+// A Gemm's bias add, a view that adds a unit dimension, then the residual
+// add: the residual add runs over the view's source dimensions instead
+// (its other operand collapsed, its result expanded), so the two adds
+// fuse into one 2-D loop right after the product, which a GEMM call can
+// take as its epilogue.
+// CHECK-LABEL: func.func @bias_view_residual
+// CHECK-SAME: %[[X:[^:]*]]: tensor<4x8xf32>, %[[B:[^:]*]]: tensor<8xf32>, %[[R:[^:]*]]: tensor<4x1x8xf32>
+// CHECK: %[[RC:.*]] = tensor.collapse_shape %[[R]] {{\[\[}}0, 1], [2]] : tensor<4x1x8xf32> into tensor<4x8xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: ins(%[[X]], %[[B]], %[[RC]] : tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32>)
+// CHECK: arith.addf
+// CHECK-NEXT: arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.expand_shape %[[SUM]] {{\[\[}}0, 1], [2]] output_shape [4, 1, 8] : tensor<4x8xf32> into tensor<4x1x8xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @bias_view_residual(%x: tensor<4x8xf32>, %b: tensor<8xf32>, %r: tensor<4x1x8xf32>) -> tensor<4x1x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %v = tensor.expand_shape %0 [[0, 1], [2]] output_shape [4, 1, 8] : tensor<4x8xf32> into tensor<4x1x8xf32>
+  %e3 = tensor.empty() : tensor<4x1x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v, %r : tensor<4x1x8xf32>, tensor<4x1x8xf32>) outs(%e3 : tensor<4x1x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<4x1x8xf32>
+  return %1 : tensor<4x1x8xf32>
+}
+
+// -----
+
+// The view of a value something else reads too stays: folding it would
+// leave the producer's loop where it is and add a copy.
+// CHECK-LABEL: func.func @shared_producer
+// CHECK: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel"]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @shared_producer(%x: tensor<4x8xf32>, %b: tensor<8xf32>, %r: tensor<4x1x8xf32>) -> (tensor<4x1x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %v = tensor.expand_shape %0 [[0, 1], [2]] output_shape [4, 1, 8] : tensor<4x8xf32> into tensor<4x1x8xf32>
+  %e3 = tensor.empty() : tensor<4x1x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v, %r : tensor<4x1x8xf32>, tensor<4x1x8xf32>) outs(%e3 : tensor<4x1x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<4x1x8xf32>
+  return %1, %0 : tensor<4x1x8xf32>, tensor<4x8xf32>
+}
