@@ -2,6 +2,7 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -52,6 +53,24 @@ bool shouldCollapseThroughExpand(OpOperand *operand) {
          isElementwise(producer.getOperation()) && producer->hasOneUse() &&
          expand->hasOneUse();
 }
+
+/// `tensor.dim` of an expand_shape is its output shape's extent: the view
+/// then has no other user than the loop that reads it, which can then run
+/// over its source's dimensions (shouldCollapseThroughExpand).
+struct DimOfExpandShape : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp dim,
+                                PatternRewriter &rewriter) const override {
+    auto expand = dim.getSource().getDefiningOp<tensor::ExpandShapeOp>();
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!expand || !index)
+      return failure();
+    OpFoldResult extent = expand.getMixedOutputShape()[*index];
+    rewriter.replaceOp(
+        dim, getValueOrCreateConstantIndexOp(rewriter, dim.getLoc(), extent));
+    return success();
+  }
+};
 
 /// Fuses a generic's producer into it, like upstream's elementwise fusion
 /// pattern, but the fused op keeps the locations of both: every ONNX node
@@ -105,6 +124,7 @@ struct FuseElementwisePass
     linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
     linalg::populateFoldReshapeOpsByCollapsingPatterns(
         patterns, shouldCollapseThroughExpand);
+    patterns.add<DimOfExpandShape>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -71,6 +71,23 @@ class LlmModelsTest(E2ETestCase):
                 self.assertEqual(decode["logits"].shape[1], 1)
                 self.assertEqual(int(np.argmax(decode["logits"][0, -1])), tokens[1])
 
+    def test_gpt2_blocks_end_in_gemm_epilogues(self):
+        """GPT-2's Gemm bias reaches the residual add and the GELU through a
+        view (Reshape): each block's four products still take all of it as
+        their epilogue, leaving no loop of their own."""
+        path = os.path.join(MODELS_DIR, "gpt2_tiny.onnx")
+        options = [a for d in model_dims(path) for a in ("--dim", d)]
+        _, result = self.cache.compile(path, ".so", *options, "--report=json")
+        self.assertEqual(result.returncode, 0, describe(result))
+        gemms = [k["name"].split()[0] for k in json.loads(result.stdout)["kernels"]
+                 if k["name"].startswith("sgemm")]
+        # Per block: qkv (bias), attention output (bias + residual), MLP up
+        # (bias + GELU, tanh form), MLP down (bias + residual); then the
+        # tied LM head.
+        block = ["sgemm_packed+bias", "sgemm_packed+bias+residual",
+                 "sgemm_packed+bias+gelu_tanh", "sgemm_packed+bias+residual"]
+        self.assertEqual(gemms, block * 2 + ["sgemm_packed"])
+
     def test_two_sequences_one_padded(self):
         # Symbolic batch: two rows against a cache, the second left-padded.
         for model in MODELS:

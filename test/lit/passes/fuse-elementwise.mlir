@@ -127,3 +127,40 @@ func.func @shared_producer(%x: tensor<4x8xf32>, %b: tensor<8xf32>, %r: tensor<4x
   } -> tensor<4x1x8xf32>
   return %1, %0 : tensor<4x1x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Dynamic rows: the extents the residual add's init takes from the view
+// become the view's output shape, so the view has one reader, and the two
+// adds fuse as above.
+// CHECK-LABEL: func.func @dynamic_view
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x8xf32>, %{{[^:]*}}: tensor<8xf32>, %{{[^:]*}}: tensor<?x?x8xf32>, %[[B0:[^:]*]]: index, %[[S:[^:]*]]: index
+// CHECK-NOT: tensor.dim %{{.*}} : tensor<?x?x8xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.expand_shape %[[SUM]] {{\[\[}}0, 1], [2]] output_shape [%[[B0]], %[[S]], 8]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @dynamic_view(%x: tensor<?x8xf32>, %b: tensor<8xf32>, %r: tensor<?x?x8xf32>, %batch: index, %seq: index) -> tensor<?x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<?x8xf32>, tensor<8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<?x8xf32>
+  %v = tensor.expand_shape %0 [[0, 1], [2]] output_shape [%batch, %seq, 8] : tensor<?x8xf32> into tensor<?x?x8xf32>
+  %d0 = tensor.dim %v, %c0 : tensor<?x?x8xf32>
+  %d1 = tensor.dim %v, %c1 : tensor<?x?x8xf32>
+  %e3 = tensor.empty(%d0, %d1) : tensor<?x?x8xf32>
+  %1 = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v, %r : tensor<?x?x8xf32>, tensor<?x?x8xf32>) outs(%e3 : tensor<?x?x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x8xf32>
+  return %1 : tensor<?x?x8xf32>
+}
