@@ -25,6 +25,8 @@ extern "C" const agl_model_desc *fake_cuda_model(void);
 extern "C" const agl_model_desc *fake_cuda_model_missing_kernel(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm_epilogue(void);
+extern "C" const agl_model_desc *fake_cuda_model_host_section(void);
+extern "C" void *fake_host_staging_seen;
 extern "C" {
 #include "fake_cuda.h"
 }
@@ -34,6 +36,8 @@ void *mgpuModuleLoad(void *data, size_t size);
 void mgpuModuleUnload(void *module);
 void *mgpuModuleGetFunction(void *module, const char *name);
 void *mgpuStreamCreate(void);
+void *agl_cuda_host_staging(int64_t bytes);
+void agl_cuda_copy_to_host(void *host, const void *device, int64_t bytes);
 void mgpuLaunchKernel(void *function, intptr_t gx, intptr_t gy, intptr_t gz,
                       intptr_t bx, intptr_t by, intptr_t bz, int32_t shared,
                       void *stream, void **params, void **extra,
@@ -482,6 +486,61 @@ TEST_F(FakeBlas, MissingCuBlasIsReported) {
   EXPECT_THAT(lastError(), HasSubstr("cannot load cuBLAS for the model's "
                                      "matrix products"));
   EXPECT_THAT(lastError(), HasSubstr("AUTOGLM_CUBLAS"));
+}
+
+// ---- host sections ------------------------------------------------------
+
+// The ops a model places on the host run on host copies of device bytes, in
+// the instance's staging memory (fake_cuda_model.c's host section computes
+// y = x * weights there).
+TEST_F(FakeDevice, HostSectionRunsOnStagedCopies) {
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(fake_cuda_model_host_section(), &instance),
+            AGL_OK)
+      << lastError();
+  ASSERT_EQ(agl_instance_set_weights(instance, weights.data()), AGL_OK);
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK)
+        << lastError();
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(y[i], x[i] * weights[i]) << i;
+    x[0] += 1.0f;
+  }
+  // The staging memory is made once, at the first run.
+  void *first = fake_host_staging_seen;
+  EXPECT_NE(first, nullptr);
+  ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK);
+  EXPECT_EQ(fake_host_staging_seen, first);
+  // With the copies queued until the stream is synchronized, each copy
+  // still waits for its data.
+  setenv("FAKE_CUDA_DEFER", "1", 1);
+  x[1] = 7.0f;
+  ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK);
+  unsetenv("FAKE_CUDA_DEFER");
+  EXPECT_EQ(y[1], 7.0f * weights[1]);
+  agl_instance_destroy(instance);
+}
+
+TEST_F(FakeDevice, HostSectionCopyFailureFailsTheRun) {
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(fake_cuda_model_host_section(), &instance),
+            AGL_OK)
+      << lastError();
+  ASSERT_EQ(agl_instance_set_weights(instance, weights.data()), AGL_OK);
+  setenv("FAKE_CUDA_FAIL", "sync", 1);
+  EXPECT_EQ(agl_instance_run(instance, inputs, outputs), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("copy of device memory to a host "
+                                     "section: CUDA_ERROR_ILLEGAL_ADDRESS"));
+  unsetenv("FAKE_CUDA_FAIL");
+  EXPECT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK) << lastError();
+  agl_instance_destroy(instance);
+}
+
+TEST_F(FakeDevice, HostSectionCallsOutsideARunDoNothing) {
+  float host[4] = {1, 2, 3, 4}, device[4] = {5, 6, 7, 8};
+  EXPECT_EQ(agl_cuda_host_staging(16), nullptr);
+  agl_cuda_copy_to_host(host, device, sizeof host);
+  EXPECT_EQ(host[0], 1.0f);
 }
 
 // ---- products with an epilogue through cuBLASLt (a fake one) ---------------

@@ -134,6 +134,33 @@ static int32_t run_gemm_epilogue(void *arena, const void *weights,
   return 0;
 }
 
+void *agl_cuda_host_staging(int64_t bytes);
+void agl_cuda_copy_to_host(void *host, const void *device, int64_t bytes);
+void agl_cuda_copy_to_device(void *device, const void *host, int64_t bytes);
+
+void *fake_host_staging_seen;
+
+/* A host section as compiled code runs one: y = x * weights on host copies
+ * of x and the weights, y copied back. */
+static int32_t run_host_section(void *arena, const void *weights,
+                                const void *const *inputs, void *const *outputs,
+                                const int64_t *symbols, int64_t *output_dims) {
+  (void)arena;
+  (void)symbols;
+  (void)output_dims;
+  float *staging = agl_cuda_host_staging(12 * sizeof(float));
+  fake_host_staging_seen = staging;
+  if (!staging)
+    return 0;
+  float *x = staging, *w = staging + 4, *y = staging + 8;
+  agl_cuda_copy_to_host(x, inputs[0], 4 * sizeof(float));
+  agl_cuda_copy_to_host(w, weights, 4 * sizeof(float));
+  for (int i = 0; i < 4; ++i)
+    y[i] = x[i] * w[i];
+  agl_cuda_copy_to_device(outputs[0], y, 4 * sizeof(float));
+  return 0;
+}
+
 static const int64_t shape[] = {4};
 static const agl_tensor_info input = {"x", AGL_DTYPE_F32, 1, shape, NULL};
 static const agl_tensor_info output = {"y", AGL_DTYPE_F32, 1, shape, NULL};
@@ -150,6 +177,8 @@ static const agl_tensor_info output = {"y", AGL_DTYPE_F32, 1, shape, NULL};
 static const agl_model_desc desc = FAKE_CUDA_DESC(run);
 static const agl_model_desc missing_kernel_desc =
     FAKE_CUDA_DESC(run_missing_kernel);
+static const agl_model_desc host_section_desc =
+    FAKE_CUDA_DESC(run_host_section);
 
 static const int64_t gemm_shape[] = {16};
 static const agl_tensor_info gemm_input = {"a", AGL_DTYPE_F32, 1, gemm_shape,
@@ -187,6 +216,9 @@ static const agl_model_desc gemm_epilogue_desc = {
 };
 
 const agl_model_desc *fake_cuda_model(void) { return &desc; }
+const agl_model_desc *fake_cuda_model_host_section(void) {
+  return &host_section_desc;
+}
 const agl_model_desc *fake_cuda_model_gemm_epilogue(void) {
   return &gemm_epilogue_desc;
 }

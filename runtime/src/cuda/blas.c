@@ -128,6 +128,7 @@ void agl_cuda_blas_destroy(agl_cuda_blas *blas) {
   if (loaded && blas->handle)
     api.destroy(blas->handle);
   agl_cuda_lt_destroy(blas->lt);
+  free(blas->staging);
   free(blas);
 }
 
@@ -136,7 +137,7 @@ agl_cuda_blas *agl_cuda_blas_of_run(const char *caller, CUstream *stream) {
   if (!agl_cuda_run_binding(caller, stream, &slot))
     return NULL;
   if (!*slot && !(*slot = calloc(1, sizeof **slot)))
-    agl_cuda_run_failed("out of host memory for the matrix products' state");
+    agl_cuda_run_failed("out of host memory for the instance's run state");
   return *slot;
 }
 

@@ -7,12 +7,16 @@
 
 #include <stdint.h>
 
-/* An instance's library state, made at its first product: its cuBLAS
- * handle and its cuBLASLt state (blas_lt.c), each made at its first use. */
+/* An instance's state for the runtime calls of its host code, made at the
+ * first one: its cuBLAS handle, its cuBLASLt state (blas_lt.c) and the host
+ * memory of its host sections (host_section.c), each made at its first
+ * use. */
 struct agl_cuda_lt;
 typedef struct agl_cuda_blas {
   struct cublasContext *handle;
   struct agl_cuda_lt *lt;
+  void *staging;
+  size_t staging_bytes;
 } agl_cuda_blas;
 AGL_HIDDEN void agl_cuda_blas_destroy(agl_cuda_blas *blas);
 AGL_HIDDEN void agl_cuda_lt_destroy(struct agl_cuda_lt *lt);
@@ -84,5 +88,20 @@ __attribute__((visibility("default"))) void agl_cuda_gemm_epilogue(
     int64_t c_row_stride, int32_t accumulate, float alpha, int32_t format,
     const float *bias, int32_t activation, const float *residual,
     int64_t residual_batch_stride, int64_t residual_row_stride);
+
+/* ---- host sections (host_section.c) -------------------------------------
+ * The ops a model places on the host (autoglm-compile --device-hint
+ * FAMILY=host) run on host copies of the device bytes they touch, in the
+ * instance's staging memory: */
+/* The instance's staging memory, at least `bytes` (made at its first run,
+ * 64-byte aligned); null when it cannot be had (the run fails). */
+__attribute__((visibility("default"))) void *
+agl_cuda_host_staging(int64_t bytes);
+/* Copies device bytes to host memory once the run's queued work is done. */
+__attribute__((visibility("default"))) void
+agl_cuda_copy_to_host(void *host, const void *device, int64_t bytes);
+/* Copies host bytes to the device, done when it returns. */
+__attribute__((visibility("default"))) void
+agl_cuda_copy_to_device(void *device, const void *host, int64_t bytes);
 
 #endif /* AUTOGLM_RUNTIME_CUDA_BLAS_H */
