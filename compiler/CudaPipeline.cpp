@@ -62,6 +62,14 @@ std::string autoglm::defaultCudaToolkit() {
 
 void autoglm::buildCudaStagePipeline(OpPassManager &pm,
                                      const CudaOptions &options) {
+  // First, while the ops are still themselves: the families kept off the
+  // GPU become host sections.
+  if (!options.hostFamilies.empty()) {
+    PlaceOnHostOptions host;
+    host.families.assign(options.hostFamilies.begin(),
+                         options.hostFamilies.end());
+    pm.addPass(createPlaceOnHost(host));
+  }
   pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
   // Kernels: one per top-level loop nest.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -100,6 +108,8 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
+  // Host sections compute with math ops too.
+  pm.addPass(createConvertMathToLLVMPass());
   ConvertFuncToLLVMPassOptions functions;
   functions.useBarePtrCallConv = true;
   pm.addPass(createConvertFuncToLLVMPass(functions));

@@ -13,6 +13,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <string>
+#include <vector>
 
 namespace autoglm {
 
@@ -26,6 +27,9 @@ struct CudaOptions {
   std::string format = "fatbin";
   /// Threads per block along a kernel's innermost loop.
   int64_t blockSize = 128;
+  /// Op families that run on the host (--device-hint FAMILY=host):
+  /// matmul, reduction, elementwise, all.
+  std::vector<std::string> hostFamilies;
 };
 
 /// The architectures --gpu-arch accepts.

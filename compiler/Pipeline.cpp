@@ -179,6 +179,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       cuda.arch = options.gpuArch;
       if (!options.cudaToolkit.empty())
         cuda.toolkit = options.cudaToolkit;
+      cuda.hostFamilies = options.hostFamilies;
       buildCudaStagePipeline(pm, cuda);
       return;
     }

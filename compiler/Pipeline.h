@@ -101,6 +101,8 @@ struct PipelineOptions {
   bool cudaLibraries = false;
   /// The CUDA toolkit that compiles the kernels (with gpuArch).
   std::string cudaToolkit;
+  /// With gpuArch: the op families that run on the host (--device-hint).
+  std::vector<std::string> hostFamilies;
   /// Called with the module after each stage (for reports, sizes).
   std::function<void(Stage, mlir::ModuleOp)> afterStage;
 };

@@ -112,9 +112,10 @@ void autoglm::measurePlacement(ModuleOp lowered, ModelReport &report) {
   for (auto entry : entries.getAsRange<DictionaryAttr>()) {
     auto oneThread = entry.getAs<StringAttr>("one_thread");
     auto epilogue = entry.getAs<StringAttr>("epilogue");
+    auto host = entry.getAs<StringAttr>("host");
     report.placement.push_back(
         {entry.getAs<StringAttr>("kind").getValue() == "library",
-         entry.getAs<StringAttr>("name").str(),
+         host ? host.str() : "", entry.getAs<StringAttr>("name").str(),
          entry.getAs<StringAttr>("nodes").str(),
          oneThread ? oneThread.str() : "", epilogue ? epilogue.str() : ""});
   }
@@ -125,9 +126,10 @@ void autoglm::measurePlacement(ModuleOp lowered, ModelReport &report) {
 static std::string placementText(const ModelReport &r) {
   if (r.placement.empty())
     return "";
-  int64_t kernels = 0, oneThread = 0, library = 0, lt = 0;
+  int64_t kernels = 0, oneThread = 0, library = 0, lt = 0, host = 0;
   for (const auto &launch : r.placement) {
-    kernels += !launch.library;
+    host += !launch.host.empty();
+    kernels += !launch.library && launch.host.empty();
     oneThread += !launch.oneThread.empty();
     library += launch.library;
     lt += launch.name == "agl_cuda_gemm_epilogue";
@@ -135,14 +137,20 @@ static std::string placementText(const ModelReport &r) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("placement:         {0,12} GPU kernels ({1} in one "
-                      "thread), {2} library calls (cuBLAS{3}); nothing on "
-                      "the host\n",
+                      "thread), {2} library calls (cuBLAS{3}); {4}\n",
                       kernels, oneThread, library,
                       lt ? llvm::formatv(", {0} through cuBLASLt with their "
                                          "epilogue",
                                          lt)
                                .str()
-                         : "");
+                         : "",
+                      host ? llvm::formatv("{0} section{1} on the host", host,
+                                           host == 1 ? "" : "s")
+                                 .str()
+                           : std::string("nothing on the host"));
+  for (const auto &launch : r.placement)
+    if (!launch.host.empty())
+      os << "  on the host: " << launch.nodes << ": " << launch.host << "\n";
   for (const auto &launch : r.placement)
     if (!launch.oneThread.empty())
       os << "  in one thread: " << launch.name << " ("
@@ -245,13 +253,17 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
   if (!r.placement.empty()) {
     llvm::json::Array launches;
     for (const auto &launch : r.placement) {
-      llvm::json::Object entry{{"kind", launch.library ? "library" : "kernel"},
+      llvm::json::Object entry{{"kind", launch.library         ? "library"
+                                        : !launch.host.empty() ? "host"
+                                                               : "kernel"},
                                {"name", launch.name},
                                {"nodes", launch.nodes}};
       if (!launch.oneThread.empty())
         entry["one_thread"] = launch.oneThread;
       if (!launch.epilogue.empty())
         entry["epilogue"] = launch.epilogue;
+      if (!launch.host.empty())
+        entry["host"] = launch.host;
       launches.push_back(std::move(entry));
     }
     value.getAsObject()->try_emplace("placement", std::move(launches));

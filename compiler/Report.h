@@ -44,6 +44,7 @@ struct ModelReport {
   /// (passes/RecordGpuPlacement.cpp); empty for the CPU.
   struct Launch {
     bool library = false; // a runtime library call (cuBLAS), else a kernel
+    std::string host;     // a host section: why it runs there
     std::string name, nodes;
     std::string oneThread; // why a kernel runs in one thread; "": spread
     std::string epilogue;  // what a library call computes after its product

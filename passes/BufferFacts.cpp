@@ -15,16 +15,7 @@
 
 using namespace mlir;
 
-namespace {
-
-/// The memory a buffer lies in: the function argument it views (the arena,
-/// an input or an output) and, within the arena, its byte range.
-struct MemoryRange {
-  Value base;
-  int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
-};
-
-std::optional<MemoryRange> memoryRange(Value buffer) {
+std::optional<autoglm::MemoryRange> autoglm::memoryRange(Value buffer) {
   while (true) {
     if (isa<BlockArgument>(buffer))
       return MemoryRange{buffer};
@@ -55,6 +46,8 @@ std::optional<MemoryRange> memoryRange(Value buffer) {
     buffer = op->getOperand(0);
   }
 }
+
+namespace {
 
 /// The ops that touch memory through what `op` computes (an address taken
 /// from a buffer, passed on to a kernel call).

@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <limits>
 #include <optional>
 
 namespace autoglm {
@@ -38,6 +39,15 @@ bool isConstantFill(mlir::Operation *op, mlir::Value buffer,
                     llvm::function_ref<bool(mlir::Value)> isValue);
 /// The same for a zero constant (float or integer).
 bool isZeroFill(mlir::Operation *op, mlir::Value buffer);
+
+/// The memory a buffer lies in: the function argument it views (the arena,
+/// an input or an output) and, for a byte view of it (the arena, the
+/// weights), its byte range; the whole argument otherwise (end unbounded).
+struct MemoryRange {
+  mlir::Value base;
+  int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
+};
+std::optional<MemoryRange> memoryRange(mlir::Value buffer);
 
 /// Whether two buffers provably share no byte.
 bool disjoint(mlir::Value a, mlir::Value b);

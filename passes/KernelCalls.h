@@ -32,6 +32,10 @@ inline constexpr llvm::StringLiteral kDeviceLibraryAttrName =
 /// placement report (autoglm-record-gpu-placement) shows it.
 inline constexpr llvm::StringLiteral kOneThreadAttrName = "autoglm.one_thread";
 
+/// The attribute autoglm-place-on-host puts on a host section of a CUDA
+/// model (ops that --device-hint keeps off the GPU): why it runs there.
+inline constexpr llvm::StringLiteral kHostSectionAttrName = "autoglm.host";
+
 /// The operand of an agl_kernel_attention(_with_past) call that says
 /// whether it is causal: after the 7 sizes, Q, K, V (a pointer and 3
 /// strides each), the mask (a pointer and 4), out (3) and the scale.

@@ -303,6 +303,13 @@ struct MapLoopsToGpuPass
     // which queue GPU work in order) become one one-thread kernel each.
     SmallVector<Operation *> run;
     for (Operation *op : topLevel) {
+      // A host section (autoglm-place-on-host) stays host code.
+      if (op->hasAttr(autoglm::kHostSectionAttrName)) {
+        if (failed(runInOneThread(run)))
+          return signalPassFailure();
+        run.clear();
+        continue;
+      }
       auto loop = dyn_cast<scf::ParallelOp>(op);
       const bool library = !loop && holdsDeviceLibraryCall(op);
       if (!loop && !library && !op->hasTrait<OpTrait::IsTerminator>()) {

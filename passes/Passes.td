@@ -966,7 +966,9 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     stay on the host. A value from tensor data that is used after the
     kernel, or stored to host memory, cannot be moved into a kernel; as
     does a host global (`memref.get_global`, left when weights are not
-    externalized), it is an error that names the ONNX node.
+    externalized), it is an error that names the ONNX node. A host section
+    (an op marked `autoglm.host`, see `autoglm-place-on-host`) stays host
+    code, between two such runs.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "128",
@@ -974,6 +976,42 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::gpu::GPUDialect"];
+}
+
+def PlaceOnHost : Pass<"autoglm-place-on-host", "mlir::ModuleOp"> {
+  let summary = "Run chosen op families of a CUDA model on the host";
+  let description = [{
+    For `autoglm-compile --target=cuda --device-hint FAMILY=host`, first in
+    the GPU stage: every top-level op on buffers whose family is in
+    `families` (`matmul`: a contraction; `reduction`: any other op with a
+    reduction loop, as normalizations and softmax have; `elementwise`: an
+    op with parallel loops only, copies too; `all`) runs on the host. Each
+    run of such ops (other ops that touch no memory, as views, may lie
+    between them) becomes a host section: an `scf.if` marked
+    `autoglm.host` (the reason, e.g. `--device-hint reduction=host`) that
+    runs when `agl_cuda_host_staging(N)` returns the instance's staging
+    memory, N bytes being what the largest section needs. In it, the
+    device bytes the ops touch are copied into the staging memory
+    (`agl_cuda_copy_to_host`; a byte range per view of the arena or the
+    weights, overlapping ones merged, whole inputs and outputs), the ops
+    run as loops on views of the copies, and the ranges they write are
+    copied back (`agl_cuda_copy_to_device`). Symbol values and output
+    extents are host memory already. `autoglm-map-loops-to-gpu` leaves the
+    sections on the host; `autoglm-record-gpu-placement` lists them.
+
+    An op whose operands' device bytes are not known statically (a view
+    with a dynamic offset) is an error, as is an unknown family.
+  }];
+  let options = [
+    ListOption<"families", "families", "std::string",
+               "Op families to run on the host: matmul, reduction, "
+               "elementwise, all">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect"
+  ];
 }
 
 def RecordGpuPlacement
@@ -987,8 +1025,9 @@ def RecordGpuPlacement
     `autoglm-map-loops-to-gpu` put its work in one thread) and per call of
     a runtime function marked `autoglm.device_library` (`kind =
     "library"`, e.g. a cuBLAS product, and `epilogue` with the
-    `autoglm.epilogue` the call computes, if any). `autoglm-compile
-    --report` prints it as the model's placement.
+    `autoglm.epilogue` the call computes, if any) and per host section
+    (`kind = "host"`, `host` its reason, see `autoglm-place-on-host`).
+    `autoglm-compile --report` prints it as the model's placement.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

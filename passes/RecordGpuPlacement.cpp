@@ -3,8 +3,9 @@
 // After the kernels are outlined and named, lists in program order what
 // the host code launches: each GPU kernel (spread over blocks and threads,
 // or in one thread, and why) and each runtime library call that queues its
-// own GPU work (cuBLAS products, with the epilogue each computes). The
-// compile report prints the list.
+// own GPU work (cuBLAS products, with the epilogue each computes), and
+// each host section (--device-hint, autoglm-place-on-host) with its reason.
+// The compile report prints the list.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +42,8 @@ struct RecordGpuPlacementPass
     Builder b(module.getContext());
     SmallVector<Attribute> entries;
     auto record = [&](StringRef kind, StringRef name, Location loc,
-                      StringAttr reason, StringAttr epilogue = {}) {
+                      StringAttr reason, StringAttr epilogue = {},
+                      StringAttr host = {}) {
       SmallVector<NamedAttribute> fields = {
           b.getNamedAttr("kind", b.getStringAttr(kind)),
           b.getNamedAttr("name", b.getStringAttr(name)),
@@ -51,10 +53,18 @@ struct RecordGpuPlacementPass
         fields.push_back(b.getNamedAttr("one_thread", reason));
       if (epilogue)
         fields.push_back(b.getNamedAttr("epilogue", epilogue));
+      if (host)
+        fields.push_back(b.getNamedAttr("host", host));
       entries.push_back(b.getDictionaryAttr(fields));
     };
     for (auto func : module.getOps<func::FuncOp>()) {
-      func.walk([&](Operation *op) {
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
+        if (auto host =
+                op->getAttrOfType<StringAttr>(autoglm::kHostSectionAttrName)) {
+          record("host", "host", op->getLoc(), StringAttr(), StringAttr(),
+                 host);
+          return WalkResult::skip();
+        }
         if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
           auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
               launch, launch.getKernel());
@@ -67,6 +77,7 @@ struct RecordGpuPlacementPass
             record("library", call.getCallee(), call.getLoc(), StringAttr(),
                    call->getAttrOfType<StringAttr>(autoglm::kEpilogueAttrName));
         }
+        return WalkResult::advance();
       });
     }
     module->setAttr("autoglm.placement", b.getArrayAttr(entries));

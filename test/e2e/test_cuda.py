@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    ATOL, MODELS_DIR, RT_STATIC, RTOL, RUNTIME_INCLUDE, SHARED_MODELS_DIR,
+    ATOL, MODELS_DIR, RT_STATIC, RTOL, RUN, RUNTIME_INCLUDE, SHARED_MODELS_DIR,
     TOOLS_DIR, E2ETestCase, describe, run, run_model, saved_output_name)
 import shared_models  # noqa: E402
 
@@ -362,6 +362,88 @@ class CudaTargetTest(E2ETestCase):
         result = run_model(lib, *args, "--output-dir", out_dir)
         self.assertNoCrash(result)
         return result, out_dir, case_dir
+
+    def test_device_hints_place_families_on_the_host(self):
+        """--device-hint FAMILY=host: glm_layer's normalizations and
+        softmax (reductions) become host sections, listed in the report
+        with their reason; with all=host nothing is left for the GPU."""
+        onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
+        _, result = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                       "--device-hint", "reduction=host",
+                                       "--report=json")
+        self.assertEqual(result.returncode, 0, describe(result))
+        placement = json.loads(result.stdout)["placement"]
+        host = [e for e in placement if e["kind"] == "host"]
+        self.assertGreaterEqual(len(host), 2)
+        self.assertTrue(all(e["host"] == "--device-hint reduction=host"
+                            for e in host), host)
+        nodes = " ".join(e["nodes"] for e in host)
+        for node in ("input_layernorm/ReduceMean", "self_attn/Softmax",
+                     "post_attention_layernorm/ReduceMean"):
+            self.assertIn(node, nodes)
+        # The products stay cuBLAS calls.
+        self.assertEqual(len([e for e in placement if e["kind"] == "library"]),
+                         7)
+        obj, result = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                         "--device-hint", "all=host",
+                                         "--report")
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertRegex(result.stdout, r"placement: +0 GPU kernels \(0 in "
+                                        r"one thread\), 0 library calls "
+                                        r"\(cuBLAS\); 1 section on the host")
+        self.assertNotIn("agl_cuda_sgemm", run(["nm", obj]).stdout)
+        # A later hint overrides an earlier one.
+        _, result = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                       "--device-hint", "all=host",
+                                       "--device-hint", "matmul=gpu",
+                                       "--report=json")
+        self.assertEqual(result.returncode, 0, describe(result))
+        placement = json.loads(result.stdout)["placement"]
+        self.assertEqual(len([e for e in placement if e["kind"] == "library"]),
+                         7)
+        self.assertTrue([e for e in placement if e["kind"] == "host"])
+
+    def test_bad_device_hints_fail_clearly(self):
+        onnx_path = os.path.join(MODELS_DIR, "mlp.onnx")
+        for flags, message in (
+                (["--target=cuda", "--device-hint", "conv=host"],
+                 "unknown op family 'conv' in --device-hint 'conv=host'"),
+                (["--target=cuda", "--device-hint", "matmul"],
+                 "--device-hint 'matmul' names no device"),
+                (["--device-hint", "matmul=host"],
+                 "--device-hint needs --target=cuda")):
+            with self.subTest(flags=flags):
+                out, result = self.cache.compile(onnx_path, ".o", *flags)
+                self.assertCleanError(result, "autoglm-compile", message)
+                self.assertFalse(os.path.exists(out))
+
+    def test_host_only_models_run_without_a_gpu(self):
+        """With every op on the host (--device-hint all=host) a CUDA model
+        needs device memory and copies only: on the fake driver (host
+        memory as device memory) every model matches its references."""
+        driver = os.environ.get("AUTOGLM_FAKE_CUDA_DRIVER")
+        if not driver or not os.path.isfile(driver):
+            self.skipTest("the fake CUDA driver is not built")
+        for model in MODELS:
+            with self.subTest(model=model):
+                lib = self.compiled(
+                    os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                    "--target=cuda", "--device-hint", "all=host",
+                    *dims_options(model))
+                case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
+                args = [a for n, p in zip(case_names(case_dir, "inputs"),
+                                          case_files(case_dir, "input"))
+                        for a in ("--input", f"{n}={p}")]
+                args += [a for n, p in zip(case_names(case_dir, "outputs"),
+                                           case_files(case_dir, "output"))
+                         for a in ("--expect", f"{n}={p}")]
+                result = run(["env", f"AUTOGLM_CUDA_DRIVER={driver}", RUN,
+                              lib, *args, "--rtol", str(RTOL), "--atol",
+                              str(ATOL)])
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertEqual(result.stdout.count(" OK"),
+                                 len(case_names(case_dir, "outputs")),
+                                 describe(result))
 
     def test_run_on_device(self):
         """autoglm-run on the shared libraries: the references on a GPU;

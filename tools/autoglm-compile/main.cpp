@@ -187,6 +187,13 @@ int main(int argc, char **argv) {
       "--gpu-arch", gpuArch,
       "With --target=cuda: the GPU architecture, sm_80, sm_89 or sm_90 "
       "(default sm_90)");
+  std::vector<std::string> deviceHints;
+  app.add_option("--device-hint", deviceHints,
+                 "With --target=cuda: FAMILY=host|gpu runs an op family "
+                 "(matmul, reduction, elementwise, all) on the host, with "
+                 "copies to and from device memory, or on the GPU (the "
+                 "default); later hints override earlier ones "
+                 "(repeatable)");
   app.add_option("--name", name,
                  "Symbol prefix of the entry points (default: output file "
                  "name)");
@@ -378,6 +385,30 @@ int main(int argc, char **argv) {
                  "'; the targets are x86_64 (the default) and cuda");
   if (gpuArchOption->count() && !cuda)
     return error("--gpu-arch needs --target=cuda");
+  if (!deviceHints.empty() && !cuda)
+    return error("--device-hint needs --target=cuda");
+  // The families that run on the host, in the order first named.
+  std::vector<std::string> hostFamilies;
+  for (const std::string &hint : deviceHints) {
+    auto [family, device] = llvm::StringRef(hint).split('=');
+    static const char *const families[] = {"matmul", "reduction",
+                                           "elementwise"};
+    if (family != "all" && !llvm::is_contained(families, family))
+      return error("unknown op family '" + family.str() +
+                   "' in --device-hint '" + hint +
+                   "'; the families are matmul, reduction, elementwise and "
+                   "all");
+    if (device != "host" && device != "gpu")
+      return error("--device-hint '" + hint +
+                   "' names no device; write FAMILY=host or FAMILY=gpu");
+    for (const char *each : families) {
+      if (family != "all" && family != each)
+        continue;
+      llvm::erase(hostFamilies, each);
+      if (device == "host")
+        hostFamilies.push_back(each);
+    }
+  }
   if (cuda) {
     if (gpuArch.empty())
       gpuArch = "sm_90";
@@ -485,7 +516,10 @@ int main(int argc, char **argv) {
   // and cuBLAS for its matrix products.
   pipelineOptions.runtimeKernels = !noKernels && !cuda;
   if (cuda) {
-    pipelineOptions.cudaLibraries = !noKernels;
+    // Products on the host are loops there, not cuBLAS calls.
+    pipelineOptions.cudaLibraries =
+        !noKernels && !llvm::is_contained(hostFamilies, "matmul");
+    pipelineOptions.hostFamilies = hostFamilies;
     pipelineOptions.gpuArch = gpuArch;
     pipelineOptions.cudaToolkit = defaultCudaToolkit();
   }

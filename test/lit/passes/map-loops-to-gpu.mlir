@@ -211,3 +211,30 @@ func.func @calls(%p: !llvm.ptr) {
   func.call @opaque(%p) : (!llvm.ptr) -> ()
   return
 }
+
+// -----
+
+// A host section (autoglm-place-on-host) stays host code, and the scalar
+// work on each side of it goes into a one-thread kernel of its own.
+// CHECK-LABEL: func.func @host_section
+// CHECK: scf.parallel
+// CHECK: memref.store {{.*}} {autoglm.one_thread = "one element"}
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK: scf.execute_region {
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } {autoglm.host = "--device-hint reduction=host"}
+// CHECK: scf.parallel
+// CHECK: memref.store {{.*}} {autoglm.one_thread = "one element"}
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @host_section(%a: memref<4xf32>, %staging: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  memref.store %one, %a[%c0] : memref<4xf32>
+  scf.execute_region {
+    memref.store %one, %staging[%c0] : memref<4xf32>
+    scf.yield
+  } {autoglm.host = "--device-hint reduction=host"}
+  memref.store %one, %a[%c0] : memref<4xf32>
+  return
+}

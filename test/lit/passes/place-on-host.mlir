@@ -1,0 +1,100 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-place-on-host="families=elementwise" | FileCheck %s
+// RUN: autoglm-opt %s --split-input-file --autoglm-place-on-host="families=all" | FileCheck %s --check-prefix=ALL
+
+// The elementwise product runs on the host: a host section copies the
+// device bytes it touches (its output's arena range, the weight's range of
+// the weights buffer, the whole input) into the staging memory, runs it as
+// loops on views of the copies and copies its output back. The reduction
+// stays for the GPU; the copy after it is a section of its own.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[ARENA:[^:]*]]: memref<4096xi8>, %[[WEIGHTS:[^:]*]]: memref<256xi8>, %[[X:[^:]*]]: memref<4x8xf32>, %[[Y:[^:]*]]: memref<4x8xf32>)
+// CHECK: scf.execute_region {
+// CHECK: %[[STAGING:.*]] = func.call @agl_cuda_host_staging(%{{.*}}) : (i64) -> memref<384xi8>
+// CHECK: scf.if
+// CHECK: memref.view %[[ARENA]][%{{.*}}][] : memref<4096xi8> to memref<128xi8>
+// CHECK: call @agl_cuda_copy_to_host
+// CHECK: memref.view %[[WEIGHTS]][%{{.*}}][] : memref<256xi8> to memref<128xi8>
+// CHECK: call @agl_cuda_copy_to_host
+// CHECK: memref.extract_strided_metadata %[[X]]
+// CHECK: call @agl_cuda_copy_to_host
+// CHECK: %[[HX:.*]] = memref.view %[[STAGING]][%{{.*}}][] : memref<384xi8> to memref<4x8xf32>
+// CHECK: %[[HW:.*]] = memref.view %[[STAGING]][%{{.*}}][] : memref<384xi8> to memref<4x8xf32>
+// CHECK: %[[HT:.*]] = memref.view %[[STAGING]][%{{.*}}][] : memref<384xi8> to memref<4x8xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.load %[[HX]]
+// CHECK: memref.load %[[HW]]
+// CHECK: arith.mulf
+// CHECK: memref.store %{{.*}}, %[[HT]]
+// CHECK: call @agl_cuda_copy_to_device
+// CHECK-NOT: call @agl_cuda_copy_to_device
+// CHECK: } {autoglm.host = "--device-hint elementwise=host"}
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK: scf.execute_region {
+// CHECK: call @agl_cuda_copy_to_host
+// CHECK: call @agl_cuda_copy_to_host
+// CHECK: call @agl_cuda_copy_to_device
+// CHECK-NOT: call @agl_cuda_copy_to_device
+// CHECK: } {autoglm.host = "--device-hint elementwise=host"}
+// CHECK-NOT: memref.copy
+// CHECK: func.func private @agl_cuda_host_staging(i64) -> memref<384xi8>
+// All three ops: one section with five slots (the sum's arena bytes 0..16,
+// the product's 1024..1152, the weight, x, y), the three written ones
+// copied back.
+// ALL-LABEL: func.func @main
+// ALL: scf.execute_region {
+// ALL-COUNT-5: call @agl_cuda_copy_to_host
+// ALL-NOT: call @agl_cuda_copy_to_host
+// ALL-COUNT-3: call @agl_cuda_copy_to_device
+// ALL: } {autoglm.host = "--device-hint elementwise=host, --device-hint reduction=host"}
+// ALL-NOT: linalg.generic
+// ALL-NOT: scf.execute_region
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0)>
+func.func @main(%arena: memref<4096xi8>, %weights: memref<256xi8>, %x: memref<4x8xf32>, %y: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c1024 = arith.constant 1024 : index
+  %t = memref.view %arena[%c1024][] : memref<4096xi8> to memref<4x8xf32>
+  %w = memref.view %weights[%c128][] : memref<256xi8> to memref<4x8xf32>
+  %s = memref.view %arena[%c0][] : memref<4096xi8> to memref<4xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %w : memref<4x8xf32>, memref<4x8xf32>) outs(%t : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]} ins(%t : memref<4x8xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.addf %a, %o : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %t, %y : memref<4x8xf32> to memref<4x8xf32>
+  return
+}
+
+// -----
+
+// Two views of overlapping arena bytes share one slot of the staging
+// memory, copied in and out once.
+// CHECK-LABEL: func.func @overlap
+// ALL-LABEL: func.func @overlap
+// CHECK: func.call @agl_cuda_host_staging(%{{.*}}) : (i64) -> memref<192xi8>
+// CHECK: memref.view %{{.*}}[%{{.*}}][] : memref<4096xi8> to memref<192xi8>
+// CHECK-COUNT-1: call @agl_cuda_copy_to_host
+// CHECK-NOT: call @agl_cuda_copy_to_host
+// CHECK-COUNT-1: call @agl_cuda_copy_to_device
+// CHECK-NOT: call @agl_cuda_copy_to_device
+#id1 = affine_map<(d0) -> (d0)>
+func.func @overlap(%arena: memref<4096xi8>) {
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %a = memref.view %arena[%c64][] : memref<4096xi8> to memref<32xf32>
+  %b = memref.view %arena[%c128][] : memref<4096xi8> to memref<32xf32>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%a : memref<32xf32>) outs(%b : memref<32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %d = arith.addf %v, %v : f32
+    linalg.yield %d : f32
+  }
+  return
+}
