@@ -5,8 +5,8 @@ Two steps, on two machines:
 
   prepare  (where AutoGLM is built) compiles every model of
            test/e2e/test_cuda.py and the GPU workloads below for sm_90, in
-           each of VARIANTS (products by cuBLAS in fp32 or fp16, and
-           --no-kernels), and writes a bundle: the artifacts, their inputs
+           each of VARIANTS (products by cuBLAS in fp32 or fp16,
+           --no-kernels, reductions on the host), and writes a bundle: the artifacts, their inputs
            and references,
            autoglm-run and the shared libraries it needs that a stock
            system may lack. The models' weights files travel as recipes of
@@ -34,7 +34,9 @@ inputs to the device and the outputs back, then times runs with
 Usage:
   python3 bench/cuda_check.py prepare [--bundle DIR] [--only NAME...]
   python3 bench/cuda_check.py run [--bundle DIR] [--out DIR] [--runs N]
-          [--variants cublas fp16 loops] [--no-models] [--only NAME...]
+          [--variants cublas fp16 loops hosted]
+          [--model-variants cublas fp16 hosted] [--no-models]
+          [--only NAME...]
 """
 
 import argparse
@@ -71,9 +73,12 @@ BLOCK = 65537
 # Files larger than this travel xz-compressed.
 COMPRESS_BYTES = 256 << 10
 # How each model is compiled: matrix products by cuBLAS (the default), or
-# as generated kernels like everything else (--no-kernels).
+# as generated kernels like everything else (--no-kernels); `hosted` runs
+# the reductions (normalizations, softmax) as host sections between the
+# GPU's work (--device-hint reduction=host).
 VARIANTS = {"cublas": [], "loops": ["--no-kernels"],
-            "fp16": ["--precision", "fp16"]}
+            "fp16": ["--precision", "fp16"],
+            "hosted": ["--device-hint", "reduction=host"]}
 # Builds whose products round their operands to 16 bits, checked against
 # the float32 references as test/e2e/test_precision.py checks the CPU's:
 # max |out - ref| <= MAX_REL * max |ref| and cosine >= MIN_COSINE.
@@ -667,7 +672,8 @@ def run(args):
     results["models"] = []
     if not args.no_models:
         log("models/ on the GPU, against their references:")
-        results["models"] = check_models(bundle, manifest, args.variants)
+        results["models"] = check_models(bundle, manifest,
+                                         args.model_variants)
 
     def write():
         # After every step: a run cut short still leaves what it measured.
@@ -787,6 +793,11 @@ def main(argv=None):
                    choices=list(VARIANTS),
                    help="builds to check and time (default cublas and "
                         "fp16: the generated GEMMs take seconds each)")
+    r.add_argument("--model-variants", nargs="*",
+                   default=["cublas", "fp16", "hosted"],
+                   choices=list(VARIANTS),
+                   help="builds of models/ to check (default cublas, fp16 "
+                        "and hosted)")
     r.add_argument("--profile", action="store_true",
                    help="also time each build's kernels with Nsight "
                         "Compute (ncu), one run")

@@ -324,7 +324,9 @@ struct PlaceOnHostPass : autoglm::impl::PlaceOnHostBase<PlaceOnHostPass> {
     Location loc = FusedLoc::get(
         context, llvm::map_to_vector(
                      section.ops, [](Operation *op) { return op->getLoc(); }));
-    OpBuilder b(section.ops.front());
+    // At the last op: what the ops read is defined before it, and only ops
+    // that touch no memory lie between them.
+    OpBuilder b(section.ops.back());
     auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
     region->setAttr(autoglm::kHostSectionAttrName,
                     StringAttr::get(context, reasonOf(section)));
