@@ -215,9 +215,10 @@ public:
     SmallVector<Operation *> chain = viewChain(value);
     IRMapping local;
     size_t first = 0;
-    if (isByteBuffer(slot->base) && !chain.empty()) {
+    auto view =
+        chain.empty() ? nullptr : dyn_cast<memref::ViewOp>(chain.front());
+    if (view && view.getSource() == slot->base) {
       // view(arena, shift) -> view(staging, shift - begin + offset)
-      auto view = cast<memref::ViewOp>(chain.front());
       int64_t shift = *getConstantIntValue(view.getByteShift());
       Value moved = memref::ViewOp::create(
           b, loc, view.getType(), staging,
@@ -292,13 +293,16 @@ struct PlaceOnHostPass : autoglm::impl::PlaceOnHostBase<PlaceOnHostPass> {
           sections.push_back(std::move(current));
         current = Section();
       };
-      for (Operation &op : func.getBody().getOps()) {
-        if (hinted.contains(familyOf(&op)))
-          current.ops.push_back(&op);
-        else if (!isMemoryEffectFree(&op))
-          close();
+      // A section lies in one block.
+      for (Block &block : func.getBody()) {
+        for (Operation &op : block) {
+          if (hinted.contains(familyOf(&op)))
+            current.ops.push_back(&op);
+          else if (!isMemoryEffectFree(&op))
+            close();
+        }
+        close();
       }
-      close();
     }
     int64_t stagingBytes = 0;
     for (Section &section : sections) {

@@ -98,3 +98,28 @@ func.func @overlap(%arena: memref<4096xi8>) {
   }
   return
 }
+
+// -----
+
+// A one-dimensional int8 input is a buffer of its own, not a byte buffer
+// viewed at offsets: its subview is staged with the whole input.
+// CHECK-LABEL: func.func @int8_input
+// CHECK-SAME: (%[[ARENA:[^:]*]]: memref<4096xi8>, %[[IN:[^:]*]]: memref<16xi8>)
+// CHECK: %[[STAGING:.*]] = func.call @agl_cuda_host_staging
+// CHECK: memref.view %[[IN]][%{{.*}}][] : memref<16xi8> to memref<16xi8>
+// CHECK: call @agl_cuda_copy_to_host
+// CHECK: %[[HIN:.*]] = memref.view %[[STAGING]][%{{.*}}][] : memref<128xi8> to memref<16xi8>
+// CHECK: memref.subview %[[HIN]][4] [8] [1]
+// CHECK: arith.sitofp
+#id1 = affine_map<(d0) -> (d0)>
+func.func @int8_input(%arena: memref<4096xi8>, %in: memref<16xi8>) {
+  %c0 = arith.constant 0 : index
+  %part = memref.subview %in[4] [8] [1] : memref<16xi8> to memref<8xi8, strided<[1], offset: 4>>
+  %out = memref.view %arena[%c0][] : memref<4096xi8> to memref<8xf32>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%part : memref<8xi8, strided<[1], offset: 4>>) outs(%out : memref<8xf32>) {
+  ^bb0(%v: i8, %o: f32):
+    %f = arith.sitofp %v : i8 to f32
+    linalg.yield %f : f32
+  }
+  return
+}
