@@ -42,38 +42,34 @@ void *agl_cuda_host_staging(int64_t bytes) {
   return staging;
 }
 
-/* Fails the run with "what: NAME (description)". */
-static void copy_failed(const char *what, CUresult error) {
-  char text[256], message[400];
-  agl_cuda_describe(error, text, sizeof text);
-  snprintf(message, sizeof message, "%s: %s", what, text);
-  agl_cuda_run_failed(message);
+/* Copies between the staging memory and the device on the run's stream and
+ * waits for it; a failure fails the run with `what` and CUDA's text. */
+static void copy_now(const char *caller, const char *what, int to_host,
+                     void *host, CUdeviceptr device, int64_t bytes) {
+  CUstream stream;
+  const agl_cuda_api *api = agl_cuda_loaded();
+  if (!agl_cuda_blas_of_run(caller, &stream) || !api || bytes <= 0)
+    return;
+  CUresult error =
+      to_host ? api->cuMemcpyDtoHAsync(host, device, (size_t)bytes, stream)
+              : api->cuMemcpyHtoDAsync(device, host, (size_t)bytes, stream);
+  if (error == AGL_CUDA_SUCCESS)
+    error = api->cuStreamSynchronize(stream);
+  if (error != AGL_CUDA_SUCCESS) {
+    char text[256], message[400];
+    agl_cuda_describe(error, text, sizeof text);
+    snprintf(message, sizeof message, "%s: %s", what, text);
+    agl_cuda_run_failed(message);
+  }
 }
 
 void agl_cuda_copy_to_host(void *host, const void *device, int64_t bytes) {
-  CUstream stream;
-  const agl_cuda_api *api = agl_cuda_loaded();
-  if (!agl_cuda_blas_of_run("agl_cuda_copy_to_host", &stream) || !api ||
-      bytes <= 0)
-    return;
-  CUresult error = api->cuMemcpyDtoHAsync(host, (CUdeviceptr)(uintptr_t)device,
-                                          (size_t)bytes, stream);
-  if (error == AGL_CUDA_SUCCESS)
-    error = api->cuStreamSynchronize(stream);
-  if (error != AGL_CUDA_SUCCESS)
-    copy_failed("copy of device memory to a host section", error);
+  copy_now("agl_cuda_copy_to_host", "copy of device memory to a host section",
+           1, host, (CUdeviceptr)(uintptr_t)device, bytes);
 }
 
 void agl_cuda_copy_to_device(void *device, const void *host, int64_t bytes) {
-  CUstream stream;
-  const agl_cuda_api *api = agl_cuda_loaded();
-  if (!agl_cuda_blas_of_run("agl_cuda_copy_to_device", &stream) || !api ||
-      bytes <= 0)
-    return;
-  CUresult error = api->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)device, host,
-                                          (size_t)bytes, stream);
-  if (error == AGL_CUDA_SUCCESS)
-    error = api->cuStreamSynchronize(stream);
-  if (error != AGL_CUDA_SUCCESS)
-    copy_failed("copy of a host section's result to device memory", error);
+  copy_now("agl_cuda_copy_to_device",
+           "copy of a host section's result to device memory", 0,
+           (void *)host, (CUdeviceptr)(uintptr_t)device, bytes);
 }
