@@ -411,7 +411,12 @@ class CudaTargetTest(E2ETestCase):
                 (["--target=cuda", "--device-hint", "matmul"],
                  "--device-hint 'matmul' names no device"),
                 (["--device-hint", "matmul=host"],
-                 "--device-hint needs --target=cuda")):
+                 "--device-hint needs --target=cuda"),
+                (["--target=cuda", "--precision", "fp16", "--device-hint",
+                  "matmul=host"],
+                 "--precision fp16 is the operands of the cuBLAS products; "
+                 "with --device-hint matmul=host the products run on the "
+                 "host in float32")):
             with self.subTest(flags=flags):
                 out, result = self.cache.compile(onnx_path, ".o", *flags)
                 self.assertCleanError(result, "autoglm-compile", message)

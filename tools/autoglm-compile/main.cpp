@@ -409,6 +409,10 @@ int main(int argc, char **argv) {
         hostFamilies.push_back(each);
     }
   }
+  if (precision != "fp32" && llvm::is_contained(hostFamilies, "matmul"))
+    return error("--precision " + precision + " is the operands of the "
+                 "cuBLAS products; with --device-hint matmul=host the "
+                 "products run on the host in float32");
   if (cuda) {
     if (gpuArch.empty())
       gpuArch = "sm_90";
