@@ -49,6 +49,7 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -1051,10 +1052,39 @@ private:
   llvm::StringMap<memref::GlobalOp> converted;
 };
 
+/// The elementwise generic right before `product` that writes all of
+/// `buffer` (a new allocation, contiguous, static) as its one output
+/// without reading it, when nothing reads `buffer` after the product: it
+/// can write the 16-bit copy itself. Null otherwise.
+linalg::GenericOp producerToNarrow(Value buffer, Operation *product) {
+  // A buffer of its own: every later read of it goes through this value
+  // (not a model output, nor a view of a buffer read elsewhere).
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  auto producer =
+      dyn_cast_or_null<linalg::GenericOp>(autoglm::previousEffect(product));
+  if (!producer || !producer.hasPureBufferSemantics() ||
+      producer.getNumDpsInits() != 1 || producer.getDpsInits()[0] != buffer ||
+      producer.getNumParallelLoops() != producer.getNumLoops() ||
+      !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
+           .isIdentity() ||
+      producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)) ||
+      llvm::is_contained(producer.getDpsInputs(), buffer) ||
+      !autoglm::deadAfter(buffer, product))
+    return nullptr;
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return nullptr;
+  return producer;
+}
+
 /// `buffer` in 16-bit floats with an identity layout, for a half-precision
-/// product: a constant weight converted here, anything else by a loop (a
-/// kernel of its own) right before the product.
-Value halfOperand(OpBuilder &b, Location loc, Value buffer,
+/// product: a constant weight converted here; a buffer that the
+/// elementwise loop right before the product writes, and only the product
+/// reads, written in 16 bits by that loop (its value rounded as it is
+/// stored); anything else converted by a loop (a kernel of its own) right
+/// before the product.
+Value halfOperand(OpBuilder &b, Location loc, Value buffer, Operation *product,
                   HalfWeights &weights) {
   if (auto get = buffer.getDefiningOp<memref::GetGlobalOp>())
     if (memref::GlobalOp global = weights.convert(get))
@@ -1063,6 +1093,36 @@ Value halfOperand(OpBuilder &b, Location loc, Value buffer,
   auto type = cast<MemRefType>(buffer.getType());
   Value converted = memref::AllocOp::create(
       b, loc, MemRefType::get(type.getShape(), weights.type()));
+  if (linalg::GenericOp producer = producerToNarrow(buffer, product)) {
+    // The same loop, writing the 16-bit buffer: its block takes the new
+    // element type, and its value is truncated as it is yielded.
+    OpBuilder at(producer);
+    auto narrowed = linalg::GenericOp::create(
+        at, producer.getLoc(), TypeRange{}, producer.getDpsInputs(),
+        ValueRange{converted}, producer.getIndexingMapsArray(),
+        producer.getIteratorTypesArray());
+    IRMapping mapping;
+    Block *body = producer.getBody();
+    Block *block = at.createBlock(&narrowed.getRegion());
+    for (BlockArgument arg : body->getArguments())
+      mapping.map(arg, block->addArgument(arg.getArgNumber() <
+                                                  producer.getNumDpsInputs()
+                                              ? arg.getType()
+                                              : Type(weights.type()),
+                                          arg.getLoc()));
+    for (Operation &op : body->without_terminator())
+      at.clone(op, mapping);
+    Value yielded = mapping.lookupOrDefault(
+        cast<linalg::YieldOp>(body->getTerminator()).getValues()[0]);
+    linalg::YieldOp::create(
+        at, producer.getLoc(),
+        ValueRange{arith::TruncFOp::create(at, producer.getLoc(),
+                                           weights.type(), yielded)});
+    // The allocation must come before the loop that now writes it.
+    converted.getDefiningOp()->moveBefore(narrowed);
+    producer->erase();
+    return converted;
+  }
   SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
@@ -1157,8 +1217,9 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   Value lhsBuffer = op.getDpsInputs()[0], rhsBuffer = op.getDpsInputs()[1];
   Type element = b.getF32Type();
   if (half) {
-    lhsBuffer = halfOperand(b, loc, lhsBuffer, *half);
-    rhsBuffer = halfOperand(b, loc, rhsBuffer, *half);
+    const bool same = lhsBuffer == rhsBuffer;
+    lhsBuffer = halfOperand(b, loc, lhsBuffer, op, *half);
+    rhsBuffer = same ? lhsBuffer : halfOperand(b, loc, rhsBuffer, op, *half);
     element = half->type();
   }
   OperandView a = viewOf(b, loc, lhsBuffer, maps[0], loops);

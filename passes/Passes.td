@@ -667,7 +667,10 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     others keep their loops. With `cuda-precision=fp16` (or `bf16`), both
     operands of each call are 16-bit floats: a constant weight converted
     here (round to nearest even; the float copy goes when nothing else
-    reads it), any other operand by an elementwise loop into a new buffer
+    reads it); an activation that the elementwise loop right before the
+    product writes into a buffer of its own that nothing reads after the
+    product, by that loop itself (it writes the 16-bit buffer, rounding as
+    it stores); any other operand by an elementwise loop into a new buffer
     right before the call; the call is `agl_cuda_gemm_half` (float32 sums
     and output, its last argument 0 for IEEE half, 1 for bfloat16), or
     `agl_cuda_gemm_epilogue` with that format.

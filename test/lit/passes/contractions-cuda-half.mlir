@@ -1,6 +1,6 @@
 // RUN: autoglm-opt %s --split-input-file --autoglm-contractions-to-kernels="cuda cuda-precision=fp16" --canonicalize | FileCheck %s
 // RUN: autoglm-opt %s --split-input-file --autoglm-contractions-to-kernels="cuda cuda-precision=bf16" --canonicalize | FileCheck %s --check-prefix=BF16
-// RUN: not autoglm-opt %s --autoglm-contractions-to-kernels="cuda cuda-precision=fp8" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not autoglm-opt %s --split-input-file --autoglm-contractions-to-kernels="cuda cuda-precision=fp8" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // --target=cuda --precision fp16: the constant weight becomes an IEEE half
 // copy (the float one goes), the activation is converted by a loop into a
@@ -36,5 +36,80 @@ func.func @matmul(%a: memref<32x64xf32>, %c: memref<32x16xf32>) {
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+// -----
+
+// The activation comes from an elementwise loop right before the product,
+// into a buffer only the product reads: that loop writes the 16-bit buffer
+// itself (rounding as it stores), and no conversion loop is left.
+// CHECK-LABEL: func.func @producer_writes_half
+// CHECK: %[[H:.*]] = memref.alloc() : memref<32x64xf16>
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: outs(%[[H]] : memref<32x64xf16>)
+// CHECK: arith.mulf
+// CHECK-NEXT: %[[T:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT: linalg.yield %[[T]] : f16
+// CHECK-NOT: linalg.generic
+// CHECK: call @agl_cuda_gemm_half
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, k) -> (m, k)>
+memref.global "private" constant @weight : memref<64x16xf32> = dense<1.5>
+func.func @producer_writes_half(%x: memref<32x64xf32>, %c: memref<32x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<32x64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<32x64xf32>) outs(%a : memref<32x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.mulf %v, %v : f32
+    linalg.yield %s : f32
+  }
+  %b = memref.get_global @weight : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<32x64xf32>, memref<64x16xf32>) outs(%c : memref<32x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The same, but the float32 activation is read again after the product:
+// its loop stays, and a conversion loop makes the 16-bit copy.
+// CHECK-LABEL: func.func @activation_read_later
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : memref<32x64xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : memref<32x64xf16>)
+// CHECK: arith.truncf
+// CHECK: call @agl_cuda_gemm_half
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<32x64xf32> to memref<32x64xf32>
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, k) -> (m, k)>
+memref.global "private" constant @weight : memref<64x16xf32> = dense<1.5>
+func.func @activation_read_later(%x: memref<32x64xf32>, %c: memref<32x16xf32>, %y: memref<32x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<32x64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<32x64xf32>) outs(%a : memref<32x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.mulf %v, %v : f32
+    linalg.yield %s : f32
+  }
+  %b = memref.get_global @weight : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<32x64xf32>, memref<64x16xf32>) outs(%c : memref<32x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %a, %y : memref<32x64xf32> to memref<32x64xf32>
   return
 }
