@@ -1052,6 +1052,10 @@ private:
   llvm::StringMap<memref::GlobalOp> converted;
 };
 
+std::optional<Epilogue> cudaEpilogue(linalg::GenericOp op,
+                                     const ContractionLoops &c,
+                                     bool accumulate);
+
 /// The elementwise generic right before `product` that writes all of
 /// `buffer` (a new allocation, contiguous, static) as its one output
 /// without reading it, when nothing reads `buffer` after the product: it
@@ -1075,6 +1079,19 @@ linalg::GenericOp producerToNarrow(Value buffer, Operation *product) {
   auto type = cast<MemRefType>(buffer.getType());
   if (!type.hasStaticShape() || !type.getLayout().isIdentity())
     return nullptr;
+  // A loop that the product before it takes as its epilogue (cuBLASLt's,
+  // in float32) stays as it is.
+  if (auto before = dyn_cast_or_null<linalg::GenericOp>(
+          autoglm::previousEffect(producer)))
+    if (std::optional<ContractionLoops> loops = matchContraction(before)) {
+      Operation *init = nullptr;
+      const bool accumulate =
+          !autoglm::zeroAt(before.getDpsInits()[0], before, init);
+      std::optional<Epilogue> epilogue =
+          cudaEpilogue(before, *loops, accumulate);
+      if (epilogue && epilogue->op == producer)
+        return nullptr;
+    }
   return producer;
 }
 

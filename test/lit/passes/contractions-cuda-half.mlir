@@ -113,3 +113,51 @@ func.func @activation_read_later(%x: memref<32x64xf32>, %c: memref<32x16xf32>, %
   memref.copy %a, %y : memref<32x64xf32> to memref<32x64xf32>
   return
 }
+
+// -----
+
+// The loop between two products is the first one's epilogue (bias, then
+// ReLU: cuBLASLt's), not the second one's 16-bit writer: the first call
+// takes it, and the second product's activation gets a conversion loop.
+// CHECK-LABEL: func.func @epilogue_between_products
+// CHECK: call @agl_cuda_gemm_epilogue
+// CHECK-SAME: {autoglm.epilogue = "bias+relu"}
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : memref<32x16xf16>)
+// CHECK: call @agl_cuda_gemm_half
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+memref.global "private" constant @w1 : memref<64x16xf32> = dense<1.5>
+memref.global "private" constant @w2 : memref<16x8xf32> = dense<0.5>
+func.func @epilogue_between_products(%x: memref<32x64xf32>, %bias: memref<16xf32>, %c: memref<32x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %b1 = memref.get_global @w1 : memref<64x16xf32>
+  %b2 = memref.get_global @w2 : memref<16x8xf32>
+  %p = memref.alloc() : memref<32x16xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %b1 : memref<32x64xf32>, memref<64x16xf32>) outs(%p : memref<32x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %h = memref.alloc() : memref<32x16xf32>
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%p, %bias : memref<32x16xf32>, memref<16xf32>) outs(%h : memref<32x16xf32>) {
+  ^bb0(%v: f32, %bb: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %t = arith.addf %v, %bb {autoglm.activation_input} : f32
+    %r = arith.maximumf %t, %z {autoglm.activation = "relu"} : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x8xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%h, %b2 : memref<32x16xf32>, memref<16x8xf32>) outs(%c : memref<32x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
