@@ -326,6 +326,35 @@ TEST_F(FakeDevice, MissingKernelIsReported) {
 // ---- matrix products through cuBLAS (a fake one)
 // -------------------------------
 
+// What fake_gemm's product must give, on the host, with the strides of
+// fake_gemm: C = act(alpha A B + bias (+ C)) + residual, `before` being C
+// before it. The bias and residual lie at weights[16] and weights[32] (as
+// fake_cuda_model_gemm_epilogue has them), read only when asked for.
+std::array<float, 16> productOnHost(const float *a, const float *weights,
+                                    std::array<float, 16> out) {
+  const fake_cuda_gemm &g = fake_gemm;
+  for (int64_t e = 0; e < g.batch; ++e)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        float sum = 0;
+        for (int64_t p = 0; p < g.k; ++p)
+          sum += a[e * g.a_batch + i * g.a_row + p * g.a_col] *
+                 weights[e * g.b_batch + p * g.b_row + j * g.b_col];
+        float &o = out[e * g.c_batch + i * g.c_row + j];
+        float v = g.alpha * sum + (g.bias ? weights[16 + j] : 0.0f) +
+                  (g.accumulate ? o : 0.0f);
+        if (g.activation == AGL_ACT_RELU)
+          v = std::max(v, 0.0f);
+        if (g.activation == AGL_ACT_GELU_TANH)
+          v = 0.5f * v *
+              (1.0f + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
+        if (g.residual)
+          v += weights[32 + e * g.r_batch + i * g.r_row + j];
+        o = v;
+      }
+  return out;
+}
+
 // The fake cuBLAS computes column-major products as cuBLAS defines them;
 // the runtime must describe each row-major product of the model to it
 // (operations, leading dimensions, batch strides) so that C = A B.
@@ -348,21 +377,8 @@ struct FakeBlas : FakeDevice {
     FakeDevice::TearDown();
   }
 
-  // C = alpha A B (+ C) on the host, with the strides of fake_gemm.
   std::array<float, 16> expected(const std::array<float, 16> &before) const {
-    const fake_cuda_gemm &g = fake_gemm;
-    std::array<float, 16> out = before;
-    for (int64_t e = 0; e < g.batch; ++e)
-      for (int64_t i = 0; i < g.m; ++i)
-        for (int64_t j = 0; j < g.n; ++j) {
-          float sum = 0;
-          for (int64_t p = 0; p < g.k; ++p)
-            sum += a[e * g.a_batch + i * g.a_row + p * g.a_col] *
-                   b[e * g.b_batch + p * g.b_row + j * g.b_col];
-          float &o = out[e * g.c_batch + i * g.c_row + j];
-          o = g.alpha * sum + (g.accumulate ? o : 0.0f);
-        }
-    return out;
+    return productOnHost(a.data(), b.data(), before);
   }
 
   agl_status run() {
@@ -574,30 +590,8 @@ struct FakeLt : FakeDevice {
     FakeDevice::TearDown();
   }
 
-  // The runtime's contract, on the host.
   std::array<float, 16> expected(const std::array<float, 16> &before) const {
-    const fake_cuda_gemm &g = fake_gemm;
-    std::array<float, 16> out = before;
-    for (int64_t e = 0; e < g.batch; ++e)
-      for (int64_t i = 0; i < g.m; ++i)
-        for (int64_t j = 0; j < g.n; ++j) {
-          float sum = 0;
-          for (int64_t p = 0; p < g.k; ++p)
-            sum += a[e * g.a_batch + i * g.a_row + p * g.a_col] *
-                   operands[e * g.b_batch + p * g.b_row + j * g.b_col];
-          float &o = out[e * g.c_batch + i * g.c_row + j];
-          float v = g.alpha * sum + (g.bias ? operands[16 + j] : 0.0f) +
-                    (g.accumulate ? o : 0.0f);
-          if (g.activation == AGL_ACT_RELU)
-            v = std::max(v, 0.0f);
-          if (g.activation == AGL_ACT_GELU_TANH)
-            v = 0.5f * v *
-                (1.0f + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
-          if (g.residual)
-            v += operands[32 + e * g.r_batch + i * g.r_row + j];
-          o = v;
-        }
-    return out;
+    return productOnHost(a.data(), operands.data(), before);
   }
 
   agl_status run() {

@@ -185,35 +185,20 @@ static const agl_tensor_info gemm_input = {"a", AGL_DTYPE_F32, 1, gemm_shape,
                                            NULL};
 static const agl_tensor_info gemm_output = {"c", AGL_DTYPE_F32, 1, gemm_shape,
                                             NULL};
-static const agl_model_desc gemm_desc = {
-    .abi_version = AGL_ABI_VERSION,
-    .device = AGL_DEVICE_CUDA,
-    .name = "fake_cuda_gemm",
-    .num_inputs = 1,
-    .num_outputs = 1,
-    .inputs = &gemm_input,
-    .outputs = &gemm_output,
-    .arena_size = 64,
-    .arena_alignment = 64,
-    .weights_size = 16 * sizeof(float),
-    .weights_file = "fake_cuda_gemm.weights",
-    .run = run_gemm,
-};
+/* A product's model: 16 floats in and out, `floats` of weights. */
+#define FAKE_GEMM_DESC(model_name, entry, floats)                              \
+  {                                                                            \
+    .abi_version = AGL_ABI_VERSION, .device = AGL_DEVICE_CUDA,                 \
+    .name = model_name, .num_inputs = 1, .num_outputs = 1,                     \
+    .inputs = &gemm_input, .outputs = &gemm_output, .arena_size = 64,          \
+    .arena_alignment = 64, .weights_size = (floats) * sizeof(float),           \
+    .weights_file = model_name ".weights", .run = entry,                       \
+  }
 
-static const agl_model_desc gemm_epilogue_desc = {
-    .abi_version = AGL_ABI_VERSION,
-    .device = AGL_DEVICE_CUDA,
-    .name = "fake_cuda_gemm_epilogue",
-    .num_inputs = 1,
-    .num_outputs = 1,
-    .inputs = &gemm_input,
-    .outputs = &gemm_output,
-    .arena_size = 64,
-    .arena_alignment = 64,
-    .weights_size = 48 * sizeof(float),
-    .weights_file = "fake_cuda_gemm_epilogue.weights",
-    .run = run_gemm_epilogue,
-};
+static const agl_model_desc gemm_desc =
+    FAKE_GEMM_DESC("fake_cuda_gemm", run_gemm, 16);
+static const agl_model_desc gemm_epilogue_desc =
+    FAKE_GEMM_DESC("fake_cuda_gemm_epilogue", run_gemm_epilogue, 48);
 
 const agl_model_desc *fake_cuda_model(void) { return &desc; }
 const agl_model_desc *fake_cuda_model_host_section(void) {

@@ -160,6 +160,30 @@ int agl_cuda_blas_layout(int64_t rows, int64_t cols, int64_t row_stride,
   return *ld >= need && *ld <= INT_MAX;
 }
 
+int agl_cuda_product_layout(int64_t m, int64_t n, int64_t k,
+                            int64_t a_row_stride, int64_t a_col_stride,
+                            int64_t b_row_stride, int64_t b_col_stride,
+                            int64_t c_row_stride, agl_cuda_product *out) {
+  int c_transposed;
+  return agl_cuda_blas_layout(m, k, a_row_stride, a_col_stride,
+                              &out->a_transposed, &out->lda) &&
+         agl_cuda_blas_layout(k, n, b_row_stride, b_col_stride,
+                              &out->b_transposed, &out->ldb) &&
+         agl_cuda_blas_layout(m, n, c_row_stride, 1, &c_transposed,
+                              &out->ldc) &&
+         !c_transposed;
+}
+
+void agl_cuda_blas_refuse(const char *caller, const char *library, int64_t m,
+                          int64_t n, int64_t k) {
+  char message[200];
+  snprintf(message, sizeof message,
+           "%s: a %lldx%lldx%lld product whose operand strides (or format) "
+           "%s cannot take",
+           caller, (long long)m, (long long)n, (long long)k, library);
+  agl_cuda_run_failed(message);
+}
+
 /* One product, f32 (`format` < 0) or 16-bit operands: checks the layout,
  * loads cuBLAS, makes the instance's handle, queues the product. */
 static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
@@ -173,21 +197,12 @@ static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
   agl_cuda_blas *blas = agl_cuda_blas_of_run(caller, &stream);
   if (!blas || batch <= 0 || m <= 0 || n <= 0)
     return;
-  int a_transposed, b_transposed, c_transposed;
-  int64_t lda, ldb, ldc;
-  if (!agl_cuda_blas_layout(m, k, a_row_stride, a_col_stride, &a_transposed,
-                            &lda) ||
-      !agl_cuda_blas_layout(k, n, b_row_stride, b_col_stride, &b_transposed,
-                            &ldb) ||
-      !agl_cuda_blas_layout(m, n, c_row_stride, 1, &c_transposed, &ldc) ||
-      c_transposed || batch > INT_MAX || m > INT_MAX || n > INT_MAX ||
-      k > INT_MAX || format > AGL_CUDA_BF16) {
-    char message[200];
-    snprintf(message, sizeof message,
-             "%s: a %lldx%lldx%lld product whose operand strides (or "
-             "format) cuBLAS cannot take",
-             caller, (long long)m, (long long)n, (long long)k);
-    agl_cuda_run_failed(message);
+  agl_cuda_product p;
+  if (!agl_cuda_product_layout(m, n, k, a_row_stride, a_col_stride,
+                               b_row_stride, b_col_stride, c_row_stride, &p) ||
+      batch > INT_MAX || m > INT_MAX || n > INT_MAX || k > INT_MAX ||
+      format > AGL_CUDA_BF16) {
+    agl_cuda_blas_refuse(caller, "cuBLAS", m, n, k);
     return;
   }
   char why[400];
@@ -212,22 +227,22 @@ static void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
   /* Row-major C = A B is column-major C^T = B^T A^T: cuBLAS multiplies
    * B's view by A's. */
   const float beta = accumulate ? 1.0f : 0.0f;
-  const int op_b = b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const int op_a = a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int op_b = p.b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int op_a = p.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   const char *what;
   if (format < 0) {
     what = "cublasSgemmStridedBatched";
     status = api.sgemm_strided_batched(
-        handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, (int)ldb,
-        b_batch_stride, a, (int)lda, a_batch_stride, &beta, c, (int)ldc,
+        handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, (int)p.ldb,
+        b_batch_stride, a, (int)p.lda, a_batch_stride, &beta, c, (int)p.ldc,
         c_batch_stride, (int)batch);
   } else {
     what = "cublasGemmStridedBatchedEx";
     const int type = format == AGL_CUDA_BF16 ? CUDA_R_16BF : CUDA_R_16F;
     status = api.gemm_strided_batched_ex(
-        handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, type, (int)ldb,
-        b_batch_stride, a, type, (int)lda, a_batch_stride, &beta, c, CUDA_R_32F,
-        (int)ldc, c_batch_stride, (int)batch, CUBLAS_COMPUTE_32F,
+        handle, op_b, op_a, (int)n, (int)m, (int)k, &alpha, b, type,
+        (int)p.ldb, b_batch_stride, a, type, (int)p.lda, a_batch_stride, &beta,
+        c, CUDA_R_32F, (int)p.ldc, c_batch_stride, (int)batch, CUBLAS_COMPUTE_32F,
         CUBLAS_GEMM_DEFAULT);
   }
   if (status != CUBLAS_STATUS_SUCCESS) {

@@ -42,6 +42,27 @@ AGL_HIDDEN int agl_cuda_blas_layout(int64_t rows, int64_t cols,
                                     int64_t row_stride, int64_t col_stride,
                                     int *transposed, int64_t *ld);
 
+/* A row-major product C = A B (m x k by k x n) as cuBLAS's column-major
+ * C^T = B^T A^T: whether A and B are passed transposed, and the leading
+ * dimensions of A, B and C; 0 when cuBLAS cannot take the strides (C's
+ * rows must be contiguous). */
+typedef struct agl_cuda_product {
+  int a_transposed, b_transposed;
+  int64_t lda, ldb, ldc;
+} agl_cuda_product;
+AGL_HIDDEN int agl_cuda_product_layout(int64_t m, int64_t n, int64_t k,
+                                       int64_t a_row_stride,
+                                       int64_t a_col_stride,
+                                       int64_t b_row_stride,
+                                       int64_t b_col_stride,
+                                       int64_t c_row_stride,
+                                       agl_cuda_product *out);
+
+/* Fails the run: "CALLER: a MxNxK product whose operand strides (or
+ * format) LIBRARY cannot take". */
+AGL_HIDDEN void agl_cuda_blas_refuse(const char *caller, const char *library,
+                                     int64_t m, int64_t n, int64_t k);
+
 /* Fails the run with "what failed: TEXT (cuBLAS status N)". */
 AGL_HIDDEN void agl_cuda_blas_failed(const char *what, int status,
                                      const char *text);

@@ -394,7 +394,6 @@ void agl_cuda_gemm_epilogue(
     return;
   plan_key key;
   memset(&key, 0, sizeof key);
-  int a_transposed, b_transposed, c_transposed, r_transposed = 0;
   const int32_t epilogue = epilogue_of(activation, bias != NULL);
   if (!epilogue || (residual && (activation != AGL_ACT_NONE || accumulate))) {
     char message[200];
@@ -405,24 +404,21 @@ void agl_cuda_gemm_epilogue(
     agl_cuda_run_failed(message);
     return;
   }
-  if (!agl_cuda_blas_layout(m, k, a_row_stride, a_col_stride, &a_transposed,
-                            &key.lda) ||
-      !agl_cuda_blas_layout(k, n, b_row_stride, b_col_stride, &b_transposed,
-                            &key.ldb) ||
-      !agl_cuda_blas_layout(m, n, c_row_stride, 1, &c_transposed, &key.ldc) ||
-      c_transposed ||
+  agl_cuda_product layout;
+  int r_transposed = 0;
+  if (!agl_cuda_product_layout(m, n, k, a_row_stride, a_col_stride,
+                               b_row_stride, b_col_stride, c_row_stride,
+                               &layout) ||
       (residual && (!agl_cuda_blas_layout(m, n, residual_row_stride, 1,
                                           &r_transposed, &key.ldr) ||
                     r_transposed)) ||
       batch > INT_MAX || format < AGL_CUDA_HALF || format > AGL_CUDA_FLOAT) {
-    char message[200];
-    snprintf(message, sizeof message,
-             "%s: a %lldx%lldx%lld product whose operand strides (or "
-             "format) cuBLASLt cannot take",
-             caller, (long long)m, (long long)n, (long long)k);
-    agl_cuda_run_failed(message);
+    agl_cuda_blas_refuse(caller, "cuBLASLt", m, n, k);
     return;
   }
+  key.lda = layout.lda;
+  key.ldb = layout.ldb;
+  key.ldc = layout.ldc;
   char why[400];
   if (!load_lt(why, sizeof why)) {
     agl_cuda_run_failed(why);
@@ -442,8 +438,8 @@ void agl_cuda_gemm_epilogue(
     key.r_batch = residual ? residual_batch_stride : 0;
   }
   /* Row-major C = A B is column-major C^T = B^T A^T. */
-  key.op_a = b_transposed ? LT_OP_T : LT_OP_N;
-  key.op_b = a_transposed ? LT_OP_T : LT_OP_N;
+  key.op_a = layout.b_transposed ? LT_OP_T : LT_OP_N;
+  key.op_b = layout.a_transposed ? LT_OP_T : LT_OP_N;
   key.type = format == AGL_CUDA_HALF   ? LT_R_16F
              : format == AGL_CUDA_BF16 ? LT_R_16BF
                                        : LT_R_32F;
