@@ -3,6 +3,7 @@
 #include "passes/BufferFacts.h"
 #include "passes/SizeBounds.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -45,6 +46,15 @@ std::optional<autoglm::MemoryRange> autoglm::memoryRange(Value buffer) {
       return std::nullopt;
     buffer = op->getOperand(0);
   }
+}
+
+bool autoglm::isHostArgument(Value buffer) {
+  auto arg = dyn_cast<BlockArgument>(buffer);
+  auto func =
+      arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  return func &&
+         (func.getArgAttr(arg.getArgNumber(), "autoglm.symbol_values") ||
+          func.getArgAttr(arg.getArgNumber(), "autoglm.output_dims"));
 }
 
 namespace {

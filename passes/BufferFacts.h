@@ -49,6 +49,11 @@ struct MemoryRange {
 };
 std::optional<MemoryRange> memoryRange(mlir::Value buffer);
 
+/// Whether `buffer` is one of the run's host-side arguments (symbol values,
+/// output extents), which a CUDA model's runtime passes as host memory;
+/// every other buffer argument of a CUDA model is device memory.
+bool isHostArgument(mlir::Value buffer);
+
 /// Whether two buffers provably share no byte.
 bool disjoint(mlir::Value a, mlir::Value b);
 

@@ -835,12 +835,14 @@ struct ZeroSource {
 
 /// The bookkeeping once `call` stands for product `op` (and its epilogue,
 /// if any, whose result the call writes to `output`): the blocking it was
-/// given, the zero fill it no longer reads, and the loops it replaces.
+/// given (a CPU kernel's; null for a GPU library call), the zero fill it no
+/// longer reads, and the loops it replaces.
 void finishKernelCall(func::CallOp call, linalg::GenericOp op,
-                      const autoglm::GemmBlocking &blocking, Operation *init,
+                      const autoglm::GemmBlocking *blocking, Operation *init,
                       Value output, std::optional<Epilogue> &epilogue,
                       SmallVectorImpl<ZeroSource> &zeroSources) {
-  autoglm::recordBlocking(call, blocking);
+  if (blocking)
+    autoglm::recordBlocking(call, *blocking);
   if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
     zeroSources.push_back(
         {init, output == op.getDpsInits()[0] ? call.getOperation() : nullptr});
@@ -851,6 +853,28 @@ void finishKernelCall(func::CallOp call, linalg::GenericOp op,
     epilogue->op->erase();
   }
   op->erase();
+}
+
+/// Readies the call at product `op`'s place to compute `epilogue` too: the
+/// views of the buffers the epilogue reads and writes move before `op`.
+/// Returns the buffer the call writes.
+Value takeEpilogue(linalg::GenericOp op,
+                   const std::optional<Epilogue> &epilogue) {
+  if (!epilogue)
+    return op.getDpsInits()[0];
+  for (Value v : {epilogue->output, epilogue->bias, epilogue->residual,
+                  epilogue->scalarScale, epilogue->columnScale})
+    if (v)
+      autoglm::hoistBefore(v, op);
+  return epilogue->output;
+}
+
+/// The location of the call for product `op`: with an epilogue, both ops'.
+Location callLocation(linalg::GenericOp op,
+                      const std::optional<Epilogue> &epilogue) {
+  return epilogue ? FusedLoc::get(op.getContext(),
+                                  {op.getLoc(), epilogue->op->getLoc()})
+                  : op.getLoc();
 }
 
 /// Whether the product's output holds zeros before it, so that its call
@@ -872,18 +896,10 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   Operation *init = nullptr;
   bool accumulate = !startsFromZeros(op, init);
   std::optional<Epilogue> epilogue = matchEpilogue(op, c, accumulate);
-  Value output = op.getDpsInits()[0];
-  if (epilogue) {
-    for (Value v : {epilogue->output, epilogue->bias, epilogue->residual})
-      if (v)
-        autoglm::hoistBefore(v, op);
-    output = epilogue->output;
-    accumulate |= epilogue->accumulateResidual;
-  }
+  Value output = takeEpilogue(op, epilogue);
+  accumulate |= epilogue && epilogue->accumulateResidual;
   OpBuilder b(op);
-  Location loc = epilogue ? FusedLoc::get(op.getContext(),
-                                          {op.getLoc(), epilogue->op.getLoc()})
-                          : op.getLoc();
+  Location loc = callLocation(op, epilogue);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   int64_t loops = op.getNumLoops();
   OperandView lhs = viewOf(b, loc, op.getDpsInputs()[0], maps[0], loops);
@@ -972,7 +988,7 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
       declare(module, packedRhs ? kSgemmPacked : kSgemm,
               /*packed=*/bool(packedRhs)),
       args);
-  finishKernelCall(call, op, blocking, init, output, epilogue, zeroSources);
+  finishKernelCall(call, op, &blocking, init, output, epilogue, zeroSources);
 }
 
 /// The strides (elements) that each loop steps `buffer` by, through `map`,
@@ -1219,18 +1235,10 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   bool accumulate = !startsFromZeros(op, init);
   std::optional<Epilogue> epilogue = cudaEpilogue(op, c, accumulate);
   const bool lt = epilogue && !plainCublasDoes(*epilogue);
-  Value output = op.getDpsInits()[0];
-  if (epilogue) {
-    for (Value v : {epilogue->output, epilogue->bias, epilogue->residual})
-      if (v)
-        autoglm::hoistBefore(v, op);
-    output = epilogue->output;
-    accumulate |= epilogue->accumulateResidual;
-  }
+  Value output = takeEpilogue(op, epilogue);
+  accumulate |= epilogue && epilogue->accumulateResidual;
   OpBuilder b(op);
-  Location loc = epilogue ? FusedLoc::get(op.getContext(),
-                                          {op.getLoc(), epilogue->op.getLoc()})
-                          : op.getLoc();
+  Location loc = callLocation(op, epilogue);
   Value lhsBuffer = op.getDpsInputs()[0], rhsBuffer = op.getDpsInputs()[1];
   Type element = b.getF32Type();
   if (half) {
@@ -1326,15 +1334,8 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                                       b.getFunctionType(types, {}));
   callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
   auto call = func::CallOp::create(b, loc, callee, args);
-  if (init && autoglm::isZeroFill(init, op.getDpsInits()[0]))
-    zeroSources.push_back(
-        {init, output == op.getDpsInits()[0] ? call.getOperation() : nullptr});
-  if (epilogue) {
-    call->setAttr(autoglm::kEpilogueAttrName,
-                  b.getStringAttr(epilogue->describe()));
-    epilogue->op->erase();
-  }
-  op->erase();
+  finishKernelCall(call, op, /*blocking=*/nullptr, init, output, epilogue,
+                   zeroSources);
 }
 
 /// A constant buffer of `n` (static) float ones: the column scale of an
@@ -1378,16 +1379,9 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
           : matchEpilogue(op, c, /*accumulate=*/false, /*integer=*/true);
   if (epilogue && epilogue->accumulateResidual)
     epilogue.reset();
-  if (epilogue)
-    for (Value v : {epilogue->output, epilogue->bias, epilogue->residual,
-                    epilogue->scalarScale, epilogue->columnScale})
-      if (v)
-        autoglm::hoistBefore(v, op);
-  Value output = epilogue ? epilogue->output : op.getDpsInits()[0];
+  Value output = takeEpilogue(op, epilogue);
   OpBuilder b(op);
-  Location loc = epilogue ? FusedLoc::get(op.getContext(),
-                                          {op.getLoc(), epilogue->op.getLoc()})
-                          : op.getLoc();
+  Location loc = callLocation(op, epilogue);
   SmallVector<Value> extents;
   for (Range range : cast<linalg::LinalgOp>(op.getOperation())
                          .createLoopRanges(b, loc))
@@ -1498,7 +1492,7 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
                                                          : kGemmInt8,
                                       b.getFunctionType(types, {})),
       args);
-  finishKernelCall(call, op, blocking, init, output, epilogue, zeroSources);
+  finishKernelCall(call, op, &blocking, init, output, epilogue, zeroSources);
 }
 
 struct ContractionsToKernelsPass

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/BufferFacts.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 
@@ -51,17 +52,6 @@ Value rootBuffer(Value value) {
   return value;
 }
 
-/// The run's symbol values and output extents are host memory that the
-/// runtime passes as is; every other buffer argument is device memory.
-bool isHostArgument(Value buffer) {
-  auto arg = dyn_cast<BlockArgument>(buffer);
-  if (!arg)
-    return false;
-  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  return func && (func.getArgAttr(arg.getArgNumber(), "autoglm.symbol_values") ||
-                  func.getArgAttr(arg.getArgNumber(), "autoglm.output_dims"));
-}
-
 /// A call of a runtime function that queues its own GPU work.
 bool isDeviceLibraryCall(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
@@ -92,7 +82,7 @@ bool touchesDeviceMemory(Operation *op) {
       if (!isa<MemoryEffects::Read, MemoryEffects::Write>(instance.getEffect()))
         continue;
       Value value = instance.getValue();
-      if (!value || !isHostArgument(rootBuffer(value)))
+      if (!value || !autoglm::isHostArgument(rootBuffer(value)))
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -111,7 +101,7 @@ bool touchesHostArgument(Operation *op) {
     effects.getEffects(instances);
     for (const auto &instance : instances)
       if (Value value = instance.getValue();
-          value && isHostArgument(rootBuffer(value)))
+          value && autoglm::isHostArgument(rootBuffer(value)))
         return WalkResult::interrupt();
     return WalkResult::advance();
   });

@@ -24,7 +24,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -69,16 +68,6 @@ bool isByteBuffer(Value base) {
   return type && type.getRank() == 1 && type.getElementType().isInteger(8);
 }
 
-/// Host memory the runtime passes as is (symbol values, output extents).
-bool isHostArgument(Value base) {
-  auto arg = dyn_cast<BlockArgument>(base);
-  auto func =
-      arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
-  return func &&
-         (func.getArgAttr(arg.getArgNumber(), "autoglm.symbol_values") ||
-          func.getArgAttr(arg.getArgNumber(), "autoglm.output_dims"));
-}
-
 /// Device bytes a section copies: [begin, end) of `base`, at `offset` in
 /// the staging memory.
 struct Slot {
@@ -119,7 +108,7 @@ LogicalResult collectSlots(Section &section) {
                << op->getName()
                << "' on the host: the device bytes of an operand are not "
                   "known statically";
-      if (isHostArgument(range->base))
+      if (autoglm::isHostArgument(range->base))
         continue;
       int64_t end = range->end;
       if (end == std::numeric_limits<int64_t>::max()) {
@@ -209,7 +198,7 @@ public:
     if (Value done = mapping.lookupOrNull(value))
       return done;
     std::optional<autoglm::MemoryRange> range = autoglm::memoryRange(value);
-    if (isHostArgument(range->base))
+    if (autoglm::isHostArgument(range->base))
       return value;
     const Slot *slot = section.slotOf(*range);
     SmallVector<Operation *> chain = viewChain(value);
