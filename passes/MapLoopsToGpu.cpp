@@ -10,15 +10,15 @@
 //
 // A row reduction (a loop nest whose body reduces along the rows' unit
 // stride into a loop-carried accumulator) gets one block per row instead
-// of one thread: the block's threads stride through the row, as the
-// memory system wants, and combine their partial results with
-// gpu.all_reduce.
+// of one thread, together with the nests around it over the same rows
+// (RowKernels.h): a normalization or a softmax is one kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/BufferFacts.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
+#include "passes/RowKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -38,6 +38,7 @@ namespace autoglm {
 
 using namespace mlir;
 using autoglm::kOneThreadAttrName;
+using autoglm::mapTo;
 
 namespace {
 
@@ -129,142 +130,6 @@ std::string oneThreadReason(Operation *op) {
          "' outside any parallel loop";
 }
 
-gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *context,
-                                      gpu::Processor processor) {
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
-  return gpu::ParallelLoopDimMappingAttr::get(context, processor, identity,
-                                              identity);
-}
-
-/// The block-wide reduction that combines partial results as `combiner`
-/// does, if gpu.all_reduce has one.
-std::optional<gpu::AllReduceOperation> allReduceKind(Operation *combiner) {
-  using Kind = gpu::AllReduceOperation;
-  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(combiner)
-      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return Kind::ADD; })
-      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return Kind::MUL; })
-      .Case([](arith::MaximumFOp) { return Kind::MAXIMUMF; })
-      .Case([](arith::MinimumFOp) { return Kind::MINIMUMF; })
-      .Case([](arith::MaxNumFOp) { return Kind::MAXNUMF; })
-      .Case([](arith::MinNumFOp) { return Kind::MINNUMF; })
-      .Case([](arith::MaxSIOp) { return Kind::MAXSI; })
-      .Case([](arith::MinSIOp) { return Kind::MINSI; })
-      .Case([](arith::MaxUIOp) { return Kind::MAXUI; })
-      .Case([](arith::MinUIOp) { return Kind::MINUI; })
-      .Case([](arith::AndIOp) { return Kind::AND; })
-      .Case([](arith::OrIOp) { return Kind::OR; })
-      .Case([](arith::XOrIOp) { return Kind::XOR; })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
-/// Whether `value` is computed (inside `scope`) from `source`.
-bool dependsOn(Value value, Value source, Region &scope) {
-  SmallVector<Value> work{value};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (v == source)
-      return true;
-    if (!seen.insert(v).second)
-      continue;
-    Operation *def = v.getDefiningOp();
-    if (def && scope.isAncestor(def->getParentRegion()))
-      llvm::append_range(work, def->getOperands());
-  }
-  return false;
-}
-
-bool writesMemory(Operation *op) {
-  WalkResult result = op->walk([](Operation *nested) {
-    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (!effects)
-      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-                     nested->hasTrait<OpTrait::IsTerminator>()
-                 ? WalkResult::advance()
-                 : WalkResult::interrupt();
-    return effects.hasEffect<MemoryEffects::Write>() ||
-                   effects.hasEffect<MemoryEffects::Allocate>() ||
-                   effects.hasEffect<MemoryEffects::Free>()
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-
-/// A row reduction in the body of a parallel loop nest: the one loop of
-/// the body, whose iteration arguments are accumulators, each combined
-/// with a value computed from the iteration alone; nothing before the
-/// loop or in it writes memory (every thread of the row's block runs it).
-struct RowReduction {
-  scf::ForOp loop;
-  SmallVector<Operation *> combiners; // one per iteration argument
-};
-
-std::optional<RowReduction> matchRowReduction(scf::ParallelOp nest) {
-  RowReduction row;
-  for (Operation &op : nest.getBody()->without_terminator()) {
-    if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      if (row.loop)
-        return std::nullopt;
-      row.loop = loop;
-      continue;
-    }
-    if (!row.loop && writesMemory(&op))
-      return std::nullopt;
-  }
-  scf::ForOp loop = row.loop;
-  if (!loop || loop.getNumRegionIterArgs() == 0 || writesMemory(loop) ||
-      nest.getNumReductions() != 0 ||
-      !loop.getInductionVar().getType().isIndex())
-    return std::nullopt;
-  // What the warp shuffles carry: 32- and 64-bit integers and floats.
-  for (Type type : loop.getResultTypes())
-    if (!(type.isF32() || type.isF64() || type.isInteger(32) ||
-          type.isInteger(64)))
-      return std::nullopt;
-  // Worth a block: at least a warp's worth of iterations.
-  if (std::optional<APInt> trips = loop.getStaticTripCount();
-      trips && trips->getSExtValue() < 32)
-    return std::nullopt;
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  for (auto [index, accumulator] : llvm::enumerate(loop.getRegionIterArgs())) {
-    if (!accumulator.hasOneUse())
-      return std::nullopt;
-    Operation *combiner = *accumulator.getUsers().begin();
-    if (combiner->getBlock() != loop.getBody() ||
-        combiner->getNumOperands() != 2 || combiner->getNumResults() != 1 ||
-        !allReduceKind(combiner) || !arith::getNeutralElement(combiner) ||
-        !combiner->getResult(0).hasOneUse() ||
-        yield.getOperand(index) != combiner->getResult(0))
-      return std::nullopt;
-    Value other = combiner->getOperand(combiner->getOperand(0) == accumulator);
-    for (BlockArgument any : loop.getRegionIterArgs())
-      if (dependsOn(other, any, loop.getRegion()))
-        return std::nullopt;
-    row.combiners.push_back(combiner);
-  }
-  // The rows' unit stride runs along the loop: some load's last index
-  // follows the loop's index. (Else a thread per row reads coalesced.)
-  bool alongRows = false;
-  loop.getBody()->walk([&](memref::LoadOp load) {
-    if (!load.getIndices().empty() &&
-        dependsOn(load.getIndices().back(), loop.getInductionVar(),
-                  loop.getRegion()))
-      alongRows = true;
-  });
-  if (!alongRows)
-    return std::nullopt;
-  return row;
-}
-
-/// Threads per row: about four iterations each, from a warp to 1024.
-int64_t threadsPerRow(scf::ForOp loop) {
-  std::optional<APInt> trips = loop.getStaticTripCount();
-  if (!trips)
-    return 256;
-  int64_t quarter = (trips->getSExtValue() + 3) / 4;
-  return std::clamp<int64_t>(llvm::alignTo(quarter, 32), 32, 1024);
-}
 
 struct MapLoopsToGpuPass
     : autoglm::impl::MapLoopsToGpuBase<MapLoopsToGpuPass> {
@@ -285,6 +150,8 @@ struct MapLoopsToGpuPass
     });
     if (globals.wasInterrupted())
       return signalPassFailure();
+    // Normalizations and softmax: a kernel with a block per row.
+    autoglm::fuseRowKernels(func);
 
     SmallVector<Operation *> topLevel;
     for (Operation &op : func.getBody().getOps())
@@ -317,7 +184,7 @@ struct MapLoopsToGpuPass
         return signalPassFailure();
       }
       run.clear();
-      if (loop && !mapRowReduction(loop))
+      if (loop && !loop->hasAttr(gpu::getMappingAttrName()))
         mapParallelLoop(loop);
     }
   }
@@ -365,101 +232,6 @@ struct MapLoopsToGpuPass
     }
     (void)gpu::setMappingAttr(tiles, outer);
     (void)gpu::setMappingAttr(inner, threads);
-  }
-
-  /// Maps a row reduction's rows to blocks and splits each row among the
-  /// block's threads:
-  ///
-  ///   rows (blocks) { threads t {
-  ///     what precedes the loop
-  ///     partial = for j = lb + t*step to ub step B*step (from neutral) ...
-  ///     total = gpu.all_reduce partial; result = combine(initial, total)
-  ///     if t == 0 { what follows the loop, on result }
-  ///   } }
-  ///
-  /// Every row dimension needs a grid dimension of its own.
-  bool mapRowReduction(scf::ParallelOp nest) {
-    std::optional<RowReduction> row = matchRowReduction(nest);
-    unsigned rank = nest.getNumLoops();
-    if (!row || rank > 3)
-      return false;
-    for (unsigned d = 0; d + 1 < rank; ++d) {
-      std::optional<int64_t> lb = getConstantIntValue(nest.getLowerBound()[d]);
-      std::optional<int64_t> ub = getConstantIntValue(nest.getUpperBound()[d]);
-      if (!lb || !ub || *ub - *lb > 65535) // y and z: CUDA's limit
-        return false;
-    }
-    scf::ForOp loop = row->loop;
-    MLIRContext *context = nest.getContext();
-    Location loc = loop.getLoc();
-    int64_t threads = threadsPerRow(loop);
-
-    // The threads' loop, holding the whole body.
-    OpBuilder b(context);
-    b.setInsertionPointToStart(nest.getBody());
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value count = arith::ConstantIndexOp::create(b, loc, threads);
-    auto lanes = scf::ParallelOp::create(b, loc, ValueRange{zero},
-                                         ValueRange{count}, ValueRange{one});
-    Block *laneBody = lanes.getBody();
-    Value lane = lanes.getInductionVars()[0];
-    for (Operation &op : llvm::make_early_inc_range(
-             llvm::make_range(std::next(Block::iterator(lanes)),
-                              nest.getBody()->without_terminator().end())))
-      op.moveBefore(laneBody->getTerminator());
-
-    // Each thread takes every `threads`-th iteration, from neutral values.
-    b.setInsertionPoint(loop);
-    Value offset = b.createOrFold<arith::MulIOp>(loc, lane, loop.getStep());
-    loop.setLowerBound(
-        b.createOrFold<arith::AddIOp>(loc, loop.getLowerBound(), offset));
-    loop.setStep(b.createOrFold<arith::MulIOp>(loc, loop.getStep(), count));
-    SmallVector<Value> initial(loop.getInitArgs());
-    for (auto [index, combiner] : llvm::enumerate(row->combiners)) {
-      // -0.0, not upstream's 0.0, leaves every sum as it is, -0.0 too.
-      TypedAttr neutral = *arith::getNeutralElement(combiner);
-      if (isa<arith::AddFOp>(combiner))
-        neutral = FloatAttr::get(neutral.getType(), -0.0);
-      loop.getInitArgsMutable()[index].assign(
-          arith::ConstantOp::create(b, loc, neutral));
-    }
-
-    // The block's total, combined with the accumulator's value before.
-    b.setInsertionPointAfter(loop);
-    for (auto [index, combiner] : llvm::enumerate(row->combiners)) {
-      Value partial = loop.getResult(index);
-      auto kind =
-          gpu::AllReduceOperationAttr::get(context, *allReduceKind(combiner));
-      auto total =
-          gpu::AllReduceOp::create(b, loc, partial, kind, b.getUnitAttr());
-      Value accumulator = loop.getRegionIterArgs()[index];
-      IRMapping mapping;
-      for (Value operand : combiner->getOperands())
-        mapping.map(operand, operand == accumulator ? initial[index]
-                                                    : total.getResult());
-      Value result = b.clone(*combiner, mapping)->getResult(0);
-      partial.replaceAllUsesExcept(result, total);
-    }
-
-    // What follows, once per row.
-    Value first =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
-    auto once = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-    Block *onceBody = once.thenBlock();
-    for (Operation &op : llvm::make_early_inc_range(
-             llvm::make_range(std::next(Block::iterator(once)),
-                              laneBody->without_terminator().end())))
-      op.moveBefore(onceBody->getTerminator());
-
-    SmallVector<gpu::ParallelLoopDimMappingAttr> blocks;
-    static constexpr gpu::Processor grid[] = {
-        gpu::Processor::BlockX, gpu::Processor::BlockY, gpu::Processor::BlockZ};
-    for (unsigned d = 0; d < rank; ++d)
-      blocks.push_back(mapTo(context, grid[rank - 1 - d]));
-    (void)gpu::setMappingAttr(nest, blocks);
-    (void)gpu::setMappingAttr(lanes, {mapTo(context, gpu::Processor::ThreadX)});
-    return true;
   }
 
   /// Moves what in `run` (consecutive top-level ops outside any parallel

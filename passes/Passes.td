@@ -952,7 +952,18 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     strides through the row from the neutral value, `gpu.all_reduce`
     (uniform) combines the partial results, and the first thread combines
     the total with the accumulator's value before and runs what follows
-    the loop (the store).
+    the loop (the store). The top-level nests right before and after a row
+    reduction over the same rows (same extents, from 0 by 1) join its
+    kernel, with no other memory access in between: nests of one iteration
+    per row without loops (fills, arithmetic on per-row values; the first
+    thread runs them), other row reductions, and nests with one more loop
+    along the row and no loops inside (each thread takes every block-size-th
+    element). A `gpu.barrier` separates the steps. A nest joins only if
+    every load and store that may touch bytes written in the kernel indexes
+    its row by the row's loop indices and every row of those buffers lies
+    in the same bytes (reshapes of one contiguous buffer, or views at the
+    same byte, as many elements per row); within one nest they must touch
+    the same element.
 
     Any other top-level ops that read or write tensor data (a loop nest
     with no parallel loop, such as a full reduction to a scalar, lone

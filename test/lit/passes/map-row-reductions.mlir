@@ -5,9 +5,9 @@
 // maximum, combined with the accumulator's value before, stored by the
 // first thread.
 // CHECK-LABEL: func.func @row_max
-// CHECK: scf.parallel (%[[ROW:.*]]) = (%c0{{.*}}) to (%c16) step
-// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: scf.parallel (%[[ROW:.*]]) = (%[[C0:.*]]) to (%c16{{.*}}) step
 // CHECK: scf.parallel (%[[T:.*]]) = (%[[C0]]) to (%c128) step
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %[[C0]]
 // CHECK: %[[INIT:.*]] = memref.load %arg1[%[[ROW]]]
 // CHECK: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: %[[PART:.*]] = scf.for %[[J:.*]] = %[[T]] to %c512 step %c128{{.*}} iter_args(%[[ACC:.*]] = %[[NEG_INF]])
@@ -15,7 +15,6 @@
 // CHECK: arith.maximumf
 // CHECK: %[[TOTAL:.*]] = gpu.all_reduce maximumf %[[PART]] uniform
 // CHECK: %[[RESULT:.*]] = arith.maximumf %[[TOTAL]], %[[INIT]] : f32
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %[[C0]]
 // CHECK: scf.if %[[FIRST]] {
 // CHECK-NEXT: memref.store %[[RESULT]], %arg1[%[[ROW]]]
 // CHECK: processor = thread_x
