@@ -425,7 +425,8 @@ class CudaTargetTest(E2ETestCase):
     def test_host_only_models_run_without_a_gpu(self):
         """With every op on the host (--device-hint all=host) a CUDA model
         needs device memory and copies only: on the fake driver (host
-        memory as device memory) every model matches its references."""
+        memory as device memory) every model matches its references, also
+        in a run after timed runs that leave the tensors on the device."""
         driver = os.environ.get("AUTOGLM_FAKE_CUDA_DRIVER")
         if not driver or not os.path.isfile(driver):
             self.skipTest("the fake CUDA driver is not built")
@@ -444,7 +445,8 @@ class CudaTargetTest(E2ETestCase):
                          for a in ("--expect", f"{n}={p}")]
                 result = run(["env", f"AUTOGLM_CUDA_DRIVER={driver}", RUN,
                               lib, *args, "--rtol", str(RTOL), "--atol",
-                              str(ATOL)])
+                              str(ATOL), "--bench", "1", "--warmup", "1",
+                              "--device-resident"])
                 self.assertEqual(result.returncode, 0, describe(result))
                 self.assertEqual(result.stdout.count(" OK"),
                                  len(case_names(case_dir, "outputs")),

@@ -361,6 +361,9 @@ std::array<float, 16> productOnHost(const float *a, const float *weights,
 struct FakeBlas : FakeDevice {
   void SetUp() override {
     FakeDevice::SetUp();
+    // The fake model's product is what the test sets before each run; a
+    // real model's never changes, and a CUDA graph would repeat the first.
+    setenv("AUTOGLM_CUDA_GRAPHS", "0", 1);
     setenv("AUTOGLM_CUBLAS", FAKE_CUBLAS_PATH, 1);
     unsetenv("FAKE_CUBLAS_FAIL");
     for (int i = 0; i < 16; ++i) {
@@ -374,6 +377,7 @@ struct FakeBlas : FakeDevice {
   void TearDown() override {
     agl_instance_destroy(instance);
     unsetenv("FAKE_CUBLAS_FAIL");
+    unsetenv("AUTOGLM_CUDA_GRAPHS");
     FakeDevice::TearDown();
   }
 
@@ -568,6 +572,7 @@ TEST_F(FakeDevice, HostSectionCallsOutsideARunDoNothing) {
 struct FakeLt : FakeDevice {
   void SetUp() override {
     FakeDevice::SetUp();
+    setenv("AUTOGLM_CUDA_GRAPHS", "0", 1); // as in FakeBlas
     setenv("AUTOGLM_CUBLASLT", FAKE_CUBLAS_PATH, 1);
     unsetenv("FAKE_CUBLAS_FAIL");
     for (int i = 0; i < 16; ++i) {
@@ -587,6 +592,7 @@ struct FakeLt : FakeDevice {
   void TearDown() override {
     agl_instance_destroy(instance);
     unsetenv("FAKE_CUBLAS_FAIL");
+    unsetenv("AUTOGLM_CUDA_GRAPHS");
     FakeDevice::TearDown();
   }
 
@@ -756,6 +762,167 @@ TEST_F(FakeLt, MissingCuBlasLtIsReported) {
   EXPECT_THAT(lastError(), HasSubstr("cannot load cuBLASLt for the model's "
                                      "products with an epilogue"));
   EXPECT_THAT(lastError(), HasSubstr("AUTOGLM_CUBLASLT"));
+}
+
+// ---- CUDA graphs
+// ----------------------------------------------------------------
+
+// From the second run on, an instance's launches are one CUDA graph: the
+// fake driver records what the captured run queues and submits it again
+// at each graph launch (with FAKE_CUDA_DEFER=1, at the synchronization).
+struct FakeGraphs : FakeDevice {
+  void SetUp() override {
+    FakeDevice::SetUp();
+    unsetenv("AUTOGLM_CUDA_GRAPHS");
+    setenv("AUTOGLM_CUBLAS", FAKE_CUBLAS_PATH, 1);
+    setenv("AUTOGLM_CUBLASLT", FAKE_CUBLAS_PATH, 1);
+    unsetenv("FAKE_CUBLAS_FAIL");
+  }
+  void TearDown() override {
+    agl_instance_destroy(instance);
+    unsetenv("AUTOGLM_CUDA_GRAPHS");
+    unsetenv("FAKE_CUDA_DEFER");
+    FakeDevice::TearDown();
+  }
+
+  // A counter of the fake driver's (fake_cuda_driver.c).
+  static int driverCount(const char *name) {
+    void *driver = dlopen(FAKE_CUDA_DRIVER_PATH, RTLD_NOW | RTLD_NOLOAD);
+    int *count = driver ? static_cast<int *>(dlsym(driver, name)) : nullptr;
+    int value = count ? *count : -1;
+    if (driver)
+      dlclose(driver);
+    return value;
+  }
+  static int captures() { return driverCount("fake_cuda_captures"); }
+  static int graphLaunches() { return driverCount("fake_cuda_graph_launches"); }
+
+  void create(const agl_model_desc *model, const float *modelWeights) {
+    ASSERT_EQ(agl_instance_create(model, &instance), AGL_OK) << lastError();
+    ASSERT_EQ(agl_instance_set_weights(instance, modelWeights), AGL_OK);
+  }
+
+  // Runs the kernel model (y = x + weights) with x[0] = value.
+  void runAndCheck(float value) {
+    x[0] = value;
+    y.fill(0);
+    ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK)
+        << lastError();
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(y[i], x[i] + weights[i]) << i;
+  }
+
+  agl_instance *instance = nullptr;
+};
+
+TEST_F(FakeGraphs, RunsAfterTheFirstAreOneGraph) {
+  create(fake_cuda_model(), weights.data());
+  const int capturesBefore = captures(), launchesBefore = graphLaunches();
+  runAndCheck(1.0f); // op by op: it finds the kernels
+  EXPECT_EQ(captures(), capturesBefore);
+  EXPECT_EQ(graphLaunches(), launchesBefore);
+  for (float value : {2.0f, 3.0f, 4.0f})
+    runAndCheck(value); // the new input goes in before the graph
+  EXPECT_EQ(captures(), capturesBefore + 1);
+  EXPECT_EQ(graphLaunches(), launchesBefore + 3);
+  // The instance's graph goes with it.
+  agl_instance_destroy(instance);
+  instance = nullptr;
+  EXPECT_EQ(driverCount("fake_cuda_live_graphs"), 0);
+}
+
+TEST_F(FakeGraphs, AsyncGraphRunEndsAtTheWait) {
+  setenv("FAKE_CUDA_DEFER", "1", 1);
+  create(fake_cuda_model(), weights.data());
+  runAndCheck(1.0f);
+  runAndCheck(2.0f);
+  x[0] = 5.0f;
+  y.fill(0);
+  const int launchesBefore = graphLaunches();
+  ASSERT_EQ(agl_instance_run_async(instance, inputs, outputs), AGL_OK)
+      << lastError();
+  EXPECT_EQ(graphLaunches(), launchesBefore + 1);
+  EXPECT_EQ(y[0], 0.0f); // queued, not run yet
+  ASSERT_EQ(agl_instance_wait(instance), AGL_OK) << lastError();
+  EXPECT_EQ(y[0], 5.0f + weights[0]);
+}
+
+TEST_F(FakeGraphs, TurnedOffByTheEnvironment) {
+  setenv("AUTOGLM_CUDA_GRAPHS", "0", 1);
+  create(fake_cuda_model(), weights.data());
+  const int capturesBefore = captures();
+  for (float value : {1.0f, 2.0f, 3.0f})
+    runAndCheck(value);
+  EXPECT_EQ(captures(), capturesBefore);
+}
+
+TEST_F(FakeGraphs, FailedCaptureLeavesRunsOpByOp) {
+  create(fake_cuda_model(), weights.data());
+  runAndCheck(1.0f);
+  setenv("FAKE_CUDA_FAIL", "capture", 1);
+  const int capturesBefore = captures(), launchesBefore = graphLaunches();
+  runAndCheck(2.0f); // the capture fails: the run launches op by op
+  unsetenv("FAKE_CUDA_FAIL");
+  runAndCheck(3.0f); // and so do the later ones
+  EXPECT_EQ(captures(), capturesBefore);
+  EXPECT_EQ(graphLaunches(), launchesBefore);
+}
+
+TEST_F(FakeGraphs, GraphLaunchFailureFailsTheRun) {
+  create(fake_cuda_model(), weights.data());
+  runAndCheck(1.0f);
+  runAndCheck(2.0f);
+  setenv("FAKE_CUDA_FAIL", "graph_launch", 1);
+  EXPECT_EQ(agl_instance_run(instance, inputs, outputs), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cannot launch the model's CUDA graph "
+                                     "(cuGraphLaunch): "
+                                     "CUDA_ERROR_ILLEGAL_ADDRESS"));
+  unsetenv("FAKE_CUDA_FAIL");
+  runAndCheck(3.0f);
+}
+
+TEST_F(FakeGraphs, HostSectionsAreNeverCaptured) {
+  create(fake_cuda_model_host_section(), weights.data());
+  const int capturesBefore = captures();
+  for (float value : {1.0f, 2.0f, 3.0f}) {
+    x[0] = value;
+    ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK)
+        << lastError();
+    EXPECT_EQ(y[0], value * weights[0]);
+  }
+  EXPECT_EQ(captures(), capturesBefore);
+}
+
+TEST_F(FakeGraphs, ProductsRunInTheGraph) {
+  // cuBLAS and cuBLASLt queue their products on the captured stream: a
+  // [2x4] x [4x3] product, then one with a bias and GELU.
+  std::array<float, 48> operands{};
+  std::array<float, 16> a{}, c{};
+  for (int i = 0; i < 48; ++i)
+    operands[i] = float(i % 5) * 0.5f - 1.0f;
+  for (const agl_model_desc *model :
+       {fake_cuda_model_gemm(), fake_cuda_model_gemm_epilogue()}) {
+    const bool epilogue = model == fake_cuda_model_gemm_epilogue();
+    fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1};
+    fake_gemm.bias = epilogue;
+    fake_gemm.activation = epilogue ? AGL_ACT_GELU_TANH : AGL_ACT_NONE;
+    create(model, operands.data());
+    const int capturesBefore = captures();
+    for (int round = 0; round < 4; ++round) {
+      for (int i = 0; i < 16; ++i)
+        a[i] = float((i + round) % 7) * 0.25f - 0.5f;
+      c = {};
+      const void *in[1] = {a.data()};
+      void *out[1] = {c.data()};
+      ASSERT_EQ(agl_instance_run(instance, in, out), AGL_OK) << lastError();
+      std::array<float, 16> want = productOnHost(a.data(), operands.data(), {});
+      for (int i = 0; i < 16; ++i)
+        EXPECT_NEAR(c[i], want[i], 1e-5f) << "run " << round << ", " << i;
+    }
+    EXPECT_EQ(captures(), capturesBefore + 1);
+    agl_instance_destroy(instance);
+    instance = nullptr;
+  }
 }
 
 } // namespace

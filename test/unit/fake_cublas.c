@@ -1,9 +1,13 @@
 /* A stand-in for libcublas.so and libcublasLt.so on machines without a
  * GPU, next to the fake driver (fake_cuda_driver.c), whose device memory is
  * host memory: the product is computed on the host, column-major as cuBLAS
- * defines it. The runtime loads it through AUTOGLM_CUBLAS and
- * AUTOGLM_CUBLASLT. FAKE_CUBLAS_FAIL=create|gemm|lt_create|lt_heuristic|
- * lt_matmul makes that call fail as the real library would. */
+ * defines it, on the fake driver's stream (as host work it runs at once,
+ * queues or records into a graph, see fake_cuda_driver.c) with the
+ * arguments' values at the call. The runtime loads it through
+ * AUTOGLM_CUBLAS and AUTOGLM_CUBLASLT. FAKE_CUBLAS_FAIL=create|gemm|
+ * lt_create|lt_heuristic|lt_matmul makes that call fail as the real
+ * library would. */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +31,21 @@ static int handle_storage;
 static int failing(const char *call) {
   const char *fail = getenv("FAKE_CUBLAS_FAIL");
   return fail && strcmp(fail, call) == 0;
+}
+
+/* Submits `work` on `args` to the fake driver's stream (the driver the
+ * runtime loaded from AUTOGLM_CUDA_DRIVER). */
+static cublasStatus_t on_stream(void (*work)(const void *), const void *args,
+                                size_t bytes) {
+  typedef int (*submit_fn)(void (*)(const void *), const void *, size_t);
+  static submit_fn submit;
+  if (!submit) {
+    const char *path = getenv("AUTOGLM_CUDA_DRIVER");
+    void *driver = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    void *symbol = driver ? dlsym(driver, "fake_cuda_submit") : NULL;
+    memcpy(&submit, &symbol, sizeof symbol);
+  }
+  return submit && submit(work, args, bytes) == 0 ? SUCCESS : EXECUTION_FAILED;
 }
 
 cublasStatus_t cublasCreate_v2(void **handle) {
@@ -62,6 +81,28 @@ static float at(const float *x, int ld, int op, int i, int j) {
   return op == OP_T ? x[j + (long)i * ld] : x[i + (long)j * ld];
 }
 
+typedef struct {
+  int transa, transb, m, n, k, lda, ldb, ldc, batch_count;
+  float alpha, beta;
+  const float *a, *b;
+  float *c;
+  long long stride_a, stride_b, stride_c;
+} sgemm_args;
+
+static void sgemm(const void *args) {
+  const sgemm_args *g = args;
+  for (int e = 0; e < g->batch_count; ++e)
+    for (int j = 0; j < g->n; ++j)
+      for (int i = 0; i < g->m; ++i) {
+        float sum = 0;
+        for (int p = 0; p < g->k; ++p)
+          sum += at(g->a + e * g->stride_a, g->lda, g->transa, i, p) *
+                 at(g->b + e * g->stride_b, g->ldb, g->transb, p, j);
+        float *out = g->c + e * g->stride_c + i + (long)j * g->ldc;
+        *out = g->alpha * sum + (g->beta != 0 ? g->beta * *out : 0);
+      }
+}
+
 cublasStatus_t
 cublasSgemmStridedBatched(void *handle, int transa, int transb, int m, int n,
                           int k, const float *alpha, const float *a, int lda,
@@ -70,17 +111,10 @@ cublasSgemmStridedBatched(void *handle, int transa, int transb, int m, int n,
                           int ldc, long long stride_c, int batch_count) {
   if (handle != &handle_storage || failing("gemm"))
     return EXECUTION_FAILED;
-  for (int e = 0; e < batch_count; ++e)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < m; ++i) {
-        float sum = 0;
-        for (int p = 0; p < k; ++p)
-          sum += at(a + e * stride_a, lda, transa, i, p) *
-                 at(b + e * stride_b, ldb, transb, p, j);
-        float *out = c + e * stride_c + i + (long)j * ldc;
-        *out = *alpha * sum + (*beta != 0 ? *beta * *out : 0);
-      }
-  return SUCCESS;
+  sgemm_args args = {transa, transb, m,           n,        k,       lda,
+                     ldb,    ldc,    batch_count, *alpha,   *beta,   a,
+                     b,      c,      stride_a,    stride_b, stride_c};
+  return on_stream(sgemm, &args, sizeof args);
 }
 
 /* A 16-bit float as a float. */
@@ -104,6 +138,29 @@ static float at16(const uint16_t *x, int type, int ld, int op, int i, int j) {
   return widen(op == OP_T ? x[j + (long)i * ld] : x[i + (long)j * ld], type);
 }
 
+typedef struct {
+  int transa, transb, m, n, k, lda, ldb, ldc, batch_count, a_type, b_type;
+  float alpha, beta;
+  const uint16_t *a, *b;
+  float *c;
+  long long stride_a, stride_b, stride_c;
+} gemm_ex_args;
+
+static void gemm_ex(const void *args) {
+  const gemm_ex_args *g = args;
+  for (int e = 0; e < g->batch_count; ++e)
+    for (int j = 0; j < g->n; ++j)
+      for (int i = 0; i < g->m; ++i) {
+        float sum = 0;
+        for (int p = 0; p < g->k; ++p)
+          sum +=
+              at16(g->a + e * g->stride_a, g->a_type, g->lda, g->transa, i, p) *
+              at16(g->b + e * g->stride_b, g->b_type, g->ldb, g->transb, p, j);
+        float *out = g->c + e * g->stride_c + i + (long)j * g->ldc;
+        *out = g->alpha * sum + (g->beta != 0 ? g->beta * *out : 0);
+      }
+}
+
 cublasStatus_t cublasGemmStridedBatchedEx(
     void *handle, int transa, int transb, int m, int n, int k,
     const void *alpha, const void *a, int a_type, int lda, long long stride_a,
@@ -116,21 +173,26 @@ cublasStatus_t cublasGemmStridedBatchedEx(
   if (a_type != b_type || (a_type != R_16F && a_type != R_16BF) ||
       c_type != R_32F || compute_type != COMPUTE_32F)
     return INVALID_VALUE;
-  const float alpha_value = *(const float *)alpha;
-  const float beta_value = *(const float *)beta;
-  for (int e = 0; e < batch_count; ++e)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < m; ++i) {
-        float sum = 0;
-        for (int p = 0; p < k; ++p)
-          sum += at16((const uint16_t *)a + e * stride_a, a_type, lda, transa,
-                      i, p) *
-                 at16((const uint16_t *)b + e * stride_b, b_type, ldb, transb,
-                      p, j);
-        float *out = (float *)c + e * stride_c + i + (long)j * ldc;
-        *out = alpha_value * sum + (beta_value != 0 ? beta_value * *out : 0);
-      }
-  return SUCCESS;
+  gemm_ex_args args = {transa,
+                       transb,
+                       m,
+                       n,
+                       k,
+                       lda,
+                       ldb,
+                       ldc,
+                       batch_count,
+                       a_type,
+                       b_type,
+                       *(const float *)alpha,
+                       *(const float *)beta,
+                       a,
+                       b,
+                       c,
+                       stride_a,
+                       stride_b,
+                       stride_c};
+  return on_stream(gemm_ex, &args, sizeof args);
 }
 
 /* ---- cuBLASLt ------------------------------------------------------------
@@ -328,6 +390,42 @@ static float element(const void *x, const fake_layout *l, int op, int e,
                           : widen(((const uint16_t *)x)[at], l->type);
 }
 
+/* A product with the descriptors' values at the call. */
+typedef struct {
+  fake_desc desc;
+  fake_layout a_layout, b_layout, c_layout, d_layout;
+  float alpha, beta;
+  const void *a, *b, *c;
+  void *d;
+} lt_matmul_args;
+
+static void lt_matmul(const void *args) {
+  const lt_matmul_args *g = args;
+  const fake_desc *desc = &g->desc;
+  const fake_layout *d_layout = &g->d_layout;
+  const uint64_t k = op_cols(&g->a_layout, desc->transa);
+  for (int e = 0; e < d_layout->batch; ++e)
+    for (uint64_t j = 0; j < d_layout->cols; ++j)
+      for (uint64_t i = 0; i < d_layout->rows; ++i) {
+        float sum = 0;
+        for (uint64_t p = 0; p < k; ++p)
+          sum += element(g->a, &g->a_layout, desc->transa, e, i, p) *
+                 element(g->b, &g->b_layout, desc->transb, e, p, j);
+        float v = g->alpha * sum;
+        if (g->beta != 0)
+          v += g->beta * element(g->c, &g->c_layout, 0, e, i, j);
+        if (desc->epilogue & EPILOGUE_BIAS)
+          v += desc->bias[i];
+        if (desc->epilogue & EPILOGUE_RELU)
+          v = v > 0 ? v : 0;
+        if (desc->epilogue & EPILOGUE_GELU)
+          v = 0.5f * v *
+              (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+        ((float *)g->d)[e * d_layout->batch_stride + (int64_t)i +
+                        (int64_t)j * d_layout->ld] = v;
+      }
+}
+
 cublasStatus_t
 cublasLtMatmul(void *handle, fake_desc *desc, const void *alpha, const void *a,
                fake_layout *a_layout, const void *b, fake_layout *b_layout,
@@ -343,28 +441,16 @@ cublasLtMatmul(void *handle, fake_desc *desc, const void *alpha, const void *a,
   if (!consistent(desc, a_layout, b_layout, c_layout, d_layout) ||
       ((desc->epilogue & EPILOGUE_BIAS) && !desc->bias))
     return INVALID_VALUE;
-  const float alpha_value = *(const float *)alpha;
-  const float beta_value = *(const float *)beta;
-  const uint64_t k = op_cols(a_layout, desc->transa);
-  for (int e = 0; e < d_layout->batch; ++e)
-    for (uint64_t j = 0; j < d_layout->cols; ++j)
-      for (uint64_t i = 0; i < d_layout->rows; ++i) {
-        float sum = 0;
-        for (uint64_t p = 0; p < k; ++p)
-          sum += element(a, a_layout, desc->transa, e, i, p) *
-                 element(b, b_layout, desc->transb, e, p, j);
-        float v = alpha_value * sum;
-        if (beta_value != 0)
-          v += beta_value * element(c, c_layout, 0, e, i, j);
-        if (desc->epilogue & EPILOGUE_BIAS)
-          v += desc->bias[i];
-        if (desc->epilogue & EPILOGUE_RELU)
-          v = v > 0 ? v : 0;
-        if (desc->epilogue & EPILOGUE_GELU)
-          v = 0.5f * v *
-              (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
-        ((float *)d)[e * d_layout->batch_stride + (int64_t)i +
-                     (int64_t)j * d_layout->ld] = v;
-      }
-  return SUCCESS;
+  lt_matmul_args args = {*desc,
+                         *a_layout,
+                         *b_layout,
+                         *c_layout,
+                         *d_layout,
+                         *(const float *)alpha,
+                         *(const float *)beta,
+                         a,
+                         b,
+                         c,
+                         d};
+  return on_stream(lt_matmul, &args, sizeof args);
 }

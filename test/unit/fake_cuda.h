@@ -6,6 +6,8 @@
 
 /* Every fake kernel takes three pointers. */
 #define FAKE_CUDA_KERNEL_PARAMS 3
+/* The most bytes of arguments host work submitted to the stream takes. */
+#define FAKE_CUDA_WORK_ARGS 512
 
 typedef struct fake_cuda_image {
   const char *kernel_name;

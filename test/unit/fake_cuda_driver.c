@@ -1,11 +1,14 @@
 /* A stand-in for libcuda.so.1 on machines without a GPU: device memory is
  * host memory, a module is a fake_cuda_image, a launch calls its host
  * function. The runtime loads it through AUTOGLM_CUDA_DRIVER, so that its
- * CUDA layer (driver loading, device memory, copies, launches, error
- * reports) runs in the unit tests. FAKE_CUDA_FAIL=alloc|load|launch|sync
- * makes that call fail as the real driver would (sync: as after a kernel
- * fault). With FAKE_CUDA_DEFER=1 the stream is asynchronous, as a GPU's is:
- * its copies and launches wait in a queue until cuStreamSynchronize. */
+ * CUDA layer (driver loading, device memory, copies, launches, graphs,
+ * error reports) runs in the unit tests. FAKE_CUDA_FAIL=alloc|load|launch|
+ * sync|capture|graph_launch makes that call fail as the real driver would
+ * (sync: as after a kernel fault). With FAKE_CUDA_DEFER=1 the stream is
+ * asynchronous, as a GPU's is: its copies and launches wait in a queue
+ * until cuStreamSynchronize. While the stream is captured, its work is
+ * recorded into a graph instead; a graph launch submits it again. The fake
+ * cuBLAS submits its products as host work (fake_cuda_submit). */
 #include "fake_cuda.h"
 
 #include <stdint.h>
@@ -33,10 +36,18 @@ CUresult cuInit(unsigned flags) {
 
 CUresult cuGetErrorName(CUresult error, const char **name) {
   switch (error) {
-  case OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return OK;
-  case NO_BINARY_FOR_GPU: *name = "CUDA_ERROR_NO_BINARY_FOR_GPU"; return OK;
-  case NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; return OK;
-  case ILLEGAL_ADDRESS: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return OK;
+  case OUT_OF_MEMORY:
+    *name = "CUDA_ERROR_OUT_OF_MEMORY";
+    return OK;
+  case NO_BINARY_FOR_GPU:
+    *name = "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    return OK;
+  case NOT_FOUND:
+    *name = "CUDA_ERROR_NOT_FOUND";
+    return OK;
+  case ILLEGAL_ADDRESS:
+    *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
+    return OK;
   }
   return 1;
 }
@@ -59,8 +70,10 @@ CUresult cuDeviceGet(int *device, int ordinal) {
 
 static int the_context, the_stream;
 
-/* The stream's queue when deferring: copies and launches in order. */
-enum { MAX_QUEUED = 64, COPY = 0, LAUNCH = 1 };
+/* Work on the stream: copies, launches and host work (the fake cuBLAS's
+ * products), run at once, queued (deferring) or recorded (capturing). */
+enum { MAX_QUEUED = 64, COPY = 0, LAUNCH = 1, HOST_WORK = 2 };
+enum { STREAM_CAPTURE_UNSUPPORTED = 900, STREAM_CAPTURE_INVALIDATED = 901 };
 typedef struct queued_op {
   int kind;
   void *to;
@@ -68,22 +81,84 @@ typedef struct queued_op {
   size_t bytes;
   void (*kernel)(unsigned, void **);
   unsigned threads;
-  void *params[FAKE_CUDA_KERNEL_PARAMS];
   void *values[FAKE_CUDA_KERNEL_PARAMS];
+  void (*work)(const void *);
+  unsigned char args[FAKE_CUDA_WORK_ARGS];
 } queued_op;
 static queued_op queue[MAX_QUEUED];
 static int queued;
+
+typedef struct fake_graph {
+  int count;
+  queued_op ops[MAX_QUEUED];
+} fake_graph;
+static fake_graph *capture; /* while the stream is captured */
+static int capture_invalid; /* an unsafe call during the capture */
+int fake_cuda_captures;     /* graphs made by cuStreamEndCapture */
+int fake_cuda_graph_launches;
+int fake_cuda_live_graphs; /* graphs and executable graphs not destroyed */
 
 static int deferring(void) {
   const char *defer = getenv("FAKE_CUDA_DEFER");
   return defer && strcmp(defer, "1") == 0;
 }
 
-static queued_op *enqueue(void) {
+static void run(const queued_op *op) {
+  switch (op->kind) {
+  case LAUNCH: {
+    /* As the driver does, the kernel gets the parameters' values. */
+    void *values[FAKE_CUDA_KERNEL_PARAMS], *params[FAKE_CUDA_KERNEL_PARAMS];
+    for (int i = 0; i < FAKE_CUDA_KERNEL_PARAMS; ++i) {
+      values[i] = op->values[i];
+      params[i] = &values[i];
+    }
+    op->kernel(op->threads, params);
+    break;
+  }
+  case COPY:
+    memcpy(op->to, op->from, op->bytes);
+    break;
+  case HOST_WORK:
+    op->work(op->args);
+    break;
+  }
+}
+
+static CUresult submit(const queued_op *op) {
+  if (capture) {
+    if (capture->count == MAX_QUEUED)
+      return OUT_OF_MEMORY;
+    capture->ops[capture->count++] = *op;
+    return OK;
+  }
+  if (!deferring()) {
+    run(op);
+    return OK;
+  }
   if (queued == MAX_QUEUED)
-    return NULL;
-  memset(&queue[queued], 0, sizeof queue[queued]);
-  return &queue[queued++];
+    return OUT_OF_MEMORY;
+  queue[queued++] = *op;
+  return OK;
+}
+
+/* An unsafe call while the stream is captured fails and invalidates the
+ * capture, as in the driver's thread-local capture mode. */
+static int unsafe_during_capture(void) {
+  if (capture)
+    capture_invalid = 1;
+  return capture != NULL;
+}
+
+int fake_cuda_submit(void (*work)(const void *), const void *args,
+                     size_t bytes) {
+  if (bytes > FAKE_CUDA_WORK_ARGS)
+    return OUT_OF_MEMORY;
+  queued_op op;
+  memset(&op, 0, sizeof op);
+  op.kind = HOST_WORK;
+  op.work = work;
+  memcpy(op.args, args, bytes);
+  return submit(&op);
 }
 
 CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
@@ -123,23 +198,14 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     return ILLEGAL_ADDRESS;
   void (*kernel)(unsigned, void **);
   memcpy(&kernel, &function, sizeof kernel);
-  unsigned threads = gx * gy * gz * bx * by * bz;
-  if (!deferring()) {
-    kernel(threads, params);
-    return OK;
-  }
-  /* As the driver does, keep the parameters' values, not their addresses. */
-  queued_op *op = enqueue();
-  if (!op)
-    return OUT_OF_MEMORY;
-  op->kind = LAUNCH;
-  op->kernel = kernel;
-  op->threads = threads;
-  for (int i = 0; i < FAKE_CUDA_KERNEL_PARAMS; ++i) {
-    memcpy(&op->values[i], params[i], sizeof(void *));
-    op->params[i] = &op->values[i];
-  }
-  return OK;
+  queued_op op;
+  memset(&op, 0, sizeof op);
+  op.kind = LAUNCH;
+  op.kernel = kernel;
+  op.threads = gx * gy * gz * bx * by * bz;
+  for (int i = 0; i < FAKE_CUDA_KERNEL_PARAMS; ++i)
+    memcpy(&op.values[i], params[i], sizeof(void *));
+  return submit(&op);
 }
 
 CUresult cuStreamCreate(void **stream, unsigned flags) {
@@ -152,18 +218,76 @@ CUresult cuStreamDestroy_v2(void *stream) { return stream ? OK : 1; }
 CUresult cuStreamSynchronize(void *stream) {
   if (!stream)
     return 1;
-  for (int i = 0; i < queued; ++i) {
-    queued_op *op = &queue[i];
-    if (op->kind == LAUNCH)
-      op->kernel(op->threads, op->params);
-    else
-      memcpy(op->to, op->from, op->bytes);
-  }
+  if (unsafe_during_capture())
+    return STREAM_CAPTURE_UNSUPPORTED;
+  for (int i = 0; i < queued; ++i)
+    run(&queue[i]);
   queued = 0;
   return failing("sync") ? ILLEGAL_ADDRESS : OK;
 }
 
+CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
+  if (stream != &the_stream || mode != 1 || capture || failing("capture"))
+    return STREAM_CAPTURE_UNSUPPORTED;
+  capture = calloc(1, sizeof *capture);
+  capture_invalid = 0;
+  return capture ? OK : OUT_OF_MEMORY;
+}
+
+CUresult cuStreamEndCapture(void *stream, fake_graph **graph) {
+  if (stream != &the_stream || !capture)
+    return STREAM_CAPTURE_INVALIDATED;
+  fake_graph *made = capture;
+  capture = NULL;
+  if (capture_invalid) {
+    free(made);
+    *graph = NULL;
+    return STREAM_CAPTURE_INVALIDATED;
+  }
+  ++fake_cuda_captures;
+  ++fake_cuda_live_graphs;
+  *graph = made;
+  return OK;
+}
+
+CUresult cuGraphInstantiateWithFlags(fake_graph **exec, const fake_graph *graph,
+                                     unsigned long long flags) {
+  if (!graph || flags != 0)
+    return 1;
+  *exec = malloc(sizeof **exec);
+  if (!*exec)
+    return OUT_OF_MEMORY;
+  **exec = *graph;
+  ++fake_cuda_live_graphs;
+  return OK;
+}
+
+CUresult cuGraphLaunch(const fake_graph *exec, void *stream) {
+  if (!exec || stream != &the_stream || failing("graph_launch"))
+    return ILLEGAL_ADDRESS;
+  ++fake_cuda_graph_launches;
+  for (int i = 0; i < exec->count; ++i) {
+    CUresult result = submit(&exec->ops[i]);
+    if (result != OK)
+      return result;
+  }
+  return OK;
+}
+
+static CUresult destroy_graph(fake_graph *graph) {
+  if (!graph)
+    return 1;
+  free(graph);
+  --fake_cuda_live_graphs;
+  return OK;
+}
+
+CUresult cuGraphExecDestroy(fake_graph *exec) { return destroy_graph(exec); }
+CUresult cuGraphDestroy(fake_graph *graph) { return destroy_graph(graph); }
+
 CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
+  if (unsafe_during_capture())
+    return STREAM_CAPTURE_UNSUPPORTED;
   if (failing("alloc"))
     return OUT_OF_MEMORY;
   void *memory = malloc(bytes);
@@ -180,23 +304,20 @@ CUresult cuMemFree_v2(unsigned long long pointer) {
 
 CUresult cuMemcpyHtoD_v2(unsigned long long to, const void *from,
                          size_t bytes) {
+  if (unsafe_during_capture())
+    return STREAM_CAPTURE_UNSUPPORTED;
   memcpy((void *)(uintptr_t)to, from, bytes);
   return OK;
 }
 
 static CUresult copy_async(void *to, const void *from, size_t bytes) {
-  if (!deferring()) {
-    memcpy(to, from, bytes);
-    return OK;
-  }
-  queued_op *op = enqueue();
-  if (!op)
-    return OUT_OF_MEMORY;
-  op->kind = COPY;
-  op->to = to;
-  op->from = from;
-  op->bytes = bytes;
-  return OK;
+  queued_op op;
+  memset(&op, 0, sizeof op);
+  op.kind = COPY;
+  op.to = to;
+  op.from = from;
+  op.bytes = bytes;
+  return submit(&op);
 }
 
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long to, const void *from,

@@ -82,9 +82,47 @@ static agl_status unavailable(const char *format, const char *detail) {
 static agl_status unavailable_cuda(const char *call, CUresult error) {
   char text[256];
   agl_cuda_describe(error, text, sizeof text);
-  return agl_fail(AGL_ERR_DEVICE, "no CUDA device: %s failed: %s", call,
-                  text);
+  return agl_fail(AGL_ERR_DEVICE, "no CUDA device: %s failed: %s", call, text);
 }
+
+/* Where each call of the driver goes in agl_cuda_api. The _v2 names are
+ * the current ABI of the calls that have them. */
+typedef struct driver_symbol {
+  const char *name;
+  size_t offset;
+} driver_symbol;
+#define AGL_CUDA_SYMBOL(field, name)                                           \
+  { name, offsetof(agl_cuda_api, field) }
+static const driver_symbol required_symbols[] = {
+    AGL_CUDA_SYMBOL(cuInit, "cuInit"),
+    AGL_CUDA_SYMBOL(cuGetErrorName, "cuGetErrorName"),
+    AGL_CUDA_SYMBOL(cuGetErrorString, "cuGetErrorString"),
+    AGL_CUDA_SYMBOL(cuDeviceGetCount, "cuDeviceGetCount"),
+    AGL_CUDA_SYMBOL(cuDeviceGet, "cuDeviceGet"),
+    AGL_CUDA_SYMBOL(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+    AGL_CUDA_SYMBOL(cuCtxSetCurrent, "cuCtxSetCurrent"),
+    AGL_CUDA_SYMBOL(cuModuleLoadData, "cuModuleLoadData"),
+    AGL_CUDA_SYMBOL(cuModuleUnload, "cuModuleUnload"),
+    AGL_CUDA_SYMBOL(cuModuleGetFunction, "cuModuleGetFunction"),
+    AGL_CUDA_SYMBOL(cuLaunchKernel, "cuLaunchKernel"),
+    AGL_CUDA_SYMBOL(cuStreamCreate, "cuStreamCreate"),
+    AGL_CUDA_SYMBOL(cuStreamDestroy, "cuStreamDestroy_v2"),
+    AGL_CUDA_SYMBOL(cuStreamSynchronize, "cuStreamSynchronize"),
+    AGL_CUDA_SYMBOL(cuMemAlloc, "cuMemAlloc_v2"),
+    AGL_CUDA_SYMBOL(cuMemFree, "cuMemFree_v2"),
+    AGL_CUDA_SYMBOL(cuMemcpyHtoD, "cuMemcpyHtoD_v2"),
+    AGL_CUDA_SYMBOL(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+    AGL_CUDA_SYMBOL(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+};
+static const driver_symbol graph_symbols[] = {
+    AGL_CUDA_SYMBOL(cuStreamBeginCapture, "cuStreamBeginCapture_v2"),
+    AGL_CUDA_SYMBOL(cuStreamEndCapture, "cuStreamEndCapture"),
+    AGL_CUDA_SYMBOL(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags"),
+    AGL_CUDA_SYMBOL(cuGraphLaunch, "cuGraphLaunch"),
+    AGL_CUDA_SYMBOL(cuGraphExecDestroy, "cuGraphExecDestroy"),
+    AGL_CUDA_SYMBOL(cuGraphDestroy, "cuGraphDestroy"),
+};
+#undef AGL_CUDA_SYMBOL
 
 /* Called with the lock held and the driver not loaded. */
 static agl_status load_driver(void) {
@@ -95,42 +133,25 @@ static agl_status load_driver(void) {
   if (!handle)
     return unavailable("cannot load the CUDA driver (%s)", dlerror());
 
-  /* The _v2 names are the current ABI of the calls that have them. */
-  static const struct {
-    const char *name;
-    size_t offset;
-  } symbols[] = {
-#define AGL_CUDA_SYMBOL(field, name) {name, offsetof(agl_cuda_api, field)}
-      AGL_CUDA_SYMBOL(cuInit, "cuInit"),
-      AGL_CUDA_SYMBOL(cuGetErrorName, "cuGetErrorName"),
-      AGL_CUDA_SYMBOL(cuGetErrorString, "cuGetErrorString"),
-      AGL_CUDA_SYMBOL(cuDeviceGetCount, "cuDeviceGetCount"),
-      AGL_CUDA_SYMBOL(cuDeviceGet, "cuDeviceGet"),
-      AGL_CUDA_SYMBOL(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
-      AGL_CUDA_SYMBOL(cuCtxSetCurrent, "cuCtxSetCurrent"),
-      AGL_CUDA_SYMBOL(cuModuleLoadData, "cuModuleLoadData"),
-      AGL_CUDA_SYMBOL(cuModuleUnload, "cuModuleUnload"),
-      AGL_CUDA_SYMBOL(cuModuleGetFunction, "cuModuleGetFunction"),
-      AGL_CUDA_SYMBOL(cuLaunchKernel, "cuLaunchKernel"),
-      AGL_CUDA_SYMBOL(cuStreamCreate, "cuStreamCreate"),
-      AGL_CUDA_SYMBOL(cuStreamDestroy, "cuStreamDestroy_v2"),
-      AGL_CUDA_SYMBOL(cuStreamSynchronize, "cuStreamSynchronize"),
-      AGL_CUDA_SYMBOL(cuMemAlloc, "cuMemAlloc_v2"),
-      AGL_CUDA_SYMBOL(cuMemFree, "cuMemFree_v2"),
-      AGL_CUDA_SYMBOL(cuMemcpyHtoD, "cuMemcpyHtoD_v2"),
-      AGL_CUDA_SYMBOL(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
-      AGL_CUDA_SYMBOL(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
-#undef AGL_CUDA_SYMBOL
-  };
   agl_cuda_api api;
   memset(&api, 0, sizeof api);
-  for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; ++i) {
-    if (!resolve(handle, symbols[i].name,
-                  (char *)&api + symbols[i].offset)) {
+  for (size_t i = 0; i < sizeof required_symbols / sizeof *required_symbols;
+       ++i) {
+    if (!resolve(handle, required_symbols[i].name,
+                 (char *)&api + required_symbols[i].offset)) {
       dlclose(handle);
-      return unavailable("the CUDA driver lacks %s", symbols[i].name);
+      return unavailable("the CUDA driver lacks %s", required_symbols[i].name);
     }
   }
+  /* Graphs are an optimization: without all of their calls, runs launch
+   * kernel by kernel. */
+  agl_cuda_api with_graphs = api;
+  int graphs = 1;
+  for (size_t i = 0; i < sizeof graph_symbols / sizeof *graph_symbols; ++i)
+    graphs &= resolve(handle, graph_symbols[i].name,
+                      (char *)&with_graphs + graph_symbols[i].offset);
+  if (graphs)
+    api = with_graphs;
   /* Error names for the messages below, even if initialization fails. */
   driver_api = api;
 
@@ -152,11 +173,9 @@ static agl_status load_driver(void) {
              "AUTOGLM_CUDA_DEVICE=%d, but there are %d devices", ordinal,
              count);
     status = unavailable("%s", detail);
-  } else if ((result = api.cuDeviceGet(&device, ordinal)) !=
-             AGL_CUDA_SUCCESS)
+  } else if ((result = api.cuDeviceGet(&device, ordinal)) != AGL_CUDA_SUCCESS)
     status = unavailable_cuda("cuDeviceGet", result);
-  else if ((result = api.cuDevicePrimaryCtxRetain(&driver_context,
-                                                  device)) !=
+  else if ((result = api.cuDevicePrimaryCtxRetain(&driver_context, device)) !=
            AGL_CUDA_SUCCESS)
     status = unavailable_cuda("cuDevicePrimaryCtxRetain", result);
   if (status != AGL_OK) {

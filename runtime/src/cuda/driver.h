@@ -22,8 +22,15 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
 
-enum { AGL_CUDA_SUCCESS = 0 };
+enum {
+  AGL_CUDA_SUCCESS = 0,
+  /* cuStreamBeginCapture's mode: unsafe calls (an allocation, a
+   * synchronization) made by this thread during the capture fail it. */
+  AGL_CUDA_CAPTURE_THREAD_LOCAL = 1
+};
 
 typedef struct agl_cuda_api {
   CUresult (*cuInit)(unsigned flags);
@@ -52,6 +59,14 @@ typedef struct agl_cuda_api {
                                 size_t bytes, CUstream stream);
   CUresult (*cuMemcpyDtoHAsync)(void *to, CUdeviceptr from, size_t bytes,
                                 CUstream stream);
+  /* CUDA graphs (graph.c); null when the driver lacks them. */
+  CUresult (*cuStreamBeginCapture)(CUstream stream, int mode);
+  CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph *graph);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *exec, CUgraph graph,
+                                          unsigned long long flags);
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
+  CUresult (*cuGraphDestroy)(CUgraph graph);
 } agl_cuda_api;
 
 /* The driver, initialized, with the device's primary context current on

@@ -7,7 +7,8 @@
  * staging memory is allocated at the first run (its size is the largest
  * any section asks for); later runs allocate nothing. The copies wait for
  * the work queued before them, and the copy back is done when it returns,
- * so the staging memory is free for the next section. */
+ * so the staging memory is free for the next section. Such a run is
+ * launched op by op, never as a CUDA graph. */
 #include "blas.h"
 #include "launch.h"
 
@@ -21,6 +22,8 @@ void *agl_cuda_host_staging(int64_t bytes) {
   agl_cuda_blas *state = agl_cuda_blas_of_run("agl_cuda_host_staging", &stream);
   if (!state)
     return NULL;
+  /* Host code that waits for the GPU: no CUDA graph can hold the run. */
+  agl_cuda_run_not_capturable();
   if (bytes < 1)
     bytes = 1;
   if ((size_t)bytes <= state->staging_bytes)

@@ -3,13 +3,32 @@
  * allocated when the instance is created, and the weights, uploaded once
  * when they are given. A run queues the copies in, the launches and the
  * copies out on the stream, and is waited for at once or, when
- * asynchronous, later: nothing is allocated. */
+ * asynchronous, later: nothing is allocated.
+ *
+ * The launches of a run are the same every time (static shapes, the same
+ * device buffers), so from the second run on they are one CUDA graph:
+ * captured from the model's host code once, then launched whole, which
+ * spares the host a launch per kernel and the GPU the gaps between them.
+ * The first run is launched op by op: it makes what the products need
+ * (cuBLAS handles, plans, workspaces) and finds the kernels, none of which
+ * a capture may do. Runs with host sections, runs of models with symbolic
+ * extents, a driver without graphs and AUTOGLM_CUDA_GRAPHS=0 stay op by
+ * op; so does every run after a capture that failed. */
 #include "launch.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* cudaMalloc's own granularity; the kernels assume no more than 64. */
 enum { DEVICE_ALIGNMENT = 256, STREAM_NON_BLOCKING = 1 };
+
+/* Where an instance stands with CUDA graphs. */
+enum {
+  GRAPH_UNTRIED, /* no run has succeeded yet */
+  GRAPH_NEXT,    /* the next run captures one */
+  GRAPH_READY,   /* runs launch `graph` */
+  GRAPH_NEVER    /* runs launch op by op */
+};
 
 struct agl_cuda_instance {
   const agl_model_desc *model;
@@ -23,6 +42,9 @@ struct agl_cuda_instance {
   /* Device addresses as the entry function takes them. */
   void **inputs;
   void **outputs;
+  int graph_state;
+  CUgraphExec graph;
+  int64_t *graph_dims; /* the output extents the captured run wrote */
 };
 
 static uint64_t align_up(uint64_t value) {
@@ -34,6 +56,8 @@ void agl_cuda_instance_destroy(agl_cuda_instance *instance) {
     return;
   if (instance->api) {
     instance->api->cuCtxSetCurrent(instance->context);
+    if (instance->graph)
+      instance->api->cuGraphExecDestroy(instance->graph);
     agl_cuda_blas_destroy(instance->blas);
     if (instance->stream)
       instance->api->cuStreamDestroy(instance->stream);
@@ -44,6 +68,7 @@ void agl_cuda_instance_destroy(agl_cuda_instance *instance) {
   }
   free(instance->inputs);
   free(instance->outputs);
+  free(instance->graph_dims);
   free(instance);
 }
 
@@ -64,8 +89,11 @@ agl_status agl_cuda_instance_create(const agl_model_desc *model,
     instance->inputs = calloc((size_t)model->num_inputs + 1, sizeof(void *));
     instance->outputs =
         calloc((size_t)model->num_outputs + 1, sizeof(void *));
+    instance->graph_dims =
+        calloc(agl_model_output_dims(model) + 1, sizeof(int64_t));
   }
-  if (!instance || !instance->inputs || !instance->outputs) {
+  if (!instance || !instance->inputs || !instance->outputs ||
+      !instance->graph_dims) {
     agl_cuda_instance_destroy(instance);
     return agl_fail(AGL_ERR_OUT_OF_MEMORY,
                     "cannot allocate an instance of model '%s'",
@@ -140,6 +168,87 @@ void *agl_cuda_instance_buffer(const agl_cuda_instance *instance, int output,
   return output ? instance->outputs[index] : instance->inputs[index];
 }
 
+/* Runs the model's host code, which queues its work on the stream. */
+static agl_status run_host_code(agl_cuda_instance *instance,
+                                const int64_t *symbols, int64_t *output_dims,
+                                int *capturable) {
+  const agl_model_desc *model = instance->model;
+  agl_cuda_bind_run(instance->stream, &instance->blas);
+  int32_t code =
+      model->run((void *)(uintptr_t)instance->arena,
+                 (const void *)(uintptr_t)instance->weights,
+                 (const void *const *)instance->inputs,
+                 (void *const *)instance->outputs, symbols, output_dims);
+  agl_status status = agl_cuda_unbind_run(capturable);
+  if (status != AGL_OK)
+    return status;
+  if (code != 0)
+    return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",
+                    agl_model_label(model), (int)code);
+  return AGL_OK;
+}
+
+static int graphs_wanted(const agl_cuda_instance *instance) {
+  const char *setting = getenv("AUTOGLM_CUDA_GRAPHS");
+  return instance->api->cuGraphLaunch && instance->model->num_symbols == 0 &&
+         !(setting && strcmp(setting, "0") == 0);
+}
+
+/* Captures the host code's work into the instance's graph; 0 if that
+ * failed, with nothing queued (a direct run then does the work). */
+static int capture(agl_cuda_instance *instance, const int64_t *symbols,
+                   int64_t *output_dims) {
+  const agl_cuda_api *api = instance->api;
+  if (api->cuStreamBeginCapture(
+          instance->stream, AGL_CUDA_CAPTURE_THREAD_LOCAL) != AGL_CUDA_SUCCESS)
+    return 0;
+  int capturable = 0;
+  agl_status status =
+      run_host_code(instance, symbols, output_dims, &capturable);
+  CUgraph graph = NULL;
+  CUresult ended = api->cuStreamEndCapture(instance->stream, &graph);
+  CUgraphExec exec = NULL;
+  if (status == AGL_OK && capturable && ended == AGL_CUDA_SUCCESS && graph &&
+      api->cuGraphInstantiateWithFlags(&exec, graph, 0) != AGL_CUDA_SUCCESS)
+    exec = NULL;
+  if (graph)
+    api->cuGraphDestroy(graph);
+  if (!exec)
+    return 0;
+  instance->graph = exec;
+  if (output_dims)
+    memcpy(instance->graph_dims, output_dims,
+           agl_model_output_dims(instance->model) * sizeof(int64_t));
+  return 1;
+}
+
+/* Queues the model's work: the graph, or the host code's launches. */
+static agl_status launch(agl_cuda_instance *instance, const int64_t *symbols,
+                         int64_t *output_dims) {
+  if (instance->graph_state == GRAPH_NEXT)
+    instance->graph_state =
+        capture(instance, symbols, output_dims) ? GRAPH_READY : GRAPH_NEVER;
+  if (instance->graph_state == GRAPH_READY) {
+    CUresult result =
+        instance->api->cuGraphLaunch(instance->graph, instance->stream);
+    if (result != AGL_CUDA_SUCCESS)
+      return agl_cuda_fail(result, "cannot launch the model's CUDA graph "
+                                   "(cuGraphLaunch)");
+    /* The host code wrote them when captured; they do not change. */
+    if (output_dims)
+      memcpy(output_dims, instance->graph_dims,
+             agl_model_output_dims(instance->model) * sizeof(int64_t));
+    return AGL_OK;
+  }
+  int capturable = 0;
+  agl_status status =
+      run_host_code(instance, symbols, output_dims, &capturable);
+  if (status == AGL_OK && instance->graph_state == GRAPH_UNTRIED)
+    instance->graph_state =
+        capturable && graphs_wanted(instance) ? GRAPH_NEXT : GRAPH_NEVER;
+  return status;
+}
+
 static agl_status enqueue(agl_cuda_instance *instance,
                           const void *const *inputs, void *const *outputs,
                           const int64_t *symbols, int64_t *output_dims) {
@@ -158,18 +267,9 @@ static agl_status enqueue(agl_cuda_instance *instance,
     if (result != AGL_CUDA_SUCCESS)
       return agl_cuda_fail(result, "cannot copy an input to the device");
   }
-  agl_cuda_bind_run(instance->stream, &instance->blas);
-  int32_t code = model->run((void *)(uintptr_t)instance->arena,
-                            (const void *)(uintptr_t)instance->weights,
-                            (const void *const *)instance->inputs,
-                            (void *const *)instance->outputs, symbols,
-                            output_dims);
-  agl_status status = agl_cuda_unbind_run();
+  agl_status status = launch(instance, symbols, output_dims);
   if (status != AGL_OK)
     return status;
-  if (code != 0)
-    return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",
-                    agl_model_label(model), (int)code);
   /* A null output stays in its device buffer. */
   for (int32_t i = 0; i < model->num_outputs; ++i) {
     if (!outputs[i])

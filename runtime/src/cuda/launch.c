@@ -40,6 +40,7 @@ typedef struct run_binding {
   CUstream stream;
   agl_cuda_blas **blas;
   int bound;
+  int capturable; /* nothing in the run stops a CUDA graph capture */
   agl_status status;
   char message[512];
 } run_binding;
@@ -50,11 +51,14 @@ void agl_cuda_bind_run(CUstream stream, agl_cuda_blas **blas) {
   current.stream = stream;
   current.blas = blas;
   current.bound = 1;
+  current.capturable = 1;
   current.status = AGL_OK;
   current.message[0] = '\0';
 }
 
-agl_status agl_cuda_unbind_run(void) {
+agl_status agl_cuda_unbind_run(int *capturable) {
+  if (capturable)
+    *capturable = current.capturable;
   current.bound = 0;
   current.stream = NULL;
   current.blas = NULL;
@@ -103,6 +107,8 @@ int agl_cuda_run_binding(const char *caller, CUstream *stream,
 }
 
 void agl_cuda_run_failed(const char *message) { run_failed(message, 0); }
+
+void agl_cuda_run_not_capturable(void) { current.capturable = 0; }
 
 agl_status agl_cuda_outside_run_status(void) {
   agl_status status = current.status;

@@ -27,9 +27,14 @@ AGL_EXPORT void mgpuLaunchKernel(void *function, intptr_t grid_x,
 /* ---- the runtime's side ------------------------------------------------- */
 /* Makes the calling thread's launches go to `stream` until unbound, with
  * `blas` the instance's cuBLAS handle (made by its first product); unbind
- * returns the run's first failure (and records its message). */
+ * returns the run's first failure (and records its message), and sets
+ * `capturable` (if not null) to whether the run's work could be captured
+ * into a CUDA graph. */
 AGL_HIDDEN void agl_cuda_bind_run(CUstream stream, agl_cuda_blas **blas);
-AGL_HIDDEN agl_status agl_cuda_unbind_run(void);
+AGL_HIDDEN agl_status agl_cuda_unbind_run(int *capturable);
+/* Marks the bound run as one whose work a CUDA graph cannot hold (host
+ * code that waits for the GPU: a host section). */
+AGL_HIDDEN void agl_cuda_run_not_capturable(void);
 /* For library calls of a run's host code (blas.c): the run's stream and
  * the instance's cuBLAS handle; 0 outside a run or after the run failed
  * (recording why, as launches do). */
