@@ -422,8 +422,8 @@ def find_cublas():
     return None
 
 
-def autoglm_run(bundle, so, args):
-    env = dict(os.environ)
+def autoglm_run(bundle, so, args, extra_env=None):
+    env = dict(os.environ, **(extra_env or {}))
     paths = [os.path.join(bundle, "lib")]
     cublas = find_cublas()
     if cublas:
@@ -477,7 +477,9 @@ def check_models(bundle, manifest, variants):
         folder = os.path.join(bundle, "models", m["name"])
         for variant in variants:
             out_dir = os.path.join(folder, variant, "outputs")
-            args = ["--output-dir", out_dir]
+            # The third run: the first goes op by op, the second is
+            # captured into a CUDA graph, the third launches it.
+            args = ["--output-dir", out_dir, "--repeat", "3"]
             for i in m["inputs"]:
                 args += ["--input",
                          f"{i['name']}={os.path.join(folder, i['file'])}"]
@@ -505,7 +507,7 @@ def check_models(bundle, manifest, variants):
     return results
 
 
-def bench_autoglm(bundle, w, variant, runs, warmup):
+def bench_autoglm(bundle, w, variant, runs, warmup, extra_env=None):
     folder = os.path.join(bundle, "workloads", w["name"])
     out_dir = os.path.join(folder, variant, "outputs")
     args = ["--output-dir", out_dir, "--bench", str(runs),
@@ -513,7 +515,7 @@ def bench_autoglm(bundle, w, variant, runs, warmup):
     for i in w["inputs"]:
         args += ["--input", f"{i['name']}={os.path.join(folder, i['file'])}"]
     report = autoglm_run(bundle, os.path.join(folder, variant, w["name"] + ".so"),
-                         args)
+                         args, extra_env)
     result = dict(ok=False, report=report)
     if report["exit_code"] != 0:
         return result
@@ -708,6 +710,12 @@ def run(args):
                 + ("" if a["report"]["exit_code"] == 0 else
                    f"\n{a['report'].get('error', '')}"
                    f"{a['report'].get('stderr', '')}"))
+            if variant == "fp16":
+                # What CUDA graphs (runs after the first) save.
+                n = row["fp16_no_graphs"] = bench_autoglm(
+                    bundle, w, variant, args.runs, args.warmup,
+                    {"AUTOGLM_CUDA_GRAPHS": "0"})
+                log(f"  autoglm fp16 without CUDA graphs: {n.get('ms')} ms")
             if args.profile:
                 a["profile"] = profile_autoglm(bundle, w, variant, args.out)
                 p = a["profile"]
@@ -744,14 +752,17 @@ def render(results):
         return f"{ms(a.get('ms'))}{'' if a.get('ok', True) else ' (wrong)'}"
     lines = [f"GPU: {results['gpu']}; PyTorch {results.get('torch', '—')}; "
              f"{results['date']}", "",
-             "| workload | AutoGLM fp32 | AutoGLM fp16 | AutoGLM fp32, loops "
+             "| workload | AutoGLM fp32 | AutoGLM fp16 "
+             "| AutoGLM fp16, no graphs | AutoGLM fp32, loops "
              "| torch eager fp32 | torch.compile fp32 "
              "| torch eager fp16 | torch.compile fp16 |",
-             "|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in results.get("workloads", []):
         lines.append(
             f"| {r['name']} | {autoglm(r.get('cublas', {}))}"
-            f" | {autoglm(r.get('fp16', {}))} | {autoglm(r.get('loops', {}))}"
+            f" | {autoglm(r.get('fp16', {}))}"
+            f" | {autoglm(r.get('fp16_no_graphs', {}))}"
+            f" | {autoglm(r.get('loops', {}))}"
             f" | {ms(r.get('torch_eager_float32'))}"
             f" | {ms(r.get('torch_compile_float32'))}"
             f" | {ms(r.get('torch_eager_float16'))}"

@@ -445,8 +445,8 @@ class CudaTargetTest(E2ETestCase):
                          for a in ("--expect", f"{n}={p}")]
                 result = run(["env", f"AUTOGLM_CUDA_DRIVER={driver}", RUN,
                               lib, *args, "--rtol", str(RTOL), "--atol",
-                              str(ATOL), "--bench", "1", "--warmup", "1",
-                              "--device-resident"])
+                              str(ATOL), "--repeat", "2", "--bench", "1",
+                              "--warmup", "1", "--device-resident"])
                 self.assertEqual(result.returncode, 0, describe(result))
                 self.assertEqual(result.stdout.count(" OK"),
                                  len(case_names(case_dir, "outputs")),

@@ -43,6 +43,16 @@ class ExampleModelsTest(E2ETestCase):
                 self.assertEqual(result.returncode, 0, describe(result))
                 self.assertIn("OK", result.stderr + result.stdout)
 
+    def test_repeated_runs(self):
+        # The last of several runs on one instance is the one checked.
+        artifact = self.compiled(os.path.join(MODELS_DIR, "mlp.onnx"))
+        result = run_model(artifact, *self.run_args("mlp"), "--repeat", "3")
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("OK", result.stderr + result.stdout)
+        result = run_model(artifact, *self.run_args("mlp"), "--repeat", "0")
+        self.assertEqual(result.returncode, 2, describe(result))
+        self.assertIn("--repeat", result.stderr)
+
     def test_positional_bindings(self):
         # Unnamed files bind in descriptor order.
         for model in MODELS:

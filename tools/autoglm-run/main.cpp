@@ -38,6 +38,7 @@ struct Options {
   Tolerance tolerance;
   std::string outputDir;
   int benchRuns = 0;
+  int repeat = 1;            // runs whose last one is checked and saved
   int warmupRuns = 3;
   bool deviceResident = false; // CUDA models: timed runs copy nothing
   int threads = 0; // the runtime's default
@@ -117,6 +118,11 @@ void defineOptions(CLI::App &app, Options &options) {
       ->check(atLeast(0));
   app.add_option("--output-dir,-o", options.outputDir,
                  "Save every output as DIR/NAME.npy");
+  app.add_option("--repeat", options.repeat,
+                 "Run the model N times on the inputs; the last run's "
+                 "outputs are the ones checked and saved")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--bench", options.benchRuns,
                  "Time N runs after the checked one")
       ->check(atLeast(0));
@@ -371,7 +377,8 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
     else
       instance.run(inputPointers, outputPointers);
   };
-  runOnce();
+  for (int i = 0; i < options.repeat; ++i)
+    runOnce();
   // The buffers stay as they are for --bench.
   std::vector<Tensor> resized;
   if (shaped)
