@@ -60,8 +60,8 @@ std::string autoglm::defaultCudaToolkit() {
   return "/usr/local/cuda";
 }
 
-void autoglm::buildCudaStagePipeline(OpPassManager &pm,
-                                     const CudaOptions &options) {
+void autoglm::buildGpuMappingPipeline(OpPassManager &pm,
+                                      const CudaOptions &options) {
   // First, while the ops are still themselves: the families kept off the
   // GPU become host sections.
   if (!options.hostFamilies.empty()) {
@@ -77,6 +77,11 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   MapLoopsToGpuOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapLoopsToGpu(mapping));
+}
+
+void autoglm::buildCudaStagePipeline(OpPassManager &pm,
+                                     const CudaOptions &options) {
+  buildGpuMappingPipeline(pm, options);
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createNameGpuKernels());

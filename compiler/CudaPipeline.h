@@ -44,6 +44,14 @@ std::string defaultCudaToolkit();
 /// function launches them.
 void buildCudaStagePipeline(mlir::OpPassManager &pm, const CudaOptions &options);
 
+/// The first steps of the CUDA stage: the loop nests as parallel loops
+/// mapped to blocks and threads (and the host sections of
+/// `options.hostFamilies`). Also the start of the CPU's LLVM stage for
+/// --target=cuda-emulated, which then runs each block's threads in
+/// sequence.
+void buildGpuMappingPipeline(mlir::OpPassManager &pm,
+                             const CudaOptions &options);
+
 /// The GPU and NVVM dialects, the NVVM target and the translations of
 /// gpu.binary and gpu.launch_func to LLVM IR.
 void registerCudaDialects(mlir::DialectRegistry &registry);

@@ -156,11 +156,12 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     PlanArenaOptions plan;
     plan.verify = options.verifyMemoryPlan;
     pm.addNestedPass<func::FuncOp>(createPlanArena(plan));
-    if (options.externalWeights || !options.gpuArch.empty()) {
+    const bool gpuKernels = !options.gpuArch.empty() || options.emulateGpu;
+    if (options.externalWeights || gpuKernels) {
       ExternalizeWeightsOptions external;
       // Scalars and shape constants stay inline, except on a GPU, whose
       // kernels cannot read host memory: there all go to device memory.
-      external.minBytes = options.gpuArch.empty() ? 1024 : 0;
+      external.minBytes = gpuKernels ? 0 : 1024;
       pm.addPass(createExternalizeWeights(external));
     }
     // Last, so that the symbol values and output extents trail the arena
@@ -182,6 +183,12 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       cuda.hostFamilies = options.hostFamilies;
       buildCudaStagePipeline(pm, cuda);
       return;
+    }
+    if (options.emulateGpu) {
+      // The CUDA stage's kernels, their threads in sequence; the rest of
+      // the CPU lowering runs the other parallel loops in sequence.
+      buildGpuMappingPipeline(pm, CudaOptions());
+      pm.addNestedPass<func::FuncOp>(createEmulateGpuThreads());
     }
     pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
     pm.addPass(createFlattenConstants());

@@ -992,6 +992,28 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
                            "mlir::gpu::GPUDialect"];
 }
 
+def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"> {
+  let summary = "Run the threads of GPU blocks one after another, on the CPU (for tests)";
+  let description = [{
+    For tests of `autoglm-map-loops-to-gpu`'s kernels on machines without a
+    GPU: every one-dimensional `scf.parallel` (a block's thread loop) that
+    holds `gpu.barrier` or `gpu.all_reduce` ops at its top level becomes
+    the same computation in sequence. Its body is cut at each of them into
+    steps; each step is an `scf.for` over the threads; a value that a later
+    step uses is kept per thread in a `memref.alloca` buffer (made at the
+    function's entry, which every block reuses), and an `all_reduce` (of a
+    predefined operation)
+    combines the threads' values in thread order into one value that the
+    later steps read. Barriers are dropped: the steps run in order. The
+    result lowers with the CPU pipeline (`convert-scf-to-cf` runs the other
+    parallel loops in sequence). A barrier or all_reduce anywhere else, an
+    all_reduce with a body, or a thread loop without constant bounds is an
+    error.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def PlaceOnHost : Pass<"autoglm-place-on-host", "mlir::ModuleOp"> {
   let summary = "Run chosen op families of a CUDA model on the host";
   let description = [{

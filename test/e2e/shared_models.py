@@ -98,9 +98,10 @@ def matches(actual, expected, quantized_tolerance=None):
     return off.mean() <= quantized_tolerance.max_fraction
 
 
-def evaluate(name, work_dir):
-    """Compiles model `name` into work_dir, runs it on the stored inputs and
-    compares every output with its reference."""
+def evaluate(name, work_dir, *flags):
+    """Compiles model `name` into work_dir (with autoglm-compile `flags`),
+    runs it on the stored inputs and compares every output with its
+    reference."""
     case_dir = os.path.join(SHARED_MODELS_DIR, name)
     with open(os.path.join(case_dir, "meta.json")) as f:
         meta = json.load(f)
@@ -113,7 +114,8 @@ def evaluate(name, work_dir):
     ev.artifact = os.path.join(work_dir, name + ".so")
     start = time.monotonic()
     ev.compile_result = compile_model(
-        os.path.join(SHARED_MODELS_DIR, name + ".onnx"), ev.artifact, *dims)
+        os.path.join(SHARED_MODELS_DIR, name + ".onnx"), ev.artifact, *dims,
+        *flags)
     ev.compile_s = time.monotonic() - start
     if ev.compile_result.returncode != 0:
         ev.status = "compile-error"

@@ -26,8 +26,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    ATOL, MODELS_DIR, RT_STATIC, RTOL, RUN, RUNTIME_INCLUDE, SHARED_MODELS_DIR,
-    TOOLS_DIR, E2ETestCase, describe, run, run_model, saved_output_name)
+    ATOL, COMPILE, MODELS_DIR, RT_STATIC, RTOL, RUN, RUNTIME_INCLUDE,
+    SHARED_MODELS_DIR, TOOLS_DIR, E2ETestCase, describe, run, run_model,
+    saved_output_name)
 import shared_models  # noqa: E402
 
 OPT = os.path.join(TOOLS_DIR, "autoglm-opt")
@@ -486,6 +487,67 @@ class CudaTargetTest(E2ETestCase):
                         self.assertGreaterEqual(
                             a @ e / (np.linalg.norm(a) * np.linalg.norm(e)),
                             HALF_MIN_COSINE, name)
+
+
+class EmulatedKernelsTest(E2ETestCase):
+    """--target=cuda-emulated: the CUDA target's kernels (blocks, threads,
+    row kernels with their barriers and block-wide reductions) compiled
+    for this CPU, each block's threads run one after another. Needs no
+    toolkit and no GPU: the GPU mapping's arithmetic checked on every
+    model of models/."""
+
+    def test_models_match_their_references(self):
+        for model in MODELS:
+            with self.subTest(model=model):
+                lib = self.compiled(
+                    os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                    "--target=cuda-emulated", *dims_options(model))
+                case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
+                args = [a for n, p in zip(case_names(case_dir, "inputs"),
+                                          case_files(case_dir, "input"))
+                        for a in ("--input", f"{n}={p}")]
+                args += [a for n, p in zip(case_names(case_dir, "outputs"),
+                                           case_files(case_dir, "output"))
+                         for a in ("--expect", f"{n}={p}")]
+                result = run([RUN, lib, *args, "--rtol", str(RTOL),
+                              "--atol", str(ATOL)])
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertEqual(result.stdout.count(" OK"),
+                                 len(case_names(case_dir, "outputs")),
+                                 describe(result))
+
+    def test_shared_models_match_their_references(self):
+        if not shared_models.available():
+            self.skipTest(f"no shared models at {SHARED_MODELS_DIR}")
+        work_dir = os.path.dirname(self.cache.path("emulated", "-"))
+        for name in shared_models.model_names():
+            with self.subTest(model=name):
+                ev = shared_models.evaluate(name, work_dir,
+                                            "--target=cuda-emulated")
+                self.assertEqual(ev.status, "pass", ev.message)
+
+    def test_row_kernels_are_emulated(self):
+        # The normalizations and the softmax are row kernels, whose
+        # barriers and block-wide reductions the emulation runs.
+        result = run([COMPILE, os.path.join(MODELS_DIR, "glm_layer.onnx"),
+                      "--target=cuda-emulated", "-o",
+                      self.cache.path("glm_layer_emulated.so"),
+                      "--print-ir-after=autoglm-map-loops-to-gpu"])
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertGreaterEqual(result.stderr.count("gpu.all_reduce"), 4)
+        self.assertGreaterEqual(result.stderr.count("gpu.barrier"), 4)
+
+    def test_options_it_cannot_take(self):
+        for flags, message in (
+                (["--precision", "fp16"], "--target=cuda-emulated"),
+                (["--weight-only", "int8"], "--target=cuda-emulated"),
+                (["--gpu-arch", "sm_90"], "--gpu-arch needs --target=cuda")):
+            with self.subTest(flags=flags):
+                result = run([COMPILE, os.path.join(MODELS_DIR, "mlp.onnx"),
+                              "--target=cuda-emulated", *flags, "-o",
+                              self.cache.path("refused.so")])
+                self.assertCleanError(result, "autoglm-compile", message)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -28,3 +28,14 @@ if os.access(os.path.join(_cuda_home, "bin", "ptxas"), os.X_OK):
 for _variable in ("CUDA_HOME", "CUDA_PATH"):
     if _variable in os.environ:
         config.environment[_variable] = os.environ[_variable]
+
+# mlir-runner and its support libraries run lowered functions on the CPU
+# (the GPU kernels with their threads emulated).
+_llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+_runner_libs = [os.path.join(_llvm_lib_dir, name) for name in
+                ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so")]
+if os.access(os.path.join(config.llvm_tools_dir, "mlir-runner"), os.X_OK) and \
+        all(os.path.isfile(lib) for lib in _runner_libs):
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(("%mlir_runner_utils", _runner_libs[0]))
+    config.substitutions.append(("%mlir_c_runner_utils", _runner_libs[1]))

@@ -181,8 +181,11 @@ int main(int argc, char **argv) {
   app.add_option("--mcpu", cpu, "Target CPU (LLVM name) or 'native'; with "
                  "--target=cuda, the CPU of the host code");
   app.add_option("--target", target,
-                 "What the model runs on: x86_64 (default) or cuda (NVIDIA "
-                 "GPU kernels embedded in the host object, see docs/cuda.md)");
+                 "What the model runs on: x86_64 (default), cuda (NVIDIA "
+                 "GPU kernels embedded in the host object, see docs/cuda.md) "
+                 "or cuda-emulated (the cuda target's kernels on this CPU, "
+                 "each block's threads in sequence: slow, for checking the "
+                 "GPU mapping without a GPU)");
   CLI::Option *gpuArchOption = app.add_option(
       "--gpu-arch", gpuArch,
       "With --target=cuda: the GPU architecture, sm_80, sm_89 or sm_90 "
@@ -358,9 +361,14 @@ int main(int argc, char **argv) {
   if (groupSize <= 0 || groupSize % 32 != 0)
     return error("--group-size must be a positive multiple of 32, got " +
                  llvm::Twine(groupSize));
+  // The CUDA target's kernels, run on this CPU: no runtime kernels.
+  const bool emulated = target == "cuda-emulated";
+  if (emulated)
+    noKernels = true;
   if (!weightOnly.empty() && noKernels)
     return error("--weight-only needs the runtime's kernels; it cannot be "
-                 "combined with --no-kernels");
+                 "combined with --no-kernels" +
+                 llvm::Twine(emulated ? " or --target=cuda-emulated" : ""));
   if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
       precision != "int8")
     return error("--precision must be fp32, bf16, fp16 or int8, got '" +
@@ -370,8 +378,10 @@ int main(int argc, char **argv) {
                  "choose how the weights of matrix products are stored; use "
                  "one of them");
   if (precision != "fp32" && noKernels)
-    return error("--precision " + precision + " needs the runtime's "
-                 "kernels; it cannot be combined with --no-kernels");
+    return error("--precision " + precision +
+                 " needs the runtime's "
+                 "kernels; it cannot be combined with --no-kernels" +
+                 llvm::Twine(emulated ? " or --target=cuda-emulated" : ""));
   if (precision == "int8" && calibrateDir.empty())
     return error("--precision int8 needs --calibrate DIR: input sets to "
                  "measure the activations' ranges on");
@@ -380,9 +390,10 @@ int main(int argc, char **argv) {
   if (!keepFp32.empty() && precision != "int8")
     return error("--keep-fp32 needs --precision int8");
   bool cuda = target == "cuda";
-  if (target != "x86_64" && !cuda)
+  if (target != "x86_64" && !cuda && !emulated)
     return error("unknown --target '" + target +
-                 "'; the targets are x86_64 (the default) and cuda");
+                 "'; the targets are x86_64 (the default), cuda and "
+                 "cuda-emulated");
   if (gpuArchOption->count() && !cuda)
     return error("--gpu-arch needs --target=cuda");
   if (!deviceHints.empty() && !cuda)
@@ -527,6 +538,7 @@ int main(int argc, char **argv) {
     pipelineOptions.gpuArch = gpuArch;
     pipelineOptions.cudaToolkit = defaultCudaToolkit();
   }
+  pipelineOptions.emulateGpu = emulated;
   pipelineOptions.fuseAttention = !noFusedAttention;
   pipelineOptions.profile = profile;
   pipelineOptions.maxSeqLen = maxSeqLen;
