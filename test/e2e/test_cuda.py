@@ -487,6 +487,29 @@ class CudaTargetTest(E2ETestCase):
                         self.assertGreaterEqual(
                             a @ e / (np.linalg.norm(a) * np.linalg.norm(e)),
                             HALF_MIN_COSINE, name)
+        # int8: what the CPU's int8 build computes (the same quantization and
+        # integer sums; float rounding of the scales aside).
+        for model in ("mlp", "glm_layer", "resnet_cnn"):
+            with self.subTest(model=model, flags=["--precision", "int8"]):
+                calibration = ("--calibrate",
+                               os.path.join(MODELS_DIR, "calibration", model))
+                result, out_dir, case_dir = self.run_case(
+                    model, "--precision", "int8", *calibration)
+                self.assertEqual(result.returncode, 0, describe(result))
+                cpu = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"),
+                                    ".so", "--precision", "int8", *calibration)
+                cpu_dir = self.cache.path("outputs", model + "-cpu-int8", "")
+                args = [a for n, p in zip(case_names(case_dir, "inputs"),
+                                          case_files(case_dir, "input"))
+                        for a in ("--input", f"{n}={p}")]
+                result = run_model(cpu, *args, "--output-dir", cpu_dir)
+                self.assertEqual(result.returncode, 0, describe(result))
+                for name in case_names(case_dir, "outputs"):
+                    file = saved_output_name(name)
+                    np.testing.assert_allclose(
+                        np.load(os.path.join(out_dir, file)),
+                        np.load(os.path.join(cpu_dir, file)),
+                        rtol=1e-4, atol=1e-5, err_msg=name)
 
 
 class EmulatedKernelsTest(E2ETestCase):
@@ -525,6 +548,34 @@ class EmulatedKernelsTest(E2ETestCase):
                 ev = shared_models.evaluate(name, work_dir,
                                             "--target=cuda-emulated")
                 self.assertEqual(ev.status, "pass", ev.message)
+
+    def test_int8_sums_as_the_cpu_int8_build(self):
+        """--precision int8: the CUDA target's integer products (generated
+        loops) give what the CPU's int8 GEMM gives, bit for bit: the same
+        quantization (calibrated on this CPU), the same exact sums."""
+        for model in ("mlp", "glm_layer", "resnet_cnn"):
+            calibration = os.path.join(MODELS_DIR, "calibration", model)
+            outputs = {}
+            for target in ("x86_64", "cuda-emulated"):
+                lib = self.compiled(
+                    os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                    f"--target={target}", "--precision", "int8",
+                    "--calibrate", calibration)
+                case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
+                args = [a for n, p in zip(case_names(case_dir, "inputs"),
+                                          case_files(case_dir, "input"))
+                        for a in ("--input", f"{n}={p}")]
+                out_dir = self.cache.path("int8", target, model, "")
+                result = run([RUN, lib, *args, "--output-dir", out_dir])
+                self.assertEqual(result.returncode, 0, describe(result))
+                outputs[target] = [
+                    np.load(os.path.join(out_dir, saved_output_name(n)))
+                    for n in case_names(case_dir, "outputs")]
+            with self.subTest(model=model):
+                for cpu, emulated in zip(outputs["x86_64"],
+                                         outputs["cuda-emulated"]):
+                    np.testing.assert_allclose(emulated, cpu, rtol=1e-6,
+                                               atol=1e-6)
 
     def test_row_kernels_are_emulated(self):
         # The normalizations and the softmax are row kernels, whose

@@ -117,7 +117,17 @@ llvm::Error calibrateInt8(mlir::ModuleOp module, PipelineOptions &options,
   auto sets = readCalibrationSets(dir);
   if (!sets)
     return sets.takeError();
-  PipelineOptions calibrating = options;
+  // A GPU model's activations are measured, and its int8 accuracy
+  // checked, on this CPU: the same quantization, the same integer sums.
+  PipelineOptions here = options;
+  if (!options.gpuArch.empty() || options.emulateGpu) {
+    here.gpuArch.clear();
+    here.cudaLibraries = false;
+    here.hostFamilies.clear();
+    here.emulateGpu = false;
+    here.runtimeKernels = true;
+  }
+  PipelineOptions calibrating = here;
   calibrating.calibrationOutputs = true;
   // Percentiles and histograms need every value; the extremes are enough
   // otherwise.
@@ -135,9 +145,8 @@ llvm::Error calibrateInt8(mlir::ModuleOp module, PipelineOptions &options,
                     "weight to quantize; it stays float32\n";
     return llvm::Error::success();
   }
-  options.activationRanges = *ranges;
-  auto quantized = compileAndRun(module, options, emit, *sets,
-                                 "checking int8");
+  options.activationRanges = here.activationRanges = *ranges;
+  auto quantized = compileAndRun(module, here, emit, *sets, "checking int8");
   if (!quantized)
     return quantized.takeError();
   os << accuracyReport(*reference, *quantized, json);
@@ -363,12 +372,11 @@ int main(int argc, char **argv) {
                  llvm::Twine(groupSize));
   // The CUDA target's kernels, run on this CPU: no runtime kernels.
   const bool emulated = target == "cuda-emulated";
-  if (emulated)
-    noKernels = true;
-  if (!weightOnly.empty() && noKernels)
-    return error("--weight-only needs the runtime's kernels; it cannot be "
-                 "combined with --no-kernels" +
-                 llvm::Twine(emulated ? " or --target=cuda-emulated" : ""));
+  if (!weightOnly.empty() && (noKernels || emulated))
+    return error(
+        "--weight-only needs the runtime's kernels; it cannot be "
+        "combined with " +
+        llvm::Twine(emulated ? "--target=cuda-emulated" : "--no-kernels"));
   if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
       precision != "int8")
     return error("--precision must be fp32, bf16, fp16 or int8, got '" +
@@ -380,8 +388,12 @@ int main(int argc, char **argv) {
   if (precision != "fp32" && noKernels)
     return error("--precision " + precision +
                  " needs the runtime's "
-                 "kernels; it cannot be combined with --no-kernels" +
-                 llvm::Twine(emulated ? " or --target=cuda-emulated" : ""));
+                 "kernels; it cannot be combined with --no-kernels");
+  if ((precision == "fp16" || precision == "bf16") && emulated)
+    return error("--precision " + precision +
+                 " is the operands of the CUDA "
+                 "target's cuBLAS products, which --target=cuda-emulated "
+                 "runs as float32 loops");
   if (precision == "int8" && calibrateDir.empty())
     return error("--precision int8 needs --calibrate DIR: input sets to "
                  "measure the activations' ranges on");
@@ -529,7 +541,7 @@ int main(int argc, char **argv) {
   pipelineOptions.verifyMemoryPlan = verifyMemoryPlan;
   // The runtime's kernels run on the CPU: a GPU model runs generated code,
   // and cuBLAS for its matrix products.
-  pipelineOptions.runtimeKernels = !noKernels && !cuda;
+  pipelineOptions.runtimeKernels = !noKernels && !cuda && !emulated;
   if (cuda) {
     // Products on the host are loops there, not cuBLAS calls.
     pipelineOptions.cudaLibraries =
@@ -562,9 +574,6 @@ int main(int argc, char **argv) {
   pipelineOptions.externalWeights =
       cuda || weights == "file" ||
       (weights == "auto" && modelReport.weightsBytes > kEmbedLimit);
-  if (precision == "int8" && cuda)
-    return error("--precision int8 quantizes the weights when they are "
-                 "packed for the CPU, which needs --target=x86_64");
   using Float16Weights = PipelineOptions::Float16Weights;
   pipelineOptions.float16Weights = precision == "bf16"   ? Float16Weights::BF16
                                    : precision == "fp16" ? Float16Weights::FP16
