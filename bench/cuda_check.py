@@ -48,6 +48,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -79,6 +80,10 @@ COMPRESS_BYTES = 256 << 10
 VARIANTS = {"cublas": [], "loops": ["--no-kernels"],
             "fp16": ["--precision", "fp16"],
             "hosted": ["--device-hint", "reduction=host"]}
+# Models with calibration data (models/calibration/NAME) also have an
+# `int8` build (--precision int8), checked against the CPU's int8 build of
+# the same model: the same quantization and integer sums.
+INT8_RTOL, INT8_ATOL = 1e-4, 1e-5
 # Builds whose products round their operands to 16 bits, checked against
 # the float32 references as test/e2e/test_precision.py checks the CPU's:
 # max |out - ref| <= MAX_REL * max |ref| and cosine >= MIN_COSINE.
@@ -265,6 +270,33 @@ def compile_model(tools, onnx_path, out_so, dims, flags):
     return time.time() - start
 
 
+def cpu_int8_references(tools, onnx_path, flags, folder, entry):
+    """The outputs of the CPU's int8 build of the model on its inputs, as
+    int8_output_I.npy next to them (entry["int8_outputs"])."""
+    with tempfile.TemporaryDirectory() as work:
+        so = os.path.join(work, "model.so")
+        result = subprocess.run(
+            [os.path.join(tools, "autoglm-compile"), onnx_path, "-o", so,
+             *flags], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"the CPU int8 build failed:\n{result.stderr}")
+        args = [a for i in entry["inputs"]
+                for a in ("--input",
+                          f"{i['name']}={os.path.join(folder, i['file'])}")]
+        result = subprocess.run(
+            [os.path.join(tools, "autoglm-run"), so, *args, "--output-dir",
+             work], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"the CPU int8 build's run failed:\n"
+                               f"{result.stderr}")
+        entry["int8_outputs"] = []
+        for i, o in enumerate(entry["outputs"]):
+            file = f"int8_output_{i}.npy"
+            shutil.copy2(os.path.join(work, saved_name(o["name"])),
+                         os.path.join(folder, file))
+            entry["int8_outputs"].append(file)
+
+
 def bundle_binaries(tools, bundle):
     """autoglm-run and the shared libraries it loads from outside the
     system's base set, into bin/ and lib/."""
@@ -302,14 +334,19 @@ def prepare(args):
         folder = os.path.join(bundle, "models", name)
         os.makedirs(folder)
         onnx_path = os.path.join(MODELS_DIR, name + ".onnx")
+        variants = dict(VARIANTS)
+        calibration = os.path.join(MODELS_DIR, "calibration", name)
+        if os.path.isdir(calibration):
+            variants["int8"] = ["--precision", "int8", "--calibrate",
+                                calibration]
         seconds = {v: compile_model(
             tools, onnx_path, os.path.join(folder, v, name + ".so"), dims,
-            flags) for v, flags in VARIANTS.items()}
+            flags) for v, flags in variants.items()}
         # The float32 variants' weights are the same bytes: one recipe in
-        # the model's folder for them; a variant with other weights (16-bit)
-        # has its own recipe.
+        # the model's folder for them; a variant with other weights (16-bit,
+        # int8) has its own recipe.
         weights = [os.path.join(folder, v, name + ".weights")
-                   for v in VARIANTS]
+                   for v in variants]
         with open(weights[0], "rb") as f:
             shared = f.read()
         write_recipe(os.path.join(folder, name), shared, onnx_path)
@@ -321,12 +358,15 @@ def prepare(args):
             os.remove(path)
         case_dir = os.path.join(MODELS_DIR, case)
         entry = dict(name=name, rtol=RTOL, atol=ATOL, compile_s=seconds,
-                     inputs=[], outputs=[])
+                     variants=list(variants), inputs=[], outputs=[])
         for kind, key in (("inputs", "input"), ("outputs", "output")):
             for i, (tensor, path) in enumerate(zip(case_names(case_dir, kind),
                                                    case_files(case_dir, key))):
                 shutil.copy2(path, os.path.join(folder, f"{key}_{i}.npy"))
                 entry[kind].append(dict(name=tensor, file=f"{key}_{i}.npy"))
+        if "int8" in variants:
+            cpu_int8_references(tools, onnx_path, variants["int8"], folder,
+                                entry)
         manifest["models"].append(entry)
         log(f"  {name}: compiled in {seconds}")
 
@@ -396,7 +436,7 @@ def unpack(bundle, manifest):
     for kind in ("models", "workloads"):
         for m in manifest[kind]:
             folder = os.path.join(bundle, kind, m["name"])
-            for variant in VARIANTS:
+            for variant in m.get("variants", VARIANTS):
                 link = os.path.join(folder, variant, m["name"] + ".weights")
                 if not os.path.exists(link):
                     os.symlink(os.path.join("..", m["name"] + ".weights"),
@@ -476,6 +516,8 @@ def check_models(bundle, manifest, variants):
     for m in manifest["models"]:
         folder = os.path.join(bundle, "models", m["name"])
         for variant in variants:
+            if variant not in m.get("variants", VARIANTS):
+                continue
             out_dir = os.path.join(folder, variant, "outputs")
             # The third run: the first goes op by op, the second is
             # captured into a CUDA graph, the third launches it.
@@ -486,11 +528,16 @@ def check_models(bundle, manifest, variants):
             report = autoglm_run(
                 bundle, os.path.join(folder, variant, m["name"] + ".so"), args)
             ok, worst, rel, cos = report["exit_code"] == 0, 0.0, 0.0, 1.0
-            for o in m["outputs"] if ok else []:
+            # int8: against the CPU's int8 build.
+            int8 = variant == "int8"
+            references = (m["int8_outputs"] if int8 else
+                          [o["file"] for o in m["outputs"]])
+            for o, reference in zip(m["outputs"] if ok else [], references):
                 o_ok, o_err, o_rel, o_cos = compare(
                     np.load(os.path.join(out_dir, saved_name(o["name"]))),
-                    np.load(os.path.join(folder, o["file"])), variant,
-                    m["rtol"], m["atol"])
+                    np.load(os.path.join(folder, reference)), variant,
+                    INT8_RTOL if int8 else m["rtol"],
+                    INT8_ATOL if int8 else m["atol"])
                 ok &= o_ok
                 worst, rel, cos = (max(worst, o_err), max(rel, o_rel),
                                    min(cos, o_cos))
@@ -805,10 +852,11 @@ def main(argv=None):
                    help="builds to check and time (default cublas and "
                         "fp16: the generated GEMMs take seconds each)")
     r.add_argument("--model-variants", nargs="*",
-                   default=["cublas", "fp16", "hosted"],
-                   choices=list(VARIANTS),
-                   help="builds of models/ to check (default cublas, fp16 "
-                        "and hosted)")
+                   default=["cublas", "fp16", "hosted", "int8"],
+                   choices=[*VARIANTS, "int8"],
+                   help="builds of models/ to check (default cublas, fp16, "
+                        "hosted and, where the model has calibration data, "
+                        "int8)")
     r.add_argument("--profile", action="store_true",
                    help="also time each build's kernels with Nsight "
                         "Compute (ncu), one run")
