@@ -100,6 +100,20 @@ def case_files(case_dir, kind):
     return files
 
 
+def case_arguments(model, expect=True):
+    """autoglm-run's --input (and --expect) arguments for the case of
+    `model` in models/."""
+    case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
+    args = [a for n, p in zip(case_names(case_dir, "inputs"),
+                              case_files(case_dir, "input"))
+            for a in ("--input", f"{n}={p}")]
+    if expect:
+        args += [a for n, p in zip(case_names(case_dir, "outputs"),
+                                   case_files(case_dir, "output"))
+                 for a in ("--expect", f"{n}={p}")]
+    return args
+
+
 # Creates an instance of the model linked in and prints the status and the
 # runtime's message.
 INSTANCE_PROGRAM = r"""
@@ -354,13 +368,12 @@ class CudaTargetTest(E2ETestCase):
                             "--target=cuda", "--gpu-arch=sm_90",
                             *dims_options(model), *flags)
         case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
-        names = case_names(case_dir, "inputs")
-        inputs = case_files(case_dir, "input")
-        self.assertEqual(len(names), len(inputs))
-        out_dir = self.cache.path("outputs", model + "".join(flags), "")
-        args = [a for n, p in zip(names, inputs)
-                for a in ("--input", f"{n}={p}")]
-        result = run_model(lib, *args, "--output-dir", out_dir)
+        self.assertEqual(len(case_names(case_dir, "inputs")),
+                         len(case_files(case_dir, "input")))
+        out_dir = self.cache.path(
+            "outputs", model + "".join(flags).replace("/", "_"), "")
+        result = run_model(lib, *case_arguments(model, expect=False),
+                           "--output-dir", out_dir)
         self.assertNoCrash(result)
         return result, out_dir, case_dir
 
@@ -438,12 +451,7 @@ class CudaTargetTest(E2ETestCase):
                     "--target=cuda", "--device-hint", "all=host",
                     *dims_options(model))
                 case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
-                args = [a for n, p in zip(case_names(case_dir, "inputs"),
-                                          case_files(case_dir, "input"))
-                        for a in ("--input", f"{n}={p}")]
-                args += [a for n, p in zip(case_names(case_dir, "outputs"),
-                                           case_files(case_dir, "output"))
-                         for a in ("--expect", f"{n}={p}")]
+                args = case_arguments(model)
                 result = run(["env", f"AUTOGLM_CUDA_DRIVER={driver}", RUN,
                               lib, *args, "--rtol", str(RTOL), "--atol",
                               str(ATOL), "--repeat", "2", "--bench", "1",
@@ -499,10 +507,8 @@ class CudaTargetTest(E2ETestCase):
                 cpu = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"),
                                     ".so", "--precision", "int8", *calibration)
                 cpu_dir = self.cache.path("outputs", model + "-cpu-int8", "")
-                args = [a for n, p in zip(case_names(case_dir, "inputs"),
-                                          case_files(case_dir, "input"))
-                        for a in ("--input", f"{n}={p}")]
-                result = run_model(cpu, *args, "--output-dir", cpu_dir)
+                result = run_model(cpu, *case_arguments(model, expect=False),
+                                   "--output-dir", cpu_dir)
                 self.assertEqual(result.returncode, 0, describe(result))
                 for name in case_names(case_dir, "outputs"):
                     file = saved_output_name(name)
@@ -526,12 +532,7 @@ class EmulatedKernelsTest(E2ETestCase):
                     os.path.join(MODELS_DIR, model + ".onnx"), ".so",
                     "--target=cuda-emulated", *dims_options(model))
                 case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
-                args = [a for n, p in zip(case_names(case_dir, "inputs"),
-                                          case_files(case_dir, "input"))
-                        for a in ("--input", f"{n}={p}")]
-                args += [a for n, p in zip(case_names(case_dir, "outputs"),
-                                           case_files(case_dir, "output"))
-                         for a in ("--expect", f"{n}={p}")]
+                args = case_arguments(model)
                 result = run([RUN, lib, *args, "--rtol", str(RTOL),
                               "--atol", str(ATOL)])
                 self.assertEqual(result.returncode, 0, describe(result))
@@ -562,11 +563,9 @@ class EmulatedKernelsTest(E2ETestCase):
                     f"--target={target}", "--precision", "int8",
                     "--calibrate", calibration)
                 case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
-                args = [a for n, p in zip(case_names(case_dir, "inputs"),
-                                          case_files(case_dir, "input"))
-                        for a in ("--input", f"{n}={p}")]
                 out_dir = self.cache.path("int8", target, model, "")
-                result = run([RUN, lib, *args, "--output-dir", out_dir])
+                result = run([RUN, lib, *case_arguments(model, expect=False),
+                              "--output-dir", out_dir])
                 self.assertEqual(result.returncode, 0, describe(result))
                 outputs[target] = [
                     np.load(os.path.join(out_dir, saved_output_name(n)))
