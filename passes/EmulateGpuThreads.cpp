@@ -100,11 +100,14 @@ LogicalResult emulate(scf::ParallelOp lanes) {
     steps.emplace_back();
   }
   ends.push_back(nullptr);
-  // The step of each top-level op.
+  // The step of each top-level op (an all_reduce's: the step it ends).
   llvm::DenseMap<Operation *, unsigned> stepOf;
-  for (auto [index, step] : llvm::enumerate(steps))
+  for (auto [index, step] : llvm::enumerate(steps)) {
     for (Operation *op : step)
       stepOf[op] = index;
+    if (ends[index])
+      stepOf[ends[index]] = index;
+  }
 
   std::optional<int64_t> count = getConstantIntValue(lanes.getUpperBound()[0]);
   if (!count || getConstantIntValue(lanes.getLowerBound()[0]) != 0 ||
@@ -130,8 +133,7 @@ LogicalResult emulate(scf::ParallelOp lanes) {
       for (Value result : op->getResults())
         for (Operation *user : result.getUsers()) {
           Operation *top = body->findAncestorOpInBlock(*user);
-          bool later =
-              top && !isa<gpu::AllReduceOp>(top) && stepOf.lookup(top) > index;
+          bool later = top && stepOf.lookup(top) > index;
           if (later && !kept.count(result))
             kept[result] = perThread(result.getType());
         }

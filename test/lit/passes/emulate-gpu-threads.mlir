@@ -84,3 +84,31 @@ func.func @reduction_with_a_body(%x: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// A value of the first step that the second step's all_reduce combines is
+// kept per thread too.
+// CHECK-LABEL: func.func @reduce_a_kept_value
+// CHECK-DAG: %[[KEPT:.*]] = memref.alloca() : memref<32xf32>
+// CHECK-DAG: %[[PARTIALS:.*]] = memref.alloca() : memref<32xf32>
+// CHECK: scf.for %[[T:.*]] =
+// CHECK: %[[V:.*]] = memref.load %arg0[%[[T]]]
+// CHECK: memref.store %[[V]], %[[KEPT]][%[[T]]]
+// CHECK: scf.for %[[T2:.*]] =
+// CHECK: %[[V2:.*]] = memref.load %[[KEPT]][%[[T2]]]
+// CHECK: memref.store %[[V2]], %[[PARTIALS]][%[[T2]]]
+// CHECK: arith.maximumf
+func.func @reduce_a_kept_value(%x: memref<32xf32>, %out: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%t) = (%c0) to (%c32) step (%c1) {
+    %v = memref.load %x[%t] : memref<32xf32>
+    gpu.barrier
+    %m = gpu.all_reduce maximumf %v uniform {} : (f32) -> f32
+    memref.store %m, %out[%c0] : memref<1xf32>
+    scf.reduce
+  }
+  return
+}
