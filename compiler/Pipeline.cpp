@@ -185,10 +185,12 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       return;
     }
     if (options.emulateGpu) {
-      // The CUDA stage's kernels, their threads in sequence; the rest of
-      // the CPU lowering runs the other parallel loops in sequence.
+      // The CUDA stage's kernels, their threads in sequence, and the host
+      // versions of its library calls; the rest of the CPU lowering runs
+      // the other parallel loops in sequence.
       buildGpuMappingPipeline(pm, CudaOptions());
       pm.addNestedPass<func::FuncOp>(createEmulateGpuThreads());
+      pm.addPass(createEmulateGpuLibraries());
     }
     pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
     pm.addPass(createFlattenConstants());

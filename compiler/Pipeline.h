@@ -103,11 +103,12 @@ struct PipelineOptions {
   std::string cudaToolkit;
   /// With gpuArch: the op families that run on the host (--device-hint).
   std::vector<std::string> hostFamilies;
-  /// --target=cuda-emulated: the CUDA target's kernels compiled for this
+  /// --target=cuda-emulated: the CUDA target's code compiled for this
   /// CPU, each block's threads run one after another
-  /// (autoglm-emulate-gpu-threads), to check the GPU mapping where there is
-  /// no GPU. Like gpuArch, every constant goes to the weights argument; the
-  /// runtime's CPU kernels and cuBLAS are off (products are loops).
+  /// (autoglm-emulate-gpu-threads) and the library calls (cudaLibraries)
+  /// going to the runtime's host versions (autoglm-emulate-gpu-libraries),
+  /// to check it where there is no GPU. Like gpuArch, every constant goes
+  /// to the weights argument; the runtime's CPU kernels are off.
   bool emulateGpu = false;
   /// Called with the module after each stage (for reports, sizes).
   std::function<void(Stage, mlir::ModuleOp)> afterStage;

@@ -992,6 +992,18 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
                            "mlir::gpu::GPUDialect"];
 }
 
+def EmulateGpuLibraries : Pass<"autoglm-emulate-gpu-libraries", "mlir::ModuleOp"> {
+  let summary = "Call the host versions of the CUDA library functions (for tests)";
+  let description = [{
+    For `--target=cuda-emulated`: every function declaration marked
+    `autoglm.device_library` (the runtime's cuBLAS and cuBLASLt calls,
+    `agl_cuda_X`) becomes `agl_emulated_X`, the runtime's host version of
+    it (same arguments, the products computed as cuBLAS and cuBLASLt
+    compute them), and loses the mark. One that is not an `agl_cuda_`
+    function is an error.
+  }];
+}
+
 def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"> {
   let summary = "Run the threads of GPU blocks one after another, on the CPU (for tests)";
   let description = [{

@@ -519,26 +519,49 @@ class CudaTargetTest(E2ETestCase):
 
 
 class EmulatedKernelsTest(E2ETestCase):
-    """--target=cuda-emulated: the CUDA target's kernels (blocks, threads,
-    row kernels with their barriers and block-wide reductions) compiled
-    for this CPU, each block's threads run one after another. Needs no
-    toolkit and no GPU: the GPU mapping's arithmetic checked on every
-    model of models/."""
+    """--target=cuda-emulated: the CUDA target's code (kernels with their
+    blocks, threads, barriers and block-wide reductions; the cuBLAS and
+    cuBLASLt calls with their arguments) compiled for this CPU, each
+    block's threads run one after another, the library calls by the
+    runtime's host versions. Needs no toolkit and no GPU: checked on every
+    model of models/ and ../shared/models."""
 
     def test_models_match_their_references(self):
+        """Products by the host versions of the cuBLAS calls (fp32, fp16,
+        bf16 operands) and as generated loops (--no-kernels)."""
         for model in MODELS:
-            with self.subTest(model=model):
-                lib = self.compiled(
-                    os.path.join(MODELS_DIR, model + ".onnx"), ".so",
-                    "--target=cuda-emulated", *dims_options(model))
-                case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
-                args = case_arguments(model)
-                result = run([RUN, lib, *args, "--rtol", str(RTOL),
-                              "--atol", str(ATOL)])
-                self.assertEqual(result.returncode, 0, describe(result))
-                self.assertEqual(result.stdout.count(" OK"),
-                                 len(case_names(case_dir, "outputs")),
-                                 describe(result))
+            for flags in ([], ["--no-kernels"], ["--precision", "fp16"],
+                          ["--precision", "bf16"]):
+                with self.subTest(model=model, flags=flags):
+                    lib = self.compiled(
+                        os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                        "--target=cuda-emulated", *dims_options(model),
+                        *flags)
+                    case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
+                    out_dir = self.cache.path(
+                        "emulated", model + "".join(flags), "")
+                    result = run([RUN, lib, *case_arguments(model, False),
+                                  "--output-dir", out_dir])
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    for name, reference in zip(
+                            case_names(case_dir, "outputs"),
+                            case_files(case_dir, "output")):
+                        actual = np.load(os.path.join(
+                            out_dir, saved_output_name(name)))
+                        expected = np.load(reference)
+                        if flags[:1] != ["--precision"]:
+                            np.testing.assert_allclose(
+                                actual, expected, rtol=RTOL, atol=ATOL,
+                                err_msg=name)
+                            continue
+                        error = np.max(np.abs(actual - expected))
+                        self.assertLessEqual(
+                            error, HALF_MAX_REL * np.max(np.abs(expected)),
+                            name)
+                        a, e = actual.ravel(), expected.ravel()
+                        self.assertGreaterEqual(
+                            a @ e / (np.linalg.norm(a) * np.linalg.norm(e)),
+                            HALF_MIN_COSINE, name)
 
     def test_shared_models_match_their_references(self):
         if not shared_models.available():
@@ -589,8 +612,9 @@ class EmulatedKernelsTest(E2ETestCase):
 
     def test_options_it_cannot_take(self):
         for flags, message in (
-                (["--precision", "fp16"], "--target=cuda-emulated"),
                 (["--weight-only", "int8"], "--target=cuda-emulated"),
+                (["--device-hint", "all=host"],
+                 "--device-hint needs --target=cuda"),
                 (["--gpu-arch", "sm_90"], "--gpu-arch needs --target=cuda")):
             with self.subTest(flags=flags):
                 result = run([COMPILE, os.path.join(MODELS_DIR, "mlp.onnx"),

@@ -38,6 +38,26 @@ void *mgpuModuleGetFunction(void *module, const char *name);
 void *mgpuStreamCreate(void);
 void *agl_cuda_host_staging(int64_t bytes);
 void agl_cuda_copy_to_host(void *host, const void *device, int64_t bytes);
+void agl_emulated_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                        const float *a, int64_t a_batch, int64_t a_row,
+                        int64_t a_col, const float *b, int64_t b_batch,
+                        int64_t b_row, int64_t b_col, float *c, int64_t c_batch,
+                        int64_t c_row, int32_t accumulate, float alpha);
+void agl_emulated_gemm_half(int64_t batch, int64_t m, int64_t n, int64_t k,
+                            const void *a, int64_t a_batch, int64_t a_row,
+                            int64_t a_col, const void *b, int64_t b_batch,
+                            int64_t b_row, int64_t b_col, float *c,
+                            int64_t c_batch, int64_t c_row, int32_t accumulate,
+                            float alpha, int32_t format);
+void agl_emulated_gemm_epilogue(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                const void *a, int64_t a_batch, int64_t a_row,
+                                int64_t a_col, const void *b, int64_t b_batch,
+                                int64_t b_row, int64_t b_col, float *c,
+                                int64_t c_batch, int64_t c_row,
+                                int32_t accumulate, float alpha, int32_t format,
+                                const float *bias, int32_t activation,
+                                const float *residual, int64_t r_batch,
+                                int64_t r_row);
 void mgpuLaunchKernel(void *function, intptr_t gx, intptr_t gy, intptr_t gz,
                       intptr_t bx, intptr_t by, intptr_t bz, int32_t shared,
                       void *stream, void **params, void **extra,
@@ -923,6 +943,116 @@ TEST_F(FakeGraphs, ProductsRunInTheGraph) {
     agl_instance_destroy(instance);
     instance = nullptr;
   }
+}
+
+// ---- the host versions of the products (--target=cuda-emulated) -----------
+
+// agl_emulated_* compute what the GPU calls compute, through the same
+// mapping to cuBLAS's column-major view: the products of the FakeBlas and
+// FakeLt cases, against the host reference.
+struct EmulatedBlas : ::testing::Test {
+  void SetUp() override {
+    for (int i = 0; i < 16; ++i) {
+      a[i] = float(i % 7) * 0.25f - 0.5f;
+      operands[i] = float(i % 5) * 0.5f - 1.0f;    // B
+      operands[16 + i] = float(i % 3) - 1.0f;      // bias
+      operands[32 + i] = float(i) * 0.125f - 1.0f; // residual
+    }
+  }
+  void sgemm() {
+    const fake_cuda_gemm &g = fake_gemm;
+    agl_emulated_sgemm(g.batch, g.m, g.n, g.k, a.data(), g.a_batch, g.a_row,
+                       g.a_col, operands.data(), g.b_batch, g.b_row, g.b_col,
+                       c.data(), g.c_batch, g.c_row, g.accumulate, g.alpha);
+  }
+  void epilogue() {
+    const fake_cuda_gemm &g = fake_gemm;
+    agl_emulated_gemm_epilogue(
+        g.batch, g.m, g.n, g.k, a.data(), g.a_batch, g.a_row, g.a_col,
+        operands.data(), g.b_batch, g.b_row, g.b_col, c.data(), g.c_batch,
+        g.c_row, g.accumulate, g.alpha, 2 /* AGL_CUDA_FLOAT */,
+        g.bias ? operands.data() + 16 : nullptr, g.activation,
+        g.residual ? operands.data() + 32 : nullptr, g.r_batch, g.r_row);
+  }
+  void expect(const std::array<float, 16> &want) const {
+    for (int i = 0; i < 16; ++i)
+      EXPECT_NEAR(c[i], want[i], 1e-5f) << i;
+  }
+  std::array<float, 16> a{}, c{};
+  std::array<float, 48> operands{};
+};
+
+TEST_F(EmulatedBlas, RowMajorTransposedAndBatchedProducts) {
+  for (fake_cuda_gemm g :
+       {// [2x4] x [4x3], rows contiguous
+        fake_cuda_gemm{1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1},
+        // both operands stored column by column, alpha 0.5
+        fake_cuda_gemm{1, 2, 3, 4, 0, 1, 2, 0, 1, 4, 0, 3, 0, 0.5f, -1},
+        // two products sharing B, C rows 4 apart, accumulating
+        fake_cuda_gemm{2, 2, 3, 2, 4, 2, 1, 0, 3, 1, 8, 4, 1, 1.0f, -1}}) {
+    fake_gemm = g;
+    c.fill(0.25f);
+    std::array<float, 16> want = productOnHost(a.data(), operands.data(), c);
+    sgemm();
+    expect(want);
+  }
+}
+
+TEST_F(EmulatedBlas, EpiloguesAndResiduals) {
+  for (int32_t activation : {AGL_ACT_NONE, AGL_ACT_RELU, AGL_ACT_GELU_TANH}) {
+    fake_gemm = {1, 2, 3, 4,    0,  4, 1,          0, 3, 1,
+                 0, 3, 0, 1.0f, -1, 1, activation, 0, 0, 0};
+    c = {};
+    std::array<float, 16> want = productOnHost(a.data(), operands.data(), c);
+    epilogue();
+    expect(want);
+  }
+  // A transposed A, a batch of two and a residual (its own strides).
+  fake_gemm = {2, 2, 3, 2, 4, 1, 2, 0, 3, 1, 8, 4, 0, 1.0f, -1, 0, AGL_ACT_NONE,
+               1, 6, 3};
+  c = {};
+  std::array<float, 16> want = productOnHost(a.data(), operands.data(), c);
+  epilogue();
+  expect(want);
+}
+
+TEST_F(EmulatedBlas, HalfOperands) {
+  // [2x4] (stored column by column) x [4x3] in half and in bfloat16.
+  for (int32_t format : {0, 1}) {
+    std::array<uint16_t, 8> a16{};
+    std::array<uint16_t, 12> b16{};
+    float want[2][3] = {};
+    for (int i = 0; i < 2; ++i)
+      for (int p = 0; p < 4; ++p)
+        a16[i + 2 * p] = halfBits(float(i + p + 1), format);
+    for (int p = 0; p < 4; ++p)
+      for (int j = 0; j < 3; ++j)
+        b16[p * 3 + j] = halfBits(float(p - j), format);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int p = 0; p < 4; ++p)
+          want[i][j] += float(i + p + 1) * float(p - j);
+    c = {};
+    agl_emulated_gemm_half(1, 2, 3, 4, a16.data(), 0, 1, 2, b16.data(), 0, 3, 1,
+                           c.data(), 0, 3, 0, 1.0f, format);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j)
+        EXPECT_EQ(c[i * 3 + j], want[i][j]) << format << ": " << i << j;
+  }
+}
+
+TEST_F(EmulatedBlas, WhatTheGpuCallsRefuseIsNaN) {
+  // Neither of A's strides is 1 (cuBLAS takes neither view).
+  fake_gemm = {1, 2, 2, 2, 0, 2, 2, 0, 2, 1, 0, 2, 0, 1.0f, -1};
+  sgemm();
+  for (int i = 0; i < 4; ++i)
+    EXPECT_TRUE(std::isnan(c[i])) << i;
+  // SiLU has no cuBLASLt epilogue.
+  fake_gemm = {1, 2, 3, 4, 0, 4, 1, 0, 3, 1, 0, 3, 0, 1.0f, -1, 1, AGL_ACT_SILU,
+               0, 0, 0};
+  c = {};
+  epilogue();
+  EXPECT_TRUE(std::isnan(c[0]));
 }
 
 } // namespace

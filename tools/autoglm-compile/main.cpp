@@ -192,9 +192,9 @@ int main(int argc, char **argv) {
   app.add_option("--target", target,
                  "What the model runs on: x86_64 (default), cuda (NVIDIA "
                  "GPU kernels embedded in the host object, see docs/cuda.md) "
-                 "or cuda-emulated (the cuda target's kernels on this CPU, "
-                 "each block's threads in sequence: slow, for checking the "
-                 "GPU mapping without a GPU)");
+                 "or cuda-emulated (the cuda target's code on this CPU: "
+                 "each block's threads in sequence, cuBLAS calls computed "
+                 "on the host; slow, for checking it without a GPU)");
   CLI::Option *gpuArchOption = app.add_option(
       "--gpu-arch", gpuArch,
       "With --target=cuda: the GPU architecture, sm_80, sm_89 or sm_90 "
@@ -387,13 +387,8 @@ int main(int argc, char **argv) {
                  "one of them");
   if (precision != "fp32" && noKernels)
     return error("--precision " + precision +
-                 " needs the runtime's "
-                 "kernels; it cannot be combined with --no-kernels");
-  if ((precision == "fp16" || precision == "bf16") && emulated)
-    return error("--precision " + precision +
-                 " is the operands of the CUDA "
-                 "target's cuBLAS products, which --target=cuda-emulated "
-                 "runs as float32 loops");
+                 " needs the runtime's kernels; "
+                 "it cannot be combined with --no-kernels");
   if (precision == "int8" && calibrateDir.empty())
     return error("--precision int8 needs --calibrate DIR: input sets to "
                  "measure the activations' ranges on");
@@ -542,6 +537,8 @@ int main(int argc, char **argv) {
   // The runtime's kernels run on the CPU: a GPU model runs generated code,
   // and cuBLAS for its matrix products.
   pipelineOptions.runtimeKernels = !noKernels && !cuda && !emulated;
+  if (emulated)
+    pipelineOptions.cudaLibraries = !noKernels;
   if (cuda) {
     // Products on the host are loops there, not cuBLAS calls.
     pipelineOptions.cudaLibraries =

@@ -110,6 +110,31 @@ __attribute__((visibility("default"))) void agl_cuda_gemm_epilogue(
     const float *bias, int32_t activation, const float *residual,
     int64_t residual_batch_stride, int64_t residual_row_stride);
 
+/* ---- --target=cuda-emulated (emulated_blas.c) ----------------------------
+ * The three calls above, computed on host memory, for the CUDA target's
+ * code compiled for the CPU: same arguments, same results. */
+__attribute__((visibility("default"))) void
+agl_emulated_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                   const float *a, int64_t a_batch_stride, int64_t a_row_stride,
+                   int64_t a_col_stride, const float *b, int64_t b_batch_stride,
+                   int64_t b_row_stride, int64_t b_col_stride, float *c,
+                   int64_t c_batch_stride, int64_t c_row_stride,
+                   int32_t accumulate, float alpha);
+__attribute__((visibility("default"))) void agl_emulated_gemm_half(
+    int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int64_t a_col_stride,
+    const void *b, int64_t b_batch_stride, int64_t b_row_stride,
+    int64_t b_col_stride, float *c, int64_t c_batch_stride,
+    int64_t c_row_stride, int32_t accumulate, float alpha, int32_t format);
+__attribute__((visibility("default"))) void agl_emulated_gemm_epilogue(
+    int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int64_t a_col_stride,
+    const void *b, int64_t b_batch_stride, int64_t b_row_stride,
+    int64_t b_col_stride, float *c, int64_t c_batch_stride,
+    int64_t c_row_stride, int32_t accumulate, float alpha, int32_t format,
+    const float *bias, int32_t activation, const float *residual,
+    int64_t residual_batch_stride, int64_t residual_row_stride);
+
 /* ---- host sections (host_section.c) -------------------------------------
  * The ops a model places on the host (autoglm-compile --device-hint
  * FAMILY=host) run on host copies of the device bytes they touch, in the
