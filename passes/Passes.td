@@ -958,12 +958,20 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     per row without loops (fills, arithmetic on per-row values; the first
     thread runs them), other row reductions, and nests with one more loop
     along the row and no loops inside (each thread takes every block-size-th
-    element). A `gpu.barrier` separates the steps. A nest joins only if
-    every load and store that may touch bytes written in the kernel indexes
-    its row by the row's loop indices and every row of those buffers lies
-    in the same bytes (reshapes of one contiguous buffer, or views at the
-    same byte, as many elements per row); within one nest they must touch
-    the same element.
+    element). Per-row values that are temporaries (a buffer of one element
+    per row, first written in the kernel by a fill or a reduction, not used
+    after it: a normalization's statistics, softmax's maximum and sum) stay
+    in registers, computed by every thread alike: their loads take the
+    value last stored, their stores go. Other per-row results are stored by
+    the first thread. A `gpu.barrier` separates two steps when a thread's
+    loads or stores since the last one may meet another thread's store or
+    load. A nest joins only if every load and store that may touch bytes
+    written in the kernel (in memory) indexes its row by the row's loop
+    indices and every row of those buffers lies in the same bytes (reshapes
+    of one contiguous buffer, or views at the same byte, as many elements
+    per row); within one nest they must touch the same element. Runs grow
+    forward then backward from the reduction, and backward then forward;
+    the longer is kept.
 
     Any other top-level ops that read or write tensor data (a loop nest
     with no parallel loop, such as a full reduction to a scalar, lone

@@ -32,6 +32,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
@@ -293,6 +295,18 @@ Value reshapedBuffer(Value buffer) {
   return buffer;
 }
 
+/// The tensor a buffer views: its view of the arena (or its allocation,
+/// or the model's argument), through any other views.
+Value tensorOf(Value buffer) {
+  while (Operation *def = buffer.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view || isa<memref::ViewOp>(def))
+      break;
+    buffer = view.getViewSource();
+  }
+  return buffer;
+}
+
 /// Whether two accesses, each in its own row, put every row in the same
 /// bytes: reshapes of one contiguous buffer (or of views at the same
 /// byte), with as many elements per row, of the same type.
@@ -320,16 +334,88 @@ bool sameRows(Value a, Value b, unsigned rank) {
          isa<memref::ViewOp>(rootB.getDefiningOp());
 }
 
+/// Per-row values that need no memory in the kernel: buffers (taken
+/// through reshapes, by their SSA root: the memory planner gives each
+/// tensor a view of its own) with one element per row, every access to
+/// which in the kernel is in its own row, first written by a per-row step
+/// or a reduction's result at the top level of its nest, and which
+/// nothing after the kernel uses. The kernel keeps them in registers: a
+/// load takes the value last stored, and the stores go. (A fill and a
+/// reduction's accumulator, a normalization's statistics.)
+llvm::DenseSet<Value> perRowValues(MutableArrayRef<Member> members,
+                                   ArrayRef<int64_t> rows) {
+  // Each tensor's accesses, in order; null for one that cannot stay in a
+  // register (another row's element, a row of several elements, a view
+  // that is not a reshape).
+  llvm::MapVector<Value, SmallVector<std::pair<Operation *, unsigned>>> roots;
+  for (auto [index, member] : llvm::enumerate(members))
+    member.nest.getBody()->walk([&](Operation *op) {
+      if (!isa<memref::LoadOp, memref::StoreOp>(op))
+        return;
+      Access access{op, static_cast<unsigned>(index), isa<memref::StoreOp>(op)};
+      auto type = cast<MemRefType>(access.memref().getType());
+      int64_t perRow = 1;
+      for (int64_t extent : type.getShape().drop_front(
+               std::min<size_t>(rows.size(), type.getRank())))
+        perRow *= extent;
+      Value root = tensorOf(access.memref());
+      bool scalar = perRow == 1 && reshapedBuffer(access.memref()) == root &&
+                    inOwnRow(access, member.nest, rows);
+      roots[root].push_back({scalar ? op : nullptr, index});
+    });
+  llvm::DenseSet<Value> values;
+  Operation *last = members.back().nest;
+  for (auto &[root, accesses] : roots) {
+    if (isa<BlockArgument>(root))
+      continue; // an input or output of the model
+    auto fits = [&](std::pair<Operation *, unsigned> access) {
+      auto [op, index] = access;
+      if (!op)
+        return false;
+      Member &member = members[index];
+      if (!isa<memref::StoreOp>(op))
+        return true;
+      // Stored once per row, by every thread alike.
+      return member.step != Step::AlongRow &&
+             op->getBlock() == member.nest.getBody();
+    };
+    if (!llvm::all_of(accesses, fits) ||
+        !isa<memref::StoreOp>(accesses.front().first))
+      continue;
+    // Nothing after the kernel reads it: no later use of the buffer or of
+    // a view of it.
+    bool usedLater = false;
+    SmallVector<Value> work{root};
+    while (!work.empty() && !usedLater) {
+      Value value = work.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (isa<ViewLikeOpInterface>(user))
+          llvm::append_range(work, user->getResults());
+        Operation *top = last->getBlock()->findAncestorOpInBlock(*user);
+        if (top && last->isBeforeInBlock(top))
+          usedLater = true;
+      }
+    }
+    if (!usedLater)
+      values.insert(root);
+  }
+  return values;
+}
+
 /// Whether the members can share a kernel: every byte that one writes is,
 /// wherever the members touch it, in the same row; within one member, at
 /// the same element.
 bool rowsApart(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
+  // Values kept in registers touch no memory.
+  llvm::DenseSet<Value> inRegisters = perRowValues(members, rows);
   SmallVector<Access> accesses;
   for (auto [index, member] : llvm::enumerate(members))
     member.nest.getBody()->walk([&](Operation *op) {
-      if (isa<memref::LoadOp, memref::StoreOp>(op))
-        accesses.push_back(
-            {op, static_cast<unsigned>(index), isa<memref::StoreOp>(op)});
+      if (!isa<memref::LoadOp, memref::StoreOp>(op))
+        return;
+      Access access{op, static_cast<unsigned>(index), isa<memref::StoreOp>(op)};
+      if (!inRegisters.contains(tensorOf(access.memref())))
+        accesses.push_back(access);
     });
   for (const Access &write : accesses) {
     if (!write.write)
@@ -398,12 +484,51 @@ void buildRowKernel(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
   b.setInsertionPoint(lanes.getBody()->getTerminator());
   Value first =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
-  auto firstThread = [&]() {
-    auto once = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-    return OpBuilder::atBlockTerminator(once.thenBlock());
+  // Per-row values kept in registers: each one's last value stored.
+  llvm::DenseSet<Value> inRegisters = perRowValues(members, rows);
+  llvm::DenseMap<Value, Value> registers;
+  // The loads and stores of the step being built.
+  int loads = 0, stores = 0;
+  auto tally = [&](Operation *copy) {
+    copy->walk([&](Operation *nested) {
+      loads += isa<memref::LoadOp>(nested);
+      stores += isa<memref::StoreOp>(nested);
+    });
+  };
+  // Clones `op` at `at`: a load of a value in a register takes it, a store
+  // into one sets it; other stores are the first thread's if `once`.
+  auto cloneOp = [&](OpBuilder &at, Operation &op, IRMapping &mapping,
+                     bool once) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (Value value = registers.lookup(tensorOf(load.getMemref()))) {
+        mapping.map(load.getResult(), value);
+        return;
+      }
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      Value tensor = tensorOf(store.getMemref());
+      if (inRegisters.contains(tensor)) {
+        registers[tensor] = mapping.lookupOrDefault(store.getValue());
+        return;
+      }
+      if (once) {
+        auto guard = scf::IfOp::create(at, loc, first, false);
+        tally(
+            OpBuilder::atBlockTerminator(guard.thenBlock()).clone(op, mapping));
+        return;
+      }
+    }
+    tally(at.clone(op, mapping));
   };
 
+  // Loads and stores since the last barrier.
+  bool loaded = false, stored = false;
   for (auto [index, member] : llvm::enumerate(members)) {
+    // A barrier first, kept if this step's accesses may meet another
+    // thread's since the last one (read after write, write after read or
+    // write).
+    auto barrier = index ? gpu::BarrierOp::create(b, loc) : nullptr;
+    loads = stores = 0;
     IRMapping mapping;
     for (unsigned d = 0; d < rank; ++d)
       mapping.map(member.nest.getInductionVars()[d],
@@ -411,9 +536,9 @@ void buildRowKernel(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
     Block *body = member.nest.getBody();
     switch (member.step) {
     case Step::PerRow: {
-      OpBuilder once = firstThread();
+      // Every thread computes the row's values; the first stores them.
       for (Operation &op : body->without_terminator())
-        once.clone(op, mapping);
+        cloneOp(b, op, mapping, /*once=*/true);
       break;
     }
     case Step::AlongRow: {
@@ -424,14 +549,14 @@ void buildRowKernel(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
                   along.getInductionVar());
       OpBuilder inner = OpBuilder::atBlockTerminator(along.getBody());
       for (Operation &op : body->without_terminator())
-        inner.clone(op, mapping);
+        cloneOp(inner, op, mapping, /*once=*/false);
       break;
     }
     case Step::Reduction: {
       scf::ForOp loop = member.reduction->loop;
       auto before = llvm::make_range(body->begin(), Block::iterator(loop));
       for (Operation &op : before)
-        b.clone(op, mapping);
+        cloneOp(b, op, mapping, /*once=*/false);
       // Each thread takes every `threads`-th iteration, from neutral
       // values (-0.0, not upstream's 0.0, leaves every sum as it is).
       SmallVector<Value> neutral;
@@ -453,7 +578,7 @@ void buildRowKernel(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
             mapping.map(loop.getInductionVar(), index);
             mapping.map(loop.getRegionIterArgs(), partials);
             for (Operation &op : *loop.getBody())
-              inner.clone(op, mapping);
+              cloneOp(inner, op, mapping, /*once=*/false);
           });
       // The block's total, combined with the accumulator's value before.
       for (auto [i, combiner] : llvm::enumerate(member.reduction->combiners)) {
@@ -471,16 +596,20 @@ void buildRowKernel(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
         mapping.map(loop.getResult(i),
                     b.clone(*combiner, combine)->getResult(0));
       }
-      // What follows, once per row.
-      OpBuilder once = firstThread();
+      // What follows: every thread has the total; the first stores.
       for (Operation &op : llvm::make_range(std::next(Block::iterator(loop)),
                                             body->without_terminator().end()))
-        once.clone(op, mapping);
+        cloneOp(b, op, mapping, /*once=*/true);
       break;
     }
     }
-    if (index + 1 < members.size())
-      gpu::BarrierOp::create(b, loc);
+    if (barrier && !((stored && (loads || stores)) || (loaded && stores))) {
+      barrier.erase();
+    } else if (barrier) {
+      loaded = stored = false;
+    }
+    loaded |= loads > 0;
+    stored |= stores > 0;
   }
 
   static constexpr gpu::Processor grid[] = {
@@ -516,28 +645,49 @@ void autoglm::fuseRowKernels(func::FuncOp func) {
     std::optional<SmallVector<int64_t>> rows = reductionRows(anchor);
     if (!rows)
       continue;
-    SmallVector<Member> members{*classify(anchor, *rows)};
-    // Grows the run by the nest `op`, before or after it, if it fits.
-    auto grow = [&](Operation *op, bool before) {
-      auto nest = dyn_cast<scf::ParallelOp>(op);
-      if (!nest || taken.contains(nest))
+    // Grows the run around the anchor over the nests before and after it
+    // that fit, one side first. Which per-row values stay in registers
+    // depends on the steps after them, and so which earlier steps may
+    // join: both orders are tried, the longer run kept.
+    auto growRun = [&](bool forwardFirst) {
+      SmallVector<Member> members{*classify(anchor, *rows)};
+      auto grow = [&](Operation *op, bool before) {
+        auto nest = dyn_cast<scf::ParallelOp>(op);
+        if (!nest || taken.contains(nest))
+          return false;
+        std::optional<Member> member = classify(nest, *rows);
+        if (!member)
+          return false;
+        auto at = before ? members.begin() : members.end();
+        at = members.insert(at, *member);
+        if (rowsApart(members, *rows))
+          return true;
+        members.erase(at);
         return false;
-      std::optional<Member> member = classify(nest, *rows);
-      if (!member)
-        return false;
-      auto at = before ? members.begin() : members.end();
-      at = members.insert(at, *member);
-      if (rowsApart(members, *rows))
-        return true;
-      members.erase(at);
-      return false;
+      };
+      auto forward = [&] {
+        for (size_t j = i + 1; j < ops.size(); ++j)
+          if (!movesNothing(ops[j]) && !grow(ops[j], /*before=*/false))
+            break;
+      };
+      auto backward = [&] {
+        for (size_t j = i; j-- > 0;)
+          if (!movesNothing(ops[j]) && !grow(ops[j], /*before=*/true))
+            break;
+      };
+      if (forwardFirst) {
+        forward();
+        backward();
+      } else {
+        backward();
+        forward();
+      }
+      return members;
     };
-    for (size_t j = i; j-- > 0;)
-      if (!movesNothing(ops[j]) && !grow(ops[j], /*before=*/true))
-        break;
-    for (size_t j = i + 1; j < ops.size(); ++j)
-      if (!movesNothing(ops[j]) && !grow(ops[j], /*before=*/false))
-        break;
+    SmallVector<Member> members = growRun(/*forwardFirst=*/true);
+    SmallVector<Member> other = growRun(/*forwardFirst=*/false);
+    if (other.size() > members.size())
+      members = std::move(other);
     for (Member &member : members)
       taken.insert(member.nest);
     kernels.emplace_back(std::move(members), std::move(*rows));

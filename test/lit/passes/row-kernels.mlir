@@ -1,29 +1,25 @@
 // RUN: autoglm-opt %s --split-input-file --convert-linalg-to-parallel-loops --autoglm-accumulate-in-registers --autoglm-map-loops-to-gpu | FileCheck %s
 
-// RMSNorm over rows of 256, its buffers apart: the fill, the sum of
-// squares, the per-row rsqrt and the scaling are one kernel, a block per
-// row of 64 threads. The first thread runs the per-row steps; the
-// threads stride through the row in the others; barriers between steps.
+// RMSNorm over rows of 256: the fill, the sum of squares, the per-row
+// rsqrt and the scaling are one kernel, a block per row of 64 threads that
+// stride through the row. The sums and their rsqrt stay in registers (the
+// buffers are temporaries): nothing stores them, and the only barrier is
+// the one before the scaling's stores.
 // CHECK-LABEL: func.func @rms_norm
 // CHECK: scf.parallel (%[[ROW:.*]]) = (%[[C0:.*]]) to (%c4{{.*}}) step
 // CHECK-NEXT: scf.parallel (%[[T:.*]]) = (%[[C0]]) to (%c64) step
-// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %[[C0]]
-// CHECK-NEXT: scf.if %[[FIRST]] {
-// CHECK-NEXT: memref.store %{{.*}}, %[[SUM:.*]][%[[ROW]]]
-// CHECK: gpu.barrier
-// CHECK-NEXT: memref.load %[[SUM]][%[[ROW]]]
+// CHECK-NOT: memref.store
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.for %{{.*}} = %[[T]] to %c256 step %c64
-// CHECK: gpu.all_reduce add
-// CHECK: scf.if %[[FIRST]] {
-// CHECK-NEXT: memref.store %{{.*}}, %[[SUM]][%[[ROW]]]
-// CHECK: gpu.barrier
-// CHECK-NEXT: scf.if %[[FIRST]] {
-// CHECK: math.rsqrt
-// CHECK: gpu.barrier
+// CHECK: %[[SUM:.*]] = gpu.all_reduce add
+// CHECK: %[[TOTAL:.*]] = arith.addf %[[SUM]], %cst
+// CHECK: arith.divf %[[TOTAL]]
+// CHECK: %[[INV:.*]] = math.rsqrt
+// CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.for %[[J:.*]] = %[[T]] to %c256{{.*}} step %c64
 // CHECK-NEXT: memref.load %arg0[%[[ROW]], %[[J]]]
-// CHECK-NEXT: memref.load %{{.*}}[%[[ROW]], %c0]
 // CHECK-NEXT: memref.load %arg1[%[[J]]]
+// CHECK-NEXT: arith.mulf %{{.*}}, %[[INV]]
 // CHECK: memref.store %{{.*}}[%[[ROW]], %[[J]]]
 // CHECK: processor = thread_x
 // CHECK: processor = block_x
@@ -71,21 +67,24 @@ func.func @rms_norm(%x: memref<4x256xf32>, %w: memref<256xf32>, %arena: memref<8
 
 // -----
 
-// The same, with the output in the bytes of the sums (dead after the
-// rsqrt, so the planner may put it there): the first rows' outputs would
-// overwrite the sums of rows whose blocks have not read them yet, so the
-// scaling stays a kernel of its own.
+// The same, with the output in the bytes of the sums (the planner may put
+// it there once they are dead) and the sums read after the kernel, so
+// that they are stored: the first rows' outputs would overwrite the sums
+// of rows whose blocks have not read them yet, so the scaling stays a
+// kernel of its own.
 // CHECK-LABEL: func.func @output_over_the_sums
 // CHECK: scf.parallel
 // CHECK: scf.parallel
 // CHECK: gpu.all_reduce add
+// CHECK: scf.if
+// CHECK-NEXT: memref.store
 // CHECK: math.rsqrt
 // CHECK: processor = block_x
 // CHECK-NEXT: memref.expand_shape
 // CHECK: scf.parallel (%{{.*}}, %{{.*}}) = {{.*}} to (%c4, %c256)
 // CHECK-NOT: gpu.barrier
 // CHECK: processor = block_y
-func.func @output_over_the_sums(%x: memref<4x256xf32>, %w: memref<256xf32>, %arena: memref<8192xi8>) {
+func.func @output_over_the_sums(%x: memref<4x256xf32>, %w: memref<256xf32>, %arena: memref<8192xi8>, %kept: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c16 = arith.constant 16 : index
   %zero = arith.constant 0.0 : f32
@@ -118,6 +117,7 @@ func.func @output_over_the_sums(%x: memref<4x256xf32>, %w: memref<256xf32>, %are
     %t = arith.mulf %a, %r : f32
     linalg.yield %t : f32
   }
+  memref.copy %sum, %kept : memref<4xf32> to memref<4xf32>
   return
 }
 
@@ -236,6 +236,77 @@ func.func @other_rows(%x: memref<4x256xf32>, %z: memref<8x256xf32>, %sum: memref
   ^bb0(%a: f32, %o: f32):
     %n = arith.negf %a : f32
     linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// A masked softmax whose maximum and sum the planner put over the raw
+// scores (dead once masked): the maximum and the sum stay in registers, so
+// the masking joins the kernel, which touches memory only to read the raw
+// scores and the mask and to write the masked scores and the output.
+// CHECK-LABEL: func.func @masked_softmax
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = {{.*}} to (%c4{{.*}}, %c8{{.*}}) step
+// CHECK-NEXT: scf.parallel (%[[T:.*]]) =
+// CHECK: scf.for %{{.*}} = %[[T]] to %c64
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK: gpu.all_reduce maximumf
+// CHECK-NOT: memref.store
+// CHECK: gpu.all_reduce add
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %[[T]] to %c64
+// CHECK: math.exp
+// CHECK: memref.store
+// CHECK: processor = block_y{{.*}}processor = block_x
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @masked_softmax(%arena: memref<24576xi8>, %mask: memref<8x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c8192 = arith.constant 8192 : index
+  %c16384 = arith.constant 16384 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %raw = memref.view %arena[%c0][] : memref<24576xi8> to memref<4x8x64xf32>
+  %masked = memref.view %arena[%c8192][] : memref<24576xi8> to memref<4x8x64xf32>
+  %max = memref.view %arena[%c0][] : memref<24576xi8> to memref<4x8xf32>
+  %sum = memref.view %arena[%c128][] : memref<24576xi8> to memref<4x8xf32>
+  %out = memref.view %arena[%c16384][] : memref<24576xi8> to memref<4x8x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%raw, %mask : memref<4x8x64xf32>, memref<8x64xf32>) outs(%masked : memref<4x8x64xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %r = arith.addf %a, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%ninf : f32) outs(%max : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%masked : memref<4x8x64xf32>) outs(%max : memref<4x8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%masked, %max : memref<4x8x64xf32>, memref<4x8xf32>) outs(%sum : memref<4x8xf32>) {
+  ^bb0(%a: f32, %m: f32, %acc: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    %r = arith.addf %e, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%masked, %max, %sum : memref<4x8x64xf32>, memref<4x8xf32>, memref<4x8xf32>) outs(%out : memref<4x8x64xf32>) {
+  ^bb0(%a: f32, %m: f32, %t: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    %p = arith.divf %e, %t : f32
+    linalg.yield %p : f32
   }
   return
 }
