@@ -141,6 +141,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       // products' accumulators) goes, so that the plan has no room for it.
       pm.addPass(createCanonicalizerPass());
     }
+    // The GPU's products write their transposed results in place.
+    if (!options.gpuArch.empty() || options.emulateGpu)
+      pm.addNestedPass<func::FuncOp>(createFoldTransposes());
     if (options.cudaLibraries) {
       ContractionsToKernelsOptions cublas;
       cublas.cuda = true;

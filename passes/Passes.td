@@ -1000,6 +1000,23 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
                            "mlir::gpu::GPUDialect"];
 }
 
+def FoldTransposes : Pass<"autoglm-fold-transposes", "mlir::func::FuncOp"> {
+  let summary = "Let the ops that write a buffer write its transposed copy instead";
+  let description = [{
+    On buffers, before the arena is planned (the CUDA target's memref
+    stage): a `linalg.transpose` of an allocated buffer `src` into an
+    allocated `dst`, where every other use of `src` is as the init of a
+    linalg op before the copy (a fill, a product accumulating into it) and
+    nothing uses `dst` before the copy, goes: those ops write `dst` through
+    a `memref.reinterpret_cast` of it with its sizes and strides permuted
+    back (a view-like op, which the passes that follow buffers through
+    views see through), and `src` goes if nothing else uses it. Attention's context, a product per head
+    transposed to tokens by heads, is then written in place by the product
+    (the GPU's cuBLAS call takes the view's strides).
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def EmulateGpuLibraries : Pass<"autoglm-emulate-gpu-libraries", "mlir::ModuleOp"> {
   let summary = "Call the host versions of the CUDA library functions (for tests)";
   let description = [{
