@@ -431,21 +431,25 @@ int main(int argc, char **argv) {
     return error("--precision " + precision + " is the operands of the "
                  "cuBLAS products; with --device-hint matmul=host the "
                  "products run on the host in float32");
-  if (cuda) {
-    if (gpuArch.empty())
-      gpuArch = "sm_90";
-    if (!llvm::is_contained(supportedGpuArchs(), gpuArch))
-      return error("unsupported --gpu-arch '" + gpuArch + "'; --target=cuda "
-                   "supports " + llvm::join(supportedGpuArchs(), ", "));
-    // What the CUDA target does not do yet (docs/cuda.md).
+  // What the CUDA target does not do yet (docs/cuda.md), nor its code on
+  // this CPU.
+  if (cuda || emulated)
     for (auto [given, flag] :
          {std::pair{!weightOnly.empty(), "--weight-only"},
           std::pair{maxSeqLen > 0, "--max-seq-len"},
           std::pair{profile, "--profile"}, std::pair{explain, "--explain"},
-          std::pair{weights == "embed", "--weights=embed"}})
+          std::pair{weights == "embed" && cuda, "--weights=embed"}})
       if (given)
-        return error(llvm::Twine(flag) + " is not supported with "
-                     "--target=cuda yet");
+        return error(llvm::Twine(flag) +
+                     " is not supported with --target=" + target + " yet");
+  if (cuda) {
+    if (gpuArch.empty())
+      gpuArch = "sm_90";
+    if (!llvm::is_contained(supportedGpuArchs(), gpuArch))
+      return error("unsupported --gpu-arch '" + gpuArch +
+                   "'; --target=cuda "
+                   "supports " +
+                   llvm::join(supportedGpuArchs(), ", "));
     std::string toolkit = defaultCudaToolkit();
     llvm::SmallString<256> ptxas(toolkit);
     llvm::sys::path::append(ptxas, "bin", "ptxas");
