@@ -133,7 +133,26 @@ int main(void) {
 """
 
 
-class CudaTargetTest(E2ETestCase):
+class OutputChecks:
+    """How a CUDA build's output is checked against its float32 reference."""
+
+    def assertMatchesReference(self, actual, expected, flags, name):
+        if flags[:1] != ["--precision"]:
+            # fp32: the CPU's tolerances.
+            np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=ATOL,
+                                       err_msg=name)
+            return
+        # 16-bit operands: test_precision.py's measures.
+        error = np.max(np.abs(actual - expected))
+        self.assertLessEqual(error, HALF_MAX_REL * np.max(np.abs(expected)),
+                             name)
+        a, e = actual.ravel(), expected.ravel()
+        self.assertGreaterEqual(
+            a @ e / (np.linalg.norm(a) * np.linalg.norm(e)), HALF_MIN_COSINE,
+            name)
+
+
+class CudaTargetTest(OutputChecks, E2ETestCase):
 
     @classmethod
     def setUpClass(cls):
@@ -478,23 +497,10 @@ class CudaTargetTest(E2ETestCase):
                     for name, reference in zip(
                             case_names(case_dir, "outputs"),
                             case_files(case_dir, "output")):
-                        expected = np.load(reference)
-                        actual = np.load(os.path.join(
-                            out_dir, saved_output_name(name)))
-                        if flags[:1] != ["--precision"]:
-                            # fp32: the CPU's tolerances.
-                            self.assertTrue(np.allclose(
-                                actual, expected, rtol=RTOL, atol=ATOL), name)
-                            continue
-                        # 16-bit operands: test_precision.py's measures.
-                        error = np.max(np.abs(actual - expected))
-                        self.assertLessEqual(
-                            error, HALF_MAX_REL * np.max(np.abs(expected)),
-                            name)
-                        a, e = actual.ravel(), expected.ravel()
-                        self.assertGreaterEqual(
-                            a @ e / (np.linalg.norm(a) * np.linalg.norm(e)),
-                            HALF_MIN_COSINE, name)
+                        self.assertMatchesReference(
+                            np.load(os.path.join(
+                                out_dir, saved_output_name(name))),
+                            np.load(reference), flags, name)
         # int8: what the CPU's int8 build computes (the same quantization and
         # integer sums; float rounding of the scales aside).
         for model in ("mlp", "glm_layer", "resnet_cnn"):
@@ -518,7 +524,7 @@ class CudaTargetTest(E2ETestCase):
                         rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-class EmulatedKernelsTest(E2ETestCase):
+class EmulatedKernelsTest(OutputChecks, E2ETestCase):
     """--target=cuda-emulated: the CUDA target's code (kernels with their
     blocks, threads, barriers and block-wide reductions; the cuBLAS and
     cuBLASLt calls with their arguments) compiled for this CPU, each
@@ -546,22 +552,10 @@ class EmulatedKernelsTest(E2ETestCase):
                     for name, reference in zip(
                             case_names(case_dir, "outputs"),
                             case_files(case_dir, "output")):
-                        actual = np.load(os.path.join(
-                            out_dir, saved_output_name(name)))
-                        expected = np.load(reference)
-                        if flags[:1] != ["--precision"]:
-                            np.testing.assert_allclose(
-                                actual, expected, rtol=RTOL, atol=ATOL,
-                                err_msg=name)
-                            continue
-                        error = np.max(np.abs(actual - expected))
-                        self.assertLessEqual(
-                            error, HALF_MAX_REL * np.max(np.abs(expected)),
-                            name)
-                        a, e = actual.ravel(), expected.ravel()
-                        self.assertGreaterEqual(
-                            a @ e / (np.linalg.norm(a) * np.linalg.norm(e)),
-                            HALF_MIN_COSINE, name)
+                        self.assertMatchesReference(
+                            np.load(os.path.join(
+                                out_dir, saved_output_name(name))),
+                            np.load(reference), flags, name)
 
     def test_shared_models_match_their_references(self):
         if not shared_models.available():

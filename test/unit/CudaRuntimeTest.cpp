@@ -486,30 +486,39 @@ uint16_t halfBits(float value, int format) {
                   ((bits >> 13) & 0x3FF));
 }
 
-TEST_F(FakeBlas, HalfOperands) {
-  // [2x4] x [4x3] in IEEE half (format 0) and bfloat16 (1), A transposed
-  // (a_row 1, a_col 2); float32 sums and output.
-  for (int format : {0, 1}) {
-    SCOPED_TRACE(format);
-    std::array<uint16_t, 32> a16{}, b16{};
-    float want[2][3] = {};
+// A [2x4] x [4x3] product in 16-bit floats (format 0: IEEE half, 1:
+// bfloat16), exact in them: A stored column by column (a_row 1, a_col 2), B
+// row by row, and the float32 product.
+struct HalfProduct {
+  explicit HalfProduct(int format) {
     for (int i = 0; i < 2; ++i)
       for (int p = 0; p < 4; ++p)
-        a16[i + 2 * p] = halfBits(float(i + p + 1), format);
+        a[i + 2 * p] = halfBits(float(i + p + 1), format);
     for (int p = 0; p < 4; ++p)
       for (int j = 0; j < 3; ++j)
-        b16[p * 3 + j] = halfBits(float(p - j), format);
+        b[p * 3 + j] = halfBits(float(p - j), format);
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 3; ++j)
         for (int p = 0; p < 4; ++p)
           want[i][j] += float(i + p + 1) * float(p - j);
-    std::memcpy(a.data(), a16.data(), sizeof a16);
-    ASSERT_EQ(agl_instance_set_weights(instance, b16.data()), AGL_OK);
+  }
+  // As many bytes as the fake model's 16 floats of input and weights.
+  std::array<uint16_t, 32> a{}, b{};
+  float want[2][3] = {};
+};
+
+TEST_F(FakeBlas, HalfOperands) {
+  // Float32 sums and output.
+  for (int format : {0, 1}) {
+    SCOPED_TRACE(format);
+    HalfProduct half(format);
+    std::memcpy(a.data(), half.a.data(), sizeof half.a);
+    ASSERT_EQ(agl_instance_set_weights(instance, half.b.data()), AGL_OK);
     fake_gemm = {1, 2, 3, 4, 0, 1, 2, 0, 3, 1, 0, 3, 0, 1.0f, format};
     ASSERT_EQ(run(), AGL_OK) << lastError();
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 3; ++j)
-        EXPECT_EQ(c[i * 3 + j], want[i][j]) << i << "," << j;
+        EXPECT_EQ(c[i * 3 + j], half.want[i][j]) << i << "," << j;
   }
   fake_gemm.format = 2;
   EXPECT_EQ(run(), AGL_ERR_DEVICE);
@@ -1017,27 +1026,14 @@ TEST_F(EmulatedBlas, EpiloguesAndResiduals) {
 }
 
 TEST_F(EmulatedBlas, HalfOperands) {
-  // [2x4] (stored column by column) x [4x3] in half and in bfloat16.
   for (int32_t format : {0, 1}) {
-    std::array<uint16_t, 8> a16{};
-    std::array<uint16_t, 12> b16{};
-    float want[2][3] = {};
-    for (int i = 0; i < 2; ++i)
-      for (int p = 0; p < 4; ++p)
-        a16[i + 2 * p] = halfBits(float(i + p + 1), format);
-    for (int p = 0; p < 4; ++p)
-      for (int j = 0; j < 3; ++j)
-        b16[p * 3 + j] = halfBits(float(p - j), format);
-    for (int i = 0; i < 2; ++i)
-      for (int j = 0; j < 3; ++j)
-        for (int p = 0; p < 4; ++p)
-          want[i][j] += float(i + p + 1) * float(p - j);
+    HalfProduct half(format);
     c = {};
-    agl_emulated_gemm_half(1, 2, 3, 4, a16.data(), 0, 1, 2, b16.data(), 0, 3, 1,
-                           c.data(), 0, 3, 0, 1.0f, format);
+    agl_emulated_gemm_half(1, 2, 3, 4, half.a.data(), 0, 1, 2, half.b.data(),
+                           0, 3, 1, c.data(), 0, 3, 0, 1.0f, format);
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 3; ++j)
-        EXPECT_EQ(c[i * 3 + j], want[i][j]) << format << ": " << i << j;
+        EXPECT_EQ(c[i * 3 + j], half.want[i][j]) << format << ": " << i << j;
   }
 }
 

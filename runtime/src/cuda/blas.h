@@ -110,6 +110,12 @@ __attribute__((visibility("default"))) void agl_cuda_gemm_epilogue(
     const float *bias, int32_t activation, const float *residual,
     int64_t residual_batch_stride, int64_t residual_row_stride);
 
+/* Whether cuBLASLt has an epilogue for `activation` (none, ReLU or tanh
+ * GELU, after the bias if any), with a residual (only without an
+ * activation, and not while accumulating) when `residual` (blas_lt.c). */
+AGL_HIDDEN int agl_cuda_lt_takes(int32_t activation, int residual,
+                                 int32_t accumulate);
+
 /* ---- --target=cuda-emulated (emulated_blas.c) ----------------------------
  * The three calls above, computed on host memory, for the CUDA target's
  * code compiled for the CPU: same arguments, same results. */

@@ -366,6 +366,12 @@ static plan *plan_for(struct agl_cuda_lt *lt, const plan_key *key,
   return plan_make(lt, p, key, bias) ? p : NULL;
 }
 
+int agl_cuda_lt_takes(int32_t activation, int residual, int32_t accumulate) {
+  return (activation == AGL_ACT_NONE || activation == AGL_ACT_RELU ||
+          activation == AGL_ACT_GELU_TANH) &&
+         !(residual && (activation != AGL_ACT_NONE || accumulate));
+}
+
 /* cuBLASLt's epilogue for the activation and bias; 0 if it has none. */
 static int32_t epilogue_of(int32_t activation, int bias) {
   switch (activation) {
@@ -394,8 +400,7 @@ void agl_cuda_gemm_epilogue(
     return;
   plan_key key;
   memset(&key, 0, sizeof key);
-  const int32_t epilogue = epilogue_of(activation, bias != NULL);
-  if (!epilogue || (residual && (activation != AGL_ACT_NONE || accumulate))) {
+  if (!agl_cuda_lt_takes(activation, residual != NULL, accumulate)) {
     char message[200];
     snprintf(
         message, sizeof message, "%s: no cuBLASLt epilogue for activation %d%s",
@@ -443,7 +448,7 @@ void agl_cuda_gemm_epilogue(
   key.type = format == AGL_CUDA_HALF   ? LT_R_16F
              : format == AGL_CUDA_BF16 ? LT_R_16BF
                                        : LT_R_32F;
-  key.epilogue = epilogue;
+  key.epilogue = epilogue_of(activation, bias != NULL);
   key.c_source = residual ? C_RESIDUAL : accumulate ? C_OUTPUT : C_NONE;
   const void *pointers[5] = {a, b, residual ? (const void *)residual : c, c,
                              bias};

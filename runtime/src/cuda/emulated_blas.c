@@ -162,9 +162,7 @@ void agl_emulated_gemm_epilogue(
     const float *bias, int32_t activation, const float *residual,
     int64_t residual_batch_stride, int64_t residual_row_stride) {
   static const char caller[] = "agl_cuda_gemm_epilogue";
-  const int known = activation == AGL_ACT_NONE || activation == AGL_ACT_RELU ||
-                    activation == AGL_ACT_GELU_TANH;
-  if (!known || (residual && (activation != AGL_ACT_NONE || accumulate)) ||
+  if (!agl_cuda_lt_takes(activation, residual != NULL, accumulate) ||
       format < AGL_CUDA_HALF || format > AGL_CUDA_FLOAT) {
     refuse(caller, "no cuBLASLt epilogue for it", batch, m, n, c,
            c_batch_stride, c_row_stride);
