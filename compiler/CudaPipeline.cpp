@@ -73,6 +73,9 @@ void autoglm::buildGpuMappingPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createContiguousReshapes());
   // Kernels: one per top-level loop nest.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Symbolic extents: one value per extent (each op read its own
+  // memref.dim), so that nests over the same rows have the same bounds.
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createAccumulateInRegisters());
   MapLoopsToGpuOptions mapping;
   mapping.blockSize = options.blockSize;

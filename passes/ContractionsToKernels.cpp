@@ -42,6 +42,7 @@
 #include "passes/BufferFacts.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
+#include "passes/SizeBounds.h"
 #include "passes/Tuning.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -52,6 +53,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include "autoglm/kernels.h"
 #include "autoglm/kernels_int8.h"
@@ -991,34 +993,105 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   finishKernelCall(call, op, &blocking, init, output, epilogue, zeroSources);
 }
 
-/// The strides (elements) that each loop steps `buffer` by, through `map`,
-/// when its layout is static; nothing otherwise.
-std::optional<SmallVector<int64_t>>
-staticLoopStrides(Value buffer, AffineMap map, int64_t loops) {
+/// What is known when compiling of how each loop of a GPU product steps
+/// through one operand: the loops' extents (`ranges`, kDynamic for
+/// symbolic ones) and their largest values, and per loop the buffer's
+/// stride (kDynamic if it depends on symbolic extents), the position of
+/// the buffer's dimension it indexes (-1 if none) and, for a contiguous
+/// buffer, the largest value that stride takes.
+struct LoopLayout {
+  ArrayRef<int64_t> ranges, maxRanges;
+  SmallVector<int64_t> strides, positions, maxStrides;
+  bool contiguous = false;
+};
+
+/// The largest extent of each loop of `op` when its symbols stay within
+/// their ranges (SizeBounds.h); kDynamic where nothing bounds it.
+SmallVector<int64_t> maxLoopRanges(linalg::GenericOp op) {
+  const SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> bounds = ranges;
+  for (OpOperand &operand : op->getOpOperands())
+    for (auto [i, expr] :
+         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || !ShapedType::isDynamic(ranges[dim.getPosition()]))
+        continue;
+      std::optional<autoglm::Interval> extent =
+          autoglm::extentBounds(operand.get(), i);
+      int64_t &bound = bounds[dim.getPosition()];
+      if (extent && (ShapedType::isDynamic(bound) || extent->hi < bound))
+        bound = extent->hi;
+    }
+  return bounds;
+}
+
+/// How the loops of a product step through `buffer`, read with `map`;
+/// nothing if it has no strided layout.
+std::optional<LoopLayout> loopLayout(Value buffer, AffineMap map,
+                                     ArrayRef<int64_t> ranges,
+                                     ArrayRef<int64_t> maxRanges) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (!type || failed(type.getStridesAndOffset(strides, offset)) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
+  if (!type || failed(type.getStridesAndOffset(strides, offset)))
     return std::nullopt;
-  SmallVector<int64_t> loopStrides(loops, 0);
+  LoopLayout layout;
+  layout.ranges = ranges;
+  layout.maxRanges = maxRanges;
+  layout.contiguous = type.getLayout().isIdentity();
+  // A contiguous buffer's stride is the product of the extents inside it.
+  SmallVector<int64_t> maxStrides(strides.size(), ShapedType::kDynamic);
+  if (layout.contiguous)
+    if (std::optional<SmallVector<int64_t>> shape = autoglm::maxShape(buffer)) {
+      std::optional<int64_t> stride = 1;
+      for (int64_t i = type.getRank() - 1; i >= 0 && stride; --i) {
+        maxStrides[i] = *stride;
+        stride = llvm::checkedMul(*stride, std::max<int64_t>((*shape)[i], 1));
+      }
+    }
+  const int64_t loops = ranges.size();
+  layout.strides.assign(loops, 0);
+  layout.positions.assign(loops, -1);
+  layout.maxStrides.assign(loops, 0);
   for (auto [i, expr] : llvm::enumerate(map.getResults()))
-    if (auto dim = dyn_cast<AffineDimExpr>(expr))
-      loopStrides[dim.getPosition()] = strides[i];
-  return loopStrides;
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      layout.strides[dim.getPosition()] = strides[i];
+      layout.positions[dim.getPosition()] = i;
+      layout.maxStrides[dim.getPosition()] =
+          ShapedType::isDynamic(strides[i]) ? maxStrides[i] : strides[i];
+    }
+  return layout;
 }
 
-/// Whether cuBLAS takes a rows x cols operand with these strides: unit
-/// stride along its rows or its columns, and a leading dimension that
-/// covers the other extent (the rule agl_cuda_sgemm applies).
-bool cublasTakes(int64_t rows, int64_t cols, int64_t rowStride,
-                 int64_t colStride) {
+/// Whether cuBLAS takes the operand that loops `rows` x `cols` read
+/// through `layout`, whatever values the symbolic extents take: a unit
+/// stride along `inner`, and along `outer` a leading dimension that
+/// covers `inner`'s extent (the rule agl_cuda_sgemm applies), with
+/// `inner` the columns, or, transposed, the rows.
+bool cublasTakes(const LoopLayout &layout, int64_t rows, int64_t cols,
+                 bool transposable = true) {
   constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
-  if ((colStride == 1 || cols == 1) &&
-      (rows == 1 || (rowStride >= cols && rowStride <= kMaxInt)))
-    return true;
-  return (rowStride == 1 || rows == 1) &&
-         (cols == 1 || (colStride >= rows && colStride <= kMaxInt));
+  auto along = [&](int64_t inner, int64_t outer) {
+    if (layout.strides[inner] != 1 && layout.ranges[inner] != 1)
+      return false;
+    if (layout.ranges[outer] == 1)
+      return true;
+    const int64_t stride = layout.strides[outer];
+    const int64_t maxStride = layout.maxStrides[outer];
+    if (ShapedType::isDynamic(maxStride) || maxStride > kMaxInt)
+      return false;
+    const int64_t extent = ShapedType::isDynamic(layout.ranges[inner])
+                               ? layout.maxRanges[inner]
+                               : layout.ranges[inner];
+    if (!ShapedType::isDynamic(stride) && !ShapedType::isDynamic(extent) &&
+        stride >= extent)
+      return true;
+    // In a contiguous buffer a dimension's stride covers the extent of
+    // every dimension inside it.
+    return layout.contiguous && layout.positions[outer] >= 0 &&
+           layout.positions[outer] < layout.positions[inner];
+  };
+  return along(cols, rows) || (transposable && along(rows, cols));
 }
 
 /// The 16-bit copies of constant weights for half-precision GPU products:
@@ -1073,7 +1146,7 @@ std::optional<Epilogue> cudaEpilogue(linalg::GenericOp op,
                                      bool accumulate);
 
 /// The elementwise generic right before `product` that writes all of
-/// `buffer` (a new allocation, contiguous, static) as its one output
+/// `buffer` (a new allocation, contiguous) as its one output
 /// without reading it, when nothing reads `buffer` after the product: it
 /// can write the 16-bit copy itself. Null otherwise.
 linalg::GenericOp producerToNarrow(Value buffer, Operation *product) {
@@ -1092,8 +1165,7 @@ linalg::GenericOp producerToNarrow(Value buffer, Operation *product) {
       llvm::is_contained(producer.getDpsInputs(), buffer) ||
       !autoglm::deadAfter(buffer, product))
     return nullptr;
-  auto type = cast<MemRefType>(buffer.getType());
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+  if (!cast<MemRefType>(buffer.getType()).getLayout().isIdentity())
     return nullptr;
   // A loop that the product before it takes as its epilogue (cuBLASLt's,
   // in float32) stays as it is.
@@ -1124,8 +1196,18 @@ Value halfOperand(OpBuilder &b, Location loc, Value buffer, Operation *product,
       return memref::GetGlobalOp::create(b, loc, global.getType(),
                                          global.getSymName());
   auto type = cast<MemRefType>(buffer.getType());
+  // Symbolic extents: an allocation's own (they come before the loop that
+  // may write the copy), else the buffer's.
+  SmallVector<Value> sizes;
+  if (auto alloc = buffer.getDefiningOp<memref::AllocOp>())
+    sizes.append(alloc.getDynamicSizes().begin(),
+                 alloc.getDynamicSizes().end());
+  else
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (type.isDynamicDim(i))
+        sizes.push_back(memref::DimOp::create(b, loc, buffer, i));
   Value converted = memref::AllocOp::create(
-      b, loc, MemRefType::get(type.getShape(), weights.type()));
+      b, loc, MemRefType::get(type.getShape(), weights.type()), sizes);
   if (linalg::GenericOp producer = producerToNarrow(buffer, product)) {
     // The same loop, writing the 16-bit buffer: its block takes the new
     // element type, and its value is truncated as it is yielded.
@@ -1182,12 +1264,13 @@ cudaEpilogue(linalg::GenericOp op, const ContractionLoops &c, bool accumulate) {
       (e->residual && (e->activation != AGL_ACT_NONE || accumulate)))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> maxRanges = maxLoopRanges(op);
   AffineMap map = op.getIndexingMapsArray()[2];
   for (Value tile : {e->output, e->residual}) {
     if (!tile)
       continue;
-    auto strides = staticLoopStrides(tile, map, op.getNumLoops());
-    if (!strides || !cublasTakes(ranges[c.m], ranges[c.n], (*strides)[c.m], 1))
+    std::optional<LoopLayout> layout = loopLayout(tile, map, ranges, maxRanges);
+    if (!layout || !cublasTakes(*layout, c.m, c.n, /*transposable=*/false))
       return std::nullopt;
   }
   return e;
@@ -1210,25 +1293,24 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                          HalfWeights *half,
                          SmallVectorImpl<ZeroSource> &zeroSources) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return;
+  SmallVector<int64_t> maxRanges = maxLoopRanges(op);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   int64_t loops = op.getNumLoops();
-  auto lhs = staticLoopStrides(op.getDpsInputs()[0], maps[0], loops);
-  auto rhs = staticLoopStrides(op.getDpsInputs()[1], maps[1], loops);
-  auto out = staticLoopStrides(op.getDpsInits()[0], maps[2], loops);
+  auto layoutOf = [&](Value buffer, AffineMap map) {
+    return loopLayout(buffer, map, ranges, maxRanges);
+  };
+  std::optional<LoopLayout> lhs = layoutOf(op.getDpsInputs()[0], maps[0]);
+  std::optional<LoopLayout> rhs = layoutOf(op.getDpsInputs()[1], maps[1]);
+  std::optional<LoopLayout> out = layoutOf(op.getDpsInits()[0], maps[2]);
   constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
-  int64_t batch = 1;
-  for (int64_t loop : c.batch)
-    batch = ranges[loop] != 1 ? ranges[loop] : batch;
   // Half operands are contiguous copies, which cuBLAS always takes.
-  if (!lhs || !rhs || !out || batch > kMaxInt ||
-      llvm::any_of(ranges, [&](int64_t r) { return r > kMaxInt; }) ||
-      (!half &&
-       !cublasTakes(ranges[c.m], ranges[c.k], (*lhs)[c.m], (*lhs)[c.k])) ||
-      (!half &&
-       !cublasTakes(ranges[c.k], ranges[c.n], (*rhs)[c.k], (*rhs)[c.n])) ||
-      !cublasTakes(ranges[c.m], ranges[c.n], (*out)[c.m], 1))
+  if (!lhs || !rhs || !out ||
+      llvm::any_of(
+          maxRanges,
+          [&](int64_t r) { return ShapedType::isDynamic(r) || r > kMaxInt; }) ||
+      (!half && !cublasTakes(*lhs, c.m, c.k)) ||
+      (!half && !cublasTakes(*rhs, c.k, c.n)) ||
+      !cublasTakes(*out, c.m, c.n, /*transposable=*/false))
     return;
 
   Operation *init = nullptr;

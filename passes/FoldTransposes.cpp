@@ -11,9 +11,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/RowMajorView.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 
 namespace autoglm {
@@ -33,7 +35,7 @@ bool fold(linalg::TransposeOp transpose) {
   auto dstAlloc = dst.getDefiningOp<memref::AllocOp>();
   Block *block = transpose->getBlock();
   if (!srcAlloc || !dstAlloc || srcAlloc->getBlock() != block ||
-      dstAlloc->getBlock() != block || !dstAlloc.getOperands().empty())
+      dstAlloc->getBlock() != block)
     return false;
   // What writes src: linalg ops before the copy, src their init (a fill,
   // the product accumulating into it).
@@ -60,31 +62,47 @@ bool fold(linalg::TransposeOp transpose) {
     if (!top || (top != transpose && top->isBeforeInBlock(transpose)))
       return false;
   }
+  // dst is allocated before the first write (its symbolic extents, if any,
+  // known by then).
+  for (Value size : dstAlloc.getDynamicSizes()) {
+    Operation *def = size.getDefiningOp();
+    if (def && (def->getBlock() != block || !def->isBeforeInBlock(first)))
+      return false;
+  }
   // src's dimension j is dst's dimension inverse[j]: a strided view of
   // dst with its sizes and strides so permuted (a view-like op, which the
   // passes that follow buffers through views see through).
   auto srcType = cast<MemRefType>(src.getType());
   auto dstType = cast<MemRefType>(dst.getType());
-  if (!srcType.hasStaticShape() || !dstType.hasStaticShape() ||
-      !dstType.getLayout().isIdentity())
+  if (!dstType.getLayout().isIdentity())
     return false;
+  SmallVector<OpFoldResult> srcSizes = srcAlloc.getMixedSizes();
+  SmallVector<OpFoldResult> dstSizes = dstAlloc.getMixedSizes();
   ArrayRef<int64_t> permutation = transpose.getPermutation();
-  SmallVector<int64_t> dstStrides = dstType.getStridesAndOffset().first;
-  SmallVector<int64_t> sizes(permutation.size()), strides(permutation.size());
-  for (auto [i, p] : llvm::enumerate(permutation)) {
-    sizes[p] = dstType.getDimSize(i);
-    strides[p] = dstStrides[i];
-  }
-  if (ArrayRef<int64_t>(sizes) != srcType.getShape())
-    return false;
+  SmallVector<OpFoldResult> sizes(permutation.size());
+  for (auto [i, p] : llvm::enumerate(permutation))
+    sizes[p] = dstSizes[i];
+  for (auto [size, srcSize] : llvm::zip(sizes, srcSizes))
+    if (!isEqualConstantIntOrValue(size, srcSize))
+      return false;
   if (first->isBeforeInBlock(dstAlloc))
     dstAlloc->moveBefore(first);
   OpBuilder b(first);
-  auto viewType = MemRefType::get(
-      sizes, srcType.getElementType(),
-      StridedLayoutAttr::get(transpose.getContext(), /*offset=*/0, strides));
+  SmallVector<OpFoldResult> dstStrides =
+      autoglm::rowMajorStrides(b, transpose.getLoc(), dstSizes);
+  SmallVector<OpFoldResult> strides(permutation.size());
+  for (auto [i, p] : llvm::enumerate(permutation))
+    strides[p] = dstStrides[i];
+  SmallVector<int64_t> staticStrides =
+      llvm::map_to_vector(strides, [](OpFoldResult stride) {
+        return getConstantIntValue(stride).value_or(ShapedType::kDynamic);
+      });
+  auto viewType =
+      MemRefType::get(srcType.getShape(), srcType.getElementType(),
+                      StridedLayoutAttr::get(transpose.getContext(),
+                                             /*offset=*/0, staticStrides));
   Value view = memref::ReinterpretCastOp::create(
-      b, transpose.getLoc(), viewType, dst, 0, sizes, strides);
+      b, transpose.getLoc(), viewType, dst, b.getIndexAttr(0), sizes, strides);
   for (OpOperand *use : writes)
     use->set(view);
   transpose.erase();

@@ -218,6 +218,16 @@ def FuseElementwise : Pass<"autoglm-fuse-elementwise", "mlir::ModuleOp"> {
     collapsed, its result expanded), and then fuses with the producer; the
     product after which that loop comes can take it all as its epilogue
     (`bias+residual`, `bias+gelu_tanh` in GPT-2's blocks).
+
+    A Reshape of symbolic extents arrives as a `tensor.collapse_shape` to
+    one dimension and a `tensor.expand_shape` to the new shape, which no
+    loop sees through. Where the extents of both sides pair up in order
+    into groups of equal element counts (a symbolic extent alone, proven
+    equal to its counterpart by value bounds; constants with equal
+    products), the pair becomes a collapse and an expand along those
+    groups: identities fold away, and attention's split and merge of heads
+    become reshapes that the loops and the transposes fuse through, as with
+    constant extents.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
@@ -301,7 +311,10 @@ def StaticSignature : Pass<"autoglm-static-signature", "mlir::func::FuncOp"> {
     (`memref<D x i64>`, where the function writes every extent of every
     output, in order). The largest shape of each output is recorded as
     `autoglm.output_max_shapes`. Outputs are the arguments marked
-    `bufferize.result`.
+    `bufferize.result`. A symbolic output is written by one copy of the
+    result; when the result is an arena view of its own that nothing
+    touches after the copy, the result is computed in a view of the output
+    instead and the copy goes (as a static result's buffer is the output).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
@@ -952,7 +965,10 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     strides through the row from the neutral value, `gpu.all_reduce`
     (uniform) combines the partial results, and the first thread combines
     the total with the accumulator's value before and runs what follows
-    the loop (the store). The top-level nests right before and after a row
+    the loop (the store). Symbolic extents are compared by value, each
+    `memref.dim` of a view or allocation taken for the size it was made
+    with, and the row extents of blocks y and z must be bounded by 65535
+    over the symbols' ranges. The top-level nests right before and after a row
     reduction over the same rows (same extents, from 0 by 1) join its
     kernel, with no other memory access in between: nests of one iteration
     per row without loops (fills, arithmetic on per-row values; the first
@@ -968,8 +984,9 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     load. A nest joins only if every load and store that may touch bytes
     written in the kernel (in memory) indexes its row by the row's loop
     indices and every row of those buffers lies in the same bytes (reshapes
-    of one contiguous buffer, or views at the same byte, as many elements
-    per row); within one nest they must touch the same element. Runs grow
+    of one contiguous buffer, a row-major `memref.reinterpret_cast` of one
+    included, or views at the same byte, as many elements per row); within
+    one nest they must touch the same element. Runs grow
     forward then backward from the reduction, and backward then forward;
     the longer is kept.
 
@@ -1012,7 +1029,9 @@ def FoldTransposes : Pass<"autoglm-fold-transposes", "mlir::func::FuncOp"> {
     back (a view-like op, which the passes that follow buffers through
     views see through), and `src` goes if nothing else uses it. Attention's context, a product per head
     transposed to tokens by heads, is then written in place by the product
-    (the GPU's cuBLAS call takes the view's strides).
+    (the GPU's cuBLAS call takes the view's strides). Symbolic extents: the
+    two buffers' sizes must be the same values, those of `dst` known before
+    the first write, and the view's strides are computed from them.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }

@@ -21,6 +21,7 @@
 
 #include "passes/RowKernels.h"
 #include "passes/BufferFacts.h"
+#include "passes/SizeBounds.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -176,16 +177,75 @@ std::optional<RowReduction> matchRowReduction(scf::ParallelOp nest) {
   return row;
 }
 
-/// The extents of a nest that runs from 0 by 1 to constant bounds.
-std::optional<SmallVector<int64_t>> extents(scf::ParallelOp nest) {
-  SmallVector<int64_t> result;
+/// Extents of rows: constants, or index values (symbolic extents).
+using Extents = SmallVector<OpFoldResult>;
+
+OpFoldResult resolved(OpFoldResult extent);
+
+/// Extent `d` of `buffer`: a constant, or the size its view or allocation
+/// was made with; null when neither shows it.
+OpFoldResult extentOf(Value buffer, int64_t d) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.isDynamicDim(d))
+    return IntegerAttr::get(IndexType::get(buffer.getContext()),
+                            type.getDimSize(d));
+  Operation *def = buffer.getDefiningOp();
+  if (auto reinterpret = dyn_cast_or_null<memref::ReinterpretCastOp>(def))
+    return reinterpret.getMixedSizes()[d];
+  if (auto view = dyn_cast_or_null<memref::ViewOp>(def))
+    return view.getSizes()[type.getDynamicDimIndex(d)];
+  if (auto alloc = dyn_cast_or_null<memref::AllocOp>(def))
+    return alloc.getDynamicSizes()[type.getDynamicDimIndex(d)];
+  if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(def))
+    return expand.getMixedOutputShape()[d];
+  return {};
+}
+
+/// `extent` with each memref.dim of a view taken for the size the view was
+/// made with: one symbolic extent then compares equal whichever view it
+/// was read from.
+OpFoldResult resolved(OpFoldResult extent) {
+  while (auto value = dyn_cast_if_present<Value>(extent)) {
+    auto dim = value.getDefiningOp<memref::DimOp>();
+    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+    OpFoldResult source = index ? extentOf(dim.getSource(), *index) : nullptr;
+    if (!source)
+      break;
+    extent = source;
+  }
+  return extent;
+}
+
+bool sameExtent(OpFoldResult a, OpFoldResult b) {
+  return a && b && isEqualConstantIntOrValue(resolved(a), resolved(b));
+}
+
+bool sameExtents(ArrayRef<OpFoldResult> a, ArrayRef<OpFoldResult> b) {
+  return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [](auto pair) {
+           return sameExtent(std::get<0>(pair), std::get<1>(pair));
+         });
+}
+
+/// The largest value `extent` takes (SizeBounds.h), if bounded.
+std::optional<int64_t> largest(OpFoldResult extent) {
+  extent = resolved(extent);
+  if (std::optional<int64_t> constant = getConstantIntValue(extent))
+    return constant;
+  std::optional<autoglm::Interval> bounds =
+      autoglm::boundsOf(cast<Value>(extent));
+  return bounds ? std::optional<int64_t>(bounds->hi) : std::nullopt;
+}
+
+/// The extents of a nest that runs from 0 by 1.
+std::optional<Extents> extents(scf::ParallelOp nest) {
+  Extents result;
   for (unsigned d = 0; d < nest.getNumLoops(); ++d) {
     std::optional<int64_t> lb = getConstantIntValue(nest.getLowerBound()[d]);
-    std::optional<int64_t> ub = getConstantIntValue(nest.getUpperBound()[d]);
     std::optional<int64_t> step = getConstantIntValue(nest.getStep()[d]);
-    if (lb != 0 || step != 1 || !ub || *ub < 0)
+    OpFoldResult ub = getAsOpFoldResult(nest.getUpperBound()[d]);
+    if (lb != 0 || step != 1 || getConstantIntValue(ub).value_or(0) < 0)
       return std::nullopt;
-    result.push_back(*ub);
+    result.push_back(ub);
   }
   return result;
 }
@@ -209,34 +269,36 @@ bool hasNestedRegions(scf::ParallelOp nest) {
 }
 
 /// How `nest` fits a row kernel over `rows`, if it does.
-std::optional<Member> classify(scf::ParallelOp nest, ArrayRef<int64_t> rows) {
-  std::optional<SmallVector<int64_t>> shape = extents(nest);
+std::optional<Member> classify(scf::ParallelOp nest,
+                               ArrayRef<OpFoldResult> rows) {
+  std::optional<Extents> shape = extents(nest);
   if (!shape || nest.getNumReductions() != 0 ||
       nest->hasAttr(gpu::getMappingAttrName()) || !onlyLoadsAndStores(nest))
     return std::nullopt;
-  ArrayRef<int64_t> all(*shape);
-  if (all == rows) {
+  ArrayRef<OpFoldResult> all(*shape);
+  if (sameExtents(all, rows)) {
     if (std::optional<RowReduction> reduction = matchRowReduction(nest))
       return Member{nest, Step::Reduction, reduction};
     if (!hasNestedRegions(nest))
       return Member{nest, Step::PerRow, std::nullopt};
     return std::nullopt;
   }
-  if (all.size() == rows.size() + 1 && all.drop_back() == rows &&
+  if (all.size() == rows.size() + 1 && sameExtents(all.drop_back(), rows) &&
       !hasNestedRegions(nest))
     return Member{nest, Step::AlongRow, std::nullopt};
   return std::nullopt;
 }
 
 /// The rows of a row reduction that a block per row can take: at most
-/// three dimensions, y and z within CUDA's 65535.
-std::optional<SmallVector<int64_t>> reductionRows(scf::ParallelOp nest) {
-  std::optional<SmallVector<int64_t>> rows = extents(nest);
+/// three dimensions, y and z within CUDA's 65535 (symbolic ones, for every
+/// value they may take).
+std::optional<Extents> reductionRows(scf::ParallelOp nest) {
+  std::optional<Extents> rows = extents(nest);
   if (!rows || rows->size() > 3 || !classify(nest, *rows) ||
       classify(nest, *rows)->step != Step::Reduction)
     return std::nullopt;
-  for (int64_t extent : ArrayRef<int64_t>(*rows).drop_back())
-    if (extent > 65535)
+  for (OpFoldResult extent : ArrayRef<OpFoldResult>(*rows).drop_back())
+    if (largest(extent).value_or(INT64_MAX) > 65535)
       return std::nullopt;
   return rows;
 }
@@ -262,12 +324,14 @@ struct Access {
 /// are the row's loop indices over a buffer of the rows' extents, and the
 /// others do not depend on them.
 bool inOwnRow(const Access &access, scf::ParallelOp nest,
-              ArrayRef<int64_t> rows) {
+              ArrayRef<OpFoldResult> rows) {
   auto type = cast<MemRefType>(access.memref().getType());
   ValueRange indices = access.indices();
-  if (type.getRank() < static_cast<int64_t>(rows.size()) ||
-      !type.hasStaticShape() || type.getShape().take_front(rows.size()) != rows)
+  if (type.getRank() < static_cast<int64_t>(rows.size()))
     return false;
+  for (auto [d, extent] : llvm::enumerate(rows))
+    if (!sameExtent(extentOf(access.memref(), d), extent))
+      return false;
   for (auto [d, index] : llvm::enumerate(indices)) {
     if (d < rows.size()) {
       if (index != nest.getInductionVars()[d])
@@ -281,14 +345,52 @@ bool inOwnRow(const Access &access, scf::ParallelOp nest,
   return true;
 }
 
+/// Whether `p` is `a * b`: constants, a factor of 1, or an arith.muli of
+/// the two.
+bool isProduct(OpFoldResult p, OpFoldResult a, OpFoldResult b) {
+  std::optional<int64_t> ca = getConstantIntValue(a);
+  std::optional<int64_t> cb = getConstantIntValue(b);
+  if (ca && cb)
+    return getConstantIntValue(p) == *ca * *cb;
+  if (ca == 1)
+    return sameExtent(p, b);
+  if (cb == 1)
+    return sameExtent(p, a);
+  auto value = dyn_cast<Value>(p);
+  auto mul = value ? value.getDefiningOp<arith::MulIOp>() : nullptr;
+  return mul && ((sameExtent(mul.getLhs(), a) && sameExtent(mul.getRhs(), b)) ||
+                 (sameExtent(mul.getLhs(), b) && sameExtent(mul.getRhs(), a)));
+}
+
+/// A reinterpret_cast that views a contiguous buffer from its first element
+/// with row-major strides: a reshape of symbolic extents
+/// (autoglm-contiguous-reshapes, RowMajorView.h).
+bool isRowMajorReshape(memref::ReinterpretCastOp view) {
+  auto source = view.getSource();
+  SmallVector<OpFoldResult> sizes = view.getMixedSizes();
+  SmallVector<OpFoldResult> strides = view.getMixedStrides();
+  if (!cast<MemRefType>(source.getType()).getLayout().isIdentity() ||
+      getConstantIntValue(view.getMixedOffsets()[0]) != 0 ||
+      (!strides.empty() && getConstantIntValue(strides.back()) != 1))
+    return false;
+  for (size_t d = 0; d + 1 < strides.size(); ++d)
+    if (!isProduct(strides[d], sizes[d + 1], strides[d + 1]))
+      return false;
+  return true;
+}
+
 /// The buffer that `buffer`, a contiguous row-major buffer, reshapes (or
 /// itself): reshapes keep both the first byte and the order of elements.
 Value reshapedBuffer(Value buffer) {
-  if (!memref::isStaticShapeAndContiguousRowMajor(
-          cast<MemRefType>(buffer.getType())))
+  auto type = cast<MemRefType>(buffer.getType());
+  auto view = buffer.getDefiningOp<memref::ReinterpretCastOp>();
+  if (!memref::isStaticShapeAndContiguousRowMajor(type) &&
+      !type.getLayout().isIdentity() && !(view && isRowMajorReshape(view)))
     return {};
   while (Operation *def = buffer.getDefiningOp()) {
-    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+    auto reshape = dyn_cast<memref::ReinterpretCastOp>(def);
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def) &&
+        !(reshape && isRowMajorReshape(reshape)))
       break;
     buffer = def->getOperand(0);
   }
@@ -316,13 +418,27 @@ bool sameRows(Value a, Value b, unsigned rank) {
   Value rootA = reshapedBuffer(a), rootB = reshapedBuffer(b);
   if (!rootA || !rootB || typeA.getElementType() != typeB.getElementType())
     return false;
-  auto perRow = [&](MemRefType type) {
+  // As many elements per row: constant counts, or the same extents.
+  auto perRow = [&](Value buffer) {
+    Extents extents;
+    for (int64_t d = rank; d < cast<MemRefType>(buffer.getType()).getRank();
+         ++d)
+      extents.push_back(extentOf(buffer, d));
+    return extents;
+  };
+  auto count = [](ArrayRef<OpFoldResult> extents) -> std::optional<int64_t> {
     int64_t elements = 1;
-    for (int64_t extent : type.getShape().drop_front(rank))
-      elements *= extent;
+    for (OpFoldResult extent : extents) {
+      std::optional<int64_t> constant = getConstantIntValue(extent);
+      if (!constant)
+        return std::nullopt;
+      elements *= *constant;
+    }
     return elements;
   };
-  if (perRow(typeA) != perRow(typeB))
+  Extents rowA = perRow(a), rowB = perRow(b);
+  std::optional<int64_t> countA = count(rowA), countB = count(rowB);
+  if (countA && countB ? *countA != *countB : !sameExtents(rowA, rowB))
     return false;
   if (rootA == rootB)
     return true;
@@ -343,7 +459,7 @@ bool sameRows(Value a, Value b, unsigned rank) {
 /// load takes the value last stored, and the stores go. (A fill and a
 /// reduction's accumulator, a normalization's statistics.)
 llvm::DenseSet<Value> perRowValues(MutableArrayRef<Member> members,
-                                   ArrayRef<int64_t> rows) {
+                                   ArrayRef<OpFoldResult> rows) {
   // Each tensor's accesses, in order; null for one that cannot stay in a
   // register (another row's element, a row of several elements, a view
   // that is not a reshape).
@@ -357,7 +473,7 @@ llvm::DenseSet<Value> perRowValues(MutableArrayRef<Member> members,
       int64_t perRow = 1;
       for (int64_t extent : type.getShape().drop_front(
                std::min<size_t>(rows.size(), type.getRank())))
-        perRow *= extent;
+        perRow = ShapedType::isDynamic(extent) ? 0 : perRow * extent;
       Value root = tensorOf(access.memref());
       bool scalar = perRow == 1 && reshapedBuffer(access.memref()) == root &&
                     inOwnRow(access, member.nest, rows);
@@ -405,7 +521,7 @@ llvm::DenseSet<Value> perRowValues(MutableArrayRef<Member> members,
 /// Whether the members can share a kernel: every byte that one writes is,
 /// wherever the members touch it, in the same row; within one member, at
 /// the same element.
-bool rowsApart(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
+bool rowsApart(MutableArrayRef<Member> members, ArrayRef<OpFoldResult> rows) {
   // Values kept in registers touch no memory.
   llvm::DenseSet<Value> inRegisters = perRowValues(members, rows);
   SmallVector<Access> accesses;
@@ -447,7 +563,8 @@ int64_t threadsFor(std::optional<int64_t> iterations) {
 
 /// Builds the row kernel of `members` before the last of them, and erases
 /// them.
-void buildRowKernel(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
+void buildRowKernel(MutableArrayRef<Member> members,
+                    ArrayRef<OpFoldResult> rows) {
   scf::ParallelOp last = members.back().nest;
   MLIRContext *context = last.getContext();
   unsigned rank = rows.size();
@@ -459,7 +576,7 @@ void buildRowKernel(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
                                                          trips->getSExtValue())
                                                    : std::nullopt));
     } else if (member.step == Step::AlongRow) {
-      threads = std::max(threads, threadsFor(*getConstantIntValue(
+      threads = std::max(threads, threadsFor(getConstantIntValue(
                                       member.nest.getUpperBound().back())));
     }
   }
@@ -474,8 +591,8 @@ void buildRowKernel(MutableArrayRef<Member> members, ArrayRef<int64_t> rows) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value count = arith::ConstantIndexOp::create(b, loc, threads);
   SmallVector<Value> zeros(rank, zero), ones(rank, one), bounds;
-  for (int64_t extent : rows)
-    bounds.push_back(arith::ConstantIndexOp::create(b, loc, extent));
+  for (OpFoldResult extent : rows)
+    bounds.push_back(getValueOrCreateConstantIndexOp(b, loc, extent));
   auto blocks = scf::ParallelOp::create(b, loc, zeros, bounds, ones);
   b.setInsertionPointToStart(blocks.getBody());
   auto lanes = scf::ParallelOp::create(b, loc, ValueRange{zero},
@@ -637,12 +754,12 @@ void autoglm::fuseRowKernels(func::FuncOp func) {
   for (Operation &op : func.getBody().getOps())
     ops.push_back(&op);
   llvm::DenseSet<Operation *> taken;
-  SmallVector<std::pair<SmallVector<Member>, SmallVector<int64_t>>> kernels;
+  SmallVector<std::pair<SmallVector<Member>, Extents>> kernels;
   for (size_t i = 0; i < ops.size(); ++i) {
     auto anchor = dyn_cast<scf::ParallelOp>(ops[i]);
     if (!anchor || taken.contains(anchor))
       continue;
-    std::optional<SmallVector<int64_t>> rows = reductionRows(anchor);
+    std::optional<Extents> rows = reductionRows(anchor);
     if (!rows)
       continue;
     // Grows the run around the anchor over the nests before and after it

@@ -7,12 +7,15 @@
 
 using namespace mlir;
 
-Value autoglm::rowMajorView(OpBuilder &b, Location loc, Value source,
-                            MemRefType type, ArrayRef<OpFoldResult> sizes) {
+SmallVector<OpFoldResult>
+autoglm::rowMajorStrides(OpBuilder &b, Location loc,
+                         ArrayRef<OpFoldResult> sizes) {
   SmallVector<OpFoldResult> strides(sizes.size());
   OpFoldResult stride = b.getIndexAttr(1);
   for (int64_t d = sizes.size() - 1; d >= 0; --d) {
     strides[d] = stride;
+    if (d == 0)
+      break; // the outermost extent strides nothing
     auto s = getConstantIntValue(stride), n = getConstantIntValue(sizes[d]);
     stride = s && n ? OpFoldResult(b.getIndexAttr(*s * *n))
                     : OpFoldResult(arith::MulIOp::create(
@@ -21,6 +24,12 @@ Value autoglm::rowMajorView(OpBuilder &b, Location loc, Value source,
                                        getValueOrCreateConstantIndexOp(b, loc, sizes[d]))
                                        .getResult());
   }
+  return strides;
+}
+
+Value autoglm::rowMajorView(OpBuilder &b, Location loc, Value source,
+                            MemRefType type, ArrayRef<OpFoldResult> sizes) {
   return memref::ReinterpretCastOp::create(b, loc, type, source,
-                                           b.getIndexAttr(0), sizes, strides);
+                                           b.getIndexAttr(0), sizes,
+                                           rowMajorStrides(b, loc, sizes));
 }

@@ -7,6 +7,12 @@
 
 namespace autoglm {
 
+/// The row-major strides of a buffer of extents `sizes`: constants where
+/// the extents inside are, else index products.
+llvm::SmallVector<mlir::OpFoldResult>
+rowMajorStrides(mlir::OpBuilder &b, mlir::Location loc,
+                llvm::ArrayRef<mlir::OpFoldResult> sizes);
+
 /// `source` (a contiguous buffer, identity layout) viewed as `type` with the
 /// extents `sizes`: a memref.reinterpret_cast with row-major strides, folded
 /// to constants where the extents are static.

@@ -4,8 +4,9 @@
 // lowering allows only for statically shaped memrefs. A symbolic input is
 // therefore passed as the flat buffer of its largest size and viewed inside
 // with the extents that the caller's symbol values give; a symbolic output
-// is viewed the same way where the model copies its result into it, and its
-// extents are written back for the caller.
+// is viewed the same way where the model copies its result into it (or where
+// the result's arena view is made, which it then replaces), and its extents
+// are written back for the caller.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,43 @@ int64_t product(ArrayRef<int64_t> shape) {
   for (int64_t d : shape)
     n *= d;
   return n;
+}
+
+/// A result computed in an arena view of its own and only copied into the
+/// output at the end: computed in the output instead (a view of it with
+/// the same extents), and the copy goes, as a static result's buffer is
+/// the output itself. The arena keeps the bytes it planned for it.
+bool computeInOutput(
+    linalg::CopyOp copy, Value out, int64_t offset,
+    llvm::function_ref<void(OpBuilder &, Value, int64_t)> storeExtent) {
+  Value result = copy.getInputs()[0];
+  auto arenaView = result.getDefiningOp<memref::ViewOp>();
+  if (!arenaView || arenaView->getBlock() != copy->getBlock())
+    return false;
+  // Nothing touches the result after the copy.
+  for (Operation *user : result.getUsers()) {
+    Operation *top = copy->getBlock()->findAncestorOpInBlock(*user);
+    if (!top || copy->isBeforeInBlock(top))
+      return false;
+  }
+  auto type = cast<MemRefType>(result.getType());
+  OpBuilder after(arenaView->getContext());
+  after.setInsertionPointAfter(arenaView);
+  SmallVector<OpFoldResult> sizes;
+  unsigned dynamic = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(type.isDynamicDim(d)
+                        ? OpFoldResult(arenaView.getSizes()[dynamic++])
+                        : after.getIndexAttr(type.getDimSize(d)));
+  Value view = rowMajorView(after, copy.getLoc(), out, type, sizes);
+  OpBuilder here(copy);
+  for (auto [d, size] : llvm::enumerate(sizes))
+    storeExtent(here,
+                getValueOrCreateConstantIndexOp(here, copy.getLoc(), size),
+                offset + d);
+  result.replaceAllUsesExcept(view, copy);
+  copy.erase();
+  return true;
 }
 
 struct StaticSignaturePass
@@ -140,6 +178,12 @@ struct StaticSignaturePass
                        "declared symbol ranges");
         return signalPassFailure();
       }
+      out.setType(MemRefType::get({product(*largest)}, type.getElementType()));
+      if (computeInOutput(copy, out, offset, storeExtent)) {
+        maxShapes.push_back(b.getDenseI64ArrayAttr(*largest));
+        offset += type.getRank();
+        continue;
+      }
       OpBuilder here(copy);
       SmallVector<OpFoldResult> sizes;
       for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -148,7 +192,6 @@ struct StaticSignaturePass
                                              : here.getIndexAttr(type.getDimSize(d)));
         storeExtent(here, extent, offset + d);
       }
-      out.setType(MemRefType::get({product(*largest)}, type.getElementType()));
       Value view = rowMajorView(here, loc, out, type, sizes);
       copy.getOutputsMutable()[0].set(view);
       maxShapes.push_back(b.getDenseI64ArrayAttr(*largest));

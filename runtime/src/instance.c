@@ -349,20 +349,14 @@ agl_status agl_instance_set_cache_length(agl_instance *instance,
   return agl_kv_cache_set_length(instance->model, instance->arena, length);
 }
 
-/* An output extent beyond the descriptor's bound means the model wrote past
- * its buffer; report it rather than hand the caller a larger shape. */
 static agl_status copy_output_shapes(const agl_model_desc *model,
                                      const int64_t *dims,
                                      int64_t *const *output_shapes) {
+  agl_status status = agl_check_output_dims(model, dims);
+  if (status != AGL_OK)
+    return status;
   for (int32_t i = 0; i < model->num_outputs; ++i) {
     const agl_tensor_info *info = &model->outputs[i];
-    for (int32_t d = 0; d < info->rank; ++d)
-      if (dims[d] < 0 || dims[d] > info->shape[d])
-        return agl_fail(AGL_ERR_MODEL_FAILED,
-                        "model '%s' reports extent %lld in dimension %d of "
-                        "output '%s', outside 0..%lld",
-                        agl_model_label(model), (long long)dims[d], (int)d,
-                        info->name, (long long)info->shape[d]);
     if (output_shapes && output_shapes[i])
       for (int32_t d = 0; d < info->rank; ++d)
         output_shapes[i][d] = dims[d];

@@ -31,6 +31,20 @@ AGL_HIDDEN agl_status agl_symbols_from_shapes(
     const agl_model_desc *model, const int64_t *const *input_shapes,
     int64_t *values);
 
+/* An output extent beyond the descriptor's bound (`dims` as a run's
+ * output_dims) means the model wrote past its buffer: reported rather than
+ * handed to the caller as a larger shape. */
+AGL_HIDDEN agl_status agl_check_output_dims(const agl_model_desc *model,
+                                            const int64_t *dims);
+
+/* The bytes of an input in a run with these symbol values (checked by
+ * agl_symbols_from_shapes; null for a model without symbols), and of an
+ * output with these extents (a run's output_dims; null: its bound). */
+AGL_HIDDEN size_t agl_input_run_bytes(const agl_tensor_info *info,
+                                      const int64_t *symbols);
+AGL_HIDDEN size_t agl_output_run_bytes(const agl_tensor_info *info,
+                                       const int64_t *extents);
+
 /* KV caches (kv_cache.c). The checks of a descriptor's kv_cache; the
  * length reset to 0 (new instances); the check that a run with these symbol
  * values fits the capacity; the length read and rewound. */

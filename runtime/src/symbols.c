@@ -1,4 +1,5 @@
-/* The symbol values of a shaped run, read from the shapes of its inputs. */
+/* The symbol values of a shaped run, read from the shapes of its inputs,
+ * and the bytes its tensors take. */
 #include "internal.h"
 
 enum { UNSET = -1 }; /* no extent is negative */
@@ -8,6 +9,43 @@ size_t agl_model_output_dims(const agl_model_desc *model) {
   for (int32_t i = 0; i < model->num_outputs; ++i)
     count += (size_t)model->outputs[i].rank;
   return count;
+}
+
+size_t agl_input_run_bytes(const agl_tensor_info *info,
+                           const int64_t *symbols) {
+  size_t count = 1;
+  for (int32_t d = 0; d < info->rank; ++d) {
+    int32_t symbol = info->dim_symbols ? info->dim_symbols[d] : AGL_DIM_STATIC;
+    count *=
+        (size_t)(symbols && symbol >= 0 ? symbols[symbol] : info->shape[d]);
+  }
+  return count * agl_dtype_size(info->dtype);
+}
+
+size_t agl_output_run_bytes(const agl_tensor_info *info,
+                            const int64_t *extents) {
+  if (!extents)
+    return agl_tensor_num_bytes(info);
+  size_t count = 1;
+  for (int32_t d = 0; d < info->rank; ++d)
+    count *= (size_t)extents[d];
+  return count * agl_dtype_size(info->dtype);
+}
+
+agl_status agl_check_output_dims(const agl_model_desc *model,
+                                 const int64_t *dims) {
+  for (int32_t i = 0; i < model->num_outputs; ++i) {
+    const agl_tensor_info *info = &model->outputs[i];
+    for (int32_t d = 0; d < info->rank; ++d)
+      if (dims[d] < 0 || dims[d] > info->shape[d])
+        return agl_fail(AGL_ERR_MODEL_FAILED,
+                        "model '%s' reports extent %lld in dimension %d of "
+                        "output '%s', outside 0..%lld",
+                        agl_model_label(model), (long long)dims[d], (int)d,
+                        info->name, (long long)info->shape[d]);
+    dims += info->rank;
+  }
+  return AGL_OK;
 }
 
 /* The input dimension a symbol's value was first read from: the first one

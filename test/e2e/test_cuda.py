@@ -9,9 +9,10 @@ GPU (or no driver) is present, running it must fail with the runtime's
 "no CUDA device" error, never crash; where one is, its outputs must match
 the references. Without the toolkit the whole file is skipped, saying so.
 
-Models with symbolic dimensions are compiled with the dimensions pinned
-(--target=cuda needs static shapes); the decoders take their KV cache as
-inputs and outputs (no --max-seq-len).
+Models with symbolic dimensions are compiled with the dimensions pinned,
+and also with them kept symbolic (one build for every shape of their case
+folders); the decoders take their KV cache as inputs and outputs (no
+--max-seq-len).
 """
 
 import importlib.util
@@ -46,6 +47,20 @@ MODELS = {
     "glm_tiny": (DECODE, "glm_tiny/decode"),
     "gpt2_tiny": (DECODE, "gpt2_tiny/decode"),
 }
+# Models with their dimensions symbolic: one build runs the case folders of
+# every shape (the decoders' prefill from an empty cache, a decode step,
+# and a batch of two).
+DECODER_RANGES = ["batch=1..4", "seq=1..32", "past=0..96", "total=1..128"]
+SYMBOLIC = {
+    "glm_layer_dynamic": (["batch=1..4", "seq=1..64"], [
+        "batch1_seq1", "batch1_seq32", "batch2_seq7", "batch3_seq64"]),
+    "glm_tiny": (DECODER_RANGES, ["prefill", "decode", "batch2"]),
+    "gpt2_tiny": (DECODER_RANGES, ["prefill", "decode", "batch2"]),
+}
+
+
+def symbolic_options(model):
+    return [a for d in SYMBOLIC[model][0] for a in ("--dim", d)]
 # --precision fp16 on a GPU rounds both operands of every product: checked
 # against the float32 references as test_precision.py checks the CPU's
 # (max |out - ref| <= 1% of max |ref|, cosine >= 0.9999). Measured on an
@@ -100,10 +115,10 @@ def case_files(case_dir, kind):
     return files
 
 
-def case_arguments(model, expect=True):
+def case_arguments(model, expect=True, case=None):
     """autoglm-run's --input (and --expect) arguments for the case of
-    `model` in models/."""
-    case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
+    `model` in models/ (or the case folder `case` under models/)."""
+    case_dir = os.path.join(MODELS_DIR, case or MODELS[model][1])
     args = [a for n, p in zip(case_names(case_dir, "inputs"),
                               case_files(case_dir, "input"))
             for a in ("--input", f"{n}={p}")]
@@ -150,6 +165,30 @@ class OutputChecks:
         self.assertGreaterEqual(
             a @ e / (np.linalg.norm(a) * np.linalg.norm(e)), HALF_MIN_COSINE,
             name)
+
+
+    def assertSymbolicCasesMatch(self, model, target, flags):
+        """One build of `model` with symbolic dimensions (for `target`, a
+        list of options, with `flags`) matches the references of each of
+        its case folders."""
+        lib = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                            *target, *symbolic_options(model), *flags)
+        out_dir = self.cache.path(
+            "symbolic", model + "".join(target + flags).replace("/", "_"), "")
+        for case in SYMBOLIC[model][1]:
+            with self.subTest(model=model, case=case, flags=flags):
+                case = os.path.join(model, case)
+                case_out = os.path.join(out_dir, os.path.basename(case), "")
+                result = run_model(lib, *case_arguments(None, False, case),
+                                   "--output-dir", case_out)
+                self.assertEqual(result.returncode, 0, describe(result))
+                case_dir = os.path.join(MODELS_DIR, case)
+                for name, reference in zip(case_names(case_dir, "outputs"),
+                                           case_files(case_dir, "output")):
+                    self.assertMatchesReference(
+                        np.load(os.path.join(case_out,
+                                             saved_output_name(name))),
+                        np.load(reference), flags, name)
 
 
 class CudaTargetTest(OutputChecks, E2ETestCase):
@@ -296,6 +335,27 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         ptx = run([self.cuobjdump, "-ptx", obj]).stdout
         self.assertEqual(sorted(re.findall(r"\.entry\s+(\w+)", ptx)),
                          sorted(kernels))
+
+    def test_symbolic_dimensions_compile(self):
+        """Symbolic dimensions kept as ranges: the same kernels and cuBLAS
+        calls as with pinned dimensions, their extents known at run time."""
+        onnx_path = os.path.join(MODELS_DIR, "glm_layer_dynamic.onnx")
+        placements = []
+        for dims in (symbolic_options("glm_layer_dynamic"),
+                     dims_options("glm_layer_dynamic")):
+            obj, result = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                             *dims, "--report=json")
+            self.assertEqual(result.returncode, 0, describe(result))
+            self.assertTrue(os.path.isfile(obj))
+            placements.append(json.loads(result.stdout)["placement"])
+        # The same kernels (row kernels, transposes folded into products,
+        # the result computed in the output) and the same library calls.
+        symbolic, pinned = (
+            [(e["kind"], e["name"], e.get("epilogue")) for e in placement]
+            for placement in placements)
+        self.assertEqual(symbolic, pinned)
+        self.assertEqual(len([e for e in symbolic if e[0] == "library"]), 9)
+        self.assertEqual(len([e for e in symbolic if e[0] == "kernel"]), 5)
 
     def test_other_architectures(self):
         for arch in ("sm_80", "sm_89"):
@@ -479,6 +539,22 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                 self.assertEqual(result.stdout.count(" OK"),
                                  len(case_names(case_dir, "outputs")),
                                  describe(result))
+        # Symbolic dimensions: each run copies its own extents.
+        lib = self.compiled(
+            os.path.join(MODELS_DIR, "glm_layer_dynamic.onnx"), ".so",
+            "--target=cuda", "--device-hint", "all=host",
+            *symbolic_options("glm_layer_dynamic"))
+        for case in SYMBOLIC["glm_layer_dynamic"][1]:
+            case = os.path.join("glm_layer_dynamic", case)
+            with self.subTest(case=case):
+                result = run(["env", f"AUTOGLM_CUDA_DRIVER={driver}", RUN,
+                              lib, *case_arguments(None, case=case),
+                              "--rtol", str(RTOL), "--atol", str(ATOL),
+                              "--bench", "1", "--warmup", "1",
+                              "--device-resident"])
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertEqual(result.stdout.count(" OK"), 1,
+                                 describe(result))
 
     def test_run_on_device(self):
         """autoglm-run on the shared libraries: the references on a GPU;
@@ -501,6 +577,11 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                             np.load(os.path.join(
                                 out_dir, saved_output_name(name))),
                             np.load(reference), flags, name)
+        # Symbolic dimensions: one build runs every shape.
+        for model in SYMBOLIC:
+            for flags in ([], ["--precision", "fp16"]):
+                self.assertSymbolicCasesMatch(
+                    model, ["--target=cuda", "--gpu-arch=sm_90"], flags)
         # int8: what the CPU's int8 build computes (the same quantization and
         # integer sums; float rounding of the scales aside).
         for model in ("mlp", "glm_layer", "resnet_cnn"):
@@ -556,6 +637,16 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                             np.load(os.path.join(
                                 out_dir, saved_output_name(name))),
                             np.load(reference), flags, name)
+
+    def test_symbolic_dimensions(self):
+        """One build with symbolic dimensions, the products cuBLAS calls
+        with extents known at run time, matches every shape's references."""
+        for model in SYMBOLIC:
+            for flags in ([], ["--precision", "fp16"]):
+                self.assertSymbolicCasesMatch(
+                    model, ["--target=cuda-emulated"], flags)
+        self.assertSymbolicCasesMatch(
+            "glm_layer_dynamic", ["--target=cuda-emulated"], ["--no-kernels"])
 
     def test_shared_models_match_their_references(self):
         if not shared_models.available():

@@ -20,8 +20,10 @@
 #include <dlfcn.h>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 extern "C" const agl_model_desc *fake_cuda_model(void);
+extern "C" const agl_model_desc *fake_cuda_model_shaped(void);
 extern "C" const agl_model_desc *fake_cuda_model_missing_kernel(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm_epilogue(void);
@@ -124,13 +126,14 @@ TEST(CudaWithoutDriver, DescriptorChecks) {
   EXPECT_EQ(agl_instance_create(&unknown, &instance),
             AGL_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(lastError(), HasSubstr("unknown device 7"));
-  static const agl_symbol_info symbol = {"seq", 1, 4};
-  agl_model_desc symbolic = *fake_cuda_model();
-  symbolic.num_symbols = 1;
-  symbolic.symbols = &symbol;
-  EXPECT_EQ(agl_instance_create(&symbolic, &instance),
+  static const agl_kernel_info kernel = {"loop", 0, 0};
+  agl_model_desc profiled = *fake_cuda_model();
+  profiled.num_kernels = 1;
+  profiled.kernels = &kernel;
+  EXPECT_EQ(agl_instance_create(&profiled, &instance),
             AGL_ERR_INVALID_ARGUMENT);
-  EXPECT_THAT(lastError(), HasSubstr("symbolic dimensions"));
+  EXPECT_THAT(lastError(), HasSubstr("KV caches and profiles are not "
+                                     "supported"));
 }
 
 TEST(CudaWithoutDriver, LaunchFunctionsOutsideARunDoNothing) {
@@ -145,6 +148,16 @@ TEST(CudaWithoutDriver, LaunchFunctionsOutsideARunDoNothing) {
 }
 
 // ---- a fake driver ------------------------------------------------------------
+
+// A variable of the fake driver's (fake_cuda_driver.c): a counter.
+template <typename T> T driverValue(const char *name) {
+  void *driver = dlopen(FAKE_CUDA_DRIVER_PATH, RTLD_NOW | RTLD_NOLOAD);
+  T *value = driver ? static_cast<T *>(dlsym(driver, name)) : nullptr;
+  T result = value ? *value : T(-1);
+  if (driver)
+    dlclose(driver);
+  return result;
+}
 
 struct FakeDevice : ::testing::Test {
   void SetUp() override {
@@ -300,6 +313,50 @@ TEST_F(FakeDevice, TensorsStayOnTheDevice) {
             "agl_instance_device_input: model 'fake_cuda' has no input 1");
   EXPECT_EQ(agl_instance_device_output(instance, -1, &deviceY),
             AGL_ERR_INVALID_ARGUMENT);
+  agl_instance_destroy(instance);
+}
+
+// With a symbolic extent the device buffers are sized for its bound, and
+// a run copies only its own elements each way.
+TEST_F(FakeDevice, SymbolicExtentsMoveOnlyTheRunsElements) {
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(fake_cuda_model_shaped(), &instance), AGL_OK)
+      << lastError();
+  const std::array<float, 8> bias{10, 20, 30, 40, 50, 60, 70, 80};
+  ASSERT_EQ(agl_instance_set_weights(instance, bias.data()), AGL_OK);
+  auto bytesIn = [] {
+    return driverValue<size_t>("fake_cuda_bytes_to_device");
+  };
+  auto bytesOut = [] { return driverValue<size_t>("fake_cuda_bytes_to_host"); };
+  for (int64_t n : {3, 8, 1}) {
+    std::vector<float> in(n), out(8, -1.0f);
+    for (int64_t i = 0; i < n; ++i)
+      in[i] = float(i + 1);
+    const int64_t inShape[1] = {n};
+    const int64_t *inShapes[1] = {inShape};
+    int64_t outShape[1] = {0};
+    int64_t *outShapes[1] = {outShape};
+    const void *shapedInputs[1] = {in.data()};
+    void *shapedOutputs[1] = {out.data()};
+    const size_t before = bytesIn(), beforeOut = bytesOut();
+    ASSERT_EQ(agl_instance_run_shaped(instance, shapedInputs, inShapes,
+                                      shapedOutputs, outShapes),
+              AGL_OK)
+        << lastError();
+    EXPECT_EQ(outShape[0], n);
+    EXPECT_EQ(bytesIn() - before, n * sizeof(float));
+    EXPECT_EQ(bytesOut() - beforeOut, n * sizeof(float));
+    for (int64_t i = 0; i < 8; ++i)
+      EXPECT_EQ(out[i], i < n ? bias[i] + float(i + 1) : -1.0f) << "n=" << n;
+  }
+  // Shapes change from run to run: no run was captured as a graph.
+  EXPECT_EQ(driverValue<int>("fake_cuda_captures"), 0);
+  const int64_t tooLong[1] = {9};
+  const int64_t *tooLongShapes[1] = {tooLong};
+  EXPECT_EQ(agl_instance_run_shaped(instance, inputs, tooLongShapes, outputs,
+                                    nullptr),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("outside the range 1..8 of symbol 'n'"));
   agl_instance_destroy(instance);
 }
 
@@ -814,15 +871,7 @@ struct FakeGraphs : FakeDevice {
     FakeDevice::TearDown();
   }
 
-  // A counter of the fake driver's (fake_cuda_driver.c).
-  static int driverCount(const char *name) {
-    void *driver = dlopen(FAKE_CUDA_DRIVER_PATH, RTLD_NOW | RTLD_NOLOAD);
-    int *count = driver ? static_cast<int *>(dlsym(driver, name)) : nullptr;
-    int value = count ? *count : -1;
-    if (driver)
-      dlclose(driver);
-    return value;
-  }
+  static int driverCount(const char *name) { return driverValue<int>(name); }
   static int captures() { return driverCount("fake_cuda_captures"); }
   static int graphLaunches() { return driverCount("fake_cuda_graph_launches"); }
 

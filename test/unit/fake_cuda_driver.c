@@ -310,6 +310,9 @@ CUresult cuMemcpyHtoD_v2(unsigned long long to, const void *from,
   return OK;
 }
 
+/* Bytes that asynchronous copies moved each way. */
+size_t fake_cuda_bytes_to_device, fake_cuda_bytes_to_host;
+
 static CUresult copy_async(void *to, const void *from, size_t bytes) {
   queued_op op;
   memset(&op, 0, sizeof op);
@@ -323,11 +326,13 @@ static CUresult copy_async(void *to, const void *from, size_t bytes) {
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long to, const void *from,
                               size_t bytes, void *stream) {
   (void)stream;
+  fake_cuda_bytes_to_device += bytes;
   return copy_async((void *)(uintptr_t)to, from, bytes);
 }
 
 CUresult cuMemcpyDtoHAsync_v2(void *to, unsigned long long from, size_t bytes,
                               void *stream) {
   (void)stream;
+  fake_cuda_bytes_to_host += bytes;
   return copy_async(to, (const void *)(uintptr_t)from, bytes);
 }

@@ -3,7 +3,8 @@
  * kernel on device pointers, y = x + weights (4 floats). With the fake
  * driver (fake_cuda_driver.c) the kernel is a host function. A second
  * descriptor names a kernel the image lacks; a third runs one matrix
- * product through agl_cuda_sgemm (cuBLAS, or fake_cublas.c). */
+ * product through agl_cuda_sgemm (cuBLAS, or fake_cublas.c); a fourth
+ * has a symbolic extent, y[n] = x[n] + weights[n] for n in 1..8. */
 #include "autoglm/runtime.h"
 #include "fake_cuda.h"
 
@@ -40,17 +41,24 @@ __attribute__((destructor)) static void unload_image(void) {
   mgpuModuleUnload(module);
 }
 
-static int32_t launch(const char *kernel, const void *weights,
-                      const void *const *inputs, void *const *outputs) {
+static int32_t launch_threads(const char *kernel, const void *weights,
+                              const void *const *inputs, void *const *outputs,
+                              intptr_t threads) {
   void *function = mgpuModuleGetFunction(module, kernel);
   void *stream = mgpuStreamCreate();
   const void *x = inputs[0];
   void *y = outputs[0];
   void *params[] = {&x, &weights, &y};
-  mgpuLaunchKernel(function, 1, 1, 1, 4, 1, 1, 0, stream, params, NULL, 3);
+  mgpuLaunchKernel(function, 1, 1, 1, threads, 1, 1, 0, stream, params, NULL,
+                   3);
   mgpuStreamSynchronize(stream);
   mgpuStreamDestroy(stream);
   return 0;
+}
+
+static int32_t launch(const char *kernel, const void *weights,
+                      const void *const *inputs, void *const *outputs) {
+  return launch_threads(kernel, weights, inputs, outputs, 4);
 }
 
 static int32_t run(void *arena, const void *weights, const void *const *inputs,
@@ -180,6 +188,42 @@ static const agl_model_desc missing_kernel_desc =
 static const agl_model_desc host_section_desc =
     FAKE_CUDA_DESC(run_host_section);
 
+/* The symbolic model's entry: n threads, and the output's extent. */
+static int32_t run_shaped(void *arena, const void *weights,
+                          const void *const *inputs, void *const *outputs,
+                          const int64_t *symbols, int64_t *output_dims) {
+  (void)arena;
+  if (!symbols || symbols[0] < 1 || symbols[0] > 8)
+    return 2;
+  if (output_dims)
+    output_dims[0] = symbols[0];
+  return launch_threads("add_kernel", weights, inputs, outputs, symbols[0]);
+}
+
+static const agl_symbol_info shaped_symbols[] = {{"n", 1, 8}};
+static const int64_t shaped_shape[] = {8};
+static const int32_t shaped_dims[] = {0};
+static const agl_tensor_info shaped_input = {"x", AGL_DTYPE_F32, 1,
+                                             shaped_shape, shaped_dims};
+static const agl_tensor_info shaped_output = {"y", AGL_DTYPE_F32, 1,
+                                              shaped_shape, shaped_dims};
+static const agl_model_desc shaped_desc = {
+    .abi_version = AGL_ABI_VERSION,
+    .device = AGL_DEVICE_CUDA,
+    .name = "fake_cuda_shaped",
+    .num_inputs = 1,
+    .num_outputs = 1,
+    .inputs = &shaped_input,
+    .outputs = &shaped_output,
+    .num_symbols = 1,
+    .symbols = shaped_symbols,
+    .arena_size = 64,
+    .arena_alignment = 64,
+    .weights_size = 8 * sizeof(float),
+    .weights_file = "fake_cuda_shaped.weights",
+    .run = run_shaped,
+};
+
 static const int64_t gemm_shape[] = {16};
 static const agl_tensor_info gemm_input = {"a", AGL_DTYPE_F32, 1, gemm_shape,
                                            NULL};
@@ -201,6 +245,7 @@ static const agl_model_desc gemm_epilogue_desc =
     FAKE_GEMM_DESC("fake_cuda_gemm_epilogue", run_gemm_epilogue, 48);
 
 const agl_model_desc *fake_cuda_model(void) { return &desc; }
+const agl_model_desc *fake_cuda_model_shaped(void) { return &shaped_desc; }
 const agl_model_desc *fake_cuda_model_host_section(void) {
   return &host_section_desc;
 }

@@ -528,12 +528,6 @@ int main(int argc, char **argv) {
     name = llvm::sys::path::stem(outputPath).str();
   auto entry = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
   ModelSignature signature = readSignature(entry, name);
-  if (cuda && !signature.symbols.empty())
-    return error("--target=cuda needs static shapes; symbol '" +
-                 signature.symbols.front().name +
-                 "' is a range: pin it with --dim " +
-                 signature.symbols.front().name + "=N");
-
   PipelineOptions pipelineOptions;
   pipelineOptions.printIRAfterAll = printIRAfterAll;
   pipelineOptions.dumpIRDir = dumpIRDir;

@@ -412,11 +412,18 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
     // Null buffers: the tensors stay where the checked run left them.
     const std::vector<const void *> residentInputs(inputPointers.size());
     const std::vector<void *> residentOutputs(outputPointers.size());
+    std::vector<std::vector<int64_t>> residentShapes = actualShapes;
+    std::vector<int64_t *> residentOutputShapes;
+    for (std::vector<int64_t> &shape : residentShapes)
+      residentOutputShapes.push_back(shape.data());
     const auto benchOnce = [&] {
-      if (options.deviceResident)
-        instance.run(residentInputs, residentOutputs);
-      else
+      if (!options.deviceResident)
         runOnce();
+      else if (shaped)
+        instance.runShaped(residentInputs, inputShapes, residentOutputs,
+                           residentOutputShapes);
+      else
+        instance.run(residentInputs, residentOutputs);
     };
     timeRuns(benchOnce, options.warmupRuns, 0);
     instance.clearProfile(); // the profile covers the timed runs

@@ -257,26 +257,37 @@ static agl_status enqueue(agl_cuda_instance *instance,
   CUresult result = api->cuCtxSetCurrent(instance->context);
   if (result != AGL_CUDA_SUCCESS)
     return agl_cuda_fail(result, "cuCtxSetCurrent");
-  /* A null input is already in its device buffer. */
+  /* A null input is already in its device buffer. With symbolic extents
+   * only the run's own elements move, packed at the buffer's start as the
+   * kernels read them. */
   for (int32_t i = 0; i < model->num_inputs; ++i) {
-    if (!inputs[i])
+    size_t bytes = agl_input_run_bytes(&model->inputs[i], symbols);
+    if (!inputs[i] || bytes == 0)
       continue;
-    result = api->cuMemcpyHtoDAsync(
-        (CUdeviceptr)(uintptr_t)instance->inputs[i], inputs[i],
-        agl_tensor_num_bytes(&model->inputs[i]), instance->stream);
+    result = api->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)instance->inputs[i],
+                                    inputs[i], bytes, instance->stream);
     if (result != AGL_CUDA_SUCCESS)
       return agl_cuda_fail(result, "cannot copy an input to the device");
   }
   agl_status status = launch(instance, symbols, output_dims);
   if (status != AGL_OK)
     return status;
-  /* A null output stays in its device buffer. */
+  /* A null output stays in its device buffer. The host code has written
+   * the run's extents. */
+  if (output_dims &&
+      (status = agl_check_output_dims(model, output_dims)) != AGL_OK)
+    return status;
+  const int64_t *extents = output_dims;
   for (int32_t i = 0; i < model->num_outputs; ++i) {
-    if (!outputs[i])
+    const agl_tensor_info *info = &model->outputs[i];
+    size_t bytes = agl_output_run_bytes(info, extents);
+    if (extents)
+      extents += info->rank;
+    if (!outputs[i] || bytes == 0)
       continue;
     result = api->cuMemcpyDtoHAsync(
-        outputs[i], (CUdeviceptr)(uintptr_t)instance->outputs[i],
-        agl_tensor_num_bytes(&model->outputs[i]), instance->stream);
+        outputs[i], (CUdeviceptr)(uintptr_t)instance->outputs[i], bytes,
+        instance->stream);
     if (result != AGL_CUDA_SUCCESS)
       return agl_cuda_fail(result, "cannot copy an output from the device");
   }

@@ -161,3 +161,32 @@ func.func @epilogue_between_products(%x: memref<32x64xf32>, %bias: memref<16xf32
   }
   return
 }
+
+// -----
+
+// A symbolic extent (seq in 1..128): the 16-bit copy of the activation has
+// the activation's extents.
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK: %[[S:.*]] = memref.dim %arg0, %{{.*}} : memref<?x64xf32>
+// CHECK: %[[A:.*]] = memref.alloc(%[[S]]) : memref<?x64xf16>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg0 : memref<?x64xf32>) outs(%[[A]] : memref<?x64xf16>)
+// CHECK: call @agl_cuda_gemm_half
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+memref.global "private" constant @weight : memref<64x16xf32> = dense<1.5>
+func.func @symbolic_rows(%a: memref<?x64xf32> {autoglm.dim_symbols = array<i32: 0, -1>},
+                         %c: memref<?x16xf32> {autoglm.dim_symbols = array<i32: 0, -1>})
+    attributes {autoglm.symbols = [{max = 128 : i64, min = 1 : i64, name = "seq"}]} {
+  %zero = arith.constant 0.0 : f32
+  %b = memref.get_global @weight : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x64xf32>, memref<64x16xf32>) outs(%c : memref<?x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -92,3 +92,69 @@ func.func @strided_operand(%a: memref<8x16xf32, strided<[32, 2]>>, %b: memref<16
   }
   return
 }
+
+// -----
+
+// Symbolic extents (seq in 1..128): the call takes them at run time. The
+// scores' row stride is seq itself, a leading dimension that covers the
+// columns in every run since the buffer is contiguous.
+// CHECK-LABEL: func.func @symbolic_scores
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : i64
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %[[QS:.*]]:3 = memref.extract_strided_metadata %arg0
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %[[KS:.*]]:3 = memref.extract_strided_metadata %arg1
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %[[CS:.*]]:3 = memref.extract_strided_metadata %arg2
+// CHECK: %[[M:.*]] = memref.dim %arg0, %{{.*}} : memref<4x?x16xf32>
+// CHECK: %[[N:.*]] = memref.dim %arg1, %{{.*}} : memref<4x?x16xf32>
+// CHECK: %[[M64:.*]] = arith.index_cast %[[M]] : index to i64
+// CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: %[[QB:.*]] = arith.index_cast %[[QS]]#0 : index to i64
+// CHECK: %[[KB:.*]] = arith.index_cast %[[KS]]#0 : index to i64
+// CHECK: %[[CB:.*]] = arith.index_cast %[[CS]]#0 : index to i64
+// CHECK: %[[CR:.*]] = arith.index_cast %[[CS]]#1 : index to i64
+// CHECK: call @agl_cuda_sgemm(%[[C4]], %[[M64]], %[[N64]], %[[C16]], %{{.*}}, %[[QB]], %[[C16]], %[[C1]], %{{.*}}, %[[KB]], %[[C1]], %[[C16]], %{{.*}}, %[[CB]], %[[CR]], %{{.*}}, %{{.*}})
+// CHECK-NOT: linalg.generic
+#bmk = affine_map<(b, m, k, n) -> (b, m, k)>
+#bnk = affine_map<(b, m, k, n) -> (b, n, k)>
+#bmn = affine_map<(b, m, k, n) -> (b, m, n)>
+func.func @symbolic_scores(%q: memref<4x?x16xf32> {autoglm.dim_symbols = array<i32: -1, 0, -1>},
+                           %k: memref<4x?x16xf32> {autoglm.dim_symbols = array<i32: -1, 0, -1>},
+                           %c: memref<4x?x?xf32> {autoglm.dim_symbols = array<i32: -1, 0, 0>})
+    attributes {autoglm.symbols = [{max = 128 : i64, min = 1 : i64, name = "seq"}]} {
+  linalg.generic {indexing_maps = [#bmk, #bnk, #bmn], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%q, %k : memref<4x?x16xf32>, memref<4x?x16xf32>) outs(%c : memref<4x?x?xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A symbolic extent that nothing bounds (no declared range), and a view
+// whose row stride is only known at run time: cuBLAS might not take
+// them, so both products keep their loops.
+// CHECK-LABEL: func.func @unproven_layouts
+// CHECK-NOT: call @agl_cuda_sgemm
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+func.func @unproven_layouts(%a: memref<?x16xf32>, %v: memref<8x16xf32, strided<[?, 1]>>, %b: memref<16x8xf32>, %c: memref<?x8xf32>, %d: memref<8x8xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x16xf32>, memref<16x8xf32>) outs(%c : memref<?x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%v, %b : memref<8x16xf32, strided<[?, 1]>>, memref<16x8xf32>) outs(%d : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

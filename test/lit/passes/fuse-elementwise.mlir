@@ -164,3 +164,45 @@ func.func @dynamic_view(%x: tensor<?x8xf32>, %b: tensor<8xf32>, %r: tensor<?x?x8
   } -> tensor<?x?x8xf32>
   return %1 : tensor<?x?x8xf32>
 }
+
+// -----
+
+// A Reshape to the shape its input already has, from symbolic extents
+// (batch and seq): collapsed, then expanded to the same extents, which
+// value bounds prove equal to the product's (its tensor.empty's). The
+// pair goes, and the loop after the product reads the product's result.
+// Extents that nothing relates to the source's keep their pair.
+// CHECK-LABEL: func.func @reshape_to_own_shape
+// CHECK: %[[P:.*]] = linalg.batch_matmul
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]], %arg2 :
+// CHECK: return
+// CHECK-LABEL: func.func @reshape_to_other_extents
+// CHECK: tensor.collapse_shape
+// CHECK: tensor.expand_shape
+func.func @reshape_to_own_shape(%x: tensor<?x?x8xf32>, %w: tensor<?x8x8xf32>, %r: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x8xf32>
+  %e = tensor.empty(%b, %s) : tensor<?x?x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %p = linalg.batch_matmul ins(%x, %w : tensor<?x?x8xf32>, tensor<?x8x8xf32>) outs(%init : tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %flat = tensor.collapse_shape %p [[0, 1, 2]] : tensor<?x?x8xf32> into tensor<?xf32>
+  %back = tensor.expand_shape %flat [[0, 1, 2]] output_shape [%b, %s, 8] : tensor<?xf32> into tensor<?x?x8xf32>
+  %e2 = tensor.empty(%b, %s) : tensor<?x?x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%back, %r : tensor<?x?x8xf32>, tensor<?x?x8xf32>) outs(%e2 : tensor<?x?x8xf32>) {
+  ^bb0(%v: f32, %w2: f32, %o: f32):
+    %t = arith.addf %v, %w2 : f32
+    linalg.yield %t : f32
+  } -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+func.func @reshape_to_other_extents(%x: tensor<?x?x8xf32>, %n: index, %m: index) -> tensor<?x?x8xf32> {
+  %flat = tensor.collapse_shape %x [[0, 1, 2]] : tensor<?x?x8xf32> into tensor<?xf32>
+  %back = tensor.expand_shape %flat [[0, 1, 2]] output_shape [%n, %m, 8] : tensor<?xf32> into tensor<?x?x8xf32>
+  return %back : tensor<?x?x8xf32>
+}

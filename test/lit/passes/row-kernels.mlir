@@ -310,3 +310,81 @@ func.func @masked_softmax(%arena: memref<24576xi8>, %mask: memref<8x64xf32>) {
   }
   return
 }
+
+// -----
+
+// Softmax over %n rows of %m elements, both symbolic: the nests' bounds
+// are memref.dim ops of different views, which resolve to the same sizes
+// (the input's reshape, the arena views), so the kernel forms as with
+// constant extents: a block per row, 256 threads (the row's length is
+// not known), the maximum and the sum in registers. A nest over %k rows
+// is not over the same rows and stays a kernel of its own.
+// CHECK-LABEL: func.func @symbolic_softmax
+// CHECK: %[[X:.*]] = memref.reinterpret_cast %arg0 to offset: [0]
+// CHECK: scf.parallel (%[[ROW:.*]]) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%c256) step
+// CHECK-NOT: memref.store
+// CHECK: gpu.all_reduce maximumf
+// CHECK-NOT: memref.store
+// CHECK: gpu.all_reduce add
+// CHECK: scf.for %[[J:.*]] = %[[T]] to %{{.*}} step %c256
+// CHECK: memref.load %[[X]][%[[ROW]], %[[J]]]
+// CHECK: arith.divf
+// CHECK: memref.store
+// CHECK: processor = thread_x
+// CHECK: processor = block_x
+// CHECK: scf.parallel
+// CHECK: processor = block_x
+// CHECK: return
+func.func @symbolic_softmax(%flat: memref<4096xf32>, %arena: memref<65536xi8>, %symbols: memref<3xi64> {autoglm.symbol_values})
+    attributes {autoglm.symbols = [{max = 16 : i64, min = 1 : i64, name = "n"},
+                                   {max = 256 : i64, min = 1 : i64, name = "m"},
+                                   {max = 16 : i64, min = 1 : i64, name = "k"}]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n64 = memref.load %symbols[%c0] : memref<3xi64>
+  %m64 = memref.load %symbols[%c1] : memref<3xi64>
+  %k64 = memref.load %symbols[%c2] : memref<3xi64>
+  %n = arith.index_cast %n64 : i64 to index
+  %m = arith.index_cast %m64 : i64 to index
+  %k = arith.index_cast %k64 : i64 to index
+  %c1024 = arith.constant 1024 : index
+  %c2048 = arith.constant 2048 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %x = memref.reinterpret_cast %flat to offset: [0], sizes: [%n, %m], strides: [%m, 1] : memref<4096xf32> to memref<?x?xf32, strided<[?, 1]>>
+  %max = memref.view %arena[%c0][%n] : memref<65536xi8> to memref<?xf32>
+  %sum = memref.view %arena[%c1024][%n] : memref<65536xi8> to memref<?xf32>
+  %y = memref.view %arena[%c2048][%n, %m] : memref<65536xi8> to memref<?x?xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<?xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32, strided<[?, 1]>>) outs(%max : memref<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : memref<?x?xf32, strided<[?, 1]>>, memref<?xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%a: f32, %mx: f32, %acc: f32):
+    %d = arith.subf %a, %mx : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %e, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max, %sum : memref<?x?xf32, strided<[?, 1]>>, memref<?xf32>, memref<?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%a: f32, %mx: f32, %s: f32, %o: f32):
+    %d = arith.subf %a, %mx : f32
+    %e = math.exp %d : f32
+    %p = arith.divf %e, %s : f32
+    linalg.yield %p : f32
+  }
+  %z = memref.view %arena[%c2048][%k] : memref<65536xi8> to memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<?xf32>)
+  return
+}

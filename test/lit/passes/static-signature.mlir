@@ -180,3 +180,34 @@ func.func @symbol_out_of_range(%x: memref<?xf32> {autoglm.dim_symbols = array<i3
     attributes {autoglm.symbols = [{max = 8 : i64, min = 1 : i64, name = "n"}]} {
   return
 }
+
+// -----
+
+// The result is computed in an arena view of its own and copied into the
+// output last: it is computed in the output instead (a view of it with the
+// arena view's extents, made right after it), and the copy goes.
+// CHECK-LABEL: func.func @result_in_the_output
+// CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<512xf32> {bufferize.result}
+// CHECK: %[[T:.*]] = memref.view %arg2[%{{.*}}][%[[B:.*]], %[[S:.*]]] : memref<4096xi8> to memref<?x?x8xf32>
+// CHECK: %[[YV:.*]] = memref.reinterpret_cast %[[Y]] to offset: [0], sizes: [%[[B]], %[[S]], 8]
+// CHECK-NEXT: linalg.copy ins(%{{.*}} : memref<?x?x8xf32>) outs(%[[YV]] : memref<?x?x8xf32>)
+// CHECK-NOT: linalg.copy
+// CHECK: %[[WB:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: memref.store %[[WB]], %{{.*}}[%{{.*}}] : memref<3xi64>
+// CHECK: %[[WS:.*]] = arith.index_cast %[[S]] : index to i64
+// CHECK: memref.store %[[WS]]
+// CHECK: return
+func.func @result_in_the_output(%x: memref<?x?x8xf32> {autoglm.dim_symbols = array<i32: 0, 1, -1>},
+                                %y: memref<?x?x8xf32> {bufferize.result},
+                                %arena: memref<4096xi8> {autoglm.arena})
+    attributes {autoglm.symbols = [{max = 4 : i64, min = 1 : i64, name = "batch"},
+                                   {max = 16 : i64, min = 2 : i64, name = "seq"}]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = memref.dim %x, %c0 : memref<?x?x8xf32>
+  %d1 = memref.dim %x, %c1 : memref<?x?x8xf32>
+  %t = memref.view %arena[%c0][%d0, %d1] : memref<4096xi8> to memref<?x?x8xf32>
+  linalg.copy ins(%x : memref<?x?x8xf32>) outs(%t : memref<?x?x8xf32>)
+  linalg.copy ins(%t : memref<?x?x8xf32>) outs(%y : memref<?x?x8xf32>)
+  return
+}
