@@ -6,7 +6,9 @@ Two steps, on two machines:
   prepare  (where AutoGLM is built) compiles every model of
            test/e2e/test_cuda.py and the GPU workloads below for sm_90, in
            each of VARIANTS (products by cuBLAS in fp32 or fp16,
-           --no-kernels, reductions on the host), and writes a bundle: the artifacts, their inputs
+           --no-kernels, reductions on the host; the models with symbolic
+           dimensions also kept symbolic, one build for all their cases),
+           and writes a bundle: the artifacts, their inputs
            and references,
            autoglm-run and the shared libraries it needs that a stock
            system may lack. The models' weights files travel as recipes of
@@ -87,7 +89,10 @@ INT8_RTOL, INT8_ATOL = 1e-4, 1e-5
 # Builds whose products round their operands to 16 bits, checked against
 # the float32 references as test/e2e/test_precision.py checks the CPU's:
 # max |out - ref| <= MAX_REL * max |ref| and cosine >= MIN_COSINE.
-HALF_VARIANTS = {"fp16"}
+HALF_VARIANTS = {"fp16", "symbolic_fp16"}
+# The models of test/e2e/test_cuda.py's SYMBOLIC are also compiled with
+# their dimensions symbolic: one build per variant runs every case folder.
+SYMBOLIC_VARIANTS = {"symbolic": [], "symbolic_fp16": ["--precision", "fp16"]}
 MAX_REL, MIN_COSINE = 0.01, 0.9999
 
 
@@ -270,6 +275,38 @@ def compile_model(tools, onnx_path, out_so, dims, flags):
     return time.time() - start
 
 
+def symbolic_model(tools, bundle, name, dims, cases, case_files, case_names,
+                   model_dir):
+    """The builds of model `name` with symbolic dimensions `dims` (one per
+    SYMBOLIC_VARIANTS, in models/NAME@symbolic) and the inputs and
+    references of each case folder; its manifest entry."""
+    folder = os.path.join(bundle, "models", name + "@symbolic")
+    onnx_path = model_dir + ".onnx"
+    seconds = {v: compile_model(tools, onnx_path,
+                                os.path.join(folder, v, name + ".so"), dims,
+                                flags)
+               for v, flags in SYMBOLIC_VARIANTS.items()}
+    for v in SYMBOLIC_VARIANTS:
+        weights = os.path.join(folder, v, name + ".weights")
+        with open(weights, "rb") as f:
+            write_recipe(weights[:-len(".weights")], f.read(), onnx_path)
+        os.remove(weights)
+    entry = dict(name=name + "@symbolic", so=name, compile_s=seconds,
+                 variants=list(SYMBOLIC_VARIANTS), cases=[])
+    for case in cases:
+        case_dir = os.path.join(model_dir, case)
+        os.makedirs(os.path.join(folder, case))
+        files = dict(case=case, inputs=[], outputs=[])
+        for kind, key in (("inputs", "input"), ("outputs", "output")):
+            for i, (tensor, path) in enumerate(zip(case_names(case_dir, kind),
+                                                   case_files(case_dir, key))):
+                file = os.path.join(case, f"{key}_{i}.npy")
+                shutil.copy2(path, os.path.join(folder, file))
+                files[kind].append(dict(name=tensor, file=file))
+        entry["cases"].append(files)
+    return entry
+
+
 def cpu_int8_references(tools, onnx_path, flags, folder, entry):
     """The outputs of the CPU's int8 build of the model on its inputs, as
     int8_output_I.npy next to them (entry["int8_outputs"])."""
@@ -326,7 +363,8 @@ def prepare(args):
     manifest = {"models": [], "workloads": []}
 
     sys.path.insert(0, os.path.join(REPO_ROOT, "test", "e2e"))
-    from test_cuda import MODELS, case_files, case_names  # noqa
+    from test_cuda import (  # noqa
+        MODELS, SYMBOLIC, case_files, case_names)
     from e2e_common import ATOL, MODELS_DIR, RTOL  # noqa
     for name, (dims, case) in MODELS.items():
         if args.only and name not in args.only:
@@ -369,6 +407,14 @@ def prepare(args):
                                 entry)
         manifest["models"].append(entry)
         log(f"  {name}: compiled in {seconds}")
+    for name, (dims, cases) in SYMBOLIC.items():
+        if args.only and name not in args.only:
+            continue
+        entry = symbolic_model(tools, bundle, name, dims, cases, case_files,
+                               case_names, os.path.join(MODELS_DIR, name))
+        entry.update(rtol=RTOL, atol=ATOL)
+        manifest["models"].append(entry)
+        log(f"  {entry['name']}: compiled in {entry['compile_s']}")
 
     sys.path.insert(0, BENCH_DIR)
     from workloads import count_flops  # noqa
@@ -436,11 +482,11 @@ def unpack(bundle, manifest):
     for kind in ("models", "workloads"):
         for m in manifest[kind]:
             folder = os.path.join(bundle, kind, m["name"])
+            base = m.get("so", m["name"])
             for variant in m.get("variants", VARIANTS):
-                link = os.path.join(folder, variant, m["name"] + ".weights")
+                link = os.path.join(folder, variant, base + ".weights")
                 if not os.path.exists(link):
-                    os.symlink(os.path.join("..", m["name"] + ".weights"),
-                               link)
+                    os.symlink(os.path.join("..", base + ".weights"), link)
 
 
 @functools.lru_cache(maxsize=None)
@@ -515,43 +561,51 @@ def check_models(bundle, manifest, variants):
     results = []
     for m in manifest["models"]:
         folder = os.path.join(bundle, "models", m["name"])
+        base = m.get("so", m["name"])
+        # A symbolic build runs each of its cases; another build, its one.
+        cases = m["cases"] if "cases" in m else [
+            dict(case="", inputs=m["inputs"], outputs=m["outputs"])]
         for variant in variants:
             if variant not in m.get("variants", VARIANTS):
                 continue
-            out_dir = os.path.join(folder, variant, "outputs")
-            # The third run: the first goes op by op, the second is
-            # captured into a CUDA graph, the third launches it.
-            args = ["--output-dir", out_dir, "--repeat", "3"]
-            for i in m["inputs"]:
-                args += ["--input",
-                         f"{i['name']}={os.path.join(folder, i['file'])}"]
-            report = autoglm_run(
-                bundle, os.path.join(folder, variant, m["name"] + ".so"), args)
-            ok, worst, rel, cos = report["exit_code"] == 0, 0.0, 0.0, 1.0
-            # int8: against the CPU's int8 build.
-            int8 = variant == "int8"
-            references = (m["int8_outputs"] if int8 else
-                          [o["file"] for o in m["outputs"]])
-            for o, reference in zip(m["outputs"] if ok else [], references):
-                o_ok, o_err, o_rel, o_cos = compare(
-                    np.load(os.path.join(out_dir, saved_name(o["name"]))),
-                    np.load(os.path.join(folder, reference)), variant,
-                    INT8_RTOL if int8 else m["rtol"],
-                    INT8_ATOL if int8 else m["atol"])
-                ok &= o_ok
-                worst, rel, cos = (max(worst, o_err), max(rel, o_rel),
-                                   min(cos, o_cos))
-            if not ok and report["exit_code"] != 0:
-                worst = rel = float("nan")
-            log(f"  {m['name']:<20} {variant:<7} {'ok' if ok else 'FAILED'}"
-                f"  max |error| {worst:.3g} ({rel:.2g} of max |ref|),"
-                f" cosine {cos:.7f}"
-                + ("" if report["exit_code"] == 0 else
-                   f"\n{report.get('error', '')}{report.get('stderr', '')}"))
-            results.append(dict(name=m["name"], variant=variant, ok=ok,
-                                max_abs=worst, max_rel=rel, cosine=cos,
-                                report=report))
+            for case in cases:
+                results.append(check_case(
+                    bundle, m, case, variant,
+                    os.path.join(folder, variant, base + ".so"), folder))
     return results
+
+
+def check_case(bundle, m, case, variant, so, folder):
+    """Runs `so` on one case's inputs; compares its outputs."""
+    label = m["name"] + (f"/{case['case']}" if case["case"] else "")
+    out_dir = os.path.join(folder, variant, "outputs", case["case"])
+    # The third run: the first goes op by op, the second is captured into a
+    # CUDA graph, the third launches it.
+    args = ["--output-dir", out_dir, "--repeat", "3"]
+    for i in case["inputs"]:
+        args += ["--input", f"{i['name']}={os.path.join(folder, i['file'])}"]
+    report = autoglm_run(bundle, so, args)
+    ok, worst, rel, cos = report["exit_code"] == 0, 0.0, 0.0, 1.0
+    # int8: against the CPU's int8 build.
+    int8 = variant == "int8"
+    references = (m["int8_outputs"] if int8 else
+                  [o["file"] for o in case["outputs"]])
+    for o, reference in zip(case["outputs"] if ok else [], references):
+        o_ok, o_err, o_rel, o_cos = compare(
+            np.load(os.path.join(out_dir, saved_name(o["name"]))),
+            np.load(os.path.join(folder, reference)), variant,
+            INT8_RTOL if int8 else m["rtol"], INT8_ATOL if int8 else m["atol"])
+        ok &= o_ok
+        worst, rel, cos = max(worst, o_err), max(rel, o_rel), min(cos, o_cos)
+    if not ok and report["exit_code"] != 0:
+        worst = rel = float("nan")
+    log(f"  {label:<28} {variant:<13} {'ok' if ok else 'FAILED'}"
+        f"  max |error| {worst:.3g} ({rel:.2g} of max |ref|),"
+        f" cosine {cos:.7f}"
+        + ("" if report["exit_code"] == 0 else
+           f"\n{report.get('error', '')}{report.get('stderr', '')}"))
+    return dict(name=label, variant=variant, ok=ok, max_abs=worst,
+                max_rel=rel, cosine=cos, report=report)
 
 
 def bench_autoglm(bundle, w, variant, runs, warmup, extra_env=None):
@@ -852,11 +906,12 @@ def main(argv=None):
                    help="builds to check and time (default cublas and "
                         "fp16: the generated GEMMs take seconds each)")
     r.add_argument("--model-variants", nargs="*",
-                   default=["cublas", "fp16", "hosted", "int8"],
-                   choices=[*VARIANTS, "int8"],
+                   default=["cublas", "fp16", "hosted", "int8",
+                            *SYMBOLIC_VARIANTS],
+                   choices=[*VARIANTS, "int8", *SYMBOLIC_VARIANTS],
                    help="builds of models/ to check (default cublas, fp16, "
-                        "hosted and, where the model has calibration data, "
-                        "int8)")
+                        "hosted, where the model has calibration data "
+                        "int8, and the symbolic builds)")
     r.add_argument("--profile", action="store_true",
                    help="also time each build's kernels with Nsight "
                         "Compute (ncu), one run")

@@ -322,14 +322,16 @@ TEST_F(FakeDevice, SymbolicExtentsMoveOnlyTheRunsElements) {
   agl_instance *instance = nullptr;
   ASSERT_EQ(agl_instance_create(fake_cuda_model_shaped(), &instance), AGL_OK)
       << lastError();
-  const std::array<float, 8> bias{10, 20, 30, 40, 50, 60, 70, 80};
+  std::array<float, 16> bias{};
+  for (size_t i = 0; i < bias.size(); ++i)
+    bias[i] = 10.0f * float(i + 1);
   ASSERT_EQ(agl_instance_set_weights(instance, bias.data()), AGL_OK);
   auto bytesIn = [] {
     return driverValue<size_t>("fake_cuda_bytes_to_device");
   };
   auto bytesOut = [] { return driverValue<size_t>("fake_cuda_bytes_to_host"); };
-  for (int64_t n : {3, 8, 1}) {
-    std::vector<float> in(n), out(8, -1.0f);
+  for (int64_t n : {3, 16, 1}) {
+    std::vector<float> in(n), out(16, -1.0f);
     for (int64_t i = 0; i < n; ++i)
       in[i] = float(i + 1);
     const int64_t inShape[1] = {n};
@@ -346,17 +348,15 @@ TEST_F(FakeDevice, SymbolicExtentsMoveOnlyTheRunsElements) {
     EXPECT_EQ(outShape[0], n);
     EXPECT_EQ(bytesIn() - before, n * sizeof(float));
     EXPECT_EQ(bytesOut() - beforeOut, n * sizeof(float));
-    for (int64_t i = 0; i < 8; ++i)
+    for (int64_t i = 0; i < 16; ++i)
       EXPECT_EQ(out[i], i < n ? bias[i] + float(i + 1) : -1.0f) << "n=" << n;
   }
-  // Shapes change from run to run: no run was captured as a graph.
-  EXPECT_EQ(driverValue<int>("fake_cuda_captures"), 0);
-  const int64_t tooLong[1] = {9};
+  const int64_t tooLong[1] = {17};
   const int64_t *tooLongShapes[1] = {tooLong};
   EXPECT_EQ(agl_instance_run_shaped(instance, inputs, tooLongShapes, outputs,
                                     nullptr),
             AGL_ERR_INVALID_ARGUMENT);
-  EXPECT_THAT(lastError(), HasSubstr("outside the range 1..8 of symbol 'n'"));
+  EXPECT_THAT(lastError(), HasSubstr("outside the range 1..16 of symbol 'n'"));
   agl_instance_destroy(instance);
 }
 
@@ -904,6 +904,60 @@ TEST_F(FakeGraphs, RunsAfterTheFirstAreOneGraph) {
   EXPECT_EQ(captures(), capturesBefore + 1);
   EXPECT_EQ(graphLaunches(), launchesBefore + 3);
   // The instance's graph goes with it.
+  agl_instance_destroy(instance);
+  instance = nullptr;
+  EXPECT_EQ(driverCount("fake_cuda_live_graphs"), 0);
+}
+
+// A model with symbols: each shape gets its own graph from its second run
+// on; the instance keeps eight, the shape least recently run giving its
+// slot (and graph) to a new one.
+TEST_F(FakeGraphs, OneGraphPerShape) {
+  std::array<float, 16> bias{};
+  for (size_t i = 0; i < bias.size(); ++i)
+    bias[i] = 10.0f * float(i + 1);
+  create(fake_cuda_model_shaped(), bias.data());
+  auto runAt = [&](int64_t n) {
+    std::array<float, 16> in{}, out{};
+    for (int64_t i = 0; i < n; ++i)
+      in[i] = float(n * 100 + i);
+    const int64_t shape[1] = {n};
+    const int64_t *shapes[1] = {shape};
+    int64_t outShape[1] = {0};
+    int64_t *outShapes[1] = {outShape};
+    const void *ins[1] = {in.data()};
+    void *outs[1] = {out.data()};
+    ASSERT_EQ(agl_instance_run_shaped(instance, ins, shapes, outs, outShapes),
+              AGL_OK)
+        << lastError();
+    EXPECT_EQ(outShape[0], n);
+    for (int64_t i = 0; i < 16; ++i)
+      EXPECT_EQ(out[i], i < n ? in[i] + bias[i] : 0.0f) << "n=" << n;
+  };
+  const int captures0 = captures(), launches0 = graphLaunches();
+  for (int run = 0; run < 3; ++run)
+    runAt(3); // op by op, captured, launched
+  EXPECT_EQ(captures(), captures0 + 1);
+  EXPECT_EQ(graphLaunches(), launches0 + 2);
+  runAt(5); // a new shape: op by op
+  EXPECT_EQ(captures(), captures0 + 1);
+  EXPECT_EQ(graphLaunches(), launches0 + 2);
+  runAt(5);
+  runAt(3); // the first shape's graph again
+  EXPECT_EQ(captures(), captures0 + 2);
+  EXPECT_EQ(graphLaunches(), launches0 + 4);
+  // Six more shapes fill the eight slots; a ninth takes the slot of the
+  // shape run least recently (5), whose graph goes.
+  for (int64_t n : {1, 2, 4, 6, 7, 8, 9})
+    for (int run = 0; run < 2; ++run)
+      runAt(n);
+  EXPECT_EQ(captures(), captures0 + 9);
+  EXPECT_EQ(driverCount("fake_cuda_live_graphs"), 8);
+  const int launches = graphLaunches();
+  runAt(3); // kept
+  EXPECT_EQ(graphLaunches(), launches + 1);
+  runAt(5); // evicted: op by op again
+  EXPECT_EQ(graphLaunches(), launches + 1);
   agl_instance_destroy(instance);
   instance = nullptr;
   EXPECT_EQ(driverCount("fake_cuda_live_graphs"), 0);

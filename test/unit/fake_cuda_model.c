@@ -4,7 +4,7 @@
  * driver (fake_cuda_driver.c) the kernel is a host function. A second
  * descriptor names a kernel the image lacks; a third runs one matrix
  * product through agl_cuda_sgemm (cuBLAS, or fake_cublas.c); a fourth
- * has a symbolic extent, y[n] = x[n] + weights[n] for n in 1..8. */
+ * has a symbolic extent, y[n] = x[n] + weights[n] for n in 1..16. */
 #include "autoglm/runtime.h"
 #include "fake_cuda.h"
 
@@ -193,15 +193,15 @@ static int32_t run_shaped(void *arena, const void *weights,
                           const void *const *inputs, void *const *outputs,
                           const int64_t *symbols, int64_t *output_dims) {
   (void)arena;
-  if (!symbols || symbols[0] < 1 || symbols[0] > 8)
+  if (!symbols || symbols[0] < 1 || symbols[0] > 16)
     return 2;
   if (output_dims)
     output_dims[0] = symbols[0];
   return launch_threads("add_kernel", weights, inputs, outputs, symbols[0]);
 }
 
-static const agl_symbol_info shaped_symbols[] = {{"n", 1, 8}};
-static const int64_t shaped_shape[] = {8};
+static const agl_symbol_info shaped_symbols[] = {{"n", 1, 16}};
+static const int64_t shaped_shape[] = {16};
 static const int32_t shaped_dims[] = {0};
 static const agl_tensor_info shaped_input = {"x", AGL_DTYPE_F32, 1,
                                              shaped_shape, shaped_dims};
@@ -219,7 +219,7 @@ static const agl_model_desc shaped_desc = {
     .symbols = shaped_symbols,
     .arena_size = 64,
     .arena_alignment = 64,
-    .weights_size = 8 * sizeof(float),
+    .weights_size = 16 * sizeof(float),
     .weights_file = "fake_cuda_shaped.weights",
     .run = run_shaped,
 };

@@ -5,15 +5,16 @@
  * copies out on the stream, and is waited for at once or, when
  * asynchronous, later: nothing is allocated.
  *
- * The launches of a run are the same every time (static shapes, the same
- * device buffers), so from the second run on they are one CUDA graph:
- * captured from the model's host code once, then launched whole, which
- * spares the host a launch per kernel and the GPU the gaps between them.
- * The first run is launched op by op: it makes what the products need
- * (cuBLAS handles, plans, workspaces) and finds the kernels, none of which
- * a capture may do. Runs with host sections, runs of models with symbolic
- * extents, a driver without graphs and AUTOGLM_CUDA_GRAPHS=0 stay op by
- * op; so does every run after a capture that failed. */
+ * The launches of a run are the same every time at the same shape (the
+ * same symbol values, the same device buffers), so from a shape's second
+ * run on they are one CUDA graph: captured from the model's host code once,
+ * then launched whole, which spares the host a launch per kernel and the
+ * GPU the gaps between them. A shape's first run is launched op by op: it
+ * makes what the products need (cuBLAS handles, plans, workspaces) and
+ * finds the kernels, none of which a capture may do. An instance keeps the
+ * graphs of up to GRAPH_SLOTS shapes. Runs with host sections, a driver
+ * without graphs and AUTOGLM_CUDA_GRAPHS=0 stay op by op; so does every run
+ * of a shape after a capture that failed. */
 #include "launch.h"
 
 #include <stdlib.h>
@@ -22,13 +23,27 @@
 /* cudaMalloc's own granularity; the kernels assume no more than 64. */
 enum { DEVICE_ALIGNMENT = 256, STREAM_NON_BLOCKING = 1 };
 
-/* Where an instance stands with CUDA graphs. */
+/* Where an instance stands with the CUDA graph of one shape. */
 enum {
-  GRAPH_UNTRIED, /* no run has succeeded yet */
+  GRAPH_UNTRIED, /* no run of the shape has succeeded yet */
   GRAPH_NEXT,    /* the next run captures one */
   GRAPH_READY,   /* runs launch `graph` */
   GRAPH_NEVER    /* runs launch op by op */
 };
+
+/* Shapes whose graphs an instance of a model with symbols keeps: runs at a
+ * few shapes (a server's batch sizes) each get theirs; the shape least
+ * recently run gives its slot to a new one. */
+enum { GRAPH_SLOTS = 8 };
+
+/* The graph of the runs at one set of symbol values. */
+typedef struct graph_slot {
+  int state;
+  CUgraphExec graph;
+  int64_t *symbols; /* num_symbols values; unused while `used` is 0 */
+  int64_t *dims;    /* the output extents the captured run wrote */
+  uint64_t used;    /* the instance's run count when last taken; 0: free */
+} graph_slot;
 
 struct agl_cuda_instance {
   const agl_model_desc *model;
@@ -42,9 +57,10 @@ struct agl_cuda_instance {
   /* Device addresses as the entry function takes them. */
   void **inputs;
   void **outputs;
-  int graph_state;
-  CUgraphExec graph;
-  int64_t *graph_dims; /* the output extents the captured run wrote */
+  graph_slot slots[GRAPH_SLOTS];
+  int num_slots; /* 1 for a model with static shapes */
+  uint64_t runs;
+  int64_t *slot_values; /* backs the slots' symbols and dims */
 };
 
 static uint64_t align_up(uint64_t value) {
@@ -56,8 +72,9 @@ void agl_cuda_instance_destroy(agl_cuda_instance *instance) {
     return;
   if (instance->api) {
     instance->api->cuCtxSetCurrent(instance->context);
-    if (instance->graph)
-      instance->api->cuGraphExecDestroy(instance->graph);
+    for (int i = 0; i < instance->num_slots; ++i)
+      if (instance->slots[i].graph)
+        instance->api->cuGraphExecDestroy(instance->slots[i].graph);
     agl_cuda_blas_destroy(instance->blas);
     if (instance->stream)
       instance->api->cuStreamDestroy(instance->stream);
@@ -68,7 +85,7 @@ void agl_cuda_instance_destroy(agl_cuda_instance *instance) {
   }
   free(instance->inputs);
   free(instance->outputs);
-  free(instance->graph_dims);
+  free(instance->slot_values);
   free(instance);
 }
 
@@ -89,11 +106,17 @@ agl_status agl_cuda_instance_create(const agl_model_desc *model,
     instance->inputs = calloc((size_t)model->num_inputs + 1, sizeof(void *));
     instance->outputs =
         calloc((size_t)model->num_outputs + 1, sizeof(void *));
-    instance->graph_dims =
-        calloc(agl_model_output_dims(model) + 1, sizeof(int64_t));
+    instance->num_slots = model->num_symbols > 0 ? GRAPH_SLOTS : 1;
+    size_t per_slot = (size_t)model->num_symbols + agl_model_output_dims(model);
+    instance->slot_values =
+        calloc(instance->num_slots * per_slot + 1, sizeof(int64_t));
+    for (int i = 0; instance->slot_values && i < instance->num_slots; ++i) {
+      instance->slots[i].symbols = instance->slot_values + i * per_slot;
+      instance->slots[i].dims = instance->slots[i].symbols + model->num_symbols;
+    }
   }
   if (!instance || !instance->inputs || !instance->outputs ||
-      !instance->graph_dims) {
+      !instance->slot_values) {
     agl_cuda_instance_destroy(instance);
     return agl_fail(AGL_ERR_OUT_OF_MEMORY,
                     "cannot allocate an instance of model '%s'",
@@ -190,14 +213,41 @@ static agl_status run_host_code(agl_cuda_instance *instance,
 
 static int graphs_wanted(const agl_cuda_instance *instance) {
   const char *setting = getenv("AUTOGLM_CUDA_GRAPHS");
-  return instance->api->cuGraphLaunch && instance->model->num_symbols == 0 &&
+  return instance->api->cuGraphLaunch &&
          !(setting && strcmp(setting, "0") == 0);
 }
 
-/* Captures the host code's work into the instance's graph; 0 if that
- * failed, with nothing queued (a direct run then does the work). */
-static int capture(agl_cuda_instance *instance, const int64_t *symbols,
-                   int64_t *output_dims) {
+/* The slot of the run's shape: the one taken by these symbol values, else
+ * a free one, else the least recently used one, emptied. */
+static graph_slot *slot_for(agl_cuda_instance *instance,
+                            const int64_t *symbols) {
+  size_t bytes = (size_t)instance->model->num_symbols * sizeof(int64_t);
+  graph_slot *chosen = &instance->slots[0];
+  for (int i = 0; i < instance->num_slots; ++i) {
+    graph_slot *slot = &instance->slots[i];
+    if (slot->used && (!bytes || memcmp(slot->symbols, symbols, bytes) == 0)) {
+      chosen = slot;
+      break;
+    }
+    if (slot->used < chosen->used)
+      chosen = slot;
+  }
+  if (!chosen->used || (bytes && memcmp(chosen->symbols, symbols, bytes))) {
+    if (chosen->graph)
+      instance->api->cuGraphExecDestroy(chosen->graph);
+    chosen->graph = NULL;
+    chosen->state = GRAPH_UNTRIED;
+    if (bytes)
+      memcpy(chosen->symbols, symbols, bytes);
+  }
+  chosen->used = ++instance->runs;
+  return chosen;
+}
+
+/* Captures the host code's work into the slot's graph; 0 if that failed,
+ * with nothing queued (a direct run then does the work). */
+static int capture(agl_cuda_instance *instance, graph_slot *slot,
+                   const int64_t *symbols, int64_t *output_dims) {
   const agl_cuda_api *api = instance->api;
   if (api->cuStreamBeginCapture(
           instance->stream, AGL_CUDA_CAPTURE_THREAD_LOCAL) != AGL_CUDA_SUCCESS)
@@ -215,36 +265,38 @@ static int capture(agl_cuda_instance *instance, const int64_t *symbols,
     api->cuGraphDestroy(graph);
   if (!exec)
     return 0;
-  instance->graph = exec;
+  slot->graph = exec;
   if (output_dims)
-    memcpy(instance->graph_dims, output_dims,
+    memcpy(slot->dims, output_dims,
            agl_model_output_dims(instance->model) * sizeof(int64_t));
   return 1;
 }
 
-/* Queues the model's work: the graph, or the host code's launches. */
+/* Queues the model's work: the graph of the run's shape, or the host
+ * code's launches. */
 static agl_status launch(agl_cuda_instance *instance, const int64_t *symbols,
                          int64_t *output_dims) {
-  if (instance->graph_state == GRAPH_NEXT)
-    instance->graph_state =
-        capture(instance, symbols, output_dims) ? GRAPH_READY : GRAPH_NEVER;
-  if (instance->graph_state == GRAPH_READY) {
+  graph_slot *slot = slot_for(instance, symbols);
+  if (slot->state == GRAPH_NEXT)
+    slot->state = capture(instance, slot, symbols, output_dims) ? GRAPH_READY
+                                                                : GRAPH_NEVER;
+  if (slot->state == GRAPH_READY) {
     CUresult result =
-        instance->api->cuGraphLaunch(instance->graph, instance->stream);
+        instance->api->cuGraphLaunch(slot->graph, instance->stream);
     if (result != AGL_CUDA_SUCCESS)
       return agl_cuda_fail(result, "cannot launch the model's CUDA graph "
                                    "(cuGraphLaunch)");
     /* The host code wrote them when captured; they do not change. */
     if (output_dims)
-      memcpy(output_dims, instance->graph_dims,
+      memcpy(output_dims, slot->dims,
              agl_model_output_dims(instance->model) * sizeof(int64_t));
     return AGL_OK;
   }
   int capturable = 0;
   agl_status status =
       run_host_code(instance, symbols, output_dims, &capturable);
-  if (status == AGL_OK && instance->graph_state == GRAPH_UNTRIED)
-    instance->graph_state =
+  if (status == AGL_OK && slot->state == GRAPH_UNTRIED)
+    slot->state =
         capturable && graphs_wanted(instance) ? GRAPH_NEXT : GRAPH_NEVER;
   return status;
 }
