@@ -20,7 +20,6 @@
 #include <dlfcn.h>
 #include <string>
 #include <unistd.h>
-#include <vector>
 
 extern "C" const agl_model_desc *fake_cuda_model(void);
 extern "C" const agl_model_desc *fake_cuda_model_shaped(void);
@@ -157,6 +156,37 @@ template <typename T> T driverValue(const char *name) {
   if (driver)
     dlclose(driver);
   return result;
+}
+
+// fake_cuda_model_shaped (y[n] = x[n] + weights[n], n in 1..16): its
+// weights, and one run at extent n of an instance of it, checked: y's
+// extent and its n elements, and the rest of `out` (filled with `fill`)
+// left alone.
+constexpr size_t kShapedBound = 16;
+std::array<float, kShapedBound> shapedWeights() {
+  std::array<float, kShapedBound> weights{};
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] = 10.0f * float(i + 1);
+  return weights;
+}
+void runShapedAndCheck(agl_instance *instance, int64_t n, float fill) {
+  std::array<float, kShapedBound> in{}, out{};
+  out.fill(fill);
+  for (int64_t i = 0; i < n; ++i)
+    in[i] = float(n * 100 + i);
+  const int64_t shape[1] = {n};
+  const int64_t *shapes[1] = {shape};
+  int64_t outShape[1] = {0};
+  int64_t *outShapes[1] = {outShape};
+  const void *ins[1] = {in.data()};
+  void *outs[1] = {out.data()};
+  ASSERT_EQ(agl_instance_run_shaped(instance, ins, shapes, outs, outShapes),
+            AGL_OK)
+      << agl_last_error();
+  EXPECT_EQ(outShape[0], n);
+  const std::array<float, kShapedBound> weights = shapedWeights();
+  for (int64_t i = 0; i < int64_t(kShapedBound); ++i)
+    EXPECT_EQ(out[i], i < n ? in[i] + weights[i] : fill) << "n=" << n;
 }
 
 struct FakeDevice : ::testing::Test {
@@ -322,34 +352,16 @@ TEST_F(FakeDevice, SymbolicExtentsMoveOnlyTheRunsElements) {
   agl_instance *instance = nullptr;
   ASSERT_EQ(agl_instance_create(fake_cuda_model_shaped(), &instance), AGL_OK)
       << lastError();
-  std::array<float, 16> bias{};
-  for (size_t i = 0; i < bias.size(); ++i)
-    bias[i] = 10.0f * float(i + 1);
-  ASSERT_EQ(agl_instance_set_weights(instance, bias.data()), AGL_OK);
+  ASSERT_EQ(agl_instance_set_weights(instance, shapedWeights().data()), AGL_OK);
   auto bytesIn = [] {
     return driverValue<size_t>("fake_cuda_bytes_to_device");
   };
   auto bytesOut = [] { return driverValue<size_t>("fake_cuda_bytes_to_host"); };
   for (int64_t n : {3, 16, 1}) {
-    std::vector<float> in(n), out(16, -1.0f);
-    for (int64_t i = 0; i < n; ++i)
-      in[i] = float(i + 1);
-    const int64_t inShape[1] = {n};
-    const int64_t *inShapes[1] = {inShape};
-    int64_t outShape[1] = {0};
-    int64_t *outShapes[1] = {outShape};
-    const void *shapedInputs[1] = {in.data()};
-    void *shapedOutputs[1] = {out.data()};
     const size_t before = bytesIn(), beforeOut = bytesOut();
-    ASSERT_EQ(agl_instance_run_shaped(instance, shapedInputs, inShapes,
-                                      shapedOutputs, outShapes),
-              AGL_OK)
-        << lastError();
-    EXPECT_EQ(outShape[0], n);
+    runShapedAndCheck(instance, n, -1.0f);
     EXPECT_EQ(bytesIn() - before, n * sizeof(float));
     EXPECT_EQ(bytesOut() - beforeOut, n * sizeof(float));
-    for (int64_t i = 0; i < 16; ++i)
-      EXPECT_EQ(out[i], i < n ? bias[i] + float(i + 1) : -1.0f) << "n=" << n;
   }
   const int64_t tooLong[1] = {17};
   const int64_t *tooLongShapes[1] = {tooLong};
@@ -913,27 +925,8 @@ TEST_F(FakeGraphs, RunsAfterTheFirstAreOneGraph) {
 // on; the instance keeps eight, the shape least recently run giving its
 // slot (and graph) to a new one.
 TEST_F(FakeGraphs, OneGraphPerShape) {
-  std::array<float, 16> bias{};
-  for (size_t i = 0; i < bias.size(); ++i)
-    bias[i] = 10.0f * float(i + 1);
-  create(fake_cuda_model_shaped(), bias.data());
-  auto runAt = [&](int64_t n) {
-    std::array<float, 16> in{}, out{};
-    for (int64_t i = 0; i < n; ++i)
-      in[i] = float(n * 100 + i);
-    const int64_t shape[1] = {n};
-    const int64_t *shapes[1] = {shape};
-    int64_t outShape[1] = {0};
-    int64_t *outShapes[1] = {outShape};
-    const void *ins[1] = {in.data()};
-    void *outs[1] = {out.data()};
-    ASSERT_EQ(agl_instance_run_shaped(instance, ins, shapes, outs, outShapes),
-              AGL_OK)
-        << lastError();
-    EXPECT_EQ(outShape[0], n);
-    for (int64_t i = 0; i < 16; ++i)
-      EXPECT_EQ(out[i], i < n ? in[i] + bias[i] : 0.0f) << "n=" << n;
-  };
+  create(fake_cuda_model_shaped(), shapedWeights().data());
+  auto runAt = [&](int64_t n) { runShapedAndCheck(instance, n, 0.0f); };
   const int captures0 = captures(), launches0 = graphLaunches();
   for (int run = 0; run < 3; ++run)
     runAt(3); // op by op, captured, launched
