@@ -211,6 +211,12 @@ std::string autoglm::formatReportText(const ModelReport &r) {
   os << llvm::formatv("kernels:           {0,12} ({1} tuning keys)\n",
                       r.kernels.size(), keys.size());
   os << placementText(r);
+  if (const ModelReport::DeviceMemory &d = r.deviceMemory; d.total())
+    os << llvm::formatv("device memory:     {0,12} bytes per instance (arena "
+                        "{1}, inputs {2}, outputs {3}, weights {4}, cuBLASLt "
+                        "workspace {5}), and cuBLAS's own workspace\n",
+                        d.total(), d.arena, d.inputs, d.outputs, d.weights,
+                        d.workspace);
   os << "FLOPs per op family:\n";
   for (const auto &[family, flops] : r.flopsByFamily)
     os << llvm::formatv("  {0,-26}{1,14}\n", family, flops);
@@ -271,6 +277,14 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
   if (r.weightOnly.format == "fp16")
     (*value.getAsObject()->getObject("weight_only"))["saturated"] =
         r.weightOnly.saturated;
+  if (const ModelReport::DeviceMemory &d = r.deviceMemory; d.total())
+    value.getAsObject()->try_emplace(
+        "device_memory", llvm::json::Object{{"arena", d.arena},
+                                            {"inputs", d.inputs},
+                                            {"outputs", d.outputs},
+                                            {"weights", d.weights},
+                                            {"cublaslt_workspace", d.workspace},
+                                            {"total", d.total()}});
   std::string text;
   llvm::raw_string_ostream os(text);
   os << value << "\n";

@@ -50,6 +50,16 @@ struct ModelReport {
     std::string epilogue;  // what a library call computes after its product
   };
   std::vector<Launch> placement;
+  /// --target=cuda: the device memory one instance allocates (the layout
+  /// of runtime.h's AGL_CUDA_ALIGNMENT): the arena, the input and output
+  /// buffers at their largest, the weights, cuBLASLt's workspace if a
+  /// product has an epilogue. All zero for the CPU.
+  struct DeviceMemory {
+    int64_t arena = 0, inputs = 0, outputs = 0, weights = 0, workspace = 0;
+    int64_t total() const {
+      return arena + inputs + outputs + weights + workspace;
+    }
+  } deviceMemory;
 };
 
 /// Weights and FLOPs per op family, from the graph as imported.

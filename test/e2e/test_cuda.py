@@ -336,6 +336,45 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         self.assertEqual(sorted(re.findall(r"\.entry\s+(\w+)", ptx)),
                          sorted(kernels))
 
+    def test_report_gives_the_device_memory(self):
+        """--report adds up the device memory an instance allocates: the
+        arena, the inputs and outputs at their largest (each rounded up to
+        256 bytes), the weights file, cuBLASLt's 32 MiB workspace where a
+        product has an epilogue."""
+        def aligned(n):
+            return (n + 255) // 256 * 256
+        for model, dims in (("mlp", []), ("resnet_cnn", []),
+                            ("glm_layer_dynamic",
+                             symbolic_options("glm_layer_dynamic"))):
+            with self.subTest(model=model):
+                out, result = self.cache.compile(
+                    os.path.join(MODELS_DIR, model + ".onnx"), ".o",
+                    "--target=cuda", *dims, "--report=json")
+                self.assertEqual(result.returncode, 0, describe(result))
+                report = json.loads(result.stdout)
+                memory = report["device_memory"]
+                self.assertEqual(memory["arena"],
+                                 aligned(report["arena_bytes"]))
+                self.assertEqual(memory["weights"], os.path.getsize(
+                    os.path.splitext(out)[0] + ".weights"))
+                epilogues = [e for e in report["placement"]
+                             if e["name"] == "agl_cuda_gemm_epilogue"]
+                self.assertEqual(memory["cublaslt_workspace"],
+                                 32 << 20 if epilogues else 0)
+                # The inputs and outputs at their largest: the header's
+                # sizes (at the symbols' maxima).
+                with open(os.path.splitext(out)[0] + ".h") as f:
+                    header = f.read()
+                sizes = {kind: [aligned(int(n)) for n in re.findall(
+                    rf"#define \w+_{kind}_\d+_NUM_BYTES (\d+)", header)]
+                    for kind in ("INPUT", "OUTPUT")}
+                self.assertTrue(sizes["INPUT"] and sizes["OUTPUT"], header)
+                self.assertEqual(memory["inputs"], sum(sizes["INPUT"]))
+                self.assertEqual(memory["outputs"], sum(sizes["OUTPUT"]))
+                self.assertEqual(memory["total"], sum(
+                    memory[k] for k in ("arena", "inputs", "outputs",
+                                        "weights", "cublaslt_workspace")))
+
     def test_symbolic_dimensions_compile(self):
         """Symbolic dimensions kept as ranges: the same kernels and cuBLAS
         calls as with pinned dimensions, their extents known at run time."""

@@ -346,6 +346,41 @@ TEST_F(FakeDevice, TensorsStayOnTheDevice) {
   agl_instance_destroy(instance);
 }
 
+// An instance's device memory is laid out as runtime.h says (and
+// autoglm-compile --report adds up): the arena, input and output rounded
+// up to AGL_CUDA_ALIGNMENT, then the weights; with symbols, the buffers
+// at their bounds.
+TEST_F(FakeDevice, DeviceMemoryAsRuntimeHSays) {
+  // Nothing before the first instance loads the driver.
+  auto allocated = [] {
+    size_t bytes = driverValue<size_t>("fake_cuda_bytes_allocated");
+    return bytes == size_t(-1) ? 0 : bytes;
+  };
+  struct Case {
+    const agl_model_desc *model;
+    const float *weights;
+  };
+  const std::array<float, kShapedBound> shaped = shapedWeights();
+  for (Case c : {Case{fake_cuda_model(), weights.data()},
+                 Case{fake_cuda_model_shaped(), shaped.data()}}) {
+    const size_t before = allocated();
+    agl_instance *instance = nullptr;
+    ASSERT_EQ(agl_instance_create(c.model, &instance), AGL_OK) << lastError();
+    ASSERT_EQ(agl_instance_set_weights(instance, c.weights), AGL_OK);
+    auto aligned = [](uint64_t bytes) {
+      return (bytes + AGL_CUDA_ALIGNMENT - 1) / AGL_CUDA_ALIGNMENT *
+             AGL_CUDA_ALIGNMENT;
+    };
+    EXPECT_EQ(allocated() - before,
+              aligned(c.model->arena_size) +
+                  aligned(agl_tensor_num_bytes(&c.model->inputs[0])) +
+                  aligned(agl_tensor_num_bytes(&c.model->outputs[0])) +
+                  c.model->weights_size)
+        << c.model->name;
+    agl_instance_destroy(instance);
+  }
+}
+
 // With a symbolic extent the device buffers are sized for its bound, and
 // a run copies only its own elements each way.
 TEST_F(FakeDevice, SymbolicExtentsMoveOnlyTheRunsElements) {

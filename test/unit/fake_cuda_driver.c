@@ -285,6 +285,9 @@ static CUresult destroy_graph(fake_graph *graph) {
 CUresult cuGraphExecDestroy(fake_graph *exec) { return destroy_graph(exec); }
 CUresult cuGraphDestroy(fake_graph *graph) { return destroy_graph(graph); }
 
+/* Bytes that cuMemAlloc gave out. */
+size_t fake_cuda_bytes_allocated;
+
 CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
   if (unsafe_during_capture())
     return STREAM_CAPTURE_UNSUPPORTED;
@@ -294,6 +297,7 @@ CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
   if (!memory)
     return OUT_OF_MEMORY;
   *pointer = (uintptr_t)memory;
+  fake_cuda_bytes_allocated += bytes;
   return OK;
 }
 

@@ -107,6 +107,31 @@ onnx::TensorProto toTensorProto(const run::Tensor &tensor) {
   return proto;
 }
 
+/// The device memory an instance of the CUDA model allocates, as the
+/// runtime lays it out (runtime.h): buffers rounded up to
+/// AGL_CUDA_ALIGNMENT, the weights (all of them external), cuBLASLt's
+/// workspace when a product has an epilogue.
+static void measureDeviceMemory(mlir::ModuleOp lowered,
+                                const ModelSignature &signature,
+                                ModelReport &report) {
+  auto aligned = [](int64_t bytes) {
+    return llvm::alignTo(bytes, AGL_CUDA_ALIGNMENT);
+  };
+  ModelReport::DeviceMemory &memory = report.deviceMemory;
+  memory.arena = aligned(report.arenaBytes);
+  for (const TensorSignature &input : signature.inputs)
+    memory.inputs += aligned(input.numBytes());
+  for (const TensorSignature &output : signature.outputs)
+    memory.outputs += aligned(output.numBytes());
+  if (auto weights = lowered->getAttrOfType<mlir::IntegerAttr>(
+          "autoglm.external_weights_size"))
+    memory.weights = weights.getInt();
+  if (llvm::any_of(report.placement, [](const ModelReport::Launch &launch) {
+        return launch.name == "agl_cuda_gemm_epilogue";
+      }))
+    memory.workspace = AGL_CUDA_LT_WORKSPACE_BYTES;
+}
+
 /// --precision int8: measures the activations' ranges on the input sets in
 /// `dir` with a float32 build, sets them in `options` (the products to
 /// quantize), then reports the int8 build's accuracy on the same sets.
@@ -651,6 +676,8 @@ int main(int argc, char **argv) {
   Stage last = kind.stage.value_or(Stage::LLVM);
   if (failed(runPipeline(**module, last, pipelineOptions)))
     return error("compilation of '" + modelPath + "' failed");
+  if (cuda && last == Stage::LLVM)
+    measureDeviceMemory(**module, signature, modelReport);
   if (reportOption->count()) {
     // Standard output, unless the IR goes there.
     llvm::raw_ostream &os = outputPath == "-" ? llvm::errs() : llvm::outs();

@@ -101,7 +101,7 @@ typedef struct lt_api {
 
 /* Per instance: cuBLAS's recommendation for Hopper, enough for every
  * algorithm it picks on smaller GPUs too. */
-enum { WORKSPACE_BYTES = 32 << 20, PLANS = 64 };
+enum { WORKSPACE_BYTES = AGL_CUDA_LT_WORKSPACE_BYTES, PLANS = 64 };
 
 /* What an algorithm choice depends on; compared bytewise (zeroed first). */
 typedef struct plan_key {

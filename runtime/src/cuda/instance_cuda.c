@@ -20,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cudaMalloc's own granularity; the kernels assume no more than 64. */
-enum { DEVICE_ALIGNMENT = 256, STREAM_NON_BLOCKING = 1 };
+enum { STREAM_NON_BLOCKING = 1 };
 
 /* Where an instance stands with the CUDA graph of one shape. */
 enum {
@@ -64,7 +63,9 @@ struct agl_cuda_instance {
 };
 
 static uint64_t align_up(uint64_t value) {
-  return (value + DEVICE_ALIGNMENT - 1) / DEVICE_ALIGNMENT * DEVICE_ALIGNMENT;
+  /* cudaMalloc's own granularity; the kernels assume no more than 64. */
+  return (value + AGL_CUDA_ALIGNMENT - 1) / AGL_CUDA_ALIGNMENT *
+         AGL_CUDA_ALIGNMENT;
 }
 
 void agl_cuda_instance_destroy(agl_cuda_instance *instance) {
