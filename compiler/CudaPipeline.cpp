@@ -89,6 +89,8 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createNameGpuKernels());
   pm.addPass(createRecordGpuPlacement());
+  if (options.profile)
+    pm.addPass(createProfileGpuLaunches());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.arch;
   target.optLevel = 3;

@@ -30,6 +30,9 @@ struct CudaOptions {
   /// Op families that run on the host (--device-hint FAMILY=host):
   /// matmul, reduction, elementwise, all.
   std::vector<std::string> hostFamilies;
+  /// --profile: each launch, library call and host section timed with
+  /// CUDA events (autoglm-profile-gpu-launches).
+  bool profile = false;
 };
 
 /// The architectures --gpu-arch accepts.

@@ -176,8 +176,9 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     pm.addNestedPass<func::FuncOp>(createStaticSignature());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
-    // After folding, so that the GEMM calls' sizes are constants.
-    if (options.profile)
+    // After folding, so that the GEMM calls' sizes are constants. A GPU
+    // model's work is timed once its kernels are outlined.
+    if (options.profile && options.gpuArch.empty())
       pm.addPass(createInstrumentKernels());
     return;
   }
@@ -188,6 +189,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       if (!options.cudaToolkit.empty())
         cuda.toolkit = options.cudaToolkit;
       cuda.hostFamilies = options.hostFamilies;
+      cuda.profile = options.profile;
       buildCudaStagePipeline(pm, cuda);
       return;
     }

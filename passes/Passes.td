@@ -1124,6 +1124,26 @@ def RecordGpuPlacement
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def ProfileGpuLaunches
+    : Pass<"autoglm-profile-gpu-launches", "mlir::ModuleOp"> {
+  let summary = "Time each kernel launch, library call and host section of a CUDA model";
+  let description = [{
+    For `autoglm-compile --target=cuda --profile`, after
+    `autoglm-record-gpu-placement` and in the same order: each
+    `gpu.launch_func`, each call of a function marked
+    `autoglm.device_library` and each host section is bracketed by calls
+    of the runtime's `agl_cuda_profile_begin` (before; it returns a token)
+    and `agl_cuda_profile_end(kernel index, token)` (after), which record a
+    pair of CUDA events on the run's stream while the instance profiles.
+    The module attribute `autoglm.kernels` lists them (`name`: the kernel,
+    the library function or `host`, then its ONNX nodes; `flops` and
+    `bytes` 0, unknown), as `autoglm-instrument-kernels` does for the CPU;
+    it becomes the artifact's kernel table.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+}
+
 def NameGpuKernels : Pass<"autoglm-name-gpu-kernels", "mlir::ModuleOp"> {
   let summary = "Name each outlined GPU kernel after its launch and ONNX node";
   let description = [{

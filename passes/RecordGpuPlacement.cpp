@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/NodeNames.h"
+#include "passes/GpuWork.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 
@@ -57,29 +58,27 @@ struct RecordGpuPlacementPass
         fields.push_back(b.getNamedAttr("host", host));
       entries.push_back(b.getDictionaryAttr(fields));
     };
-    for (auto func : module.getOps<func::FuncOp>()) {
-      func.walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
-        if (auto host =
-                op->getAttrOfType<StringAttr>(autoglm::kHostSectionAttrName)) {
-          record("host", "host", op->getLoc(), StringAttr(), StringAttr(),
-                 host);
-          return WalkResult::skip();
-        }
-        if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-          auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
-              launch, launch.getKernel());
-          record("kernel", launch.getKernelName().getValue(), launch.getLoc(),
-                 kernel ? oneThreadReason(kernel) : StringAttr());
-        } else if (auto call = dyn_cast<func::CallOp>(op)) {
-          auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-              call, call.getCalleeAttr());
-          if (callee && callee->hasAttr(autoglm::kDeviceLibraryAttrName))
-            record("library", call.getCallee(), call.getLoc(), StringAttr(),
-                   call->getAttrOfType<StringAttr>(autoglm::kEpilogueAttrName));
-        }
-        return WalkResult::advance();
-      });
-    }
+    autoglm::walkGpuWork(module, [&](Operation *op, autoglm::GpuWork work) {
+      switch (work) {
+      case autoglm::GpuWork::Host:
+        record("host", "host", op->getLoc(), StringAttr(), StringAttr(),
+               op->getAttrOfType<StringAttr>(autoglm::kHostSectionAttrName));
+        break;
+      case autoglm::GpuWork::Kernel: {
+        auto launch = cast<gpu::LaunchFuncOp>(op);
+        auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+            launch, launch.getKernel());
+        record("kernel", launch.getKernelName().getValue(), launch.getLoc(),
+               kernel ? oneThreadReason(kernel) : StringAttr());
+        break;
+      }
+      case autoglm::GpuWork::Library:
+        record("library", cast<func::CallOp>(op).getCallee(), op->getLoc(),
+               StringAttr(),
+               op->getAttrOfType<StringAttr>(autoglm::kEpilogueAttrName));
+        break;
+      }
+    });
     module->setAttr("autoglm.placement", b.getArrayAttr(entries));
   }
 };

@@ -231,6 +231,14 @@ static agl_status check_run(const agl_instance *instance, const char *caller,
   return AGL_OK;
 }
 
+/* Waits for a CUDA model's run; then its kernel events go to the profile. */
+static agl_status finish_cuda_run(agl_instance *instance) {
+  agl_status status = agl_cuda_instance_wait(instance->cuda);
+  if (status != AGL_OK)
+    return status;
+  return agl_cuda_instance_collect_profile(instance->cuda, instance->profile);
+}
+
 /* Runs the entry function; a CUDA model's run is only queued, and waited
  * for unless `async`. */
 static agl_status call_entry(agl_instance *instance, const void *const *inputs,
@@ -246,7 +254,7 @@ static agl_status call_entry(agl_instance *instance, const void *const *inputs,
       instance->pending = 1;
       return AGL_OK;
     }
-    return agl_cuda_instance_wait(instance->cuda);
+    return finish_cuda_run(instance);
   }
   agl_profile *outer = agl_profile_record_into(instance->profile);
   agl_pool_hold();
@@ -298,7 +306,7 @@ agl_status agl_instance_wait(agl_instance *instance) {
   if (!instance->pending)
     return AGL_OK;
   instance->pending = 0;
-  return agl_cuda_instance_wait(instance->cuda);
+  return finish_cuda_run(instance);
 }
 
 static agl_status device_buffer(const agl_instance *instance, int output,
@@ -410,6 +418,13 @@ agl_status agl_instance_set_profile_capacity(agl_instance *instance,
                     "model '%s' was compiled without --profile: it has no "
                     "kernels to time",
                     agl_model_label(instance->model));
+  agl_status status = check_idle(instance);
+  if (status != AGL_OK)
+    return status;
+  /* A CUDA model's kernels are timed by events made now. */
+  if (instance->cuda && (status = agl_cuda_instance_set_profile(
+                             instance->cuda, max_events)) != AGL_OK)
+    return status;
   agl_profile *profile = NULL;
   if (max_events > 0) {
     profile = max_events <= SIZE_MAX / sizeof(agl_profile_event)

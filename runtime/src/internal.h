@@ -70,5 +70,12 @@ AGL_HIDDEN void agl_profile_clear(agl_profile *profile);
 /* Makes agl_profile_end on this thread record into `profile` (null: record
  * nothing); returns the profile it recorded into before. */
 AGL_HIDDEN agl_profile *agl_profile_record_into(agl_profile *profile);
+/* Records one event of the calling thread (counted as dropped when the
+ * profile is full); counts events that could not be recorded; the clock
+ * of the events (CLOCK_MONOTONIC, ns). */
+AGL_HIDDEN void agl_profile_add(agl_profile *profile, int32_t kernel,
+                                uint64_t begin_ns, uint64_t end_ns);
+AGL_HIDDEN void agl_profile_drop(agl_profile *profile, uint64_t events);
+AGL_HIDDEN uint64_t agl_profile_now_ns(void);
 
 #endif /* AUTOGLM_RUNTIME_INTERNAL_H */

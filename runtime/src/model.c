@@ -134,11 +134,10 @@ agl_status agl_model_check(const agl_model_desc *model) {
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                     "model '%s' runs on unknown device %u",
                     agl_model_label(model), (unsigned)model->device);
-  if (model->device == AGL_DEVICE_CUDA &&
-      (model->kv_cache || model->num_kernels > 0))
+  if (model->device == AGL_DEVICE_CUDA && model->kv_cache)
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
-                    "model '%s' runs on a CUDA device, where KV caches and "
-                    "profiles are not supported",
+                    "model '%s' runs on a CUDA device, where KV caches are "
+                    "not supported",
                     agl_model_label(model));
   if (model->arena_size > 0 && !is_power_of_two(model->arena_alignment))
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,

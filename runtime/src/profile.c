@@ -77,11 +77,8 @@ agl_profile *agl_profile_record_into(agl_profile *profile) {
 
 uint64_t agl_profile_begin(void) { return recording ? now_ns() : 0; }
 
-void agl_profile_end(int32_t kernel, uint64_t begin_ns) {
-  agl_profile *profile = recording;
-  if (!profile)
-    return;
-  uint64_t end_ns = now_ns();
+void agl_profile_add(agl_profile *profile, int32_t kernel, uint64_t begin_ns,
+                     uint64_t end_ns) {
   if (profile->count == profile->capacity) {
     ++profile->dropped;
     return;
@@ -91,4 +88,15 @@ void agl_profile_end(int32_t kernel, uint64_t begin_ns) {
   event->thread = thread_id();
   event->begin_ns = begin_ns;
   event->end_ns = end_ns;
+}
+
+void agl_profile_drop(agl_profile *profile, uint64_t events) {
+  profile->dropped += events;
+}
+
+uint64_t agl_profile_now_ns(void) { return now_ns(); }
+
+void agl_profile_end(int32_t kernel, uint64_t begin_ns) {
+  if (recording)
+    agl_profile_add(recording, kernel, begin_ns, now_ns());
 }

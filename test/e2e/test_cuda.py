@@ -375,6 +375,49 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                     memory[k] for k in ("arena", "inputs", "outputs",
                                         "weights", "cublaslt_workspace")))
 
+    def test_profile_times_each_launch(self):
+        """--profile: every kernel launch and library call in the placement
+        is bracketed by the runtime's event calls; on the fake driver, a
+        model with its ops on the host (a host section) gives autoglm-run
+        --profile one event per timed run."""
+        onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
+        _, result = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                       "--profile", "--report=json")
+        self.assertEqual(result.returncode, 0, describe(result))
+        placement = json.loads(result.stdout)["placement"]
+        ir, result = self.cache.compile(onnx_path, ".mlir", "--target=cuda",
+                                        "--profile", "--emit=llvm-dialect")
+        self.assertEqual(result.returncode, 0, describe(result))
+        with open(ir) as f:
+            text = f.read()
+        self.assertEqual(text.count("llvm.call @agl_cuda_profile_begin"),
+                         len(placement))
+        self.assertEqual(text.count("llvm.call @agl_cuda_profile_end"),
+                         len(placement))
+        names = re.findall(r'name = "([^"]*)"', text.split("autoglm.kernels")
+                           [1].split("]")[0])
+        self.assertEqual(names, [f"{e['name']} {e['nodes']}"
+                                 for e in placement])
+
+        driver = os.environ.get("AUTOGLM_FAKE_CUDA_DRIVER")
+        if not driver or not os.path.isfile(driver):
+            self.skipTest("the fake CUDA driver is not built")
+        lib = self.compiled(os.path.join(MODELS_DIR, "mlp.onnx"), ".so",
+                            "--target=cuda", "--device-hint", "all=host",
+                            "--profile")
+        trace = self.cache.path("mlp_cuda_profile.json")
+        result = run(["env", f"AUTOGLM_CUDA_DRIVER={driver}", RUN, lib,
+                      *case_arguments("mlp"), "--bench", "3", "--warmup", "1",
+                      "--profile", trace])
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("profile: 3 kernel calls, trace in", result.stdout)
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        kernels = [e for e in events if e.get("cat") == "kernel"]
+        self.assertEqual(len(kernels), 3)
+        self.assertTrue(all(e["name"].startswith("host fc1/MatMul")
+                            for e in kernels), kernels)
+
     def test_symbolic_dimensions_compile(self):
         """Symbolic dimensions kept as ranges: the same kernels and cuBLAS
         calls as with pinned dimensions, their extents known at run time."""

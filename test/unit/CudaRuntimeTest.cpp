@@ -23,6 +23,7 @@
 
 extern "C" const agl_model_desc *fake_cuda_model(void);
 extern "C" const agl_model_desc *fake_cuda_model_shaped(void);
+extern "C" const agl_model_desc *fake_cuda_model_profiled(void);
 extern "C" const agl_model_desc *fake_cuda_model_missing_kernel(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm_epilogue(void);
@@ -125,14 +126,14 @@ TEST(CudaWithoutDriver, DescriptorChecks) {
   EXPECT_EQ(agl_instance_create(&unknown, &instance),
             AGL_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(lastError(), HasSubstr("unknown device 7"));
-  static const agl_kernel_info kernel = {"loop", 0, 0};
-  agl_model_desc profiled = *fake_cuda_model();
-  profiled.num_kernels = 1;
-  profiled.kernels = &kernel;
-  EXPECT_EQ(agl_instance_create(&profiled, &instance),
-            AGL_ERR_INVALID_ARGUMENT);
-  EXPECT_THAT(lastError(), HasSubstr("KV caches and profiles are not "
-                                     "supported"));
+  static const agl_tensor_info cache = {"past", AGL_DTYPE_F32, 0, nullptr,
+                                        nullptr};
+  static const uint64_t offset = 0;
+  static const agl_kv_cache_info kv = {8, 1, -1, 1, 0, &cache, &offset};
+  agl_model_desc cached = *fake_cuda_model();
+  cached.kv_cache = &kv;
+  EXPECT_EQ(agl_instance_create(&cached, &instance), AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("KV caches are not supported"));
 }
 
 TEST(CudaWithoutDriver, LaunchFunctionsOutsideARunDoNothing) {
@@ -989,6 +990,56 @@ TEST_F(FakeGraphs, OneGraphPerShape) {
   agl_instance_destroy(instance);
   instance = nullptr;
   EXPECT_EQ(driverCount("fake_cuda_live_graphs"), 0);
+}
+
+// A model compiled with --profile: while the instance profiles, each run
+// is launched op by op and each bracketed launch becomes an event with the
+// GPU's times (the fake's stream records the host clock); events beyond
+// the capacity are counted as dropped; capacity 0 frees the CUDA events.
+TEST_F(FakeGraphs, ProfiledRunsTimeEachLaunch) {
+  const int events0 = driverCount("fake_cuda_live_events");
+  create(fake_cuda_model_profiled(), weights.data());
+  ASSERT_EQ(agl_instance_set_profile_capacity(instance, 6), AGL_OK)
+      << lastError();
+  EXPECT_EQ(driverCount("fake_cuda_live_events"), std::max(events0, 0) + 12);
+  const int captures0 = captures();
+  for (int run = 0; run < 4; ++run) {
+    y.fill(0);
+    ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK)
+        << lastError();
+    EXPECT_EQ(y, (std::array<float, 4>{11, 22, 33, 44}));
+  }
+  EXPECT_EQ(captures(), captures0); // never a graph while profiling
+  const agl_profile_event *events = nullptr;
+  uint64_t dropped = 0;
+  ASSERT_EQ(agl_instance_profile_events(instance, &events, &dropped), 6u);
+  EXPECT_EQ(dropped, 2u);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(events[i].kernel, i % 2);
+    EXPECT_NE(events[i].thread, 0);
+    EXPECT_LE(events[i].begin_ns, events[i].end_ns);
+    if (i % 2) // the second launch after the first, on one stream
+      EXPECT_LE(events[i - 1].end_ns, events[i].begin_ns);
+  }
+  // Asynchronous: the events come with the wait.
+  agl_instance_clear_profile(instance);
+  setenv("FAKE_CUDA_DEFER", "1", 1);
+  ASSERT_EQ(agl_instance_run_async(instance, inputs, outputs), AGL_OK);
+  EXPECT_EQ(agl_instance_profile_events(instance, &events, nullptr), 0u);
+  ASSERT_EQ(agl_instance_wait(instance), AGL_OK) << lastError();
+  EXPECT_EQ(agl_instance_profile_events(instance, &events, nullptr), 2u);
+  unsetenv("FAKE_CUDA_DEFER");
+  // Profiling off: the events go, and runs become a graph again.
+  ASSERT_EQ(agl_instance_set_profile_capacity(instance, 0), AGL_OK);
+  EXPECT_EQ(driverCount("fake_cuda_live_events"), std::max(events0, 0));
+  for (int run = 0; run < 2; ++run)
+    ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK);
+  EXPECT_EQ(captures(), captures0 + 1);
+  // A driver that fails to make events: the capacity is refused.
+  setenv("FAKE_CUDA_FAIL", "event", 1);
+  EXPECT_EQ(agl_instance_set_profile_capacity(instance, 2), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cuEventCreate"));
+  unsetenv("FAKE_CUDA_FAIL");
 }
 
 TEST_F(FakeGraphs, AsyncGraphRunEndsAtTheWait) {

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 enum {
@@ -72,7 +73,12 @@ static int the_context, the_stream;
 
 /* Work on the stream: copies, launches and host work (the fake cuBLAS's
  * products), run at once, queued (deferring) or recorded (capturing). */
-enum { MAX_QUEUED = 64, COPY = 0, LAUNCH = 1, HOST_WORK = 2 };
+enum { MAX_QUEUED = 64, COPY = 0, LAUNCH = 1, HOST_WORK = 2, EVENT = 3 };
+
+/* An event holds the host clock at the moment the stream reached it. */
+typedef struct fake_event {
+  uint64_t ns;
+} fake_event;
 enum { STREAM_CAPTURE_UNSUPPORTED = 900, STREAM_CAPTURE_INVALIDATED = 901 };
 typedef struct queued_op {
   int kind;
@@ -121,6 +127,13 @@ static void run(const queued_op *op) {
   case HOST_WORK:
     op->work(op->args);
     break;
+  case EVENT: {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    ((fake_event *)op->to)->ns =
+        (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+    break;
+  }
   }
 }
 
@@ -339,4 +352,40 @@ CUresult cuMemcpyDtoHAsync_v2(void *to, unsigned long long from, size_t bytes,
   (void)stream;
   fake_cuda_bytes_to_host += bytes;
   return copy_async(to, (const void *)(uintptr_t)from, bytes);
+}
+
+/* Events made and not destroyed. */
+int fake_cuda_live_events;
+
+CUresult cuEventCreate(void **event, unsigned flags) {
+  (void)flags;
+  if (failing("event"))
+    return OUT_OF_MEMORY;
+  *event = calloc(1, sizeof(fake_event));
+  if (!*event)
+    return OUT_OF_MEMORY;
+  ++fake_cuda_live_events;
+  return OK;
+}
+
+CUresult cuEventRecord(void *event, void *stream) {
+  (void)stream;
+  queued_op op;
+  memset(&op, 0, sizeof op);
+  op.kind = EVENT;
+  op.to = event;
+  return submit(&op);
+}
+
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+  *ms = (float)((double)((fake_event *)end)->ns -
+                (double)((fake_event *)start)->ns) /
+        1e6f;
+  return OK;
+}
+
+CUresult cuEventDestroy_v2(void *event) {
+  free(event);
+  --fake_cuda_live_events;
+  return OK;
 }

@@ -4,7 +4,8 @@
  * driver (fake_cuda_driver.c) the kernel is a host function. A second
  * descriptor names a kernel the image lacks; a third runs one matrix
  * product through agl_cuda_sgemm (cuBLAS, or fake_cublas.c); a fourth
- * has a symbolic extent, y[n] = x[n] + weights[n] for n in 1..16. */
+ * has a symbolic extent, y[n] = x[n] + weights[n] for n in 1..16; a fifth
+ * is compiled for profiling, its two launches bracketed as two kernels. */
 #include "autoglm/runtime.h"
 #include "fake_cuda.h"
 
@@ -224,6 +225,45 @@ static const agl_model_desc shaped_desc = {
     .run = run_shaped,
 };
 
+/* Compiled with --profile: each launch bracketed, as two kernels. */
+uint64_t agl_cuda_profile_begin(void);
+void agl_cuda_profile_end(int32_t kernel, uint64_t token);
+
+static int32_t run_profiled(void *arena, const void *weights,
+                            const void *const *inputs, void *const *outputs,
+                            const int64_t *symbols, int64_t *output_dims) {
+  (void)arena;
+  (void)symbols;
+  (void)output_dims;
+  for (int32_t kernel = 0; kernel < 2; ++kernel) {
+    uint64_t token = agl_cuda_profile_begin();
+    int32_t code = launch("add_kernel", weights, inputs, outputs);
+    agl_cuda_profile_end(kernel, token);
+    if (code != 0)
+      return code;
+  }
+  return 0;
+}
+
+static const agl_kernel_info profiled_kernels[] = {
+    {"k0_add_kernel x+weights", 0, 0}, {"k1_add_kernel x+weights", 0, 0}};
+static const agl_model_desc profiled_desc = {
+    .abi_version = AGL_ABI_VERSION,
+    .device = AGL_DEVICE_CUDA,
+    .name = "fake_cuda_profiled",
+    .num_inputs = 1,
+    .num_outputs = 1,
+    .inputs = &input,
+    .outputs = &output,
+    .arena_size = 64,
+    .arena_alignment = 64,
+    .weights_size = 4 * sizeof(float),
+    .weights_file = "fake_cuda.weights",
+    .num_kernels = 2,
+    .kernels = profiled_kernels,
+    .run = run_profiled,
+};
+
 static const int64_t gemm_shape[] = {16};
 static const agl_tensor_info gemm_input = {"a", AGL_DTYPE_F32, 1, gemm_shape,
                                            NULL};
@@ -246,6 +286,7 @@ static const agl_model_desc gemm_epilogue_desc =
 
 const agl_model_desc *fake_cuda_model(void) { return &desc; }
 const agl_model_desc *fake_cuda_model_shaped(void) { return &shaped_desc; }
+const agl_model_desc *fake_cuda_model_profiled(void) { return &profiled_desc; }
 const agl_model_desc *fake_cuda_model_host_section(void) {
   return &host_section_desc;
 }

@@ -107,6 +107,20 @@ onnx::TensorProto toTensorProto(const run::Tensor &tensor) {
   return proto;
 }
 
+/// The kernels a profiled model times (the `autoglm.kernels` attribute of
+/// autoglm-instrument-kernels or autoglm-profile-gpu-launches), if any.
+static void readKernelTable(mlir::ModuleOp module, ModelSignature &signature) {
+  auto kernels = module->getAttrOfType<mlir::ArrayAttr>("autoglm.kernels");
+  if (!kernels)
+    return;
+  signature.kernels.clear();
+  for (auto kernel : kernels.getAsRange<mlir::DictionaryAttr>())
+    signature.kernels.push_back(
+        {kernel.getAs<mlir::StringAttr>("name").str(),
+         kernel.getAs<mlir::FloatAttr>("flops").getValueAsDouble(),
+         kernel.getAs<mlir::FloatAttr>("bytes").getValueAsDouble()});
+}
+
 /// The device memory an instance of the CUDA model allocates, as the
 /// runtime lays it out (runtime.h): buffers rounded up to
 /// AGL_CUDA_ALIGNMENT, the weights (all of them external), cuBLASLt's
@@ -462,7 +476,8 @@ int main(int argc, char **argv) {
     for (auto [given, flag] :
          {std::pair{!weightOnly.empty(), "--weight-only"},
           std::pair{maxSeqLen > 0, "--max-seq-len"},
-          std::pair{profile, "--profile"}, std::pair{explain, "--explain"},
+          std::pair{profile && emulated, "--profile"},
+          std::pair{explain, "--explain"},
           std::pair{weights == "embed" && cuda, "--weights=embed"}})
       if (given)
         return error(llvm::Twine(flag) +
@@ -610,6 +625,9 @@ int main(int argc, char **argv) {
           readSignature(planned.lookupSymbol<mlir::func::FuncOp>("main"), name);
     if (stage == Stage::LLVM)
       measurePlacement(planned, modelReport);
+    // A GPU model's kernel table: its launches, timed once outlined.
+    if (stage == Stage::LLVM && cuda)
+      readKernelTable(planned, signature);
     if (stage != Stage::Memref)
       return;
     setStateOffsets(signature,
@@ -644,12 +662,7 @@ int main(int argc, char **argv) {
       (outputPath == "-" ? llvm::errs() : llvm::outs())
           << explainPlan(planned, machine);
     }
-    if (auto kernels = planned->getAttrOfType<mlir::ArrayAttr>("autoglm.kernels"))
-      for (auto kernel : kernels.getAsRange<mlir::DictionaryAttr>())
-        signature.kernels.push_back(
-            {kernel.getAs<mlir::StringAttr>("name").str(),
-             kernel.getAs<mlir::FloatAttr>("flops").getValueAsDouble(),
-             kernel.getAs<mlir::FloatAttr>("bytes").getValueAsDouble()});
+    readKernelTable(planned, signature);
     // Outputs with symbolic extents: the bounds the planner computed.
     setPlannedOutputBounds(signature,
                            planned.lookupSymbol<mlir::func::FuncOp>("main"));

@@ -278,8 +278,12 @@ void writeProfile(const Options &options, const agl_model_desc &model,
       options.profilePath, chromeTrace(model, events, count));
   if (!error.empty())
     throw std::runtime_error("profile: " + error);
-  double peak = options.peakGflops > 0 ? options.peakGflops
-                                       : measurePeakGflops();
+  // The CPU's peak rates a host model's kernels; a CUDA model's table has
+  // the GPU's times only.
+  const bool host = model.device == AGL_DEVICE_HOST;
+  double peak = !host                    ? 0
+                : options.peakGflops > 0 ? options.peakGflops
+                                         : measurePeakGflops();
   std::vector<KernelTotals> totals = totalsPerKernel(model, events, count);
   // The int8 peak only where int8 GEMMs ran.
   const bool int8 =
@@ -287,7 +291,7 @@ void writeProfile(const Options &options, const agl_model_desc &model,
         return isInt8Kernel(kernel.name);
       });
   double int8Peak = options.int8PeakGops > 0 ? options.int8PeakGops
-                    : int8                   ? measureInt8PeakGops()
+                    : int8 && host           ? measureInt8PeakGops()
                                              : 0;
   text << "profile: " << count << " kernel calls";
   if (dropped > 0)
@@ -430,6 +434,9 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
     report.latency =
         summarizeLatencies(timeRuns(benchOnce, 0, options.benchRuns));
     printLatency(text, *report.latency);
+    // The profile of the timed runs, before the run below adds to it.
+    if (profiling)
+      writeProfile(options, model, instance, text);
     // Later runs may take another path than the first (a CUDA model's
     // runs after the first are one CUDA graph): one more run, checked.
     if (checking) {
@@ -451,9 +458,9 @@ int runModel(const Options &options, RunReport &report, std::ostream &text) {
         }
       }
     }
-  }
-  if (profiling)
+  } else if (profiling) {
     writeProfile(options, model, instance, text);
+  }
   return allOk ? kExitOk : kExitMismatch;
 }
 

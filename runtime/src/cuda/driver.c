@@ -122,7 +122,24 @@ static const driver_symbol graph_symbols[] = {
     AGL_CUDA_SYMBOL(cuGraphExecDestroy, "cuGraphExecDestroy"),
     AGL_CUDA_SYMBOL(cuGraphDestroy, "cuGraphDestroy"),
 };
+static const driver_symbol event_symbols[] = {
+    AGL_CUDA_SYMBOL(cuEventCreate, "cuEventCreate"),
+    AGL_CUDA_SYMBOL(cuEventRecord, "cuEventRecord"),
+    AGL_CUDA_SYMBOL(cuEventElapsedTime, "cuEventElapsedTime"),
+    AGL_CUDA_SYMBOL(cuEventDestroy, "cuEventDestroy_v2"),
+};
 #undef AGL_CUDA_SYMBOL
+
+/* Resolves a group of optional calls into `api`: all of them, or none. */
+static void resolve_optional(void *handle, const driver_symbol *symbols,
+                             size_t count, agl_cuda_api *api) {
+  agl_cuda_api with = *api;
+  int all = 1;
+  for (size_t i = 0; i < count; ++i)
+    all &= resolve(handle, symbols[i].name, (char *)&with + symbols[i].offset);
+  if (all)
+    *api = with;
+}
 
 /* Called with the lock held and the driver not loaded. */
 static agl_status load_driver(void) {
@@ -144,14 +161,11 @@ static agl_status load_driver(void) {
     }
   }
   /* Graphs are an optimization: without all of their calls, runs launch
-   * kernel by kernel. */
-  agl_cuda_api with_graphs = api;
-  int graphs = 1;
-  for (size_t i = 0; i < sizeof graph_symbols / sizeof *graph_symbols; ++i)
-    graphs &= resolve(handle, graph_symbols[i].name,
-                      (char *)&with_graphs + graph_symbols[i].offset);
-  if (graphs)
-    api = with_graphs;
+   * kernel by kernel. Without events, instances cannot profile. */
+  resolve_optional(handle, graph_symbols,
+                   sizeof graph_symbols / sizeof *graph_symbols, &api);
+  resolve_optional(handle, event_symbols,
+                   sizeof event_symbols / sizeof *event_symbols, &api);
   /* Error names for the messages below, even if initialization fails. */
   driver_api = api;
 

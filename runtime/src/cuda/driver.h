@@ -24,6 +24,7 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUevent_st *CUevent;
 
 enum {
   AGL_CUDA_SUCCESS = 0,
@@ -67,6 +68,12 @@ typedef struct agl_cuda_api {
   CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream);
   CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
   CUresult (*cuGraphDestroy)(CUgraph graph);
+  /* Events, for kernel profiles (profile_cuda.c); null when the driver
+   * lacks them. */
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags);
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream);
+  CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
+  CUresult (*cuEventDestroy)(CUevent event);
 } agl_cuda_api;
 
 /* The driver, initialized, with the device's primary context current on

@@ -12,9 +12,9 @@
  * GPU the gaps between them. A shape's first run is launched op by op: it
  * makes what the products need (cuBLAS handles, plans, workspaces) and
  * finds the kernels, none of which a capture may do. An instance keeps the
- * graphs of up to GRAPH_SLOTS shapes. Runs with host sections, a driver
- * without graphs and AUTOGLM_CUDA_GRAPHS=0 stay op by op; so does every run
- * of a shape after a capture that failed. */
+ * graphs of up to GRAPH_SLOTS shapes. Profiled runs, runs with host
+ * sections, a driver without graphs and AUTOGLM_CUDA_GRAPHS=0 stay op by
+ * op; so does every run of a shape after a capture that failed. */
 #include "launch.h"
 
 #include <stdlib.h>
@@ -60,6 +60,7 @@ struct agl_cuda_instance {
   int num_slots; /* 1 for a model with static shapes */
   uint64_t runs;
   int64_t *slot_values; /* backs the slots' symbols and dims */
+  agl_cuda_profile *profile; /* null unless profiling */
 };
 
 static uint64_t align_up(uint64_t value) {
@@ -77,6 +78,7 @@ void agl_cuda_instance_destroy(agl_cuda_instance *instance) {
       if (instance->slots[i].graph)
         instance->api->cuGraphExecDestroy(instance->slots[i].graph);
     agl_cuda_blas_destroy(instance->blas);
+    agl_cuda_profile_destroy(instance->profile);
     if (instance->stream)
       instance->api->cuStreamDestroy(instance->stream);
     if (instance->memory)
@@ -197,7 +199,7 @@ static agl_status run_host_code(agl_cuda_instance *instance,
                                 const int64_t *symbols, int64_t *output_dims,
                                 int *capturable) {
   const agl_model_desc *model = instance->model;
-  agl_cuda_bind_run(instance->stream, &instance->blas);
+  agl_cuda_bind_run(instance->stream, &instance->blas, instance->profile);
   int32_t code =
       model->run((void *)(uintptr_t)instance->arena,
                  (const void *)(uintptr_t)instance->weights,
@@ -277,6 +279,12 @@ static int capture(agl_cuda_instance *instance, graph_slot *slot,
  * code's launches. */
 static agl_status launch(agl_cuda_instance *instance, const int64_t *symbols,
                          int64_t *output_dims) {
+  int capturable = 0;
+  /* A profiled run times each launch: op by op. */
+  if (instance->profile) {
+    agl_cuda_profile_start_run(instance->profile);
+    return run_host_code(instance, symbols, output_dims, &capturable);
+  }
   graph_slot *slot = slot_for(instance, symbols);
   if (slot->state == GRAPH_NEXT)
     slot->state = capture(instance, slot, symbols, output_dims) ? GRAPH_READY
@@ -293,7 +301,6 @@ static agl_status launch(agl_cuda_instance *instance, const int64_t *symbols,
              agl_model_output_dims(instance->model) * sizeof(int64_t));
     return AGL_OK;
   }
-  int capturable = 0;
   agl_status status =
       run_host_code(instance, symbols, output_dims, &capturable);
   if (status == AGL_OK && slot->state == GRAPH_UNTRIED)
@@ -369,4 +376,22 @@ agl_status agl_cuda_instance_wait(agl_cuda_instance *instance) {
     return agl_cuda_fail(result, "the model's kernels failed "
                                  "(cuStreamSynchronize)");
   return AGL_OK;
+}
+
+agl_status agl_cuda_instance_set_profile(agl_cuda_instance *instance,
+                                         size_t max_events) {
+  agl_cuda_profile_destroy(instance->profile);
+  instance->profile = NULL;
+  if (max_events == 0)
+    return AGL_OK;
+  CUresult result = instance->api->cuCtxSetCurrent(instance->context);
+  if (result != AGL_CUDA_SUCCESS)
+    return agl_cuda_fail(result, "cuCtxSetCurrent");
+  return agl_cuda_profile_create(instance->api, max_events, &instance->profile);
+}
+
+agl_status agl_cuda_instance_collect_profile(agl_cuda_instance *instance,
+                                             agl_profile *into) {
+  return instance->profile ? agl_cuda_profile_collect(instance->profile, into)
+                           : AGL_OK;
 }

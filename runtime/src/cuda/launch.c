@@ -39,6 +39,7 @@ static struct agl_cuda_module *modules;
 typedef struct run_binding {
   CUstream stream;
   agl_cuda_blas **blas;
+  agl_cuda_profile *profile;
   int bound;
   int capturable; /* nothing in the run stops a CUDA graph capture */
   agl_status status;
@@ -47,9 +48,11 @@ typedef struct run_binding {
 
 static _Thread_local run_binding current;
 
-void agl_cuda_bind_run(CUstream stream, agl_cuda_blas **blas) {
+void agl_cuda_bind_run(CUstream stream, agl_cuda_blas **blas,
+                       agl_cuda_profile *profile) {
   current.stream = stream;
   current.blas = blas;
+  current.profile = profile;
   current.bound = 1;
   current.capturable = 1;
   current.status = AGL_OK;
@@ -62,6 +65,7 @@ agl_status agl_cuda_unbind_run(int *capturable) {
   current.bound = 0;
   current.stream = NULL;
   current.blas = NULL;
+  current.profile = NULL;
   if (current.status != AGL_OK)
     return agl_fail(current.status, "%s", current.message);
   return AGL_OK;
@@ -107,6 +111,13 @@ int agl_cuda_run_binding(const char *caller, CUstream *stream,
 }
 
 void agl_cuda_run_failed(const char *message) { run_failed(message, 0); }
+
+agl_cuda_profile *agl_cuda_run_profile(CUstream *stream) {
+  if (!current.bound || current.status != AGL_OK || !current.profile)
+    return NULL;
+  *stream = current.stream;
+  return current.profile;
+}
 
 void agl_cuda_run_not_capturable(void) { current.capturable = 0; }
 
