@@ -25,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -119,6 +120,75 @@ bool holdsDeviceLibraryCall(Operation *op) {
   return result.wasInterrupted();
 }
 
+/// Whether `value` is computed on the host: from constants, extents and
+/// the run's symbol values, with no load of device memory.
+bool computedOnHost(Value value) {
+  SmallVector<Value> work{value};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || !seen.insert(v).second)
+      continue;
+    if (def->getNumRegions() != 0 ||
+        (!isMemoryEffectFree(def) && !touchesHostArgument(def)) ||
+        (!isMemoryEffectFree(def) && touchesDeviceMemory(def)))
+      return false;
+    llvm::append_range(work, def->getOperands());
+  }
+  return true;
+}
+
+/// Whether `buffer` holds an intermediate of the run (in the arena, or
+/// not yet planned), which nothing outside the function sees.
+bool isTemporary(Value buffer) {
+  Value root = rootBuffer(buffer);
+  if (root.getDefiningOp<memref::AllocOp>())
+    return true;
+  auto arg = dyn_cast<BlockArgument>(root);
+  auto func =
+      arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  return func && func.getArgAttr(arg.getArgNumber(), "autoglm.arena");
+}
+
+/// A scalar that the host computes (a shape's extent, say) and stores, at
+/// the top level, into a buffer of one element that is otherwise only
+/// loaded from, at the same indices: the loads take the value itself (a
+/// kernel gets it as an argument) and the store goes, so that no kernel
+/// of one thread runs just to write it. The memory planner keeps the
+/// buffer's bytes to itself from the store to its last load.
+void forwardHostScalars(func::FuncOp func) {
+  SmallVector<memref::StoreOp> stores;
+  for (auto store : func.getBody().getOps<memref::StoreOp>())
+    stores.push_back(store);
+  DominanceInfo dominance(func);
+  for (memref::StoreOp store : stores) {
+    Value buffer = store.getMemref();
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.hasStaticShape() || type.getNumElements() != 1 ||
+        !isTemporary(buffer) || !computedOnHost(store.getValue()))
+      continue;
+    SmallVector<memref::LoadOp> loads;
+    bool onlyLoads = llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+      if (user == store)
+        return true;
+      auto load = dyn_cast<memref::LoadOp>(user);
+      if (!load || !llvm::equal(load.getIndices(), store.getIndices()) ||
+          !dominance.properlyDominates(store.getOperation(), load))
+        return false;
+      loads.push_back(load);
+      return true;
+    });
+    if (!onlyLoads)
+      continue;
+    for (memref::LoadOp load : loads) {
+      load.replaceAllUsesWith(store.getValue());
+      load.erase();
+    }
+    store.erase();
+  }
+}
+
 /// Why `op`, which touches device memory outside any parallel loop, runs
 /// in one GPU thread.
 std::string oneThreadReason(Operation *op) {
@@ -150,6 +220,7 @@ struct MapLoopsToGpuPass
     });
     if (globals.wasInterrupted())
       return signalPassFailure();
+    forwardHostScalars(func);
     // Normalizations and softmax: a kernel with a block per row.
     autoglm::fuseRowKernels(func);
 

@@ -990,6 +990,14 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     forward then backward from the reduction, and backward then forward;
     the longer is kept.
 
+    First, a scalar that the host computes (from constants, extents and
+    the symbol values) and stores at the top level into a one-element
+    buffer of the arena (or an allocation) that is otherwise only loaded
+    from, at the same indices and after the store, is forwarded: the loads
+    take the value (a kernel gets it as an argument) and the store goes.
+    Exporters write shapes into tensors so (`Shape` of a symbolic input),
+    which would otherwise take a kernel of one thread per run.
+
     Any other top-level ops that read or write tensor data (a loop nest
     with no parallel loop, such as a full reduction to a scalar, lone
     `memref.load`/`memref.store` ops and the scalar arithmetic between

@@ -238,3 +238,46 @@ func.func @host_section(%a: memref<4xf32>, %staging: memref<4xf32>) {
   memref.store %one, %a[%c0] : memref<4xf32>
   return
 }
+
+// -----
+
+// A scalar the host computes (an extent) stored in an arena buffer of one
+// element that a loop then reads: the loop reads the value itself and the
+// store goes, so no kernel of one thread runs for it. A scalar loaded from
+// device memory, and one stored in a model argument (seen outside), keep
+// their one-thread kernels.
+// CHECK-LABEL: func.func @host_scalar
+// CHECK: %[[N:.*]] = memref.dim %arg0
+// CHECK-NEXT: %[[W:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK-NOT: memref.store %[[W]]
+// CHECK: scf.parallel
+// CHECK: arith.addi %{{.*}}, %[[W]] : i64
+// CHECK: scf.parallel
+// CHECK-NEXT: %[[F:.*]] = memref.load %arg0[%{{.*}}] {autoglm.one_thread = "5 ops outside any parallel loop"}
+// CHECK-NEXT: memref.store %[[F]], %[[COPY:.*]][] : memref<i64>
+// CHECK-NEXT: memref.store %[[W]], %arg2[] : memref<i64>
+// CHECK-NEXT: memref.load %[[COPY]][]
+// CHECK: return
+func.func @host_scalar(%x: memref<?xi64>, %arena: memref<128xi8> {autoglm.arena}, %out: memref<i64>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %n = memref.dim %x, %c0 : memref<?xi64>
+  %w = arith.index_cast %n : index to i64
+  %scalar = memref.view %arena[%c0][] : memref<128xi8> to memref<i64>
+  memref.store %w, %scalar[] : memref<i64>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%x : memref<?xi64>) {
+  ^bb0(%o: i64):
+    %v = memref.load %scalar[] : memref<i64>
+    %s = arith.addi %o, %v : i64
+    linalg.yield %s : i64
+  }
+  %first = memref.load %x[%c0] : memref<?xi64>
+  %copy = memref.view %arena[%c8][] : memref<128xi8> to memref<i64>
+  memref.store %first, %copy[] : memref<i64>
+  memref.store %w, %out[] : memref<i64>
+  %again = memref.load %copy[] : memref<i64>
+  %sum = memref.view %arena[%c16][] : memref<128xi8> to memref<i64>
+  memref.store %again, %sum[] : memref<i64>
+  return
+}
