@@ -54,6 +54,13 @@ def model_names():
             os.path.join(SHARED_MODELS_DIR, name[:-len(".onnx")], "meta.json")))
 
 
+def dim_values(name):
+    """The symbolic dimensions of model `name` and the values its stored
+    case uses (meta.json's dim_values_used); empty for a static model."""
+    with open(os.path.join(SHARED_MODELS_DIR, name, "meta.json")) as f:
+        return json.load(f).get("dim_values_used", {})
+
+
 def categories():
     """Model name -> short category ("transformer", "CNN", ...) from the
     table in MANIFEST.md."""
@@ -98,10 +105,11 @@ def matches(actual, expected, quantized_tolerance=None):
     return off.mean() <= quantized_tolerance.max_fraction
 
 
-def evaluate(name, work_dir, *flags):
+def evaluate(name, work_dir, *flags, symbolic=False):
     """Compiles model `name` into work_dir (with autoglm-compile `flags`),
     runs it on the stored inputs and compares every output with its
-    reference."""
+    reference. The dimensions of meta.json are pinned to the values the
+    stored case uses, or, `symbolic`, kept symbolic in 1..twice that."""
     case_dir = os.path.join(SHARED_MODELS_DIR, name)
     with open(os.path.join(case_dir, "meta.json")) as f:
         meta = json.load(f)
@@ -109,9 +117,11 @@ def evaluate(name, work_dir, *flags):
     ev.quantized_tolerance = QUANTIZED_TOLERANCES.get(name)
 
     dims = []
-    for dim, value in meta.get("dim_values_used", {}).items():
-        dims += ["--dim", f"{dim}={value}"]
-    ev.artifact = os.path.join(work_dir, name + ".so")
+    for dim, value in dim_values(name).items():
+        dims += ["--dim", f"{dim}=1..{2 * value}" if symbolic
+                 else f"{dim}={value}"]
+    ev.artifact = os.path.join(work_dir, name + ("_symbolic" if symbolic
+                                                  else "") + ".so")
     start = time.monotonic()
     ev.compile_result = compile_model(
         os.path.join(SHARED_MODELS_DIR, name + ".onnx"), ev.artifact, *dims,

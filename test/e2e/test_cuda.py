@@ -740,6 +740,22 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                                             "--target=cuda-emulated")
                 self.assertEqual(ev.status, "pass", ev.message)
 
+    def test_shared_models_with_symbolic_dimensions(self):
+        """The real-world transformers (BERT, GPT-2 with a KV cache) built
+        with their dimensions kept symbolic (1..twice the stored case's
+        values) match their references. (The CNNs' convolutions take no
+        symbolic extents yet.)"""
+        if not shared_models.available():
+            self.skipTest(f"no shared models at {SHARED_MODELS_DIR}")
+        work_dir = os.path.dirname(self.cache.path("emulated", "-"))
+        for name in ("bert_toy", "gpt2_attn_past", "gpt2_megatron_1layer"):
+            self.assertTrue(shared_models.dim_values(name), name)
+            with self.subTest(model=name):
+                ev = shared_models.evaluate(name, work_dir,
+                                            "--target=cuda-emulated",
+                                            symbolic=True)
+                self.assertEqual(ev.status, "pass", ev.message)
+
     def test_int8_sums_as_the_cpu_int8_build(self):
         """--precision int8: the CUDA target's integer products (generated
         loops) give what the CPU's int8 GEMM gives, bit for bit: the same
