@@ -1416,6 +1416,15 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                                       b.getFunctionType(types, {}));
   callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
   auto call = func::CallOp::create(b, loc, callee, args);
+  // Per call: every loop but the outer batches (scf.for around the call).
+  if (!llvm::any_of(ranges, ShapedType::isDynamic)) {
+    double flops = 2;
+    for (auto [loop, range] : llvm::enumerate(ranges))
+      if (!inner || !llvm::is_contained(batchLoops, loop) ||
+          int64_t(loop) == *inner)
+        flops *= double(range);
+    call->setAttr(autoglm::kFlopsAttrName, b.getF64FloatAttr(flops));
+  }
   finishKernelCall(call, op, /*blocking=*/nullptr, init, output, epilogue,
                    zeroSources);
 }

@@ -21,6 +21,11 @@ namespace autoglm {
 /// ("bias+gelu_erf+residual"): reports and profiles show it.
 inline constexpr llvm::StringLiteral kEpilogueAttrName = "autoglm.epilogue";
 
+/// The attribute on a GPU library call (a cuBLAS product) with constant
+/// extents: its floating-point operations (2 m n k per product of its
+/// batch), for the kernel table of --profile.
+inline constexpr llvm::StringLiteral kFlopsAttrName = "autoglm.flops";
+
 /// The attribute on the declaration of a runtime function that host code
 /// calls with device pointers, and that queues its own GPU work (a cuBLAS
 /// product): the CUDA pipeline leaves its calls in host code.

@@ -4,7 +4,8 @@
 // call and host section of the host code is bracketed by calls of the
 // runtime's agl_cuda_profile_begin/_end, which record a pair of CUDA
 // events on the run's stream while an instance profiles. The kernels'
-// names (what runs, then its ONNX nodes) go into the module's
+// names (what runs, then its ONNX nodes) and, for the products with
+// constant extents, their FLOPs go into the module's
 // `autoglm.kernels` attribute, from which the artifact's kernel table is
 // written, as the CPU's autoglm-instrument-kernels does.
 //
@@ -72,11 +73,12 @@ struct ProfileGpuLaunchesPass
       func::CallOp::create(b, loc, end, ValueRange{id, token});
       std::string nodes = autoglm::onnxNodeLabel(loc);
       std::string name = workName(op, kind);
+      auto flops = op->getAttrOfType<FloatAttr>(autoglm::kFlopsAttrName);
       table.push_back(b.getDictionaryAttr(
           {b.getNamedAttr(
                "name",
                b.getStringAttr(nodes.empty() ? name : name + " " + nodes)),
-           b.getNamedAttr("flops", b.getF64FloatAttr(0)),
+           b.getNamedAttr("flops", flops ? flops : b.getF64FloatAttr(0)),
            b.getNamedAttr("bytes", b.getF64FloatAttr(0))}));
     }
     module->setAttr("autoglm.kernels", b.getArrayAttr(table));

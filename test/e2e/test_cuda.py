@@ -400,8 +400,38 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                                  for e in placement])
 
         driver = os.environ.get("AUTOGLM_FAKE_CUDA_DRIVER")
-        if not driver or not os.path.isfile(driver):
-            self.skipTest("the fake CUDA driver is not built")
+        cublas = os.environ.get("AUTOGLM_FAKE_CUBLAS")
+        if not driver or not os.path.isfile(driver) or not cublas:
+            self.skipTest("the fake CUDA driver and cuBLAS are not built")
+        # A product alone is one cuBLAS call, which the fake cuBLAS runs:
+        # its FLOPs give the table a rate.
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+        rng = np.random.default_rng(5)
+        w = rng.standard_normal((64, 32)).astype(np.float32)
+        x = rng.standard_normal((16, 64)).astype(np.float32)
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+            "mm", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                 [16, 64])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 32])],
+            [numpy_helper.from_array(w, "w")])
+        model = self.cache.path("mm.onnx")
+        onnx.save(helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 17)]), model)
+        np.save(self.cache.path("mm_x.npy"), x)
+        np.save(self.cache.path("mm_y.npy"), x @ w)
+        lib = self.compiled(model, ".so", "--target=cuda", "--profile")
+        result = run(["env", f"AUTOGLM_CUDA_DRIVER={driver}",
+                      f"AUTOGLM_CUBLAS={cublas}", RUN, lib,
+                      "--input", self.cache.path("mm_x.npy"),
+                      "--expect", self.cache.path("mm_y.npy"),
+                      "--bench", "2", "--profile",
+                      self.cache.path("mm_trace.json")])
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertRegex(result.stdout, r"\n +[\d.]+ +100\.0% +2 +[\d.]+ +"
+                                        r"[\d.]+ +- +agl_cuda_sgemm mm\n")
+        # Host sections are timed too.
         lib = self.compiled(os.path.join(MODELS_DIR, "mlp.onnx"), ".so",
                             "--target=cuda", "--device-hint", "all=host",
                             "--profile")

@@ -3,10 +3,11 @@
 // --profile for --target=cuda: each kernel launch, device library call
 // (also one in a batch loop: a bracket per call) and host section (not the
 // calls in it) between agl_cuda_profile_begin and agl_cuda_profile_end
-// with its index in the kernel table; other calls are not timed.
+// with its index in the kernel table, a product's FLOPs (set by
+// autoglm-contractions-to-kernels) in it; other calls are not timed.
 // CHECK: module attributes {autoglm.kernels = [
 // CHECK-SAME: {bytes = 0.000000e+00 : f64, flops = 0.000000e+00 : f64, name = "k0_fc1_Exp fc1/Exp"},
-// CHECK-SAME: {{{.*}}name = "agl_cuda_sgemm fc2/MatMul"},
+// CHECK-SAME: {bytes = 0.000000e+00 : f64, flops = 1.024000e+03 : f64, name = "agl_cuda_sgemm fc2/MatMul"},
 // CHECK-SAME: {{{.*}}name = "host norm/ReduceMean"},
 // CHECK-SAME: {{{.*}}name = "k0_fc1_Exp"}]
 // CHECK-LABEL: func.func @main
@@ -37,7 +38,7 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k0_fc1_Exp::@k0_fc1_Exp blocks in (%n, %n, %n) threads in (%n, %n, %n) loc("fc1/Exp")
     scf.for %i = %c0 to %n step %c1 {
-      func.call @agl_cuda_sgemm(%buffer) : (memref<4xf32>) -> () loc("fc2/MatMul")
+      func.call @agl_cuda_sgemm(%buffer) {autoglm.flops = 1024.0 : f64} : (memref<4xf32>) -> () loc("fc2/MatMul")
     }
     call @host_helper(%buffer) : (memref<4xf32>) -> () loc("helper")
     scf.execute_region {
