@@ -19,8 +19,9 @@ Two steps, on two machines:
   run      (on the GPU machine, with PyTorch) unpacks the bundle, runs each
            model with autoglm-run against its references, then times the
            workloads with autoglm-run and with PyTorch (eager and
-           torch.compile, fp32 and fp16) side by side, prints a Markdown
-           table and writes everything as JSON.
+           torch.compile, fp32 and fp16) side by side, takes each kernel's
+           GPU time from an fp16 build compiled with --profile, prints a
+           Markdown table and writes everything as JSON.
 
 Workloads (batch 1, float32 models):
   gemm4096     MatMul of an input [4096,4096] by a weight [4096,4096]
@@ -89,7 +90,10 @@ INT8_RTOL, INT8_ATOL = 1e-4, 1e-5
 # Builds whose products round their operands to 16 bits, checked against
 # the float32 references as test/e2e/test_precision.py checks the CPU's:
 # max |out - ref| <= MAX_REL * max |ref| and cosine >= MIN_COSINE.
-HALF_VARIANTS = {"fp16", "symbolic_fp16"}
+HALF_VARIANTS = {"fp16", "symbolic_fp16", "fp16_profiled"}
+# The workloads also get an fp16 build compiled with --profile: its timed
+# runs give each kernel's and cuBLAS call's GPU time (CUDA events).
+PROFILED_VARIANTS = {"fp16_profiled": ["--precision", "fp16", "--profile"]}
 # The models of test/e2e/test_cuda.py's SYMBOLIC are also compiled with
 # their dimensions symbolic: one build per variant runs every case folder.
 SYMBOLIC_VARIANTS = {"symbolic": [], "symbolic_fp16": ["--precision", "fp16"]}
@@ -426,7 +430,7 @@ def prepare(args):
         onnx_path = os.path.join("/tmp", f"autoglm-cuda-{name}.onnx")
         onnx.save_model(model, onnx_path)
         seconds, first = {}, None
-        for variant, flags in VARIANTS.items():
+        for variant, flags in {**VARIANTS, **PROFILED_VARIANTS}.items():
             so = os.path.join(folder, variant, name + ".so")
             seconds[variant] = compile_model(tools, onnx_path, so, [], flags)
             weights = os.path.splitext(so)[0] + ".weights"
@@ -441,7 +445,7 @@ def prepare(args):
         os.remove(onnx_path)
         entry = dict(name=name, compile_s=seconds, flops=count_flops(model),
                      checked_rows=rows, rtol=BENCH_RTOL, atol=BENCH_ATOL,
-                     inputs=[], outputs=[])
+                     variants=list(seconds), inputs=[], outputs=[])
         for i, (info, array) in enumerate(zip(model.graph.input, inputs)):
             save(os.path.join(folder, f"input_{i}.npy"), array)
             entry["inputs"].append(dict(name=info.name, file=f"input_{i}.npy",
@@ -608,11 +612,12 @@ def check_case(bundle, m, case, variant, so, folder):
                 max_rel=rel, cosine=cos, report=report)
 
 
-def bench_autoglm(bundle, w, variant, runs, warmup, extra_env=None):
+def bench_autoglm(bundle, w, variant, runs, warmup, extra_env=None,
+                  extra_args=()):
     folder = os.path.join(bundle, "workloads", w["name"])
     out_dir = os.path.join(folder, variant, "outputs")
     args = ["--output-dir", out_dir, "--bench", str(runs),
-            "--warmup", str(warmup), "--device-resident"]
+            "--warmup", str(warmup), "--device-resident", *extra_args]
     for i in w["inputs"]:
         args += ["--input", f"{i['name']}={os.path.join(folder, i['file'])}"]
     report = autoglm_run(bundle, os.path.join(folder, variant, w["name"] + ".so"),
@@ -634,6 +639,23 @@ def bench_autoglm(bundle, w, variant, runs, warmup, extra_env=None):
                       cosine=min(result["cosine"], cos))
     result["ms"] = report.get("latency_ms", {}).get("median")
     return result
+
+
+def kernel_totals(trace_path):
+    """[name, calls, total us, median us] per kernel of an autoglm-run
+    --profile trace, the longest first; [] without one."""
+    try:
+        with open(trace_path) as f:
+            events = [e for e in json.load(f)["traceEvents"]
+                      if e.get("cat") == "kernel"]
+    except (OSError, ValueError, KeyError):
+        return []
+    durations = {}
+    for e in events:
+        durations.setdefault(e["name"], []).append(float(e["dur"]))
+    rows = [[name, len(d), sum(d), float(np.median(d))]
+            for name, d in durations.items()]
+    return sorted(rows, key=lambda r: -r[2])
 
 
 # --- PyTorch ---------------------------------------------------------------
@@ -817,6 +839,17 @@ def run(args):
                     bundle, w, variant, args.runs, args.warmup,
                     {"AUTOGLM_CUDA_GRAPHS": "0"})
                 log(f"  autoglm fp16 without CUDA graphs: {n.get('ms')} ms")
+            if variant == "fp16" and os.path.isdir(os.path.join(
+                    bundle, "workloads", w["name"], "fp16_profiled")):
+                # Each kernel's GPU time, from AutoGLM's own profile.
+                trace = os.path.join(bundle, "workloads", w["name"],
+                                     "fp16_profiled", "trace.json")
+                p = row["fp16_profiled"] = bench_autoglm(
+                    bundle, w, "fp16_profiled", args.runs, args.warmup,
+                    extra_args=["--profile", trace])
+                p["kernels"] = kernel_totals(trace)
+                log(f"  autoglm fp16 profiled: {p.get('ms')} ms, "
+                    f"{len(p['kernels'])} kernels")
             if args.profile:
                 a["profile"] = profile_autoglm(bundle, w, variant, args.out)
                 p = a["profile"]
@@ -869,6 +902,17 @@ def render(results):
             f" | {ms(r.get('torch_eager_float16'))}"
             f" | {ms(r.get('torch_compile_float16'))} |")
     for r in results.get("workloads", []):
+        kernels = r.get("fp16_profiled", {}).get("kernels")
+        if kernels:
+            lines += ["", f"{r['name']} fp16, each kernel's GPU time (CUDA "
+                      f"events, autoglm-run --profile; the run "
+                      f"{ms(r['fp16_profiled'].get('ms'))} ms op by op), the "
+                      "longest:", "",
+                      "| kernel | calls | total us | median us |",
+                      "|---|---:|---:|---:|"]
+            for k in kernels[:20]:
+                lines.append(f"| {k[0][:120]} | {k[1]} | {k[2]:.1f} | "
+                             f"{k[3]:.1f} |")
         for variant in VARIANTS:
             p = r.get(variant, {}).get("profile", {})
             if not p.get("kernels"):
