@@ -33,33 +33,11 @@ struct InstrumentKernelsPass
     : autoglm::impl::InstrumentKernelsBase<InstrumentKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    OpBuilder b(module.getContext());
-    Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    std::vector<autoglm::PlannedKernel> kernels =
-        autoglm::collectPlannedKernels(module);
-    if (kernels.empty())
-      return;
-    func::FuncOp begin = autoglm::declareRuntimeFunction(
-        module, kBegin, b.getFunctionType({}, {i64}));
-    func::FuncOp end = autoglm::declareRuntimeFunction(
-        module, kEnd, b.getFunctionType({i32, i64}, {}));
-
-    SmallVector<Attribute> table;
-    for (auto [index, kernel] : llvm::enumerate(kernels)) {
-      Operation *op = kernel.op;
-      Location loc = op->getLoc();
-      b.setInsertionPoint(op);
-      Value start = func::CallOp::create(b, loc, begin).getResult(0);
-      b.setInsertionPointAfter(op);
-      Value id = arith::ConstantIntOp::create(b, loc, i32, index);
-      func::CallOp::create(b, loc, end, ValueRange{id, start});
-
-      table.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("name", b.getStringAttr(kernel.name())),
-           b.getNamedAttr("flops", b.getF64FloatAttr(kernel.flops)),
-           b.getNamedAttr("bytes", b.getF64FloatAttr(kernel.bytes))}));
-    }
-    module->setAttr("autoglm.kernels", b.getArrayAttr(table));
+    SmallVector<autoglm::TimedKernel> timed;
+    for (const autoglm::PlannedKernel &kernel :
+         autoglm::collectPlannedKernels(module))
+      timed.push_back({kernel.op, kernel.name(), kernel.flops, kernel.bytes});
+    autoglm::bracketKernels(module, kBegin, kEnd, timed);
   }
 };
 

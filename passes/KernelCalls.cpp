@@ -97,3 +97,29 @@ func::FuncOp autoglm::declareRuntimeFunction(ModuleOp module, StringRef name,
   fn.setPrivate();
   return fn;
 }
+
+void autoglm::bracketKernels(ModuleOp module, StringRef begin, StringRef end,
+                             ArrayRef<TimedKernel> kernels) {
+  if (kernels.empty())
+    return;
+  OpBuilder b(module.getContext());
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  func::FuncOp beginFn =
+      declareRuntimeFunction(module, begin, b.getFunctionType({}, {i64}));
+  func::FuncOp endFn =
+      declareRuntimeFunction(module, end, b.getFunctionType({i32, i64}, {}));
+  SmallVector<Attribute> table;
+  for (auto [index, kernel] : llvm::enumerate(kernels)) {
+    Location loc = kernel.op->getLoc();
+    b.setInsertionPoint(kernel.op);
+    Value token = func::CallOp::create(b, loc, beginFn).getResult(0);
+    b.setInsertionPointAfter(kernel.op);
+    Value id = arith::ConstantIntOp::create(b, loc, i32, index);
+    func::CallOp::create(b, loc, endFn, ValueRange{id, token});
+    table.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("name", b.getStringAttr(kernel.name)),
+         b.getNamedAttr("flops", b.getF64FloatAttr(kernel.flops)),
+         b.getNamedAttr("bytes", b.getF64FloatAttr(kernel.bytes))}));
+  }
+  module->setAttr("autoglm.kernels", b.getArrayAttr(table));
+}

@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <optional>
+#include <string>
 
 namespace autoglm {
 
@@ -64,6 +65,22 @@ BufferPointer pointerTo(mlir::OpBuilder &b, mlir::Location loc,
 mlir::func::FuncOp declareRuntimeFunction(mlir::ModuleOp module,
                                           llvm::StringRef name,
                                           mlir::FunctionType type);
+
+/// A kernel that a profiled model times: the op that runs it, and its
+/// entry in the model's kernel table.
+struct TimedKernel {
+  mlir::Operation *op;
+  std::string name;
+  double flops = 0, bytes = 0; // per call; 0 when unknown
+};
+
+/// For --profile: brackets each kernel's op with calls of the runtime's
+/// `begin` (() -> i64, before it) and `end` ((i32 kernel index, i64 what
+/// begin returned) -> (), after it), and lists the kernels in `module`'s
+/// `autoglm.kernels` attribute, from which the artifact's kernel table is
+/// written.
+void bracketKernels(mlir::ModuleOp module, llvm::StringRef begin,
+                    llvm::StringRef end, llvm::ArrayRef<TimedKernel> kernels);
 
 /// The coefficients of a linear expression without constant term in
 /// `dims` dimensions, or nothing.

@@ -50,38 +50,15 @@ struct ProfileGpuLaunchesPass
     : autoglm::impl::ProfileGpuLaunchesBase<ProfileGpuLaunchesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::pair<Operation *, autoglm::GpuWork>> work;
+    SmallVector<autoglm::TimedKernel> timed;
     autoglm::walkGpuWork(module, [&](Operation *op, autoglm::GpuWork kind) {
-      work.emplace_back(op, kind);
-    });
-    if (work.empty())
-      return;
-    OpBuilder b(module.getContext());
-    Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    func::FuncOp begin = autoglm::declareRuntimeFunction(
-        module, kBegin, b.getFunctionType({}, {i64}));
-    func::FuncOp end = autoglm::declareRuntimeFunction(
-        module, kEnd, b.getFunctionType({i32, i64}, {}));
-    SmallVector<Attribute> table;
-    for (auto [index, entry] : llvm::enumerate(work)) {
-      auto [op, kind] = entry;
-      Location loc = op->getLoc();
-      b.setInsertionPoint(op);
-      Value token = func::CallOp::create(b, loc, begin).getResult(0);
-      b.setInsertionPointAfter(op);
-      Value id = arith::ConstantIntOp::create(b, loc, i32, index);
-      func::CallOp::create(b, loc, end, ValueRange{id, token});
-      std::string nodes = autoglm::onnxNodeLabel(loc);
+      std::string nodes = autoglm::onnxNodeLabel(op->getLoc());
       std::string name = workName(op, kind);
       auto flops = op->getAttrOfType<FloatAttr>(autoglm::kFlopsAttrName);
-      table.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr(
-               "name",
-               b.getStringAttr(nodes.empty() ? name : name + " " + nodes)),
-           b.getNamedAttr("flops", flops ? flops : b.getF64FloatAttr(0)),
-           b.getNamedAttr("bytes", b.getF64FloatAttr(0))}));
-    }
-    module->setAttr("autoglm.kernels", b.getArrayAttr(table));
+      timed.push_back({op, nodes.empty() ? name : name + " " + nodes,
+                       flops ? flops.getValueAsDouble() : 0.0});
+    });
+    autoglm::bracketKernels(module, kBegin, kEnd, timed);
   }
 };
 
