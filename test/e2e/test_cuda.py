@@ -166,6 +166,14 @@ class OutputChecks:
             a @ e / (np.linalg.norm(a) * np.linalg.norm(e)), HALF_MIN_COSINE,
             name)
 
+    def assertOutputsMatch(self, out_dir, case_dir, flags):
+        """Each output that autoglm-run saved in `out_dir` against its
+        reference in the case folder `case_dir`."""
+        for name, reference in zip(case_names(case_dir, "outputs"),
+                                   case_files(case_dir, "output")):
+            self.assertMatchesReference(
+                np.load(os.path.join(out_dir, saved_output_name(name))),
+                np.load(reference), flags, name)
 
     def assertSymbolicCasesMatch(self, model, target, flags):
         """One build of `model` with symbolic dimensions (for `target`, a
@@ -182,13 +190,8 @@ class OutputChecks:
                 result = run_model(lib, *case_arguments(None, False, case),
                                    "--output-dir", case_out)
                 self.assertEqual(result.returncode, 0, describe(result))
-                case_dir = os.path.join(MODELS_DIR, case)
-                for name, reference in zip(case_names(case_dir, "outputs"),
-                                           case_files(case_dir, "output")):
-                    self.assertMatchesReference(
-                        np.load(os.path.join(case_out,
-                                             saved_output_name(name))),
-                        np.load(reference), flags, name)
+                self.assertOutputsMatch(case_out,
+                                        os.path.join(MODELS_DIR, case), flags)
 
 
 class CudaTargetTest(OutputChecks, E2ETestCase):
@@ -682,13 +685,7 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                 with self.subTest(model=model, flags=flags):
                     result, out_dir, case_dir = self.run_case(model, *flags)
                     self.assertEqual(result.returncode, 0, describe(result))
-                    for name, reference in zip(
-                            case_names(case_dir, "outputs"),
-                            case_files(case_dir, "output")):
-                        self.assertMatchesReference(
-                            np.load(os.path.join(
-                                out_dir, saved_output_name(name))),
-                            np.load(reference), flags, name)
+                    self.assertOutputsMatch(out_dir, case_dir, flags)
         # Symbolic dimensions: one build runs every shape.
         for model in SYMBOLIC:
             for flags in ([], ["--precision", "fp16"]):
@@ -742,13 +739,7 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                     result = run([RUN, lib, *case_arguments(model, False),
                                   "--output-dir", out_dir])
                     self.assertEqual(result.returncode, 0, describe(result))
-                    for name, reference in zip(
-                            case_names(case_dir, "outputs"),
-                            case_files(case_dir, "output")):
-                        self.assertMatchesReference(
-                            np.load(os.path.join(
-                                out_dir, saved_output_name(name))),
-                            np.load(reference), flags, name)
+                    self.assertOutputsMatch(out_dir, case_dir, flags)
 
     def test_symbolic_dimensions(self):
         """One build with symbolic dimensions, the products cuBLAS calls
