@@ -30,6 +30,12 @@ Workloads (batch 1, float32 models):
   glm_decode   the same layer decoding one token after a 2047-position KV
                cache (past_key/past_value inputs [1,32,2047,128])
 
+Generation: the decoders of test/e2e/test_generate.py compiled with their
+KV cache inside (--max-seq-len, fp32 and fp16) continue onnxruntime's
+prompt greedily with autoglm-generate on the GPU: the float32 build must
+give onnxruntime's tokens (models/NAME/generate.json); the fp16 build's
+tokens are reported with how many of them agree. Both give tokens/s.
+
 autoglm-run checks each workload's outputs on a first run that copies the
 inputs to the device and the outputs back, then times runs with
 --device-resident: the tensors stay on the GPU, as PyTorch's do.
@@ -98,6 +104,9 @@ PROFILED_VARIANTS = {"fp16_profiled": ["--precision", "fp16", "--profile"]}
 # their dimensions symbolic: one build per variant runs every case folder.
 SYMBOLIC_VARIANTS = {"symbolic": [], "symbolic_fp16": ["--precision", "fp16"]}
 MAX_REL, MIN_COSINE = 0.01, 0.9999
+# The generation builds: the KV cache inside the model, products in fp32
+# or fp16 (the capacity and dimensions are test_generate.py's).
+GENERATE_VARIANTS = {"kv": [], "kv_fp16": ["--precision", "fp16"]}
 
 
 def log(msg):
@@ -338,6 +347,38 @@ def cpu_int8_references(tools, onnx_path, flags, folder, entry):
             entry["int8_outputs"].append(file)
 
 
+def generation_models(tools, bundle, only):
+    """The decoders built with their KV cache inside, one per
+    GENERATE_VARIANTS, in generation/NAME, with onnxruntime's tokens; their
+    manifest entries."""
+    from test_generate import CAPACITY, MODELS as DECODERS  # noqa
+    from e2e_common import MODELS_DIR  # noqa
+    dims = ["batch=1", "seq=1..32", f"past=0..{CAPACITY}",
+            f"total=1..{CAPACITY}"]
+    entries = []
+    for name in DECODERS:
+        if only and name not in only:
+            continue
+        folder = os.path.join(bundle, "generation", name)
+        onnx_path = os.path.join(MODELS_DIR, name + ".onnx")
+        seconds = {v: compile_model(
+            tools, onnx_path, os.path.join(folder, v, name + ".so"), dims,
+            ["--max-seq-len", str(CAPACITY), *flags])
+            for v, flags in GENERATE_VARIANTS.items()}
+        for v in GENERATE_VARIANTS:
+            weights = os.path.join(folder, v, name + ".weights")
+            with open(weights, "rb") as f:
+                write_recipe(weights[:-len(".weights")], f.read(), onnx_path)
+            os.remove(weights)
+        with open(os.path.join(MODELS_DIR, name, "generate.json")) as f:
+            reference = json.load(f)
+        entries.append(dict(name=name, compile_s=seconds,
+                            prompt=reference["prompt"],
+                            tokens=reference["generated"]))
+        log(f"  {name} with its KV cache: compiled in {seconds}")
+    return entries
+
+
 def bundle_binaries(tools, bundle):
     """autoglm-run and the shared libraries it loads from outside the
     system's base set, into bin/ and lib/."""
@@ -345,6 +386,8 @@ def bundle_binaries(tools, bundle):
         os.makedirs(os.path.join(bundle, sub), exist_ok=True)
     run = os.path.join(tools, "autoglm-run")
     shutil.copy2(run, os.path.join(bundle, "bin"))
+    shutil.copy2(os.path.join(tools, "autoglm-generate"),
+                 os.path.join(bundle, "bin"))
     base = ("libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so",
             "ld-linux", "libgcc_s.so", "libstdc++.so", "linux-vdso")
     for line in subprocess.run(["ldd", run], capture_output=True,
@@ -420,6 +463,8 @@ def prepare(args):
         manifest["models"].append(entry)
         log(f"  {entry['name']}: compiled in {entry['compile_s']}")
 
+    manifest["generation"] = generation_models(tools, bundle, args.only)
+
     sys.path.insert(0, BENCH_DIR)
     from workloads import count_flops  # noqa
     import onnx
@@ -479,10 +524,11 @@ def unpack(bundle, manifest):
                     shutil.copyfileobj(src, dst, 16 << 20)
                 shutil.copymode(path, path[:-3])
                 os.remove(path)
-    for folder, _, files in os.walk(os.path.join(bundle, "models")):
-        for f in files:
-            if f.endswith(".recipe.json"):
-                rebuild_weights(os.path.join(folder, f))
+    for kind in ("models", "generation"):
+        for folder, _, files in os.walk(os.path.join(bundle, kind)):
+            for f in files:
+                if f.endswith(".recipe.json"):
+                    rebuild_weights(os.path.join(folder, f))
     for kind in ("models", "workloads"):
         for m in manifest[kind]:
             folder = os.path.join(bundle, kind, m["name"])
@@ -512,7 +558,7 @@ def find_cublas():
     return None
 
 
-def autoglm_run(bundle, so, args, extra_env=None):
+def autoglm_run(bundle, so, args, extra_env=None, tool="autoglm-run"):
     env = dict(os.environ, **(extra_env or {}))
     paths = [os.path.join(bundle, "lib")]
     cublas = find_cublas()
@@ -522,7 +568,7 @@ def autoglm_run(bundle, so, args, extra_env=None):
     if env.get("LD_LIBRARY_PATH"):
         paths.append(env["LD_LIBRARY_PATH"])
     env["LD_LIBRARY_PATH"] = ":".join(paths)
-    cmd = [os.path.join(bundle, "bin", "autoglm-run"), so, "--json", *args]
+    cmd = [os.path.join(bundle, "bin", tool), so, "--json", *args]
     result = subprocess.run(cmd, capture_output=True, text=True, env=env,
                             timeout=600)
     try:
@@ -576,6 +622,35 @@ def check_models(bundle, manifest, variants):
                 results.append(check_case(
                     bundle, m, case, variant,
                     os.path.join(folder, variant, base + ".so"), folder))
+    return results
+
+
+def check_generation(bundle, manifest):
+    """autoglm-generate on each decoder's builds; the float32 one must give
+    onnxruntime's tokens."""
+    results = []
+    for g in manifest.get("generation", []):
+        for variant in GENERATE_VARIANTS:
+            so = os.path.join(bundle, "generation", g["name"], variant,
+                              g["name"] + ".so")
+            report = autoglm_run(
+                bundle, so, ["--prompt-ids", ",".join(map(str, g["prompt"])),
+                             "--max-new-tokens", str(len(g["tokens"]))],
+                tool="autoglm-generate")
+            tokens = report.get("tokens", [])
+            agree = next((i for i, (a, b) in enumerate(zip(tokens,
+                                                           g["tokens"]))
+                          if a != b), min(len(tokens), len(g["tokens"])))
+            ok = report["exit_code"] == 0 and (
+                variant != "kv" or tokens == g["tokens"])
+            log(f"  {g['name']:<28} {variant:<13} {'ok' if ok else 'FAILED'}"
+                f"  {agree} of {len(g['tokens'])} tokens as onnxruntime's,"
+                f" {report.get('decode_tokens_per_s', 0):.0f} tokens/s"
+                + ("" if report["exit_code"] == 0 else
+                   f"\n{report.get('error', '')}{report.get('stderr', '')}"))
+            results.append(dict(name=g["name"], variant=variant, ok=ok,
+                                agree=agree, of=len(g["tokens"]),
+                                report=report))
     return results
 
 
@@ -799,6 +874,8 @@ def run(args):
         log("models/ on the GPU, against their references:")
         results["models"] = check_models(bundle, manifest,
                                          args.model_variants)
+        log("generation with the KV cache inside the model:")
+        results["generation"] = check_generation(bundle, manifest)
 
     def write():
         # After every step: a run cut short still leaves what it measured.
@@ -875,7 +952,8 @@ def run(args):
                 log(f"  {w['name']} {key}: {row[key]} ms")
                 write()
     log(render(results))
-    return 0 if all(m["ok"] for m in results["models"]) else 1
+    checks = results["models"] + results.get("generation", [])
+    return 0 if all(c["ok"] for c in checks) else 1
 
 
 def render(results):
@@ -929,6 +1007,16 @@ def render(results):
         lines.append(f"| {m['name']} | {m['variant']} | "
                      f"{'ok' if m['ok'] else 'FAILED'} | {m['max_abs']:.3g} | "
                      f"{m['max_rel']:.2g} | {m['cosine']:.7f} |")
+    if results.get("generation"):
+        lines += ["", "| decoder, KV cache inside | build | on the GPU | "
+                  "tokens as onnxruntime's | decode tokens/s |",
+                  "|---|---|---|---|---|"]
+        for g in results["generation"]:
+            lines.append(
+                f"| {g['name']} | {g['variant']} | "
+                f"{'ok' if g['ok'] else 'FAILED'} | {g['agree']} of "
+                f"{g['of']} | "
+                f"{g['report'].get('decode_tokens_per_s', 0):.0f} |")
     return "\n".join(lines)
 
 

@@ -51,8 +51,13 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   case Stage::Autoglm:
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
-    if (options.maxSeqLen > 0)
-      pm.addPass(createKVCache(KVCacheOptions{options.maxSeqLen}));
+    if (options.maxSeqLen > 0) {
+      KVCacheOptions cache;
+      cache.capacity = options.maxSeqLen;
+      // Host code cannot read the GPU's arena: the runtime keeps the length.
+      cache.lengthInSymbols = !options.gpuArch.empty() || options.emulateGpu;
+      pm.addPass(createKVCache(cache));
+    }
     pm.addPass(createRecognizeNorms());
     if (options.fuseAttention)
       pm.addPass(createRecognizeAttention());

@@ -6,7 +6,9 @@
 // becomes one state argument of fixed capacity that the model updates in
 // place: the new positions are inserted at the current length, and the
 // model reads the cache back up to the new length. The length is one more
-// state argument, so that the model keeps its own position.
+// state argument, so that the model keeps its own position; on a GPU, whose
+// arena host code cannot read, it is read from the symbol values instead
+// and the runtime keeps it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -301,11 +303,20 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
     };
 
     // The length: read first (clamped, which bounds every buffer sized by
-    // it; the runtime keeps it in range), written back last.
+    // it; the runtime keeps it in range), written back last, unless it is
+    // read from the symbol values (the slot after the symbols left).
     unsigned at = func.getNumArguments();
     auto lengthType = RankedTensorType::get({1}, b.getI64Type());
-    if (failed(func.insertArgument(at, lengthType,
-                                   writable("kv_cache_length", "length"), loc)))
+    int64_t lengthSlot = numSymbols - 1;
+    DictionaryAttr lengthAttrs =
+        lengthInSymbols
+            ? b.getDictionaryAttr(
+                  {b.getNamedAttr("autoglm.name",
+                                  b.getStringAttr("kv_cache_length")),
+                   b.getNamedAttr("autoglm.symbol_slot",
+                                  b.getI64IntegerAttr(lengthSlot))})
+            : writable("kv_cache_length", "length");
+    if (failed(func.insertArgument(at, lengthType, lengthAttrs, loc)))
       return failure();
     Value lengthArg = func.getArgument(at);
     b.setInsertionPointToStart(&body);
@@ -371,10 +382,13 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
         if (llvm::is_contained(states, slice.getSource()))
           dropResults.set(operand.getOperandNumber());
     b.setInsertionPoint(ret);
-    Value lengthOut = tensor::InsertOp::create(
-        b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), newLength),
-        lengthArg, ValueRange{zero});
-    states.insert(states.begin(), lengthOut);
+    Value lengthOut;
+    if (!lengthInSymbols) {
+      lengthOut = tensor::InsertOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), newLength),
+          lengthArg, ValueRange{zero});
+      states.insert(states.begin(), lengthOut);
+    }
     SmallVector<Value> results;
     for (OpOperand &operand : ret->getOpOperands())
       if (!dropResults.test(operand.getOperandNumber()))
@@ -452,11 +466,13 @@ struct KVCachePass : autoglm::impl::KVCacheBase<KVCachePass> {
                                  cast<AffineSymbolExpr>(*step).getPosition() -
                                  (cast<AffineSymbolExpr>(*step).getPosition() >
                                   (unsigned)*past)));
-    func->setAttr(
-        "autoglm.kv_cache",
-        b.getDictionaryAttr(
-            {b.getNamedAttr("capacity", b.getI64IntegerAttr(capacity)), growth,
-             b.getNamedAttr("caches", b.getArrayAttr(cacheNames))}));
+    SmallVector<NamedAttribute> record = {
+        b.getNamedAttr("capacity", b.getI64IntegerAttr(capacity)), growth,
+        b.getNamedAttr("caches", b.getArrayAttr(cacheNames))};
+    if (lengthInSymbols)
+      record.push_back(
+          b.getNamedAttr("length_slot", b.getI64IntegerAttr(lengthSlot)));
+    func->setAttr("autoglm.kv_cache", b.getDictionaryAttr(record));
     return success();
   }
 };

@@ -55,10 +55,19 @@ def KVCache : Pass<"autoglm-kv-cache", "mlir::ModuleOp"> {
     of an input extent), which the runtime checks before each run. Every
     pair must share one `past` symbol and append the same number of
     positions; anything else is an error that names the input.
+
+    With `length-in-symbols` (CUDA, whose arena is device memory that host
+    code cannot read), the length is no state: the `tensor<1xi64>` argument
+    is marked `autoglm.symbol_slot = N` (N: the number of symbols left),
+    `autoglm-static-signature` reads it from the symbol values after the
+    symbols, the model does not write it, and the runtime, which keeps it,
+    advances it after each run; `autoglm.kv_cache` records `length_slot`.
   }];
   let options = [
     Option<"capacity", "capacity", "int64_t", "0",
-           "Positions the cache holds (the model's maximum sequence length)">
+           "Positions the cache holds (the model's maximum sequence length)">,
+    Option<"lengthInSymbols", "length-in-symbols", "bool", "false",
+           "Read the length after the symbol values; the runtime advances it">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"
@@ -315,6 +324,9 @@ def StaticSignature : Pass<"autoglm-static-signature", "mlir::func::FuncOp"> {
     result; when the result is an arena view of its own that nothing
     touches after the copy, the result is computed in a view of the output
     instead and the copy goes (as a static result's buffer is the output).
+    An argument marked `autoglm.symbol_slot = N` (a `memref<1xi64>`, the
+    KV cache length of a GPU model) goes: its loads read element N of the
+    symbol values, which then hold at least N + 1 values.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }

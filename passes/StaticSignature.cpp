@@ -82,11 +82,19 @@ struct StaticSignaturePass
     auto symbols = func->getAttrOfType<ArrayAttr>("autoglm.symbols");
     int64_t numSymbols = symbols ? symbols.size() : 0;
 
-    SmallVector<BlockArgument> inputs, outputs;
-    for (BlockArgument arg : func.getArguments())
+    SmallVector<BlockArgument> inputs, outputs, slotted;
+    int64_t numValues = numSymbols;
+    for (BlockArgument arg : func.getArguments()) {
+      if (auto slot = func.getArgAttrOfType<IntegerAttr>(
+              arg.getArgNumber(), "autoglm.symbol_slot")) {
+        slotted.push_back(arg);
+        numValues = std::max(numValues, slot.getInt() + 1);
+        continue;
+      }
       (func.getArgAttr(arg.getArgNumber(), "bufferize.result") ? outputs
                                                                : inputs)
           .push_back(arg);
+    }
     int64_t numDims = 0;
     for (BlockArgument out : outputs)
       numDims += cast<MemRefType>(out.getType()).getRank();
@@ -96,14 +104,49 @@ struct StaticSignaturePass
     auto i64 = b.getI64Type();
     if (failed(func.insertArguments(
             {at, at},
-            {MemRefType::get({numSymbols}, i64), MemRefType::get({numDims}, i64)},
-            {b.getDictionaryAttr(b.getNamedAttr("autoglm.symbol_values",
-                                                b.getUnitAttr())),
-             b.getDictionaryAttr(b.getNamedAttr("autoglm.output_dims",
-                                                b.getUnitAttr()))},
+            {MemRefType::get({numValues}, i64),
+             MemRefType::get({numDims}, i64)},
+            {b.getDictionaryAttr(
+                 b.getNamedAttr("autoglm.symbol_values", b.getUnitAttr())),
+             b.getDictionaryAttr(
+                 b.getNamedAttr("autoglm.output_dims", b.getUnitAttr()))},
             {loc, loc})))
       return signalPassFailure();
     Value symbolValues = func.getArgument(at), outputDims = func.getArgument(at + 1);
+
+    // Values kept after the symbols (a GPU model's KV cache length): their
+    // arguments' loads read the slot instead.
+    llvm::BitVector slottedArgs(func.getNumArguments());
+    for (BlockArgument arg : slotted) {
+      auto type = cast<MemRefType>(arg.getType());
+      if (type.getShape() != ArrayRef<int64_t>{1} ||
+          type.getElementType() != i64) {
+        func.emitError("argument ")
+            << arg.getArgNumber()
+            << " read from a symbol slot is not a memref<1xi64>";
+        return signalPassFailure();
+      }
+      int64_t slot = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                        "autoglm.symbol_slot")
+                         .getInt();
+      for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+        auto load = dyn_cast<memref::LoadOp>(user);
+        if (!load) {
+          user->emitError("a value read from a symbol slot is only loaded");
+          return signalPassFailure();
+        }
+        OpBuilder at(load);
+        load.replaceAllUsesWith(
+            memref::LoadOp::create(at, load.getLoc(), symbolValues,
+                                   ValueRange{arith::ConstantIndexOp::create(
+                                       at, load.getLoc(), slot)})
+                .getResult());
+        load.erase();
+      }
+      slottedArgs.set(arg.getArgNumber());
+    }
+    if (failed(func.eraseArguments(slottedArgs)))
+      return signalPassFailure();
 
     b.setInsertionPointToStart(&entry);
     SmallVector<Value> symbol;

@@ -161,7 +161,8 @@ llvm::Constant *kvCacheInfo(llvm::Module &module, const AbiTypes &t,
            llvm::ConstantInt::get(t.i64, kv.step),
            llvm::ConstantInt::get(t.i32, kv.stepSymbol),
            llvm::ConstantInt::get(t.i32, kv.caches.size()),
-           llvm::ConstantInt::get(t.i64, kv.lengthOffset),
+           llvm::ConstantInt::get(t.i64, kv.lengthSlot >= 0 ? kLengthInSymbols
+                                                            : kv.lengthOffset),
            tensorTable(module, t, kv.caches, sig.name + "_cache"),
            arrayConstant(module, kv.cacheOffsets,
                          sig.name + "_cache_offsets")}),
@@ -200,8 +201,9 @@ void buildEntry(llvm::Function *entry, llvm::Function *graph,
     b.CreateRet(llvm::ConstantInt::get(t.i32, code));
     b.SetInsertPoint(next);
   };
-  if (!sig.symbols.empty()) {
+  if (sig.readsSymbolValues())
     returnIf(b.CreateIsNull(symbols), kBadSymbolsCode);
+  if (!sig.symbols.empty()) {
     llvm::Value *bad = b.getFalse();
     for (auto [k, symbol] : llvm::enumerate(sig.symbols)) {
       llvm::Value *value = b.CreateLoad(
@@ -217,8 +219,10 @@ void buildEntry(llvm::Function *entry, llvm::Function *graph,
   if (sig.kvCache) {
     const KVCacheSignature &kv = *sig.kvCache;
     llvm::Value *length = b.CreateLoad(
-        t.i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), arena,
-                                            kv.lengthOffset));
+        t.i64, kv.lengthSlot >= 0
+                   ? b.CreateConstInBoundsGEP1_64(t.i64, symbols, kv.lengthSlot)
+                   : b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), arena,
+                                                  kv.lengthOffset));
     llvm::Value *step =
         kv.stepSymbol >= 0
             ? b.CreateLoad(t.i64, b.CreateConstInBoundsGEP1_64(
@@ -296,7 +300,7 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
         "compiled graph function '" + graphFunction +
             "' is missing or does not take inputs, outputs, arena (and "
             "weights), optionally followed by symbols and output dims");
-  if (!sig.symbols.empty() && !graphTakesShapes)
+  if (sig.readsSymbolValues() && !graphTakesShapes)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "compiled graph function '" + graphFunction +
@@ -313,10 +317,11 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
   AbiTypes t(ctx);
   const std::string &name = sig.name;
 
-  // The descriptor's agl_entry_fn. Only models with symbols export it, as
-  // NAME_run_shaped; static models keep NAME_run(_with_weights).
+  // The descriptor's agl_entry_fn. Only models that read symbol values (or
+  // their KV cache length after them) export it, as NAME_run_shaped; others
+  // keep NAME_run(_with_weights).
   llvm::Function *entry;
-  if (!sig.symbols.empty()) {
+  if (sig.readsSymbolValues()) {
     entry = exported(module, t.entry, name + "_run_shaped");
   } else {
     entry = llvm::Function::Create(t.entry, llvm::GlobalValue::InternalLinkage,
@@ -325,7 +330,7 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
   }
   buildEntry(entry, graph, sig, externalWeights, graphTakesShapes, t);
 
-  if (sig.symbols.empty()) {
+  if (!sig.readsSymbolValues()) {
     llvm::Constant *null = llvm::ConstantPointerNull::get(t.ptr);
     // int32_t NAME_run_with_weights(void *arena, const void *weights,
     //                               const void *const *in, void *const *out)

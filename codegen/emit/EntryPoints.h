@@ -13,8 +13,11 @@ class Module;
 namespace autoglm {
 
 /// Must match AGL_ABI_VERSION and the arena alignment of runtime.h.
-constexpr uint32_t kAbiVersion = 11;
+constexpr uint32_t kAbiVersion = 12;
 constexpr uint64_t kArenaAlignment = 64;
+/// agl_kv_cache_info's length_offset of a model that reads its KV cache
+/// length after the symbol values (AGL_KV_LENGTH_IN_SYMBOLS).
+constexpr uint64_t kLengthInSymbols = ~uint64_t(0);
 /// What the entry function returns when the symbol values are missing or
 /// outside their ranges.
 constexpr int32_t kBadSymbolsCode = 1;
@@ -24,9 +27,10 @@ constexpr int32_t kCacheFullCode = 2;
 /// Adds the descriptor's entry function, NAME_arena_size, NAME_model and, if
 /// `loadable`, autoglm_loadable_model around `graphFunction`; for a model
 /// without symbols also NAME_run_with_weights and (when the weights are
-/// embedded) NAME_run, for one with symbols NAME_run_shaped (the entry
-/// function itself). The graph takes bare pointers to every input, every
-/// output, the arena, then (with a weights file) the weights, then
+/// embedded) NAME_run, for one with symbols (or a KV cache length kept
+/// after them) NAME_run_shaped (the entry function itself). The graph takes
+/// bare pointers to every input, every output, the arena, then (with a
+/// weights file) the weights, then
 /// optionally `const int64_t *symbols` (the value of each symbol) and
 /// `int64_t *output_dims` (where it writes the extents of every output,
 /// one output after the other); a model with symbols requires those two.

@@ -82,7 +82,7 @@ std::string autoglm::emitHeader(const ModelSignature &sig,
     os << "\"\n";
   }
   os << "\n";
-  bool symbolic = !sig.symbols.empty();
+  bool symbolic = sig.readsSymbolValues();
   if (symbolic)
     emitSymbols(os, upper, sig);
   emitTensors(os, upper + "_INPUT", sig.inputs, symbolic);
@@ -105,6 +105,11 @@ std::string autoglm::emitHeader(const ModelSignature &sig,
        << "   Unless output_dims is null, it receives the " << upper
        << "_OUTPUT_DIMS\n   actual extents of the outputs, one after the "
           "other.\n"
+       << (sig.kvCache && sig.kvCache->lengthSlot >= 0
+               ? "   symbols[" + upper +
+                     "_SYMBOLS] is the KV cache length, which the caller\n"
+                     "   keeps and advances by each run's new positions.\n"
+               : std::string())
        << "   Returns 0, or " << kBadSymbolsCode
        << " when a symbol is out of range. Allocates nothing. */\n"
        << "int32_t " << sig.name

@@ -115,6 +115,8 @@ ModelSignature autoglm::readSignature(func::FuncOp func, StringRef name) {
       kv.step = step.getInt();
     if (auto symbol = cache.getAs<IntegerAttr>("step_symbol"))
       kv.stepSymbol = symbol.getInt();
+    if (auto slot = cache.getAs<IntegerAttr>("length_slot"))
+      kv.lengthSlot = slot.getInt();
     sig.kvCache = kv;
   }
   // Model state (the KV cache and its length) is not an input or output.
@@ -124,6 +126,8 @@ ModelSignature autoglm::readSignature(func::FuncOp func, StringRef name) {
         func.getArgAttr(i, "autoglm.dim_symbols"),
         func.getArgAttr(i, "autoglm.shape"), sig.symbols);
     auto state = func.getArgAttrOfType<StringAttr>(i, "autoglm.state");
+    if (func.getArgAttr(i, "autoglm.symbol_slot"))
+      continue; // read from the symbol values
     if (!func.getArgAttr(i, "autoglm.state"))
       sig.inputs.push_back(tensor);
     else if (sig.kvCache && state && state.getValue() == "cache")
@@ -238,6 +242,9 @@ llvm::Error autoglm::verifySignature(const ModelSignature &sig) {
     if (kv.stepSymbol >= (int64_t)sig.symbols.size() ||
         (kv.stepSymbol < 0 && kv.step <= 0))
       return invalid("the KV cache grows by an unknown number of positions");
+    if (kv.lengthSlot >= 0 && kv.lengthSlot != (int64_t)sig.symbols.size())
+      return invalid("the KV cache length is not the value after the "
+                     "symbols");
   }
   for (auto [k, symbol] : llvm::enumerate(sig.symbols)) {
     bool named = llvm::any_of(sig.inputs, [&](const TensorSignature &t) {

@@ -51,6 +51,10 @@ struct KVCacheSignature {
   int64_t step = 0;        // positions a run appends, when stepSymbol < 0
   int32_t stepSymbol = -1; // else the symbol whose value it appends
   uint64_t lengthOffset = 0;
+  /// Where the length is: at lengthOffset in the arena, which the model
+  /// updates, or (GPU models) in the symbol values at lengthSlot, which the
+  /// runtime keeps and advances.
+  int64_t lengthSlot = -1;
   std::vector<TensorSignature> caches; // at full capacity
   std::vector<uint64_t> cacheOffsets;
 };
@@ -75,6 +79,12 @@ struct ModelSignature {
   std::vector<KernelSignature> kernels;
   /// Set for a model that keeps a KV cache; its offsets once planned.
   std::optional<KVCacheSignature> kvCache;
+
+  /// Whether a run reads values from `symbols`: the symbols', and a KV
+  /// cache length kept there.
+  bool readsSymbolValues() const {
+    return !symbols.empty() || (kvCache && kvCache->lengthSlot >= 0);
+  }
 };
 
 /// Reads the signature of an imported (tensor-level) function, before

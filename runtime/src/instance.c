@@ -13,7 +13,9 @@ struct agl_instance {
   void *arena;
   int owns_arena;
   const void *weights; /* mapped weights file, or null when embedded */
-  int64_t *symbol_values; /* num_symbols entries */
+  /* num_symbols entries, then the KV cache length of a model that reads it
+   * there (agl_model_symbol_values) */
+  int64_t *symbol_values;
   int64_t *output_dims;   /* every output's extents, one after the other */
   agl_profile *profile;   /* null unless profiling */
   agl_cuda_instance *cuda; /* a CUDA model's device state, else null */
@@ -25,9 +27,21 @@ struct agl_instance {
  * unrelated heap data and vector code can assume wide alignment. */
 enum { MIN_ARENA_ALIGNMENT = 64 };
 
+/* The instance's KV cache length (null without a cache): in its arena, where
+ * the model's code advances it, or after its symbol values, where the
+ * runtime does (agl_kv_cache_advance). */
+static int64_t *cache_length(const agl_instance *instance) {
+  const agl_model_desc *model = instance->model;
+  if (!model->kv_cache)
+    return NULL;
+  if (agl_kv_length_in_symbols(model))
+    return instance->symbol_values + model->num_symbols;
+  return (int64_t *)((char *)instance->arena + model->kv_cache->length_offset);
+}
+
 static agl_status make_instance(const agl_model_desc *model, void *arena,
                                 int owns_arena, agl_instance **out) {
-  size_t values = (size_t)model->num_symbols;
+  size_t values = agl_model_symbol_values(model);
   size_t dims = agl_model_output_dims(model);
   agl_instance *instance =
       malloc(sizeof *instance + (values + dims) * sizeof(int64_t));
@@ -44,7 +58,8 @@ static agl_status make_instance(const agl_model_desc *model, void *arena,
   instance->pending = 0;
   instance->symbol_values = instance->storage;
   instance->output_dims = instance->storage + values;
-  agl_kv_cache_reset(model, arena); /* a new instance's cache is empty */
+  if (model->kv_cache)
+    *cache_length(instance) = 0; /* a new instance's cache is empty */
   *out = instance;
   return AGL_OK;
 }
@@ -241,15 +256,21 @@ static agl_status finish_cuda_run(agl_instance *instance) {
 
 /* Runs the entry function; a CUDA model's run is only queued, and waited
  * for unless `async`. */
+/* Runs (or, for a CUDA model, queues) the model's code with the instance's
+ * symbol values, and advances the KV cache length where the runtime keeps
+ * it: once queued, the run has read it. */
 static agl_status call_entry(agl_instance *instance, const void *const *inputs,
-                             void *const *outputs, const int64_t *symbols,
-                             int64_t *output_dims, int async) {
+                             void *const *outputs, int64_t *output_dims,
+                             int async) {
   const agl_model_desc *model = instance->model;
+  const int64_t *symbols =
+      agl_model_symbol_values(model) > 0 ? instance->symbol_values : NULL;
   if (instance->cuda) {
     agl_status status = agl_cuda_instance_enqueue(
         instance->cuda, inputs, outputs, symbols, output_dims);
     if (status != AGL_OK)
       return status;
+    agl_kv_cache_advance(model, cache_length(instance), symbols);
     if (async) {
       instance->pending = 1;
       return AGL_OK;
@@ -265,6 +286,7 @@ static agl_status call_entry(agl_instance *instance, const void *const *inputs,
   if (code != 0)
     return agl_fail(AGL_ERR_MODEL_FAILED, "model '%s' failed with code %d",
                     agl_model_label(model), (int)code);
+  agl_kv_cache_advance(model, cache_length(instance), symbols);
   return AGL_OK;
 }
 
@@ -282,10 +304,10 @@ static agl_status run_static(agl_instance *instance, const char *caller,
                     "takes the shapes of the inputs",
                     agl_model_label(model), (int)model->num_symbols,
                     model->symbols[0].name);
-  status = agl_kv_cache_check_run(model, instance->arena, NULL);
+  status = agl_kv_cache_check_run(model, cache_length(instance), NULL);
   if (status != AGL_OK)
     return status;
-  return call_entry(instance, inputs, outputs, NULL, NULL, async);
+  return call_entry(instance, inputs, outputs, NULL, async);
 }
 
 agl_status agl_instance_run(agl_instance *instance, const void *const *inputs,
@@ -346,7 +368,7 @@ agl_status agl_instance_cache_length(const agl_instance *instance,
   if (!instance || !length)
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                     "agl_instance_cache_length: instance or length is null");
-  return agl_kv_cache_length(instance->model, instance->arena, length);
+  return agl_kv_cache_length(instance->model, cache_length(instance), length);
 }
 
 agl_status agl_instance_set_cache_length(agl_instance *instance,
@@ -354,7 +376,8 @@ agl_status agl_instance_set_cache_length(agl_instance *instance,
   if (!instance)
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                     "agl_instance_set_cache_length: instance is null");
-  return agl_kv_cache_set_length(instance->model, instance->arena, length);
+  return agl_kv_cache_set_length(instance->model, cache_length(instance),
+                                 length);
 }
 
 static agl_status copy_output_shapes(const agl_model_desc *model,
@@ -388,7 +411,7 @@ agl_status agl_instance_run_shaped(agl_instance *instance,
   if (status != AGL_OK)
     return status;
 
-  status = agl_kv_cache_check_run(model, instance->arena,
+  status = agl_kv_cache_check_run(model, cache_length(instance),
                                   instance->symbol_values);
   if (status != AGL_OK)
     return status;
@@ -400,9 +423,7 @@ agl_status agl_instance_run_shaped(agl_instance *instance,
     for (int32_t d = 0; d < model->outputs[i].rank; ++d)
       *dims++ = model->outputs[i].shape[d];
 
-  status = call_entry(instance, inputs, outputs,
-                      model->num_symbols > 0 ? instance->symbol_values : NULL,
-                      instance->output_dims, 0);
+  status = call_entry(instance, inputs, outputs, instance->output_dims, 0);
   if (status != AGL_OK)
     return status;
   return copy_output_shapes(model, instance->output_dims, output_shapes);

@@ -45,18 +45,25 @@ AGL_HIDDEN size_t agl_input_run_bytes(const agl_tensor_info *info,
 AGL_HIDDEN size_t agl_output_run_bytes(const agl_tensor_info *info,
                                        const int64_t *extents);
 
-/* KV caches (kv_cache.c). The checks of a descriptor's kv_cache; the
- * length reset to 0 (new instances); the check that a run with these symbol
- * values fits the capacity; the length read and rewound. */
+/* KV caches (kv_cache.c). Whether the model reads its cache length after
+ * its symbol values (AGL_KV_LENGTH_IN_SYMBOLS); how many values a run
+ * passes in `symbols` (the symbols', then that length). The checks of a
+ * descriptor's kv_cache; the check that a run with these symbol values fits
+ * the capacity, and the length advanced after it where the runtime keeps
+ * it; the length read and rewound. `length` points to an instance's length
+ * (in its arena, or after its symbol values). */
+AGL_HIDDEN int agl_kv_length_in_symbols(const agl_model_desc *model);
+AGL_HIDDEN size_t agl_model_symbol_values(const agl_model_desc *model);
 AGL_HIDDEN agl_status agl_kv_cache_check(const agl_model_desc *model);
-AGL_HIDDEN void agl_kv_cache_reset(const agl_model_desc *model, void *arena);
 AGL_HIDDEN agl_status agl_kv_cache_check_run(const agl_model_desc *model,
-                                             void *arena,
+                                             const int64_t *length,
                                              const int64_t *symbols);
+AGL_HIDDEN void agl_kv_cache_advance(const agl_model_desc *model,
+                                     int64_t *length, const int64_t *symbols);
 AGL_HIDDEN agl_status agl_kv_cache_length(const agl_model_desc *model,
-                                          void *arena, int64_t *length);
+                                          const int64_t *slot, int64_t *length);
 AGL_HIDDEN agl_status agl_kv_cache_set_length(const agl_model_desc *model,
-                                              void *arena, int64_t length);
+                                              int64_t *slot, int64_t length);
 
 /* An instance's profile: a fixed buffer of events (profile.c). */
 typedef struct agl_profile agl_profile;

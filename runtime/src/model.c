@@ -134,10 +134,11 @@ agl_status agl_model_check(const agl_model_desc *model) {
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                     "model '%s' runs on unknown device %u",
                     agl_model_label(model), (unsigned)model->device);
-  if (model->device == AGL_DEVICE_CUDA && model->kv_cache)
+  if (model->device == AGL_DEVICE_CUDA && model->kv_cache &&
+      model->kv_cache->length_offset != AGL_KV_LENGTH_IN_SYMBOLS)
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
-                    "model '%s' runs on a CUDA device, where KV caches are "
-                    "not supported",
+                    "model '%s' runs on a CUDA device but keeps its KV cache "
+                    "length in its arena, which the host cannot read",
                     agl_model_label(model));
   if (model->arena_size > 0 && !is_power_of_two(model->arena_alignment))
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,

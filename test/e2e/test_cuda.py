@@ -58,6 +58,10 @@ SYMBOLIC = {
     "gpt2_tiny": (DECODER_RANGES, ["prefill", "decode", "batch2"]),
 }
 
+# A decoder compiled with or without its KV cache inside (--max-seq-len 128).
+KV_CACHE_DIMS = [a for d in ("batch=1", "seq=1..32", "past=0..128",
+                             "total=1..128") for a in ("--dim", d)]
+
 
 def symbolic_options(model):
     return [a for d in SYMBOLIC[model][0] for a in ("--dim", d)]
@@ -471,6 +475,32 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         self.assertEqual(symbolic, pinned)
         self.assertEqual(len([e for e in symbolic if e[0] == "library"]), 9)
         self.assertEqual(len([e for e in symbolic if e[0] == "kernel"]), 5)
+
+    def test_kv_cache_compiles(self):
+        """--max-seq-len: the decoders keep their KV cache in the device
+        arena and read its length after the symbol values (the header
+        says so); the products over the cache are the cuBLAS calls of the
+        build that takes the cache as inputs."""
+        for model in ("glm_tiny", "gpt2_tiny"):
+            with self.subTest(model=model):
+                onnx_path = os.path.join(MODELS_DIR, model + ".onnx")
+                calls = []
+                for cache in (["--max-seq-len", "128"], []):
+                    obj, result = self.cache.compile(
+                        onnx_path, ".o", "--target=cuda", *KV_CACHE_DIMS,
+                        *cache, "--report=json")
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    calls.append([(e["name"], e.get("epilogue"))
+                                  for e in json.loads(result.stdout)[
+                                      "placement"]
+                                  if e["kind"] == "library"])
+                    with open(os.path.splitext(obj)[0] + ".h") as f:
+                        header = f.read()
+                    self.assertEqual(
+                        bool(cache), "is the KV cache length" in header)
+                kept, explicit = calls
+                self.assertGreater(len(kept), 0)
+                self.assertEqual(kept, explicit)
 
     def test_other_architectures(self):
         for arch in ("sm_80", "sm_89"):

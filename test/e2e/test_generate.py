@@ -7,7 +7,9 @@ by models/export_llm.py from an onnxruntime KV-cache loop). Top-p sampling
 is reproducible from its seed; a model without a cache, a prompt longer than
 the `seq` range, a generation longer than the cache and malformed ids are
 clean errors. Compiled with --last-token logits, the prefill returns the
-last row of onnxruntime's logits and generation gives the same tokens."""
+last row of onnxruntime's logits and generation gives the same tokens.
+All of it again for the GPU's code compiled for this CPU
+(--target=cuda-emulated)."""
 
 import json
 import os
@@ -29,10 +31,11 @@ RTOL, ATOL = 1e-4, 1e-4
 
 
 class GenerateTest(E2ETestCase):
+    TARGET = ()  # options that pick the target
 
     def artifact(self, model, *options):
         return self.compiled(
-            os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+            os.path.join(MODELS_DIR, model + ".onnx"), ".so", *self.TARGET,
             "--dim", "batch=1", "--dim", "seq=1..32", "--dim",
             f"past=0..{CAPACITY}", "--dim", f"total=1..{CAPACITY}",
             "--max-seq-len", str(CAPACITY), *options)
@@ -153,6 +156,13 @@ class GenerateTest(E2ETestCase):
                 self.assertIn("autoglm-generate: error:", result.stderr)
                 self.assertIn(message, result.stderr, describe(result))
                 self.assertEqual(result.stdout, "")
+
+
+class EmulatedGpuGenerateTest(GenerateTest):
+    """The GPU's code compiled for this CPU (--target=cuda-emulated): the
+    cache in the arena, its length kept by the runtime after the symbol
+    values; the same tokens."""
+    TARGET = ("--target=cuda-emulated",)
 
 
 if __name__ == "__main__":

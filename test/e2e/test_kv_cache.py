@@ -7,7 +7,9 @@ advances, rewinds, and a run past the capacity fails cleanly without
 changing anything; models without a usable cache get clear compile errors.
 A whole decoder (models/glm_tiny.onnx) compiled for a batch of two keeps
 one cache per sequence: two prompts, one left-padded, then single-token
-steps match onnxruntime fed the growing past explicitly."""
+steps match onnxruntime fed the growing past explicitly. Both again for the
+GPU's code compiled for this CPU (--target=cuda-emulated), where the runtime
+keeps the cache length and passes it after the symbol values."""
 
 import ctypes
 import os
@@ -92,6 +94,11 @@ class Runtime:
         self.instance = ctypes.c_void_p()
         self.check(lib.agl_instance_create(self.model,
                                            ctypes.byref(self.instance)))
+        lib.agl_library_weights.restype = ctypes.c_void_p
+        weights = lib.agl_library_weights(self.library)
+        if weights:  # a weights file (the GPU's code always has one)
+            self.check(lib.agl_instance_set_weights(
+                self.instance, ctypes.c_void_p(weights)))
 
     def close(self):
         self.lib.agl_instance_destroy(self.instance)
@@ -148,12 +155,13 @@ class BatchedDecoderTest(E2ETestCase):
     """glm_tiny with a cache for two sequences that advance together."""
 
     BATCH, CAPACITY, MAX_SEQ = 2, 32, 8
+    TARGET = ()  # options that pick the target
 
     def test_padded_batch_matches_onnxruntime_with_explicit_past(self):
         import onnxruntime as ort
         model = os.path.join(MODELS_DIR, "glm_tiny.onnx")
         artifact = self.compiled(
-            model, ".so", "--dim", f"batch={self.BATCH}", "--dim",
+            model, ".so", *self.TARGET, "--dim", f"batch={self.BATCH}", "--dim",
             f"seq=1..{self.MAX_SEQ}", "--dim", f"past=0..{self.CAPACITY}",
             "--dim", f"total=1..{self.CAPACITY}", "--max-seq-len",
             str(self.CAPACITY))
@@ -192,6 +200,7 @@ class BatchedDecoderTest(E2ETestCase):
 
 
 class KVCacheTest(E2ETestCase):
+    TARGET = ()  # options that pick the target
 
     @classmethod
     def setUpClass(cls):
@@ -202,7 +211,7 @@ class KVCacheTest(E2ETestCase):
         onnx.save(attention_block(), cls.model)
 
     def artifact(self):
-        return self.compiled(self.model, ".so", "--dim", "seq=1..16",
+        return self.compiled(self.model, ".so", *self.TARGET, "--dim", "seq=1..16",
                              "--dim", "past=1..64", "--max-seq-len",
                              str(CAPACITY))
 
@@ -273,6 +282,18 @@ class KVCacheTest(E2ETestCase):
                                "--max-seq-len", "8")
         self.assertCleanError(result, "autoglm-compile", "up to 16 positions",
                               "more than the 8", one_line=False)
+
+
+GPU_EMULATED = ("--target=cuda-emulated",)
+
+
+class EmulatedGpuKVCacheTest(KVCacheTest):
+    """The GPU's code: the length after the symbol values, the runtime's."""
+    TARGET = GPU_EMULATED
+
+
+class EmulatedGpuBatchedDecoderTest(BatchedDecoderTest):
+    TARGET = GPU_EMULATED
 
 
 if __name__ == "__main__":

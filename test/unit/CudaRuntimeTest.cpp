@@ -23,6 +23,7 @@
 
 extern "C" const agl_model_desc *fake_cuda_model(void);
 extern "C" const agl_model_desc *fake_cuda_model_shaped(void);
+extern "C" const agl_model_desc *fake_cuda_model_cached(void);
 extern "C" const agl_model_desc *fake_cuda_model_profiled(void);
 extern "C" const agl_model_desc *fake_cuda_model_missing_kernel(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm(void);
@@ -133,7 +134,7 @@ TEST(CudaWithoutDriver, DescriptorChecks) {
   agl_model_desc cached = *fake_cuda_model();
   cached.kv_cache = &kv;
   EXPECT_EQ(agl_instance_create(&cached, &instance), AGL_ERR_INVALID_ARGUMENT);
-  EXPECT_THAT(lastError(), HasSubstr("KV caches are not supported"));
+  EXPECT_THAT(lastError(), HasSubstr("keeps its KV cache length in its arena"));
 }
 
 TEST(CudaWithoutDriver, LaunchFunctionsOutsideARunDoNothing) {
@@ -990,6 +991,36 @@ TEST_F(FakeGraphs, OneGraphPerShape) {
   agl_instance_destroy(instance);
   instance = nullptr;
   EXPECT_EQ(driverCount("fake_cuda_live_graphs"), 0);
+}
+
+// A KV cache's length, kept by the runtime after the symbol values, is
+// part of a run's shape: each length gets its graph, and a graph is
+// launched again only at its length (after a rewind). A captured launch at
+// the wrong length would leave elements of an earlier run in y.
+TEST_F(FakeGraphs, KVCacheLengthIsPartOfTheShape) {
+  create(fake_cuda_model_cached(), weights.data());
+  const int captures0 = captures(), launches0 = graphLaunches();
+  auto step = [&](int64_t length, float base) {
+    for (int i = 0; i < 4; ++i)
+      x[i] = base + float(i);
+    y.fill(0);
+    ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK)
+        << lastError();
+    for (int64_t i = 0; i <= length; ++i)
+      EXPECT_EQ(y[i], x[i] + weights[i]) << "length " << length;
+    int64_t now = -1;
+    ASSERT_EQ(agl_instance_cache_length(instance, &now), AGL_OK);
+    EXPECT_EQ(now, length + 1);
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (int64_t length = 0; length < 4; ++length)
+      step(length, float(100 * round + 10 * length));
+    EXPECT_EQ(agl_instance_run(instance, inputs, outputs), AGL_ERR_CACHE_FULL);
+    ASSERT_EQ(agl_instance_set_cache_length(instance, 0), AGL_OK);
+  }
+  // Each of the four lengths: op by op, captured, launched.
+  EXPECT_EQ(captures(), captures0 + 4);
+  EXPECT_EQ(graphLaunches(), launches0 + 8);
 }
 
 // A model compiled with --profile: while the instance profiles, each run

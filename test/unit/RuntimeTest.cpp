@@ -727,6 +727,47 @@ TEST(KVCache, LengthRewindsButNeverGrows) {
   agl_instance_destroy(instance);
 }
 
+// The same cache with its length after the symbol values (as GPU models
+// keep it): the model only reads it; the runtime advances it after a run
+// that succeeded.
+std::vector<int64_t> lengthsSeen;
+int32_t readLength(void *, const void *, const void *const *, void *const *,
+                   const int64_t *symbols, int64_t *) {
+  if (!symbols)
+    return 9;
+  lengthsSeen.push_back(symbols[0]);
+  return symbols[0] == 4 ? 1 : 0; // a failing run at length 4
+}
+
+TEST(KVCache, LengthKeptAfterTheSymbolValuesIsTheRuntimes) {
+  CacheModel m;
+  m.info.length_offset = AGL_KV_LENGTH_IN_SYMBOLS;
+  m.model.run = readLength;
+  lengthsSeen.clear();
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(&m.model, &instance), AGL_OK)
+      << agl_last_error();
+  AddCase run;
+  ASSERT_EQ(agl_instance_run(instance, run.inputs, run.outputs), AGL_OK)
+      << agl_last_error();
+  ASSERT_EQ(agl_instance_run(instance, run.inputs, run.outputs), AGL_OK);
+  EXPECT_EQ(agl_instance_run(instance, run.inputs, run.outputs),
+            AGL_ERR_CACHE_FULL);
+  EXPECT_EQ(lengthsSeen, (std::vector<int64_t>{0, 3}))
+      << "a refused run does not reach the model";
+  int64_t length = -1;
+  ASSERT_EQ(agl_instance_cache_length(instance, &length), AGL_OK);
+  EXPECT_EQ(length, 6);
+  ASSERT_EQ(agl_instance_set_cache_length(instance, 1), AGL_OK);
+  ASSERT_EQ(agl_instance_run(instance, run.inputs, run.outputs), AGL_OK);
+  EXPECT_EQ(agl_instance_run(instance, run.inputs, run.outputs),
+            AGL_ERR_MODEL_FAILED);
+  ASSERT_EQ(agl_instance_cache_length(instance, &length), AGL_OK);
+  EXPECT_EQ(length, 4) << "a failed run does not advance the length";
+  EXPECT_EQ(lengthsSeen, (std::vector<int64_t>{0, 3, 1, 4}));
+  agl_instance_destroy(instance);
+}
+
 TEST(KVCache, ModelsWithoutACacheHaveNoLength) {
   agl_instance *instance = nullptr;
   ASSERT_EQ(agl_instance_create(fake_add_model(), &instance), AGL_OK);

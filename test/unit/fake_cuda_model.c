@@ -5,7 +5,9 @@
  * descriptor names a kernel the image lacks; a third runs one matrix
  * product through agl_cuda_sgemm (cuBLAS, or fake_cublas.c); a fourth
  * has a symbolic extent, y[n] = x[n] + weights[n] for n in 1..16; a fifth
- * is compiled for profiling, its two launches bracketed as two kernels. */
+ * is compiled for profiling, its two launches bracketed as two kernels; a
+ * sixth keeps a KV cache whose length it reads after the symbol values, and
+ * adds the first length + 1 elements. */
 #include "autoglm/runtime.h"
 #include "fake_cuda.h"
 
@@ -225,6 +227,46 @@ static const agl_model_desc shaped_desc = {
     .run = run_shaped,
 };
 
+/* A KV cache of 4 positions, one per run, its length read where GPU models
+ * read it: y[i] = x[i] + weights[i] for i up to the length. */
+static int32_t run_cached(void *arena, const void *weights,
+                          const void *const *inputs, void *const *outputs,
+                          const int64_t *symbols, int64_t *output_dims) {
+  (void)arena;
+  (void)output_dims;
+  if (!symbols || symbols[0] < 0 || symbols[0] > 3)
+    return 2;
+  return launch_threads("add_kernel", weights, inputs, outputs, symbols[0] + 1);
+}
+
+static const agl_tensor_info cache_tensor = {"past", AGL_DTYPE_F32, 1, shape,
+                                             NULL};
+static const uint64_t cache_offset = 0;
+static const agl_kv_cache_info cache_info = {
+    .capacity = 4,
+    .step = 1,
+    .step_symbol = -1,
+    .num_caches = 1,
+    .length_offset = AGL_KV_LENGTH_IN_SYMBOLS,
+    .caches = &cache_tensor,
+    .cache_offsets = &cache_offset,
+};
+static const agl_model_desc cached_desc = {
+    .abi_version = AGL_ABI_VERSION,
+    .device = AGL_DEVICE_CUDA,
+    .name = "fake_cuda_cached",
+    .num_inputs = 1,
+    .num_outputs = 1,
+    .inputs = &input,
+    .outputs = &output,
+    .arena_size = 64,
+    .arena_alignment = 64,
+    .weights_size = 4 * sizeof(float),
+    .weights_file = "fake_cuda.weights",
+    .run = run_cached,
+    .kv_cache = &cache_info,
+};
+
 /* Compiled with --profile: each launch bracketed, as two kernels. */
 uint64_t agl_cuda_profile_begin(void);
 void agl_cuda_profile_end(int32_t kernel, uint64_t token);
@@ -287,6 +329,7 @@ static const agl_model_desc gemm_epilogue_desc =
 const agl_model_desc *fake_cuda_model(void) { return &desc; }
 const agl_model_desc *fake_cuda_model_shaped(void) { return &shaped_desc; }
 const agl_model_desc *fake_cuda_model_profiled(void) { return &profiled_desc; }
+const agl_model_desc *fake_cuda_model_cached(void) { return &cached_desc; }
 const agl_model_desc *fake_cuda_model_host_section(void) {
   return &host_section_desc;
 }

@@ -474,18 +474,14 @@ int main(int argc, char **argv) {
   // What the CUDA target does not do yet (docs/cuda.md), nor its code on
   // this CPU.
   if (cuda || emulated)
-    for (auto [given, flag, instead] :
-         {std::tuple{!weightOnly.empty(), "--weight-only", ""},
-          std::tuple{maxSeqLen > 0, "--max-seq-len",
-                     "; a decoder compiles with its KV cache as inputs and "
-                     "outputs instead, its past length a --dim range "
-                     "(--dim past=0..N)"},
-          std::tuple{profile && emulated, "--profile", ""},
-          std::tuple{explain, "--explain", ""},
-          std::tuple{weights == "embed" && cuda, "--weights=embed", ""}})
+    for (auto [given, flag] :
+         {std::pair{!weightOnly.empty(), "--weight-only"},
+          std::pair{profile && emulated, "--profile"},
+          std::pair{explain, "--explain"},
+          std::pair{weights == "embed" && cuda, "--weights=embed"}})
       if (given)
-        return error(llvm::Twine(flag) + " is not supported with --target=" +
-                     target + " yet" + instead);
+        return error(llvm::Twine(flag) +
+                     " is not supported with --target=" + target + " yet");
   if (cuda) {
     if (gpuArch.empty())
       gpuArch = "sm_90";

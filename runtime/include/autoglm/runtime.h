@@ -43,8 +43,10 @@ extern "C" {
  * 9: the workspace of agl_kernel_conv2d_winograd (planned in the model's
  * arena) pads its 16 matrices apart.
  * 10: its transformed filters come in panels of 14 filters (the GEMM's
- * packed A), see agl_conv_winograd_filters. */
-#define AGL_ABI_VERSION 11u
+ * packed A), see agl_conv_winograd_filters.
+ * 12: a KV cache's length may follow the symbol values
+ * (AGL_KV_LENGTH_IN_SYMBOLS), which CUDA models with a KV cache use. */
+#define AGL_ABI_VERSION 12u
 
 typedef enum agl_status {
   AGL_OK = 0,
@@ -163,7 +165,12 @@ typedef struct agl_kernel_info {
  * `length_offset`). Each run reads the cache up to that length, appends its
  * new positions in place and advances the length; instances start empty.
  * The exported model's past inputs and present outputs are not in the
- * signature. */
+ * signature.
+ * A length_offset of AGL_KV_LENGTH_IN_SYMBOLS (CUDA models, whose arena is
+ * device memory that their host code cannot read) says that the length is
+ * not in the arena: the entry function reads it as symbols[num_symbols],
+ * and whoever calls it (the runtime) keeps it and advances it after a run. */
+#define AGL_KV_LENGTH_IN_SYMBOLS UINT64_MAX
 typedef struct agl_kv_cache_info {
   int64_t capacity;      /* positions each cache holds */
   int64_t step;          /* positions a run appends, when step_symbol < 0 */

@@ -12,9 +12,10 @@
  * GPU the gaps between them. A shape's first run is launched op by op: it
  * makes what the products need (cuBLAS handles, plans, workspaces) and
  * finds the kernels, none of which a capture may do. An instance keeps the
- * graphs of up to GRAPH_SLOTS shapes. Profiled runs, runs with host
- * sections, a driver without graphs and AUTOGLM_CUDA_GRAPHS=0 stay op by
- * op; so does every run of a shape after a capture that failed. */
+ * graphs of up to GRAPH_SLOTS shapes. A KV cache length kept after the
+ * symbol values is part of the shape: its launches read it. Profiled runs, runs
+ * with host sections, a driver without graphs and AUTOGLM_CUDA_GRAPHS=0 stay op
+ * by op; so does every run of a shape after a capture that failed. */
 #include "launch.h"
 
 #include <stdlib.h>
@@ -39,7 +40,7 @@ enum { GRAPH_SLOTS = 8 };
 typedef struct graph_slot {
   int state;
   CUgraphExec graph;
-  int64_t *symbols; /* num_symbols values; unused while `used` is 0 */
+  int64_t *symbols; /* agl_model_symbol_values; unused while `used` is 0 */
   int64_t *dims;    /* the output extents the captured run wrote */
   uint64_t used;    /* the instance's run count when last taken; 0: free */
 } graph_slot;
@@ -109,13 +110,14 @@ agl_status agl_cuda_instance_create(const agl_model_desc *model,
     instance->inputs = calloc((size_t)model->num_inputs + 1, sizeof(void *));
     instance->outputs =
         calloc((size_t)model->num_outputs + 1, sizeof(void *));
-    instance->num_slots = model->num_symbols > 0 ? GRAPH_SLOTS : 1;
-    size_t per_slot = (size_t)model->num_symbols + agl_model_output_dims(model);
+    size_t values = agl_model_symbol_values(model);
+    instance->num_slots = values > 0 ? GRAPH_SLOTS : 1;
+    size_t per_slot = values + agl_model_output_dims(model);
     instance->slot_values =
         calloc(instance->num_slots * per_slot + 1, sizeof(int64_t));
     for (int i = 0; instance->slot_values && i < instance->num_slots; ++i) {
       instance->slots[i].symbols = instance->slot_values + i * per_slot;
-      instance->slots[i].dims = instance->slots[i].symbols + model->num_symbols;
+      instance->slots[i].dims = instance->slots[i].symbols + values;
     }
   }
   if (!instance || !instance->inputs || !instance->outputs ||
@@ -224,7 +226,7 @@ static int graphs_wanted(const agl_cuda_instance *instance) {
  * a free one, else the least recently used one, emptied. */
 static graph_slot *slot_for(agl_cuda_instance *instance,
                             const int64_t *symbols) {
-  size_t bytes = (size_t)instance->model->num_symbols * sizeof(int64_t);
+  size_t bytes = agl_model_symbol_values(instance->model) * sizeof(int64_t);
   graph_slot *chosen = &instance->slots[0];
   for (int i = 0; i < instance->num_slots; ++i) {
     graph_slot *slot = &instance->slots[i];

@@ -211,3 +211,49 @@ func.func @result_in_the_output(%x: memref<?x?x8xf32> {autoglm.dim_symbols = arr
   linalg.copy ins(%t : memref<?x?x8xf32>) outs(%y : memref<?x?x8xf32>)
   return
 }
+
+// -----
+
+// A value read from a symbol slot (a GPU model's KV cache length, after the
+// one symbol) leaves the signature: its load reads element 1 of the symbol
+// values, which hold two values.
+// CHECK-LABEL: func.func @length_after_the_symbols
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<8xf32> {autoglm.dim_symbols = array<i32: 0>},
+// CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<4xf32> {bufferize.result},
+// CHECK-SAME: %[[SYMS:[a-z0-9]+]]: memref<2xi64> {autoglm.symbol_values},
+// CHECK-SAME: %{{[a-z0-9]+}}: memref<1xi64> {autoglm.output_dims})
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[LEN:.*]] = memref.load %[[SYMS]][%[[C1]]] : memref<2xi64>
+// CHECK-NEXT: %[[AT:.*]] = arith.index_cast %[[LEN]] : i64 to index
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[AT]]]
+func.func @length_after_the_symbols(%x: memref<?xf32> {autoglm.dim_symbols = array<i32: 0>},
+                                    %length: memref<1xi64> {autoglm.symbol_slot = 1 : i64},
+                                    %y: memref<4xf32> {bufferize.result})
+    attributes {autoglm.symbols = [{max = 8 : i64, min = 1 : i64, name = "n"}]} {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %length[%c0] : memref<1xi64>
+  %at = arith.index_cast %v : i64 to index
+  %one = arith.constant 1.0 : f32
+  memref.store %one, %y[%at] : memref<4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 1 read from a symbol slot is not a memref<1xi64>}}
+func.func @slot_of_another_type(%x: memref<4xf32>,
+                                %length: memref<2xi64> {autoglm.symbol_slot = 0 : i64},
+                                %y: memref<4xf32> {bufferize.result}) {
+  return
+}
+
+// -----
+
+func.func @slot_stored_to(%length: memref<1xi64> {autoglm.symbol_slot = 0 : i64},
+                          %y: memref<4xf32> {bufferize.result}) {
+  %c0 = arith.constant 0 : index
+  %v = arith.constant 3 : i64
+  // expected-error @+1 {{a value read from a symbol slot is only loaded}}
+  memref.store %v, %length[%c0] : memref<1xi64>
+  return
+}
