@@ -53,11 +53,10 @@ struct AbiTypes {
     // abi_version, device, name, num_inputs, num_outputs, inputs, outputs,
     // num_symbols, reserved2, symbols, arena_size, arena_alignment,
     // weights_size, weights_file, run, num_kernels, reserved3, kernels,
-    // kv_cache
+    // kv_cache, weights_data
     modelDesc = llvm::StructType::create(
-        ctx,
-        {i32, i32, ptr, i32, i32, ptr, ptr, i32, i32, ptr, i64, i64, i64, ptr,
-         ptr, i32, i32, ptr, ptr},
+        ctx, {i32, i32, ptr, i32, i32, ptr, ptr, i32, i32, ptr,
+              i64, i64, i64, ptr, ptr, i32, i32, ptr, ptr, ptr},
         "agl_model_desc");
     entry = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr, ptr},
                                     false);
@@ -289,7 +288,7 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
                                    "model signature: " +
                                        llvm::toString(std::move(e)));
   llvm::Function *graph = module.getFunction(graphFunction);
-  bool externalWeights = !sig.weightsFile.empty();
+  bool externalWeights = sig.takesWeights();
   size_t numArgs = sig.inputs.size() + sig.outputs.size() + 1 + externalWeights;
   // Graphs compiled for symbols also take the symbol values and where to
   // write the output extents; static graphs may or may not.
@@ -367,22 +366,30 @@ llvm::Error autoglm::addEntryPoints(llvm::Module &module,
       llvm::ConstantStruct::get(
           t.modelDesc,
           {llvm::ConstantInt::get(t.i32, kAbiVersion),
-           llvm::ConstantInt::get(t.i32, sig.device), cString(module, name, name + "_name"),
+           llvm::ConstantInt::get(t.i32, sig.device),
+           cString(module, name, name + "_name"),
            llvm::ConstantInt::get(t.i32, sig.inputs.size()),
            llvm::ConstantInt::get(t.i32, sig.outputs.size()),
            tensorTable(module, t, sig.inputs, name + "_input"),
            tensorTable(module, t, sig.outputs, name + "_output"),
            llvm::ConstantInt::get(t.i32, sig.symbols.size()),
-           llvm::ConstantInt::get(t.i32, 0), symbolTable(module, t, sig),
+           llvm::ConstantInt::get(t.i32, 0),
+           symbolTable(module, t, sig),
            llvm::ConstantInt::get(t.i64, sig.arenaSize),
            llvm::ConstantInt::get(t.i64, kArenaAlignment),
            llvm::ConstantInt::get(t.i64, sig.weightsSize),
-           externalWeights
+           !sig.weightsFile.empty()
                ? cString(module, sig.weightsFile, name + "_weights_file")
                : llvm::ConstantPointerNull::get(t.ptr),
-           entry, llvm::ConstantInt::get(t.i32, sig.kernels.size()),
-           llvm::ConstantInt::get(t.i32, 0), kernelTable(module, t, sig),
-           kvCacheInfo(module, t, sig)}),
+           entry,
+           llvm::ConstantInt::get(t.i32, sig.kernels.size()),
+           llvm::ConstantInt::get(t.i32, 0),
+           kernelTable(module, t, sig),
+           kvCacheInfo(module, t, sig),
+           sig.weightsData.empty()
+               ? llvm::ConstantPointerNull::get(t.ptr)
+               : static_cast<llvm::Constant *>(
+                     module.getNamedGlobal(sig.weightsData))}),
       name + "_desc");
   std::vector<std::string> getters = {name + "_model"};
   if (loadable)

@@ -92,16 +92,19 @@ std::string autoglm::emitHeader(const ModelSignature &sig,
      << "/* Descriptor for the runtime (agl_instance_create). */\n"
      << "const agl_model_desc *" << sig.name << "_model(void);\n"
      << "uint64_t " << sig.name << "_arena_size(void);\n";
-  std::string arena = " arena holds " + upper + "_ARENA_SIZE bytes" +
-                      (sig.weightsFile.empty()
-                           ? std::string()
-                           : ", weights the mapped weights file");
+  std::string arena =
+      " arena holds " + upper + "_ARENA_SIZE bytes" +
+      (!sig.weightsFile.empty() ? ", weights the mapped weights file"
+       : !sig.weightsData.empty()
+           ? ", weights the descriptor's weights_data (a GPU "
+             "model: its device copy)"
+           : std::string());
   if (symbolic) {
     os << "/* One inference. symbols[k] is the value of symbol k, within its\n"
        << "   range; inputs[i] / outputs[i] point to dense row-major buffers\n"
        << "   of the shapes above with those values (output buffers sized\n"
        << "   for the bounds);" << arena
-       << (sig.weightsFile.empty() ? ", weights is null" : "") << ".\n"
+       << (sig.takesWeights() ? "" : ", weights is null") << ".\n"
        << "   Unless output_dims is null, it receives the " << upper
        << "_OUTPUT_DIMS\n   actual extents of the outputs, one after the "
           "other.\n"
@@ -120,7 +123,7 @@ std::string autoglm::emitHeader(const ModelSignature &sig,
     os << "/* One inference. inputs[i] / outputs[i] point to dense row-major\n"
        << "   buffers of the shapes above;" << arena
        << ".\n   Returns 0. Allocates nothing. */\n";
-    if (sig.weightsFile.empty())
+    if (!sig.takesWeights())
       os << "int32_t " << sig.name
          << "_run(void *arena, const void *const *inputs, void *const "
             "*outputs);\n";

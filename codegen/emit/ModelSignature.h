@@ -75,10 +75,19 @@ struct ModelSignature {
   uint64_t weightsSize = 0;
   /// Name of the weights file next to the artifact; empty when embedded.
   std::string weightsFile;
+  /// The global holding weights embedded as data that the runtime hands to
+  /// the code (agl_model_desc::weights_data); empty unless there are.
+  std::string weightsData;
   /// Empty unless the model is compiled for profiling.
   std::vector<KernelSignature> kernels;
   /// Set for a model that keeps a KV cache; its offsets once planned.
   std::optional<KVCacheSignature> kvCache;
+
+  /// Whether the code takes the weights as an argument (a weights file, or
+  /// weights embedded as data), rather than holding them itself.
+  bool takesWeights() const {
+    return !weightsFile.empty() || !weightsData.empty();
+  }
 
   /// Whether a run reads values from `symbols`: the symbols', and a KV
   /// cache length kept there.

@@ -176,7 +176,12 @@ Error autoglm::emitArtifact(mlir::ModuleOp module, ModelSignature &signature,
   auto machine = createTargetMachine(options);
   if (!machine)
     return machine.takeError();
-  auto externalSize = writeWeightsFile(module, options.weightsPath);
+  std::string blob;
+  llvm::Expected<uint64_t> externalSize = uint64_t(0);
+  if (options.embedWeights)
+    blob = takeWeightsBlob(module);
+  else
+    externalSize = writeWeightsFile(module, options.weightsPath);
   if (!externalSize)
     return externalSize.takeError();
   if (*externalSize > 0)
@@ -197,6 +202,16 @@ Error autoglm::emitArtifact(mlir::ModuleOp module, ModelSignature &signature,
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   signature.weightsSize =
       *externalSize > 0 ? *externalSize : constantDataSize(*llvmModule);
+  if (!blob.empty()) {
+    signature.weightsData = signature.name + "_weights_data";
+    auto *data = llvm::ConstantDataArray::getString(context, blob,
+                                                    /*AddNull=*/false);
+    auto *global = new llvm::GlobalVariable(
+        *llvmModule, data->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::PrivateLinkage, data, signature.weightsData);
+    global->setAlignment(llvm::Align(kArenaAlignment));
+    signature.weightsSize = blob.size();
+  }
   if (Error e = addEntryPoints(*llvmModule, "main", signature,
                                kind == ArtifactKind::SharedLibrary))
     return e;

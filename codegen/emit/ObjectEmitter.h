@@ -18,13 +18,18 @@ struct EmitOptions {
   unsigned optLevel = 3;
   /// Where the weights go when the pipeline moved them out of the code.
   std::string weightsPath;
+  /// Those weights go into the artifact instead, as data the descriptor
+  /// points to (a GPU model compiled with --weights=embed).
+  bool embedWeights = false;
 };
 
 /// Translates an LLVM-dialect module to LLVM IR, adds the C entry points of
 /// `signature`, optimizes for the target CPU and writes `path` atomically
 /// (a temporary file renamed into place, so a failure leaves no output).
-/// Writes the weights file too if the weights were moved out of the code.
-/// Fills `signature.weightsSize` and `signature.weightsFile`.
+/// Writes the weights file too if the weights were moved out of the code
+/// (or, with `embedWeights`, adds them as data). Fills
+/// `signature.weightsSize` and `signature.weightsFile` (or
+/// `signature.weightsData`).
 llvm::Error emitArtifact(mlir::ModuleOp module, ModelSignature &signature,
                          ArtifactKind kind, llvm::StringRef path,
                          const EmitOptions &options);

@@ -32,6 +32,35 @@ static void writeValue(llvm::raw_ostream &os, ElementsAttr value) {
     os.write(raw.data(), raw.size());
 }
 
+/// The weights' bytes as the runtime hands them to the code: each constant
+/// at its offset, zeros between them and up to `size`.
+static void writeWeights(llvm::raw_ostream &os, ArrayAttr records,
+                         IntegerAttr size) {
+  uint64_t start = os.tell();
+  for (auto record : records.getAsRange<DictionaryAttr>()) {
+    uint64_t offset = record.getAs<IntegerAttr>("offset").getInt();
+    os.write_zeros(start + offset - os.tell());
+    writeValue(os, record.getAs<ElementsAttr>("value"));
+  }
+  os.write_zeros(start + size.getInt() - os.tell());
+}
+
+std::string autoglm::takeWeightsBlob(ModuleOp module) {
+  auto records = module->getAttrOfType<ArrayAttr>("autoglm.external_weights");
+  auto size =
+      module->getAttrOfType<IntegerAttr>("autoglm.external_weights_size");
+  if (!records || !size)
+    return {};
+  std::string blob;
+  blob.reserve(size.getInt());
+  llvm::raw_string_ostream os(blob);
+  writeWeights(os, records, size);
+  os.flush();
+  module->removeAttr("autoglm.external_weights");
+  module->removeAttr("autoglm.external_weights_size");
+  return blob;
+}
+
 llvm::Expected<uint64_t> autoglm::writeWeightsFile(ModuleOp module,
                                                    llvm::StringRef path) {
   auto records = module->getAttrOfType<ArrayAttr>("autoglm.external_weights");
@@ -46,12 +75,7 @@ llvm::Expected<uint64_t> autoglm::writeWeightsFile(ModuleOp module,
     return fail("cannot create '" + path + "': " + ec.message());
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    for (auto record : records.getAsRange<DictionaryAttr>()) {
-      uint64_t offset = record.getAs<IntegerAttr>("offset").getInt();
-      os.write_zeros(offset - os.tell());
-      writeValue(os, record.getAs<ElementsAttr>("value"));
-    }
-    os.write_zeros(size.getInt() - os.tell());
+    writeWeights(os, records, size);
     os.close();
     if (os.has_error()) {
       llvm::sys::fs::remove(temp);

@@ -5,6 +5,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
+#include <string>
+
 namespace autoglm {
 
 /// Writes the constants that autoglm-externalize-weights moved out of the
@@ -13,6 +15,11 @@ namespace autoglm {
 /// Returns 0 and writes nothing when the module embeds its weights.
 llvm::Expected<uint64_t> writeWeightsFile(mlir::ModuleOp module,
                                           llvm::StringRef path);
+
+/// The same bytes in memory, for weights embedded in the artifact as data
+/// that the runtime hands to the code (a GPU model's, which it uploads);
+/// removes their record. Empty when the module embeds its weights in code.
+std::string takeWeightsBlob(mlir::ModuleOp module);
 
 } // namespace autoglm
 

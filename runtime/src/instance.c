@@ -52,7 +52,7 @@ static agl_status make_instance(const agl_model_desc *model, void *arena,
   instance->model = model;
   instance->arena = arena;
   instance->owns_arena = owns_arena;
-  instance->weights = NULL;
+  instance->weights = model->weights_data; /* null: none, or a file's */
   instance->profile = NULL;
   instance->cuda = NULL;
   instance->pending = 0;
@@ -79,6 +79,13 @@ agl_status agl_instance_create(const agl_model_desc *model,
     status = agl_cuda_instance_create(model, &cuda);
     if (status != AGL_OK)
       return status;
+    if (model->weights_data) {
+      status = agl_cuda_instance_set_weights(cuda, model->weights_data);
+      if (status != AGL_OK) {
+        agl_cuda_instance_destroy(cuda);
+        return status;
+      }
+    }
     status = make_instance(model, NULL, 0, out);
     if (status != AGL_OK) {
       agl_cuda_instance_destroy(cuda);

@@ -140,6 +140,17 @@ agl_status agl_model_check(const agl_model_desc *model) {
                     "model '%s' runs on a CUDA device but keeps its KV cache "
                     "length in its arena, which the host cannot read",
                     agl_model_label(model));
+  if (model->weights_file && model->weights_data)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' has both a weights file and embedded weights",
+                    agl_model_label(model));
+  if (model->device == AGL_DEVICE_CUDA && model->weights_size > 0 &&
+      !model->weights_file && !model->weights_data)
+    return agl_fail(AGL_ERR_INVALID_ARGUMENT,
+                    "model '%s' runs on a CUDA device, but its %llu bytes of "
+                    "weights are neither in a weights file nor embedded",
+                    agl_model_label(model),
+                    (unsigned long long)model->weights_size);
   if (model->arena_size > 0 && !is_power_of_two(model->arena_alignment))
     return agl_fail(AGL_ERR_INVALID_ARGUMENT,
                     "model '%s' asks for arena alignment %llu, which is not a "

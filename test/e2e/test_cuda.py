@@ -502,6 +502,26 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                 self.assertGreater(len(kept), 0)
                 self.assertEqual(kept, explicit)
 
+    def test_embedded_weights(self):
+        """--weights=embed: no weights file; the weights are data in the
+        object (which the runtime uploads when an instance is created)."""
+        for model in ("mlp", "glm_layer"):
+            with self.subTest(model=model):
+                obj = self.compiled(
+                    os.path.join(MODELS_DIR, model + ".onnx"), ".o",
+                    "--target=cuda", "--weights=embed", *dims_options(model))
+                stem = os.path.splitext(obj)[0]
+                self.assertFalse(os.path.exists(stem + ".weights"))
+                with open(stem + ".h") as f:
+                    header = f.read()
+                self.assertIn("weights embedded in the artifact", header)
+                size = int(re.search(r"_WEIGHTS_SIZE (\d+)u", header)[1])
+                self.assertGreater(size, 0)
+                sections = run(["size", "-A", obj]).stdout
+                data = sum(int(m[1]) for m in re.finditer(
+                    r"^\.l?rodata\S*\s+(\d+)", sections, re.M))
+                self.assertGreaterEqual(data, size, sections)
+
     def test_other_architectures(self):
         for arch in ("sm_80", "sm_89"):
             with self.subTest(arch=arch):
@@ -770,6 +790,24 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                                   "--output-dir", out_dir])
                     self.assertEqual(result.returncode, 0, describe(result))
                     self.assertOutputsMatch(out_dir, case_dir, flags)
+
+    def test_embedded_weights(self):
+        """--weights=embed: the weights are data in the artifact, handed to
+        the code by the runtime (on a GPU, uploaded); no weights file."""
+        for model in ("mlp", "glm_tiny"):
+            with self.subTest(model=model):
+                lib = self.compiled(
+                    os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                    "--target=cuda-emulated", "--weights=embed",
+                    *dims_options(model))
+                self.assertFalse(os.path.exists(
+                    os.path.splitext(lib)[0] + ".weights"))
+                case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
+                out_dir = self.cache.path("emulated", model + "-embedded", "")
+                result = run([RUN, lib, *case_arguments(model, False),
+                              "--output-dir", out_dir])
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertOutputsMatch(out_dir, case_dir, [])
 
     def test_symbolic_dimensions(self):
         """One build with symbolic dimensions, the products cuBLAS calls

@@ -135,6 +135,18 @@ TEST(CudaWithoutDriver, DescriptorChecks) {
   cached.kv_cache = &kv;
   EXPECT_EQ(agl_instance_create(&cached, &instance), AGL_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(lastError(), HasSubstr("keeps its KV cache length in its arena"));
+  // Weights in a file and embedded, or in neither.
+  static const float data[4] = {};
+  agl_model_desc both = *fake_cuda_model();
+  both.weights_data = data;
+  EXPECT_EQ(agl_instance_create(&both, &instance), AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(),
+              HasSubstr("has both a weights file and embedded weights"));
+  agl_model_desc neither = *fake_cuda_model();
+  neither.weights_file = nullptr;
+  EXPECT_EQ(agl_instance_create(&neither, &instance), AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("its 16 bytes of weights are neither in "
+                                     "a weights file nor embedded"));
 }
 
 TEST(CudaWithoutDriver, LaunchFunctionsOutsideARunDoNothing) {
@@ -231,6 +243,25 @@ TEST_F(FakeDevice, RunsOnDeviceBuffers) {
                                     nullptr),
             AGL_OK)
       << lastError();
+  agl_instance_destroy(instance);
+}
+
+// Weights embedded in the artifact (--weights=embed) are uploaded when an
+// instance is created: runs need no agl_instance_set_weights, which is
+// refused, as for host models that embed theirs.
+TEST_F(FakeDevice, EmbeddedWeightsAreUploadedAtCreation) {
+  agl_model_desc embedded = *fake_cuda_model();
+  embedded.weights_file = nullptr;
+  std::array<float, 4> data = weights;
+  embedded.weights_data = data.data();
+  agl_instance *instance = nullptr;
+  ASSERT_EQ(agl_instance_create(&embedded, &instance), AGL_OK) << lastError();
+  data.fill(0); // the device has its copy since the instance was created
+  ASSERT_EQ(agl_instance_run(instance, inputs, outputs), AGL_OK) << lastError();
+  EXPECT_EQ(y, (std::array<float, 4>{11, 22, 33, 44}));
+  EXPECT_EQ(agl_instance_set_weights(instance, weights.data()),
+            AGL_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(lastError(), HasSubstr("embeds its weights"));
   agl_instance_destroy(instance);
 }
 

@@ -24,7 +24,9 @@ _Static_assert(offsetof(agl_model_desc, kernels) == 104,
                "agl_model_desc layout");
 _Static_assert(offsetof(agl_model_desc, kv_cache) == 112,
                "agl_model_desc layout");
-_Static_assert(sizeof(agl_model_desc) == 120, "agl_model_desc layout");
+_Static_assert(offsetof(agl_model_desc, weights_data) == 120,
+               "agl_model_desc layout");
+_Static_assert(sizeof(agl_model_desc) == 128, "agl_model_desc layout");
 _Static_assert(sizeof(agl_kv_cache_info) == 48, "agl_kv_cache_info layout");
 _Static_assert(offsetof(agl_kv_cache_info, length_offset) == 24,
                "agl_kv_cache_info layout");

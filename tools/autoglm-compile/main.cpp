@@ -296,8 +296,9 @@ int main(int argc, char **argv) {
                "Print the time of import, every pass and code generation to "
                "stderr");
   app.add_option("--weights", weights,
-                 "Where weights go: embed (in the code), file (OUT.weights, "
-                 "mapped by the runtime), auto (file above 1 GiB)")
+                 "Where weights go: embed (in the artifact), file "
+                 "(OUT.weights, mapped by the runtime), auto (file above 1 "
+                 "GiB, and always for --target=cuda)")
       ->check(CLI::IsMember({"embed", "file", "auto"}));
   app.add_flag("--verify-memory-plan", verifyMemoryPlan,
                "Check the arena plan: no two live buffers overlap, every "
@@ -474,11 +475,9 @@ int main(int argc, char **argv) {
   // What the CUDA target does not do yet (docs/cuda.md), nor its code on
   // this CPU.
   if (cuda || emulated)
-    for (auto [given, flag] :
-         {std::pair{!weightOnly.empty(), "--weight-only"},
-          std::pair{profile && emulated, "--profile"},
-          std::pair{explain, "--explain"},
-          std::pair{weights == "embed" && cuda, "--weights=embed"}})
+    for (auto [given, flag] : {std::pair{!weightOnly.empty(), "--weight-only"},
+                               std::pair{profile && emulated, "--profile"},
+                               std::pair{explain, "--explain"}})
       if (given)
         return error(llvm::Twine(flag) +
                      " is not supported with --target=" + target + " yet");
@@ -709,6 +708,9 @@ int main(int argc, char **argv) {
   llvm::SmallString<256> weightsPath(outputPath);
   llvm::sys::path::replace_extension(weightsPath, ".weights");
   emitOptions.weightsPath = weightsPath.str().str();
+  // GPU code takes its weights as a buffer: embedded, they are data in the
+  // artifact, which the runtime uploads.
+  emitOptions.embedWeights = (cuda || emulated) && weights == "embed";
   // Here, not at import: stages may read the signature again.
   if (cuda)
     signature.device = kDeviceCuda;

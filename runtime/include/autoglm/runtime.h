@@ -45,7 +45,9 @@ extern "C" {
  * 10: its transformed filters come in panels of 14 filters (the GEMM's
  * packed A), see agl_conv_winograd_filters.
  * 12: a KV cache's length may follow the symbol values
- * (AGL_KV_LENGTH_IN_SYMBOLS), which CUDA models with a KV cache use. */
+ * (AGL_KV_LENGTH_IN_SYMBOLS), which CUDA models with a KV cache use;
+ * agl_model_desc ends with `weights_data` (CUDA models compiled with
+ * --weights=embed). */
 #define AGL_ABI_VERSION 12u
 
 typedef enum agl_status {
@@ -208,6 +210,11 @@ typedef struct agl_model_desc {
   const agl_kernel_info *kernels;
   /* Null unless the model keeps a KV cache. */
   const agl_kv_cache_info *kv_cache;
+  /* Weights the entry function takes that are embedded in the artifact
+   * (weights_size bytes; a CUDA model compiled with --weights=embed, whose
+   * instances upload them when they are created); null when they are in a
+   * weights file or in the model's code. */
+  const void *weights_data;
 } agl_model_desc;
 
 /* ---- status and types ---------------------------------------------------- */
