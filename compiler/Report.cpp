@@ -113,11 +113,27 @@ void autoglm::measurePlacement(ModuleOp lowered, ModelReport &report) {
     auto oneThread = entry.getAs<StringAttr>("one_thread");
     auto epilogue = entry.getAs<StringAttr>("epilogue");
     auto host = entry.getAs<StringAttr>("host");
-    report.placement.push_back(
-        {entry.getAs<StringAttr>("kind").getValue() == "library",
-         host ? host.str() : "", entry.getAs<StringAttr>("name").str(),
-         entry.getAs<StringAttr>("nodes").str(),
-         oneThread ? oneThread.str() : "", epilogue ? epilogue.str() : ""});
+    ModelReport::Launch launch{entry.getAs<StringAttr>("kind").getValue() ==
+                                   "library",
+                               host ? host.str() : "",
+                               entry.getAs<StringAttr>("name").str(),
+                               entry.getAs<StringAttr>("nodes").str(),
+                               oneThread ? oneThread.str() : "",
+                               epilogue ? epilogue.str() : ""};
+    auto grid = entry.getAs<DenseI64ArrayAttr>("grid");
+    auto block = entry.getAs<DenseI64ArrayAttr>("block");
+    if (grid && block) {
+      launch.grid.assign(grid.asArrayRef().begin(), grid.asArrayRef().end());
+      launch.block.assign(block.asArrayRef().begin(), block.asArrayRef().end());
+    }
+    launch.rowReduction = bool(entry.get("row_reduction"));
+    if (auto operands = entry.getAs<StringAttr>("operands"))
+      launch.operands = operands.str();
+    if (auto flops = entry.getAs<FloatAttr>("flops"))
+      launch.flops = flops.getValueAsDouble();
+    if (auto bytes = entry.getAs<FloatAttr>("bytes"))
+      launch.bytes = bytes.getValueAsDouble();
+    report.placement.push_back(std::move(launch));
   }
 }
 
@@ -270,6 +286,18 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
         entry["epilogue"] = launch.epilogue;
       if (!launch.host.empty())
         entry["host"] = launch.host;
+      if (!launch.grid.empty()) {
+        entry["grid"] = llvm::json::Array(launch.grid);
+        entry["block"] = llvm::json::Array(launch.block);
+      }
+      if (launch.rowReduction)
+        entry["row_reduction"] = true;
+      if (!launch.operands.empty())
+        entry["operands"] = launch.operands;
+      if (launch.flops >= 0)
+        entry["flops"] = launch.flops;
+      if (launch.bytes >= 0)
+        entry["bytes"] = launch.bytes;
       launches.push_back(std::move(entry));
     }
     value.getAsObject()->try_emplace("placement", std::move(launches));

@@ -48,6 +48,13 @@ struct ModelReport {
     std::string name, nodes;
     std::string oneThread; // why a kernel runs in one thread; "": spread
     std::string epilogue;  // what a library call computes after its product
+    /// A kernel's launch extents (empty when not constant), and whether its
+    /// blocks reduce rows; a library call's operand type ("f32", "f16").
+    std::vector<int64_t> grid, block;
+    bool rowReduction = false;
+    std::string operands;
+    /// Estimates for --explain (RecordGpuPlacement); negative: unknown.
+    double flops = -1, bytes = -1;
   };
   std::vector<Launch> placement;
   /// --target=cuda: the device memory one instance allocates (the layout

@@ -1416,6 +1416,10 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                                       b.getFunctionType(types, {}));
   callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
   auto call = func::CallOp::create(b, loc, callee, args);
+  call->setAttr(autoglm::kOperandTypeAttrName,
+                b.getStringAttr(!half              ? "f32"
+                                : element.isBF16() ? "bf16"
+                                                   : "f16"));
   // Per call: every loop but the outer batches (scf.for around the call).
   if (!llvm::any_of(ranges, ShapedType::isDynamic)) {
     double flops = 2;
@@ -1424,6 +1428,22 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
           int64_t(loop) == *inner)
         flops *= double(range);
     call->setAttr(autoglm::kFlopsAttrName, b.getF64FloatAttr(flops));
+    // An operand with batch stride 0 is read once for the whole batch.
+    const double batch = inner ? double(ranges[*inner]) : 1;
+    auto perBatch = [&](Value stride) {
+      return isConstantIntValue(stride, 0) ? 1.0 : batch;
+    };
+    const double m = double(ranges[c.m]), n = double(ranges[c.n]),
+                 k = double(ranges[c.k]);
+    const double operandBytes = half ? 2 : 4;
+    double bytes = m * k * operandBytes * perBatch(aBatch) +
+                   k * n * operandBytes * perBatch(bBatch) +
+                   m * n * 4 * batch * (accumulate ? 2 : 1);
+    if (epilogue && epilogue->bias)
+      bytes += n * 4;
+    if (residual)
+      bytes += m * n * 4 * perBatch(rBatch);
+    call->setAttr(autoglm::kBytesAttrName, b.getF64FloatAttr(bytes));
   }
   finishKernelCall(call, op, /*blocking=*/nullptr, init, output, epilogue,
                    zeroSources);

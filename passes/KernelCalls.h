@@ -27,6 +27,13 @@ inline constexpr llvm::StringLiteral kEpilogueAttrName = "autoglm.epilogue";
 /// batch), for the kernel table of --profile.
 inline constexpr llvm::StringLiteral kFlopsAttrName = "autoglm.flops";
 
+/// On the same calls: the bytes of its operands read and written once (its
+/// batch's A, B and C, C twice when it accumulates, bias and residual), and
+/// the type of A and B ("f32", "f16", "bf16"), for --explain.
+inline constexpr llvm::StringLiteral kBytesAttrName = "autoglm.bytes";
+inline constexpr llvm::StringLiteral kOperandTypeAttrName =
+    "autoglm.operand_type";
+
 /// The attribute on the declaration of a runtime function that host code
 /// calls with device pointers, and that queues its own GPU work (a cuBLAS
 /// product): the CUDA pipeline leaves its calls in host code.

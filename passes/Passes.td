@@ -1140,6 +1140,16 @@ def RecordGpuPlacement
     `autoglm.epilogue` the call computes, if any) and per host section
     (`kind = "host"`, `host` its reason, see `autoglm-place-on-host`).
     `autoglm-compile --report` prints it as the model's placement.
+
+    For `--explain`, a kernel's entry also has its `grid` and `block`
+    (when the launch's are constant), `row_reduction` when its blocks
+    combine values across threads (`gpu.all_reduce`), `bytes` (the buffers
+    it is passed, each once, when their shapes are static) and `flops` (the
+    arithmetic on floats and on non-index integers one thread runs, loops
+    counted by their trip counts from the launch's constants and from 0
+    where a thread strides through a row, times the threads launched); a
+    call's entry has the `flops`, `bytes` and `operands` type
+    `autoglm-contractions-to-kernels` put on it.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
@@ -1157,8 +1167,9 @@ def ProfileGpuLaunches
     pair of CUDA events on the run's stream while the instance profiles.
     The module attribute `autoglm.kernels` lists them (`name`: the kernel,
     the library function or `host`, then its ONNX nodes; `flops` and
-    `bytes` 0, unknown), as `autoglm-instrument-kernels` does for the CPU;
-    it becomes the artifact's kernel table.
+    `bytes` the estimates of the `autoglm.placement` entry at the same
+    position, 0 where it has none), as `autoglm-instrument-kernels` does
+    for the CPU; it becomes the artifact's kernel table.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect"];

@@ -50,13 +50,23 @@ struct ProfileGpuLaunchesPass
     : autoglm::impl::ProfileGpuLaunchesBase<ProfileGpuLaunchesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The estimates autoglm-record-gpu-placement made, launch by launch in
+    // the same order.
+    auto placement = module->getAttrOfType<ArrayAttr>("autoglm.placement");
+    auto estimate = [&](size_t index, StringRef field) {
+      auto entry = placement && index < placement.size()
+                       ? dyn_cast<DictionaryAttr>(placement[index])
+                       : DictionaryAttr();
+      auto value = entry ? entry.getAs<FloatAttr>(field) : FloatAttr();
+      return value ? value.getValueAsDouble() : 0.0;
+    };
     SmallVector<autoglm::TimedKernel> timed;
     autoglm::walkGpuWork(module, [&](Operation *op, autoglm::GpuWork kind) {
       std::string nodes = autoglm::onnxNodeLabel(op->getLoc());
       std::string name = workName(op, kind);
-      auto flops = op->getAttrOfType<FloatAttr>(autoglm::kFlopsAttrName);
+      size_t index = timed.size();
       timed.push_back({op, nodes.empty() ? name : name + " " + nodes,
-                       flops ? flops.getValueAsDouble() : 0.0});
+                       estimate(index, "flops"), estimate(index, "bytes")});
     });
     autoglm::bracketKernels(module, kBegin, kEnd, timed);
   }

@@ -343,6 +343,57 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         self.assertEqual(sorted(re.findall(r"\.entry\s+(\w+)", ptx)),
                          sorted(kernels))
 
+    def test_explain_rates_each_launch(self):
+        """--explain: a row per launch of the placement, in its order, with
+        its grid and block, FLOPs and bytes (those of the report's JSON) and
+        a roofline estimate at the reference GPU's peaks, or at the ones
+        given; products with 16-bit operands at the tensor cores' peak."""
+        onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
+        placement = json.loads(self.cache.compile(
+            onnx_path, ".o", "--target=cuda", "--report=json")[1].stdout)[
+                "placement"]
+        for e in placement:
+            self.assertIn("bytes", e, e)
+            self.assertIn("flops", e, e)
+            if e["kind"] == "kernel":
+                self.assertEqual(len(e["grid"]), 3, e)
+                self.assertEqual(len(e["block"]), 3, e)
+        # glm_layer's products: 2 m n k FLOPs each (m = 32 tokens).
+        products = [e["flops"] for e in placement if e["kind"] == "library"]
+        self.assertEqual(products[0], 2 * 32 * 256 * 768)
+        obj, result = self.cache.compile(
+            onnx_path, ".o", "--target=cuda", "--explain", "--peak-gflops",
+            "1000", "--bandwidth-gbs", "100")
+        self.assertEqual(result.returncode, 0, describe(result))
+        lines = result.stdout.splitlines()
+        self.assertIn("1.0 TFLOP/s FP32", lines[0])
+        self.assertIn("100 GB/s", lines[0])
+        rows = [line.split() for line in lines[1:-1]
+                if re.match(r"\s*\d+\s", line)]
+        self.assertEqual([r[1] for r in rows], [e["name"] for e in placement])
+        total = 0.0
+        for row, e in zip(rows, placement):
+            grid = (["x".join(map(str, e["grid"])), "x",
+                     "x".join(map(str, e["block"]))]
+                    if e["kind"] == "kernel" else ["-"])
+            self.assertEqual(row[2:2 + len(grid)], grid)
+            # The roofline at 1 TFLOP/s and 100 GB/s, in us.
+            compute, memory = e["flops"] / 1e6, e["bytes"] / 1e5
+            bound = "compute" if compute >= memory else "memory"
+            self.assertEqual(row[row.index(bound) + 1],
+                             f"{max(compute, memory):.2f}", row)
+            total += max(compute, memory)
+        kernels = len([e for e in placement if e["kind"] == "kernel"])
+        self.assertTrue(lines[-1].startswith(
+            f"{kernels} kernels, 7 library calls"), lines[-1])
+        self.assertIn(f"roofline estimate {total:.1f} us", lines[-1])
+        # fp16 operands: the products at the tensor cores' peak.
+        half = self.cache.compile(
+            onnx_path, ".o", "--target=cuda", "--precision", "fp16",
+            "--explain", "--tensor-peak-gflops", "2000")[1].stdout
+        self.assertIn("2.0 TFLOP/s with 16-bit operands", half)
+        self.assertIn("f16 operands on the tensor cores", half)
+
     def test_report_gives_the_device_memory(self):
         """--report adds up the device memory an instance allocates: the
         arena, the inputs and outputs at their largest (each rounded up to

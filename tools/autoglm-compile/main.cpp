@@ -11,6 +11,7 @@
 #include "codegen/emit/ObjectEmitter.h"
 #include "compiler/CudaPipeline.h"
 #include "compiler/Explain.h"
+#include "compiler/ExplainGpu.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Report.h"
 #include "compiler/TargetCpu.h"
@@ -205,7 +206,8 @@ int main(int argc, char **argv) {
   bool noFusedAttention = false;
   bool printOpStats = false, timePasses = false, profile = false;
   bool explain = false;
-  double peakGflops = 0, int8PeakGops = 0, bandwidthGBs = 0;
+  double peakGflops = 0, int8PeakGops = 0, bandwidthGBs = 0,
+         tensorPeakGflops = 0;
   std::vector<std::string> printIRBefore, printIRAfter;
   bool serialLoops = false;
   unsigned optLevel = 3;
@@ -326,7 +328,14 @@ int main(int argc, char **argv) {
                "(GEMM blocking, vector width), threads, FLOPs, bytes and a "
                "roofline estimate for this machine");
   app.add_option("--peak-gflops", peakGflops,
-                 "FP32 peak of one core for --explain (default: measured)")
+                 "FP32 peak of one core for --explain (default: measured); "
+                 "with --target=cuda, of the GPU (default: the published "
+                 "peak of the --gpu-arch's reference GPU)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--tensor-peak-gflops", tensorPeakGflops,
+                 "With --target=cuda: the GPU's peak with 16-bit operands "
+                 "on its tensor cores, for --explain (default: the "
+                 "reference GPU's)")
       ->check(CLI::PositiveNumber);
   app.add_option(
          "--int8-peak-gops", int8PeakGops,
@@ -335,7 +344,8 @@ int main(int argc, char **argv) {
          "peak)")
       ->check(CLI::PositiveNumber);
   app.add_option("--bandwidth-gbs", bandwidthGBs,
-                 "Memory read bandwidth for --explain (default: measured)")
+                 "Memory read bandwidth for --explain (default: measured; "
+                 "with --target=cuda, the reference GPU's)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--serial-loops", serialLoops,
                "Run every loop nest on the calling thread (by default large "
@@ -446,6 +456,8 @@ int main(int argc, char **argv) {
     return error("--gpu-arch needs --target=cuda");
   if (!deviceHints.empty() && !cuda)
     return error("--device-hint needs --target=cuda");
+  if (tensorPeakGflops > 0 && !cuda)
+    return error("--tensor-peak-gflops needs --target=cuda");
   // The families that run on the host, in the order first named.
   std::vector<std::string> hostFamilies;
   for (const std::string &hint : deviceHints) {
@@ -477,7 +489,7 @@ int main(int argc, char **argv) {
   if (cuda || emulated)
     for (auto [given, flag] : {std::pair{!weightOnly.empty(), "--weight-only"},
                                std::pair{profile && emulated, "--profile"},
-                               std::pair{explain, "--explain"}})
+                               std::pair{explain && emulated, "--explain"}})
       if (given)
         return error(llvm::Twine(flag) +
                      " is not supported with --target=" + target + " yet");
@@ -624,6 +636,18 @@ int main(int argc, char **argv) {
           readSignature(planned.lookupSymbol<mlir::func::FuncOp>("main"), name);
     if (stage == Stage::LLVM)
       measurePlacement(planned, modelReport);
+    if (stage == Stage::LLVM && cuda && explain) {
+      GpuMachineModel machine = referenceGpu(gpuArch);
+      if (peakGflops > 0)
+        machine.fp32Gflops = peakGflops;
+      if (tensorPeakGflops > 0)
+        machine.tensorGflops = tensorPeakGflops;
+      if (bandwidthGBs > 0)
+        machine.bandwidthGBs = bandwidthGBs;
+      // Standard output, unless the IR goes there.
+      (outputPath == "-" ? llvm::errs() : llvm::outs())
+          << explainGpuPlan(modelReport, machine);
+    }
     // A GPU model's kernel table: its launches, timed once outlined.
     if (stage == Stage::LLVM && cuda)
       readKernelTable(planned, signature);
@@ -633,7 +657,7 @@ int main(int argc, char **argv) {
                     planned.lookupSymbol<mlir::func::FuncOp>("main"));
     measureArena(planned, modelReport);
     signature.arenaSize = modelReport.arenaBytes;
-    if (explain) {
+    if (explain && !cuda) {
       MachineModel machine;
       machine.peakGflopsPerThread =
           peakGflops > 0 ? peakGflops : run::measurePeakGflops();

@@ -3,13 +3,14 @@
 // --profile for --target=cuda: each kernel launch, device library call
 // (also one in a batch loop: a bracket per call) and host section (not the
 // calls in it) between agl_cuda_profile_begin and agl_cuda_profile_end
-// with its index in the kernel table, a product's FLOPs (set by
-// autoglm-contractions-to-kernels) in it; other calls are not timed.
+// with its index in the kernel table, and in it the FLOPs and bytes the
+// placement entry at its position estimates (0 where it has none); other
+// calls are not timed.
 // CHECK: module attributes {autoglm.kernels = [
-// CHECK-SAME: {bytes = 0.000000e+00 : f64, flops = 0.000000e+00 : f64, name = "k0_fc1_Exp fc1/Exp"},
-// CHECK-SAME: {bytes = 0.000000e+00 : f64, flops = 1.024000e+03 : f64, name = "agl_cuda_sgemm fc2/MatMul"},
-// CHECK-SAME: {{{.*}}name = "host norm/ReduceMean"},
-// CHECK-SAME: {{{.*}}name = "k0_fc1_Exp"}]
+// CHECK-SAME: {bytes = 8.192000e+03 : f64, flops = 1.024000e+03 : f64, name = "k0_fc1_Exp fc1/Exp"},
+// CHECK-SAME: {bytes = 6.144000e+03 : f64, flops = 2.048000e+03 : f64, name = "agl_cuda_sgemm fc2/MatMul"},
+// CHECK-SAME: {bytes = 0.000000e+00 : f64, flops = 0.000000e+00 : f64, name = "host norm/ReduceMean"},
+// CHECK-SAME: {bytes = 0.000000e+00 : f64, flops = 0.000000e+00 : f64, name = "k0_fc1_Exp"}]
 // CHECK-LABEL: func.func @main
 // CHECK: %[[T0:.*]] = call @agl_cuda_profile_begin() : () -> i64
 // CHECK-NEXT: gpu.launch_func @k0_fc1_Exp::@k0_fc1_Exp
@@ -30,7 +31,11 @@
 // CHECK: %[[K3:.*]] = arith.constant 3 : i32
 // CHECK: func.func private @agl_cuda_profile_begin() -> i64
 // CHECK: func.func private @agl_cuda_profile_end(i32, i64)
-module attributes {gpu.container_module} {
+module attributes {gpu.container_module, autoglm.placement = [
+    {bytes = 8192.0 : f64, flops = 1024.0 : f64, kind = "kernel", name = "k0_fc1_Exp", nodes = "fc1/Exp"},
+    {bytes = 6144.0 : f64, flops = 2048.0 : f64, kind = "library", name = "agl_cuda_sgemm", nodes = "fc2/MatMul"},
+    {host = "--device-hint reduction=host", kind = "host", name = "host", nodes = "norm/ReduceMean"},
+    {kind = "kernel", name = "k0_fc1_Exp", nodes = ""}]} {
   func.func private @agl_cuda_sgemm(memref<4xf32>) attributes {autoglm.device_library}
   func.func private @host_helper(memref<4xf32>)
   func.func @main(%n: index, %buffer: memref<4xf32>) {
@@ -38,7 +43,7 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k0_fc1_Exp::@k0_fc1_Exp blocks in (%n, %n, %n) threads in (%n, %n, %n) loc("fc1/Exp")
     scf.for %i = %c0 to %n step %c1 {
-      func.call @agl_cuda_sgemm(%buffer) {autoglm.flops = 1024.0 : f64} : (memref<4xf32>) -> () loc("fc2/MatMul")
+      func.call @agl_cuda_sgemm(%buffer) : (memref<4xf32>) -> () loc("fc2/MatMul")
     }
     call @host_helper(%buffer) : (memref<4xf32>) -> () loc("helper")
     scf.execute_region {

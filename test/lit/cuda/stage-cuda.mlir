@@ -10,9 +10,11 @@
 // in one one-thread kernel; the output extents are written by host code.
 
 // The placement report's list: the launches in order, and why the fill
-// and the reduction run in one thread.
-// CHECK: module attributes {autoglm.placement = [{kind = "kernel", name = "k0_fc1_Exp", nodes = "fc1/Exp"},
-// CHECK-SAME: {kind = "kernel", name = "k1_total", nodes = "total+sum", one_thread = "4 ops outside any parallel loop"}], gpu.container_module
+// and the reduction run in one thread; with what --explain rates them by:
+// the exp of 1024 elements in 2x4 blocks of 128 threads reads and writes
+// 4 KiB each; the sum adds 1024 elements (4 KiB) into one.
+// CHECK: module attributes {autoglm.placement = [{block = array<i64: 128, 1, 1>, bytes = 8.192000e+03 : f64, flops = 1.024000e+03 : f64, grid = array<i64: 2, 4, 1>, kind = "kernel", name = "k0_fc1_Exp", nodes = "fc1/Exp"},
+// CHECK-SAME: {block = array<i64: 1, 1, 1>, bytes = 4.100000e+03 : f64, flops = 1.024000e+03 : f64, grid = array<i64: 1, 1, 1>, kind = "kernel", name = "k1_total", nodes = "total+sum", one_thread = "4 ops outside any parallel loop"}], gpu.container_module
 // CHECK: llvm.func @main(%[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[DIMS:.*]]: !llvm.ptr {autoglm.output_dims})
 // Kernels take memref descriptors (allocated and aligned pointer, offset,
 // sizes, strides), built from the bare pointers of the entry function.

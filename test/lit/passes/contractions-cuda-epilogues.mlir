@@ -18,14 +18,14 @@
 // CHECK: %[[C:.*]] = llvm.inttoptr
 // CHECK: memref.extract_strided_metadata %[[BIASARG]]
 // CHECK: %[[BIAS:.*]] = llvm.inttoptr
-// CHECK: call @agl_cuda_gemm_epilogue({{.*}}, %[[C]], %[[C0]], %{{.*}}, %[[NOACC]], %[[ONE]], %[[FLOAT]], %[[BIAS]], %[[GELU]], %[[NULL]], %[[C0]], %[[C0]]) {autoglm.epilogue = "bias+gelu_tanh", autoglm.flops = {{.*}} : f64}
+// CHECK: call @agl_cuda_gemm_epilogue({{.*}}, %[[C]], %[[C0]], %{{.*}}, %[[NOACC]], %[[ONE]], %[[FLOAT]], %[[BIAS]], %[[GELU]], %[[NULL]], %[[C0]], %[[C0]]) {autoglm.bytes = 1.440000e+04 : f64, autoglm.epilogue = "bias+gelu_tanh", autoglm.flops = {{.*}} : f64, autoglm.operand_type = "f32"}
 // CHECK-NOT: linalg.
 // CHECK: func.func private @agl_cuda_gemm_epilogue(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, f32, i32, !llvm.ptr, i32, !llvm.ptr, i64, i64) attributes {autoglm.device_library}
 // HALF-LABEL: func.func @bias_gelu_tanh
 // HALF-DAG: %[[HALFFMT:.*]] = arith.constant 0 : i32
 // HALF-DAG: %[[GELU:.*]] = arith.constant 3 : i32
 // HALF: arith.truncf %{{.*}} : f32 to f16
-// HALF: call @agl_cuda_gemm_epilogue({{.*}}, %[[HALFFMT]], %{{.*}}, %[[GELU]], {{.*}}) {autoglm.epilogue = "bias+gelu_tanh", autoglm.flops = {{.*}} : f64}
+// HALF: call @agl_cuda_gemm_epilogue({{.*}}, %[[HALFFMT]], %{{.*}}, %[[GELU]], {{.*}}) {autoglm.bytes = 8.256000e+03 : f64, autoglm.epilogue = "bias+gelu_tanh", autoglm.flops = {{.*}} : f64, autoglm.operand_type = "f16"}
 // HALF-NOT: linalg.generic
 // HALF: return
 #mk = affine_map<(m, k, n) -> (m, k)>
@@ -79,7 +79,7 @@ func.func @bias_gelu_tanh(%a: memref<32x64xf32>, %b: memref<64x16xf32>, %bias: m
 // CHECK: %[[C:.*]] = llvm.inttoptr
 // CHECK: memref.extract_strided_metadata %[[RESARG]]
 // CHECK: %[[R:.*]] = llvm.inttoptr
-// CHECK: call @agl_cuda_gemm_epilogue({{.*}}, %[[C]], %[[C0]], %[[C16]], %[[NOACT]], %{{.*}}, %[[FLOAT]], %[[NULL]], %[[NOACT]], %[[R]], %[[C0]], %[[C16]]) {autoglm.epilogue = "residual", autoglm.flops = {{.*}} : f64}
+// CHECK: call @agl_cuda_gemm_epilogue({{.*}}, %[[C]], %[[C0]], %[[C16]], %[[NOACT]], %{{.*}}, %[[FLOAT]], %[[NULL]], %[[NOACT]], %[[R]], %[[C0]], %[[C16]]) {autoglm.bytes = {{.*}} : f64, autoglm.epilogue = "residual", autoglm.flops = {{.*}} : f64, autoglm.operand_type = "{{.*}}"}
 // CHECK-NOT: linalg.
 #mk = affine_map<(m, k, n) -> (m, k)>
 #kn = affine_map<(m, k, n) -> (k, n)>
@@ -114,7 +114,7 @@ func.func @residual(%a: memref<32x64xf32>, %b: memref<64x16xf32>, %res: memref<3
 // CHECK-DAG: %[[EIGHTH:.*]] = arith.constant 1.250000e-01 : f32
 // CHECK: memref.extract_strided_metadata %[[YARG]]
 // CHECK: %[[Y:.*]] = llvm.inttoptr
-// CHECK: call @agl_cuda_sgemm({{.*}}, %[[Y]], %{{.*}}, %{{.*}}, %{{.*}}, %[[EIGHTH]]) {autoglm.epilogue = "scale", autoglm.flops = {{.*}} : f64}
+// CHECK: call @agl_cuda_sgemm({{.*}}, %[[Y]], %{{.*}}, %{{.*}}, %{{.*}}, %[[EIGHTH]]) {autoglm.bytes = {{.*}} : f64, autoglm.epilogue = "scale", autoglm.flops = {{.*}} : f64, autoglm.operand_type = "{{.*}}"}
 // CHECK-NOT: linalg.
 #bmk = affine_map<(b, m, k, n) -> (b, m, k)>
 #bnk = affine_map<(b, m, k, n) -> (b, n, k)>

@@ -121,7 +121,7 @@ func.func @activation_read_later(%x: memref<32x64xf32>, %c: memref<32x16xf32>, %
 // takes it, and the second product's activation gets a conversion loop.
 // CHECK-LABEL: func.func @epilogue_between_products
 // CHECK: call @agl_cuda_gemm_epilogue
-// CHECK-SAME: {autoglm.epilogue = "bias+relu", autoglm.flops = {{.*}} : f64}
+// CHECK-SAME: {autoglm.bytes = {{.*}} : f64, autoglm.epilogue = "bias+relu", autoglm.flops = {{.*}} : f64, autoglm.operand_type = "{{.*}}"}
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%{{.*}} : memref<32x16xf16>)
 // CHECK: call @agl_cuda_gemm_half

@@ -18,7 +18,7 @@
 // CHECK: %[[B:.*]] = llvm.inttoptr
 // CHECK: %[[C:.*]] = llvm.inttoptr
 // The call's FLOPs (2 m n k) are for --profile's kernel table.
-// CHECK: call @agl_cuda_sgemm(%[[C1]], %[[C32]], %[[C16]], %[[C64]], %[[A]], %[[C0]], %[[C64]], %[[C1]], %[[B]], %[[C0]], %[[C16]], %[[C1]], %[[C]], %[[C0]], %[[C16]], %[[NOACC]], %[[ONE]]) {autoglm.flops = 6.553600e+04 : f64}
+// CHECK: call @agl_cuda_sgemm(%[[C1]], %[[C32]], %[[C16]], %[[C64]], %[[A]], %[[C0]], %[[C64]], %[[C1]], %[[B]], %[[C0]], %[[C16]], %[[C1]], %[[C]], %[[C0]], %[[C16]], %[[NOACC]], %[[ONE]]) {autoglm.bytes = 1.433600e+04 : f64, autoglm.flops = 6.553600e+04 : f64, autoglm.operand_type = "f32"}
 // CHECK-NOT: linalg.
 // CHECK: func.func private @agl_cuda_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i32, f32) attributes {autoglm.device_library}
 #mk = affine_map<(m, k, n) -> (m, k)>
@@ -51,7 +51,7 @@ func.func @matmul(%a: memref<32x64xf32>, %c: memref<32x16xf32>) {
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i64
 // CHECK-DAG: %[[C128:.*]] = arith.constant 128 : i64
 // CHECK-DAG: %[[ACC:.*]] = arith.constant 1 : i32
-// CHECK: call @agl_cuda_sgemm(%[[C4]], %[[C8]], %[[C8]], %[[C16]], %{{.*}}, %[[C128]], %[[C16]], %[[C1]], %{{.*}}, %[[C128]], %[[C1]], %[[C16]], %{{.*}}, %[[C64]], %[[C8]], %[[ACC]], %{{.*}}) {autoglm.flops = 8.192000e+03 : f64}
+// CHECK: call @agl_cuda_sgemm(%[[C4]], %[[C8]], %[[C8]], %[[C16]], %{{.*}}, %[[C128]], %[[C16]], %[[C1]], %{{.*}}, %[[C128]], %[[C1]], %[[C16]], %{{.*}}, %[[C64]], %[[C8]], %[[ACC]], %{{.*}}) {autoglm.bytes = 6.144000e+03 : f64, autoglm.flops = 8.192000e+03 : f64, autoglm.operand_type = "f32"}
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%{{.*}} : memref<4x8x8xf32>)
 #bmk = affine_map<(b, m, k, n) -> (b, m, k)>
@@ -114,7 +114,7 @@ func.func @strided_operand(%a: memref<8x16xf32, strided<[32, 2]>>, %b: memref<16
 // CHECK: %[[KB:.*]] = arith.index_cast %[[KS]]#0 : index to i64
 // CHECK: %[[CB:.*]] = arith.index_cast %[[CS]]#0 : index to i64
 // CHECK: %[[CR:.*]] = arith.index_cast %[[CS]]#1 : index to i64
-// CHECK: call @agl_cuda_sgemm(%[[C4]], %[[M64]], %[[N64]], %[[C16]], %{{.*}}, %[[QB]], %[[C16]], %[[C1]], %{{.*}}, %[[KB]], %[[C1]], %[[C16]], %{{.*}}, %[[CB]], %[[CR]], %{{.*}}, %{{.*}}) :
+// CHECK: call @agl_cuda_sgemm(%[[C4]], %[[M64]], %[[N64]], %[[C16]], %{{.*}}, %[[QB]], %[[C16]], %[[C1]], %{{.*}}, %[[KB]], %[[C1]], %[[C16]], %{{.*}}, %[[CB]], %[[CR]], %{{.*}}, %{{.*}}) {autoglm.operand_type = "f32"} :
 // CHECK-NOT: linalg.generic
 #bmk = affine_map<(b, m, k, n) -> (b, m, k)>
 #bnk = affine_map<(b, m, k, n) -> (b, n, k)>
