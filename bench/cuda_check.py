@@ -288,22 +288,30 @@ def compile_model(tools, onnx_path, out_so, dims, flags):
     return time.time() - start
 
 
+def compile_variants(tools, onnx_path, folder, name, dims, variants):
+    """Builds of the model in folder/VARIANT/NAME.so, one per entry of
+    `variants` (its options), each weights file left as its recipe; the
+    seconds each took."""
+    seconds = {v: compile_model(tools, onnx_path,
+                                os.path.join(folder, v, name + ".so"), dims,
+                                flags)
+               for v, flags in variants.items()}
+    for v in variants:
+        weights = os.path.join(folder, v, name + ".weights")
+        with open(weights, "rb") as f:
+            write_recipe(weights[:-len(".weights")], f.read(), onnx_path)
+        os.remove(weights)
+    return seconds
+
+
 def symbolic_model(tools, bundle, name, dims, cases, case_files, case_names,
                    model_dir):
     """The builds of model `name` with symbolic dimensions `dims` (one per
     SYMBOLIC_VARIANTS, in models/NAME@symbolic) and the inputs and
     references of each case folder; its manifest entry."""
     folder = os.path.join(bundle, "models", name + "@symbolic")
-    onnx_path = model_dir + ".onnx"
-    seconds = {v: compile_model(tools, onnx_path,
-                                os.path.join(folder, v, name + ".so"), dims,
-                                flags)
-               for v, flags in SYMBOLIC_VARIANTS.items()}
-    for v in SYMBOLIC_VARIANTS:
-        weights = os.path.join(folder, v, name + ".weights")
-        with open(weights, "rb") as f:
-            write_recipe(weights[:-len(".weights")], f.read(), onnx_path)
-        os.remove(weights)
+    seconds = compile_variants(tools, model_dir + ".onnx", folder, name, dims,
+                               SYMBOLIC_VARIANTS)
     entry = dict(name=name + "@symbolic", so=name, compile_s=seconds,
                  variants=list(SYMBOLIC_VARIANTS), cases=[])
     for case in cases:
@@ -359,17 +367,11 @@ def generation_models(tools, bundle, only):
     for name in DECODERS:
         if only and name not in only:
             continue
-        folder = os.path.join(bundle, "generation", name)
-        onnx_path = os.path.join(MODELS_DIR, name + ".onnx")
-        seconds = {v: compile_model(
-            tools, onnx_path, os.path.join(folder, v, name + ".so"), dims,
-            ["--max-seq-len", str(CAPACITY), *flags])
-            for v, flags in GENERATE_VARIANTS.items()}
-        for v in GENERATE_VARIANTS:
-            weights = os.path.join(folder, v, name + ".weights")
-            with open(weights, "rb") as f:
-                write_recipe(weights[:-len(".weights")], f.read(), onnx_path)
-            os.remove(weights)
+        seconds = compile_variants(
+            tools, os.path.join(MODELS_DIR, name + ".onnx"),
+            os.path.join(bundle, "generation", name), name, dims,
+            {v: ["--max-seq-len", str(CAPACITY), *flags]
+             for v, flags in GENERATE_VARIANTS.items()})
         with open(os.path.join(MODELS_DIR, name, "generate.json")) as f:
             reference = json.load(f)
         entries.append(dict(name=name, compile_s=seconds,

@@ -261,11 +261,10 @@ static agl_status finish_cuda_run(agl_instance *instance) {
   return agl_cuda_instance_collect_profile(instance->cuda, instance->profile);
 }
 
-/* Runs the entry function; a CUDA model's run is only queued, and waited
- * for unless `async`. */
-/* Runs (or, for a CUDA model, queues) the model's code with the instance's
- * symbol values, and advances the KV cache length where the runtime keeps
- * it: once queued, the run has read it. */
+/* Runs the entry function with the instance's symbol values (a CUDA
+ * model's run is only queued, and waited for unless `async`), and advances
+ * the KV cache length where the runtime keeps it: once queued, the run has
+ * read it. */
 static agl_status call_entry(agl_instance *instance, const void *const *inputs,
                              void *const *outputs, int64_t *output_dims,
                              int async) {

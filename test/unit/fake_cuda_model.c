@@ -176,20 +176,21 @@ static const int64_t shape[] = {4};
 static const agl_tensor_info input = {"x", AGL_DTYPE_F32, 1, shape, NULL};
 static const agl_tensor_info output = {"y", AGL_DTYPE_F32, 1, shape, NULL};
 
-#define FAKE_CUDA_DESC(entry)                                                  \
+/* The models on x and y of 4 floats; any other fields after `entry`. */
+#define FAKE_CUDA_DESC(model_name, entry, ...)                                 \
   {                                                                            \
     .abi_version = AGL_ABI_VERSION, .device = AGL_DEVICE_CUDA,                 \
-    .name = "fake_cuda", .num_inputs = 1, .num_outputs = 1, .inputs = &input,  \
+    .name = model_name, .num_inputs = 1, .num_outputs = 1, .inputs = &input,   \
     .outputs = &output, .arena_size = 64, .arena_alignment = 64,               \
     .weights_size = 4 * sizeof(float), .weights_file = "fake_cuda.weights",    \
-    .run = entry,                                                              \
+    .run = entry, __VA_ARGS__                                                  \
   }
 
-static const agl_model_desc desc = FAKE_CUDA_DESC(run);
+static const agl_model_desc desc = FAKE_CUDA_DESC("fake_cuda", run);
 static const agl_model_desc missing_kernel_desc =
-    FAKE_CUDA_DESC(run_missing_kernel);
+    FAKE_CUDA_DESC("fake_cuda", run_missing_kernel);
 static const agl_model_desc host_section_desc =
-    FAKE_CUDA_DESC(run_host_section);
+    FAKE_CUDA_DESC("fake_cuda", run_host_section);
 
 /* The symbolic model's entry: n threads, and the output's extent. */
 static int32_t run_shaped(void *arena, const void *weights,
@@ -251,21 +252,8 @@ static const agl_kv_cache_info cache_info = {
     .caches = &cache_tensor,
     .cache_offsets = &cache_offset,
 };
-static const agl_model_desc cached_desc = {
-    .abi_version = AGL_ABI_VERSION,
-    .device = AGL_DEVICE_CUDA,
-    .name = "fake_cuda_cached",
-    .num_inputs = 1,
-    .num_outputs = 1,
-    .inputs = &input,
-    .outputs = &output,
-    .arena_size = 64,
-    .arena_alignment = 64,
-    .weights_size = 4 * sizeof(float),
-    .weights_file = "fake_cuda.weights",
-    .run = run_cached,
-    .kv_cache = &cache_info,
-};
+static const agl_model_desc cached_desc =
+    FAKE_CUDA_DESC("fake_cuda_cached", run_cached, .kv_cache = &cache_info);
 
 /* Compiled with --profile: each launch bracketed, as two kernels. */
 uint64_t agl_cuda_profile_begin(void);
@@ -289,22 +277,9 @@ static int32_t run_profiled(void *arena, const void *weights,
 
 static const agl_kernel_info profiled_kernels[] = {
     {"k0_add_kernel x+weights", 0, 0}, {"k1_add_kernel x+weights", 0, 0}};
-static const agl_model_desc profiled_desc = {
-    .abi_version = AGL_ABI_VERSION,
-    .device = AGL_DEVICE_CUDA,
-    .name = "fake_cuda_profiled",
-    .num_inputs = 1,
-    .num_outputs = 1,
-    .inputs = &input,
-    .outputs = &output,
-    .arena_size = 64,
-    .arena_alignment = 64,
-    .weights_size = 4 * sizeof(float),
-    .weights_file = "fake_cuda.weights",
-    .num_kernels = 2,
-    .kernels = profiled_kernels,
-    .run = run_profiled,
-};
+static const agl_model_desc profiled_desc =
+    FAKE_CUDA_DESC("fake_cuda_profiled", run_profiled, .num_kernels = 2,
+                   .kernels = profiled_kernels);
 
 static const int64_t gemm_shape[] = {16};
 static const agl_tensor_info gemm_input = {"a", AGL_DTYPE_F32, 1, gemm_shape,

@@ -13,9 +13,9 @@
  * makes what the products need (cuBLAS handles, plans, workspaces) and
  * finds the kernels, none of which a capture may do. An instance keeps the
  * graphs of up to GRAPH_SLOTS shapes. A KV cache length kept after the
- * symbol values is part of the shape: its launches read it. Profiled runs, runs
- * with host sections, a driver without graphs and AUTOGLM_CUDA_GRAPHS=0 stay op
- * by op; so does every run of a shape after a capture that failed. */
+ * symbol values is part of the shape: its launches read it. Profiled runs,
+ * runs with host sections, a driver without graphs and AUTOGLM_CUDA_GRAPHS=0
+ * stay op by op; so does every run of a shape after a capture that failed. */
 #include "launch.h"
 
 #include <stdlib.h>
