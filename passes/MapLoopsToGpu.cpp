@@ -151,12 +151,61 @@ bool isTemporary(Value buffer) {
   return func && func.getArgAttr(arg.getArgNumber(), "autoglm.arena");
 }
 
+/// Whether an op after `store` touches the bytes it writes through another
+/// view of them: a library call's pointer up to the last of `loads` (the
+/// memory planner may give the bytes to other buffers after it), a host
+/// section's copy anywhere after it (its ops read the buffer when the
+/// planner saw them; autoglm-place-on-host then made them read a copy).
+bool readThroughAnotherView(func::FuncOp func, memref::StoreOp store,
+                            ArrayRef<memref::LoadOp> loads) {
+  std::optional<autoglm::MemoryRange> bytes =
+      autoglm::memoryRange(store.getMemref());
+  if (!bytes)
+    return true;
+  Block &body = func.getBody().front();
+  Operation *last = &body.back();
+  if (!loads.empty()) {
+    last = body.findAncestorOpInBlock(*loads.front());
+    for (memref::LoadOp load : loads) {
+      Operation *top = body.findAncestorOpInBlock(*load);
+      if (last->isBeforeInBlock(top))
+        last = top;
+    }
+  }
+  bool inWindow = true;
+  for (Operation *top = store->getNextNode(); top; top = top->getNextNode()) {
+    const bool section = top->hasAttr(autoglm::kHostSectionAttrName);
+    if (!inWindow && !section)
+      continue;
+    inWindow &= top != last;
+    WalkResult result = top->walk([&](Operation *op) {
+      if (isa<ViewLikeOpInterface, memref::DimOp>(op) ||
+          llvm::is_contained(loads, op))
+        return WalkResult::advance();
+      for (Value operand : op->getOperands()) {
+        if (!isa<MemRefType>(operand.getType()))
+          continue;
+        std::optional<autoglm::MemoryRange> other =
+            autoglm::memoryRange(operand);
+        if (!other || (other->base == bytes->base &&
+                       other->begin < bytes->end && bytes->begin < other->end))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return true;
+  }
+  return false;
+}
+
 /// A scalar that the host computes (a shape's extent, say) and stores, at
 /// the top level, into a buffer of one element that is otherwise only
 /// loaded from, at the same indices: the loads take the value itself (a
 /// kernel gets it as an argument) and the store goes, so that no kernel
 /// of one thread runs just to write it. The memory planner keeps the
-/// buffer's bytes to itself from the store to its last load.
+/// buffer's bytes to itself from the store to its last load; nothing may
+/// read them through another view then (readThroughAnotherView).
 void forwardHostScalars(func::FuncOp func) {
   SmallVector<memref::StoreOp> stores;
   for (auto store : func.getBody().getOps<memref::StoreOp>())
@@ -179,7 +228,7 @@ void forwardHostScalars(func::FuncOp func) {
       loads.push_back(load);
       return true;
     });
-    if (!onlyLoads)
+    if (!onlyLoads || readThroughAnotherView(func, store, loads))
       continue;
     for (memref::LoadOp load : loads) {
       load.replaceAllUsesWith(store.getValue());

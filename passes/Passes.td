@@ -1008,7 +1008,10 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     from, at the same indices and after the store, is forwarded: the loads
     take the value (a kernel gets it as an argument) and the store goes.
     Exporters write shapes into tensors so (`Shape` of a symbolic input),
-    which would otherwise take a kernel of one thread per run.
+    which would otherwise take a kernel of one thread per run. Not when
+    another view of its bytes is read after the store: by a library call's
+    pointer before the last load, or by a host section's copy at all (the
+    section's ops read the buffer when the arena was planned).
 
     Any other top-level ops that read or write tensor data (a loop nest
     with no parallel loop, such as a full reduction to a scalar, lone
@@ -1097,15 +1100,18 @@ def PlaceOnHost : Pass<"autoglm-place-on-host", "mlir::ModuleOp"> {
     the GPU stage: every top-level op on buffers whose family is in
     `families` (`matmul`: a contraction; `reduction`: any other op with a
     reduction loop, as normalizations and softmax have; `elementwise`: an
-    op with parallel loops only, copies too; `all`) runs on the host. Each
+    op with parallel loops only, copies and stores of one element (a shape's
+    extent the host computed) too; `all`) runs on the host. Each
     run of such ops (other ops that touch no memory, as views, may lie
     between them) becomes a host section: an `scf.if` marked
     `autoglm.host` (the reason, e.g. `--device-hint reduction=host`) that
     runs when `agl_cuda_host_staging(N)` returns the instance's staging
     memory, N bytes being what the largest section needs. In it, the
-    device bytes the ops touch are copied into the staging memory
-    (`agl_cuda_copy_to_host`; a byte range per view of the arena or the
-    weights, overlapping ones merged, whole inputs and outputs), the ops
+    device bytes the ops touch (their operands, and the buffers their
+    bodies load from by index, as a broadcast over symbolic extents does)
+    are copied into the staging memory (`agl_cuda_copy_to_host`; a byte
+    range per view of the arena or the weights, overlapping ones merged,
+    whole inputs and outputs), the ops
     run as loops on views of the copies, and the ranges they write are
     copied back (`agl_cuda_copy_to_device`). Symbol values and output
     extents are host memory already. `autoglm-map-loops-to-gpu` leaves the

@@ -24,6 +24,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -42,9 +43,11 @@ constexpr llvm::StringLiteral kToDevice = "agl_cuda_copy_to_device";
 constexpr int64_t kSlotAlignment = 64;
 
 /// The family --device-hint names a top-level op on buffers by: "matmul",
-/// "reduction" or "elementwise" (copies too); "" for anything else.
+/// "reduction" or "elementwise" (copies, and stores of one element, as a
+/// shape's extent computed on the host is written, too); "" for anything
+/// else.
 StringRef familyOf(Operation *op) {
-  if (isa<memref::CopyOp>(op))
+  if (isa<memref::CopyOp, memref::StoreOp>(op))
     return "elementwise";
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureBufferSemantics())
@@ -58,8 +61,33 @@ StringRef familyOf(Operation *op) {
 bool writes(OpOperand &operand) {
   if (auto copy = dyn_cast<memref::CopyOp>(operand.getOwner()))
     return operand.get() == copy.getTarget();
+  if (auto store = dyn_cast<memref::StoreOp>(operand.getOwner()))
+    return operand.get() == store.getMemRef();
   auto linalgOp = cast<linalg::LinalgOp>(operand.getOwner());
   return linalgOp.isDpsInit(&operand);
+}
+
+/// The buffers `op` touches: its memref operands and those its body reads
+/// or writes without their being operands (a gather's table, a broadcast
+/// over symbolic extents, loaded by index), each with whether it is
+/// written.
+SmallVector<std::pair<Value, bool>> buffersOf(Operation *op) {
+  SmallVector<std::pair<Value, bool>> buffers;
+  for (OpOperand &operand : op->getOpOperands())
+    if (isa<MemRefType>(operand.get().getType()))
+      buffers.push_back({operand.get(), writes(operand)});
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value value : captured) {
+    if (!isa<MemRefType>(value.getType()))
+      continue;
+    bool stored = llvm::any_of(value.getUsers(), [&](Operation *user) {
+      auto store = dyn_cast<memref::StoreOp>(user);
+      return store && store.getMemRef() == value && op->isAncestor(store);
+    });
+    buffers.push_back({value, stored});
+  }
+  return buffers;
 }
 
 /// A byte buffer argument (the arena, the weights), viewed at byte offsets.
@@ -97,12 +125,8 @@ struct Section {
 LogicalResult collectSlots(Section &section) {
   SmallVector<Slot> ranges;
   for (Operation *op : section.ops)
-    for (OpOperand &operand : op->getOpOperands()) {
-      auto type = dyn_cast<MemRefType>(operand.get().getType());
-      if (!type)
-        continue;
-      std::optional<autoglm::MemoryRange> range =
-          autoglm::memoryRange(operand.get());
+    for (auto [buffer, written] : buffersOf(op)) {
+      std::optional<autoglm::MemoryRange> range = autoglm::memoryRange(buffer);
       if (!range || !isa<BlockArgument>(range->base))
         return op->emitError("cannot place '")
                << op->getName()
@@ -119,7 +143,7 @@ LogicalResult collectSlots(Section &section) {
                  << "' on the host: an operand's buffer has no static shape";
         end = autoglm::bufferBytes(baseType);
       }
-      ranges.push_back({range->base, range->begin, end, 0, writes(operand)});
+      ranges.push_back({range->base, range->begin, end, 0, written});
     }
   // Per buffer (argument), by first byte; overlapping ranges become one
   // slot.
@@ -344,11 +368,12 @@ struct PlaceOnHostPass : autoglm::impl::PlaceOnHostBase<PlaceOnHostPass> {
                 host.deviceBytes(slot), slot.end - slot.begin);
     IRRewriter rewriter(context);
     for (Operation *op : section.ops) {
-      IRMapping operands;
-      for (Value operand : op->getOperands())
-        if (isa<MemRefType>(operand.getType()))
-          operands.map(operand, host.hostView(operand));
-      Operation *clone = b.clone(*op, operands);
+      IRMapping buffers;
+      for (auto [buffer, written] : buffersOf(op))
+        buffers.map(buffer, host.hostView(buffer));
+      Operation *clone = b.clone(*op, buffers);
+      if (isa<memref::StoreOp>(clone))
+        continue;
       // On the host as loops: copies too (a strided memref.copy would need
       // a library function).
       if (auto copy = dyn_cast<memref::CopyOp>(clone)) {

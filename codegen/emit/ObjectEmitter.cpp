@@ -200,8 +200,12 @@ Error autoglm::emitArtifact(mlir::ModuleOp module, ModelSignature &signature,
   llvmModule->setSourceFileName(signature.name);
   llvmModule->setDataLayout((*machine)->createDataLayout());
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
-  signature.weightsSize =
-      *externalSize > 0 ? *externalSize : constantDataSize(*llvmModule);
+  // A GPU model's code takes all its weights as a buffer: none, if no
+  // file or data holds any (its host code's constants are no weights).
+  signature.weightsSize = *externalSize > 0 ? *externalSize
+                          : signature.device == kDeviceCuda
+                              ? 0
+                              : constantDataSize(*llvmModule);
   if (!blob.empty()) {
     signature.weightsData = signature.name + "_weights_data";
     auto *data = llvm::ConstantDataArray::getString(context, blob,

@@ -281,3 +281,61 @@ func.func @host_scalar(%x: memref<?xi64>, %arena: memref<128xi8> {autoglm.arena}
   memref.store %again, %sum[] : memref<i64>
   return
 }
+
+// -----
+
+// The same scalar, but a host section then copies its bytes to the host
+// through another view of them: the store stays (a kernel of one thread
+// writes it) and the loop still loads it. Bytes the planner gives to
+// another buffer after the last load do not matter (the store at 8).
+// CHECK-LABEL: func.func @host_scalar_read_elsewhere
+// CHECK: memref.store %{{.*}}, %[[SCALAR:.*]][] {autoglm.one_thread = "one element"} : memref<i64>
+// CHECK: scf.parallel
+// CHECK: memref.load %[[SCALAR]][]
+// CHECK: scf.execute_region
+// CHECK: memref.view %arg1[%{{.*}}][] : memref<128xi8> to memref<8xi8>
+// CHECK-LABEL: func.func @host_scalar_read_later
+// CHECK-NOT: autoglm.one_thread
+// CHECK-NOT: memref.load %{{.*}}[] : memref<i64>
+// CHECK: return
+func.func private @agl_cuda_copy_to_host(memref<8xi8>)
+func.func @host_scalar_read_elsewhere(%x: memref<?xi64>, %arena: memref<128xi8> {autoglm.arena}) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xi64>
+  %w = arith.index_cast %n : index to i64
+  %scalar = memref.view %arena[%c0][] : memref<128xi8> to memref<i64>
+  memref.store %w, %scalar[] : memref<i64>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%x : memref<?xi64>) {
+  ^bb0(%o: i64):
+    %v = memref.load %scalar[] : memref<i64>
+    %s = arith.addi %o, %v : i64
+    linalg.yield %s : i64
+  }
+  scf.execute_region {
+    %bytes = memref.view %arena[%c0][] : memref<128xi8> to memref<8xi8>
+    func.call @agl_cuda_copy_to_host(%bytes) : (memref<8xi8>) -> ()
+    scf.yield
+  } {autoglm.host = "--device-hint elementwise=host"}
+  return
+}
+func.func @host_scalar_read_later(%x: memref<?xi64>, %arena: memref<128xi8> {autoglm.arena}) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %x, %c0 : memref<?xi64>
+  %w = arith.index_cast %n : index to i64
+  %scalar = memref.view %arena[%c0][] : memref<128xi8> to memref<i64>
+  memref.store %w, %scalar[] : memref<i64>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%x : memref<?xi64>) {
+  ^bb0(%o: i64):
+    %v = memref.load %scalar[] : memref<i64>
+    %s = arith.addi %o, %v : i64
+    linalg.yield %s : i64
+  }
+  %reused = memref.view %arena[%c0][] : memref<128xi8> to memref<8xi8>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%reused : memref<8xi8>) {
+  ^bb0(%o: i8):
+    %one = arith.constant 1 : i8
+    linalg.yield %one : i8
+  }
+  return
+}

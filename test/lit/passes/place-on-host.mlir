@@ -123,3 +123,47 @@ func.func @int8_input(%arena: memref<4096xi8>, %in: memref<16xi8>) {
   }
   return
 }
+
+// -----
+
+// A store of one element computed on the host (a shape's extent) is of
+// the elementwise family: it joins the section, on the staged copy. A
+// broadcast over symbolic extents reads its source by index in its body,
+// not as an operand: that buffer is staged too (arena bytes 64..192), and
+// the body reads the staged copy.
+// CHECK-LABEL: func.func @captured
+// CHECK-SAME: (%[[ARENA:[^:]*]]: memref<4096xi8>
+// CHECK: scf.execute_region {
+// CHECK: %[[STAGING:.*]] = func.call @agl_cuda_host_staging
+// CHECK-COUNT-3: call @agl_cuda_copy_to_host
+// CHECK-NOT: call @agl_cuda_copy_to_host
+// CHECK: %[[HN:.*]] = memref.view %[[STAGING]][%{{.*}}][] : memref<{{.*}}xi8> to memref<i64>
+// CHECK: memref.store %{{.*}}, %[[HN]][] : memref<i64>
+// CHECK: %[[HSRC:.*]] = memref.view %[[STAGING]][%{{.*}}][] : memref<{{.*}}xi8> to memref<4x8xf32>
+// CHECK: scf.for
+// CHECK: memref.load %[[HSRC]]
+// CHECK: call @agl_cuda_copy_to_device
+// CHECK: call @agl_cuda_copy_to_device
+// CHECK-NOT: call @agl_cuda_copy_to_device
+// CHECK: } {autoglm.host = "--device-hint elementwise=host"}
+// CHECK-NOT: memref.store
+#out = affine_map<(d0, d1) -> (d0, d1)>
+func.func @captured(%arena: memref<4096xi8>, %y: memref<4x8xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1 = arith.constant 1 : index
+  %extent = memref.view %arena[%c0][] : memref<4096xi8> to memref<i64>
+  %wide = arith.index_cast %n : index to i64
+  memref.store %wide, %extent[] : memref<i64>
+  %source = memref.view %arena[%c64][] : memref<4096xi8> to memref<4x8xf32>
+  linalg.generic {indexing_maps = [#out], iterator_types = ["parallel", "parallel"]} outs(%y : memref<4x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %one = arith.cmpi eq, %n, %c1 : index
+    %row = arith.select %one, %c0, %i : index
+    %v = memref.load %source[%row, %j] : memref<4x8xf32>
+    linalg.yield %v : f32
+  }
+  return
+}
