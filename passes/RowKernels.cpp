@@ -450,12 +450,39 @@ bool sameRows(Value a, Value b, unsigned rank) {
          isa<memref::ViewOp>(rootB.getDefiningOp());
 }
 
+/// Whether `nest` writes every element of `buffer` (through the same view)
+/// and reads none of it: a fill as a loop nest, one store per point of a
+/// nest over the buffer's extents (symbolic ones as its view was made).
+bool fillsWhole(scf::ParallelOp nest, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (nest.getNumLoops() != static_cast<unsigned>(type.getRank()))
+    return false;
+  for (auto [d, lower, upper, step] : llvm::enumerate(
+           nest.getLowerBound(), nest.getUpperBound(), nest.getStep()))
+    if (!isConstantIntValue(lower, 0) || !isConstantIntValue(step, 1) ||
+        !sameExtent(getAsOpFoldResult(upper), extentOf(buffer, d)))
+      return false;
+  bool stores = false, other = false;
+  nest.getBody()->walk([&](Operation *op) {
+    auto store = dyn_cast<memref::StoreOp>(op);
+    if (store && store.getMemRef() == buffer &&
+        llvm::equal(store.getIndices(), nest.getInductionVars()) &&
+        store->getBlock() == nest.getBody())
+      stores = true;
+    else if (llvm::is_contained(op->getOperands(), buffer))
+      other = true;
+  });
+  return stores && !other;
+}
+
 /// Per-row values that need no memory in the kernel: buffers (taken
 /// through reshapes, by their SSA root: the memory planner gives each
 /// tensor a view of its own) with one element per row, every access to
 /// which in the kernel is in its own row, first written by a per-row step
 /// or a reduction's result at the top level of its nest, and which
-/// nothing after the kernel uses. The kernel keeps them in registers: a
+/// nothing after the kernel reads (a view CSE merged with another buffer's
+/// at the same bytes may be filled later). The kernel keeps them in
+/// registers: a
 /// load takes the value last stored, and the stores go. (A fill and a
 /// reduction's accumulator, a normalization's statistics.)
 llvm::DenseSet<Value> perRowValues(MutableArrayRef<Member> members,
@@ -498,21 +525,25 @@ llvm::DenseSet<Value> perRowValues(MutableArrayRef<Member> members,
     if (!llvm::all_of(accesses, fits) ||
         !isa<memref::StoreOp>(accesses.front().first))
       continue;
-    // Nothing after the kernel reads it: no later use of the buffer or of
-    // a view of it.
-    bool usedLater = false;
+    // Nothing after the kernel reads it: the first later op that uses the
+    // buffer or a view of it (if any) overwrites it whole first. (One view
+    // may serve several buffers that the planner put at the same bytes at
+    // different times, CSE having merged their views.)
+    Operation *next = nullptr;
     SmallVector<Value> work{root};
-    while (!work.empty() && !usedLater) {
+    while (!work.empty()) {
       Value value = work.pop_back_val();
       for (Operation *user : value.getUsers()) {
         if (isa<ViewLikeOpInterface>(user))
           llvm::append_range(work, user->getResults());
         Operation *top = last->getBlock()->findAncestorOpInBlock(*user);
-        if (top && last->isBeforeInBlock(top))
-          usedLater = true;
+        if (top && last->isBeforeInBlock(top) &&
+            (!next || top->isBeforeInBlock(next)))
+          next = top;
       }
     }
-    if (!usedLater)
+    auto fill = dyn_cast_or_null<scf::ParallelOp>(next);
+    if (!next || (fill && fillsWhole(fill, root)))
       values.insert(root);
   }
   return values;

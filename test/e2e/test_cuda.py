@@ -527,7 +527,7 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
             for placement in placements)
         self.assertEqual(symbolic, pinned)
         self.assertEqual(len([e for e in symbolic if e[0] == "library"]), 9)
-        self.assertEqual(len([e for e in symbolic if e[0] == "kernel"]), 5)
+        self.assertEqual(len([e for e in symbolic if e[0] == "kernel"]), 4)
 
     def test_kv_cache_compiles(self):
         """--max-seq-len: the decoders keep their KV cache in the device

@@ -67,6 +67,67 @@ func.func @rms_norm(%x: memref<4x256xf32>, %w: memref<256xf32>, %arena: memref<8
 
 // -----
 
+// The output in the bytes of the sums, whose view a later buffer at the
+// same bytes shares (CSE merges equal views): that buffer is filled whole
+// before anything reads it, so the sums stay in registers and the whole
+// norm is one kernel; the later fill is a kernel of its own.
+// CHECK-LABEL: func.func @sums_view_shared_later
+// CHECK: scf.parallel (%[[ROW:.*]]) = (%{{.*}}) to (%c4{{.*}}) step
+// CHECK-NEXT: scf.parallel
+// CHECK-NOT: memref.store
+// CHECK: gpu.all_reduce add
+// CHECK: math.rsqrt
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.for
+// CHECK: memref.store %{{.*}}[%[[ROW]], %{{.*}}] : memref<4x256xf32>
+// CHECK: processor = block_x
+// CHECK: scf.parallel
+// CHECK: memref.store %cst, %{{.*}}[%{{.*}}] : memref<4xf32>
+// CHECK: return
+func.func @sums_view_shared_later(%x: memref<4x256xf32>, %w: memref<256xf32>, %arena: memref<8192xi8>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %n = arith.constant 256.0 : f32
+  %sum = memref.view %arena[%c0][] : memref<8192xi8> to memref<4xf32>
+  %inv = memref.view %arena[%c16][] : memref<8192xi8> to memref<4xf32>
+  %y = memref.view %arena[%c0][] : memref<8192xi8> to memref<4x256xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x256xf32>) outs(%sum : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %sq, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["parallel"]}
+      ins(%sum : memref<4xf32>) outs(%inv : memref<4xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    %m = arith.divf %s, %n : f32
+    %e = arith.addf %m, %eps : f32
+    %r = math.rsqrt %e : f32
+    linalg.yield %r : f32
+  }
+  %inv2 = memref.expand_shape %inv [[0, 1]] output_shape [4, 1] : memref<4xf32> into memref<4x1xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %inv2, %w : memref<4x256xf32>, memref<4x1xf32>, memref<256xf32>) outs(%y : memref<4x256xf32>) {
+  ^bb0(%a: f32, %r: f32, %g: f32, %o: f32):
+    %t = arith.mulf %a, %r : f32
+    %u = arith.mulf %t, %g : f32
+    linalg.yield %u : f32
+  }
+  // Later, another buffer at the sums' bytes, through the same view.
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4xf32>)
+  memref.copy %sum, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
 // The same, with the output in the bytes of the sums (the planner may put
 // it there once they are dead) and the sums read after the kernel, so
 // that they are stored: the first rows' outputs would overwrite the sums
