@@ -24,7 +24,8 @@ inline constexpr llvm::StringLiteral kEpilogueAttrName = "autoglm.epilogue";
 
 /// The attribute on a GPU library call (a cuBLAS product) with constant
 /// extents: its floating-point operations (2 m n k per product of its
-/// batch), for the kernel table of --profile.
+/// batch), which autoglm-record-gpu-placement passes on to --explain and
+/// to --profile's kernel table.
 inline constexpr llvm::StringLiteral kFlopsAttrName = "autoglm.flops";
 
 /// On the same calls: the bytes of its operands read and written once (its

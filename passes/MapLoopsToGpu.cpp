@@ -158,10 +158,7 @@ bool isTemporary(Value buffer) {
 /// planner saw them; autoglm-place-on-host then made them read a copy).
 bool readThroughAnotherView(func::FuncOp func, memref::StoreOp store,
                             ArrayRef<memref::LoadOp> loads) {
-  std::optional<autoglm::MemoryRange> bytes =
-      autoglm::memoryRange(store.getMemref());
-  if (!bytes)
-    return true;
+  Value bytes = store.getMemref();
   Block &body = func.getBody().front();
   Operation *last = &body.back();
   if (!loads.empty()) {
@@ -182,15 +179,10 @@ bool readThroughAnotherView(func::FuncOp func, memref::StoreOp store,
       if (isa<ViewLikeOpInterface, memref::DimOp>(op) ||
           llvm::is_contained(loads, op))
         return WalkResult::advance();
-      for (Value operand : op->getOperands()) {
-        if (!isa<MemRefType>(operand.getType()))
-          continue;
-        std::optional<autoglm::MemoryRange> other =
-            autoglm::memoryRange(operand);
-        if (!other || (other->base == bytes->base &&
-                       other->begin < bytes->end && bytes->begin < other->end))
+      for (Value operand : op->getOperands())
+        if (isa<MemRefType>(operand.getType()) &&
+            !autoglm::disjoint(operand, bytes))
           return WalkResult::interrupt();
-      }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

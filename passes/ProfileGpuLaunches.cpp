@@ -4,8 +4,8 @@
 // call and host section of the host code is bracketed by calls of the
 // runtime's agl_cuda_profile_begin/_end, which record a pair of CUDA
 // events on the run's stream while an instance profiles. The kernels'
-// names (what runs, then its ONNX nodes) and, for the products with
-// constant extents, their FLOPs go into the module's
+// names (what runs, then its ONNX nodes) and the FLOPs and bytes that
+// autoglm-record-gpu-placement estimated go into the module's
 // `autoglm.kernels` attribute, from which the artifact's kernel table is
 // written, as the CPU's autoglm-instrument-kernels does.
 //

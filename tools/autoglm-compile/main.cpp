@@ -36,7 +36,7 @@
 #include <CLI/CLI.hpp>
 
 #include <map>
-#include <tuple>
+#include <utility>
 
 using namespace autoglm;
 
