@@ -77,6 +77,8 @@ void autoglm::buildGpuMappingPipeline(OpPassManager &pm,
   // memref.dim), so that nests over the same rows have the same bounds.
   pm.addNestedPass<func::FuncOp>(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createAccumulateInRegisters());
+  // Attention (fp16 builds) is one kernel of its own, written whole.
+  pm.addNestedPass<func::FuncOp>(createAttentionToGpu());
   MapLoopsToGpuOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapLoopsToGpu(mapping));
@@ -88,6 +90,7 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createNameGpuKernels());
+  pm.addPass(createAlignWorkgroupMemory());
   pm.addPass(createRecordGpuPlacement());
   if (options.profile)
     pm.addPass(createProfileGpuLaunches());

@@ -48,6 +48,9 @@ std::string howItRuns(const ModelReport::Launch &launch) {
   }
   if (!launch.oneThread.empty())
     return "one thread: " + launch.oneThread;
+  if (!launch.operands.empty())
+    return "tiles staged in shared memory, " + launch.operands +
+           " products on the tensor cores, float32 sums";
   if (launch.rowReduction)
     return "a block per row: its threads stride through the row and combine "
            "partial results across the block";
@@ -80,7 +83,7 @@ std::string autoglm::explainGpuPlan(const ModelReport &report,
     kernels += !launch.library && !host;
     calls += launch.library;
     const bool tensorCores =
-        launch.library && !launch.operands.empty() && launch.operands != "f32";
+        !launch.operands.empty() && launch.operands != "f32";
     const double peak = tensorCores ? machine.tensorGflops : machine.fp32Gflops;
     const double computeUs =
         launch.flops > 0 && peak > 0 ? launch.flops / (peak * 1e3) : 0;

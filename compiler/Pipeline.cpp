@@ -88,6 +88,13 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   case Stage::Linalg: {
     LowerToLinalgOptions lowering;
     lowering.attentionKernel = options.runtimeKernels;
+    // fp16 GPU builds: attention as one tensor-core kernel (its 16-bit
+    // operands are the precision's), unless ops are kept on the host.
+    const bool gpu = !options.gpuArch.empty() || options.emulateGpu;
+    lowering.gpuAttention =
+        gpu &&
+        options.float16Weights == PipelineOptions::Float16Weights::FP16 &&
+        options.hostFamilies.empty();
     pm.addPass(createLowerToLinalg(lowering));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseElementwise());
@@ -150,9 +157,12 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       // products' accumulators) goes, so that the plan has no room for it.
       pm.addPass(createCanonicalizerPass());
     }
-    // The GPU's products write their transposed results in place.
-    if (!options.gpuArch.empty() || options.emulateGpu)
+    // The GPU's products and attention kernel read and write the
+    // transposes around them in place.
+    if (!options.gpuArch.empty() || options.emulateGpu) {
+      pm.addNestedPass<func::FuncOp>(createFoldAttentionTransposes());
       pm.addNestedPass<func::FuncOp>(createFoldTransposes());
+    }
     if (options.cudaLibraries) {
       ContractionsToKernelsOptions cublas;
       cublas.cuda = true;
@@ -203,6 +213,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       // versions of its library calls; the rest of the CPU lowering runs
       // the other parallel loops in sequence.
       buildGpuMappingPipeline(pm, CudaOptions());
+      pm.addNestedPass<func::FuncOp>(createEmulateGpuLaunches());
       pm.addNestedPass<func::FuncOp>(createEmulateGpuThreads());
       pm.addPass(createEmulateGpuLibraries());
     }

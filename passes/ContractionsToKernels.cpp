@@ -1282,12 +1282,43 @@ bool plainCublasDoes(const Epilogue &e) {
   return !e.bias && e.activation == AGL_ACT_NONE && !e.residual;
 }
 
+/// Below this many FLOPs per byte of its float32 operands, a product is
+/// bound by memory on every GPU the CUDA target supports (their float32
+/// ridge points are 10 to 100 FLOP/B).
+constexpr double kMemoryBoundFlopsPerByte = 8;
+
+/// Whether a half-precision build keeps a product in float32: both
+/// operands are activations (no weight rounded at compile time) and the
+/// product is bound by memory at its largest extents, as a decode step's
+/// attention over its cache is. Converting them would read each, write
+/// half of it and read that again, for a product that only reads.
+bool keepsFloatOperands(linalg::GenericOp op, ArrayRef<int64_t> maxRanges) {
+  if (llvm::any_of(op.getDpsInputs(), [](Value input) {
+        return input.getDefiningOp<memref::GetGlobalOp>() != nullptr;
+      }))
+    return false;
+  if (llvm::any_of(maxRanges, ShapedType::isDynamic))
+    return false;
+  double flops = 2, bytes = 0;
+  for (int64_t range : maxRanges)
+    flops *= double(range);
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    double elements = 1;
+    for (unsigned d = 0; d < map.getNumDims(); ++d)
+      if (map.isFunctionOfDim(d))
+        elements *= double(maxRanges[d]);
+    bytes += 4 * elements;
+  }
+  return flops < kMemoryBoundFlopsPerByte * bytes;
+}
+
 /// A call of agl_cuda_sgemm (cuBLAS, on device buffers) for a product whose
 /// extents and strides are constants that cuBLAS takes; other products keep
 /// their loops. With `half`, both operands go to 16-bit floats first
 /// (contiguous copies) and the call is agl_cuda_gemm_half (float32 sums and
-/// output). The elementwise loop after the product goes into the call when
-/// cuBLAS or cuBLASLt can do it (cudaEpilogue): then the call is
+/// output), unless the product keeps float operands
+/// (keepsFloatOperands). The elementwise loop after the product goes into the
+/// call when cuBLAS or cuBLASLt can do it (cudaEpilogue): then the call is
 /// agl_cuda_gemm_epilogue if it needs cuBLASLt's epilogue.
 void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                          HalfWeights *half,
@@ -1299,6 +1330,8 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   auto layoutOf = [&](Value buffer, AffineMap map) {
     return loopLayout(buffer, map, ranges, maxRanges);
   };
+  if (half && keepsFloatOperands(op, maxRanges))
+    half = nullptr;
   std::optional<LoopLayout> lhs = layoutOf(op.getDpsInputs()[0], maps[0]);
   std::optional<LoopLayout> rhs = layoutOf(op.getDpsInputs()[1], maps[1]);
   std::optional<LoopLayout> out = layoutOf(op.getDpsInits()[0], maps[2]);

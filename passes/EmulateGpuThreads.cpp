@@ -77,105 +77,221 @@ FailureOr<Value> combine(OpBuilder &b, Location loc,
   return failure();
 }
 
-/// Runs the threads of `lanes` (a thread loop from 0 by 1 whose body holds
-/// barriers or all_reduces at its top level) one after another, step by
-/// step.
-LogicalResult emulate(scf::ParallelOp lanes) {
-  Location loc = lanes.getLoc();
-  Block *body = lanes.getBody();
-  Value lane = lanes.getInductionVars()[0];
-  // The steps, and the all_reduce that ends each (or null).
-  SmallVector<SmallVector<Operation *>> steps(1);
-  SmallVector<gpu::AllReduceOp> ends;
-  for (Operation &op : body->without_terminator()) {
-    if (!synchronizes(op)) {
-      steps.back().push_back(&op);
+/// Whether `op` is or holds a barrier or all_reduce.
+bool holdsSynchronization(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        return synchronizes(*nested) ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Runs the threads of a thread loop (from 0 by 1, `count` threads) one
+/// after another, step by step: each run of ops between synchronizations
+/// is a loop over the threads, and a loop that holds synchronizations runs
+/// its own steps in each iteration.
+class ThreadEmulator {
+public:
+  ThreadEmulator(scf::ParallelOp lanes, int64_t count)
+      : lane(lanes.getInductionVars()[0]), count(count),
+        entry(OpBuilder::atBlockBegin(
+            &lanes->getParentOfType<FunctionOpInterface>()
+                 .getFunctionBody()
+                 .front())) {}
+
+  /// Emits, at `b`, the ops of `block` (but its terminator) in steps.
+  LogicalResult emitBlock(OpBuilder &b, Block &block);
+
+private:
+  Location loc() const { return lane.getLoc(); }
+  /// A buffer of one `type` value per thread, made at the function's
+  /// entry: blocks run one after another and reuse it.
+  Value perThreadBuffer(Type type) {
+    return memref::AllocaOp::create(entry, loc(),
+                                    MemRefType::get({count}, type));
+  }
+  /// `value` as thread `thread` sees it: kept per thread, uniform, or
+  /// defined outside the thread loop.
+  Value lookup(OpBuilder &b, Value value, Value thread) {
+    if (Value buffer = kept.lookup(value))
+      return memref::LoadOp::create(b, loc(), buffer, ValueRange{thread});
+    return uniform.lookupOrDefault(value);
+  }
+  LogicalResult emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
+                         gpu::AllReduceOp end);
+  LogicalResult emitLoop(OpBuilder &b, scf::ForOp loop);
+
+  Value lane;
+  int64_t count;
+  OpBuilder entry;
+  // Per-thread values (a step's results that later steps use, a loop's
+  // iteration arguments and results) and the buffers that hold them.
+  DenseMap<Value, Value> kept;
+  // Values every thread sees alike: combined all_reduce results, the
+  // induction variables of loops with barriers.
+  IRMapping uniform;
+};
+
+LogicalResult ThreadEmulator::emitBlock(OpBuilder &b, Block &block) {
+  SmallVector<Operation *> step;
+  for (Operation &op : block.without_terminator()) {
+    if (!holdsSynchronization(&op)) {
+      step.push_back(&op);
       continue;
     }
-    auto reduce = dyn_cast<gpu::AllReduceOp>(op);
-    if (reduce && (!reduce.getOp() || !reduce.getBody().empty()))
-      return reduce.emitError("an all_reduce with a body of its own cannot "
-                              "be emulated");
-    ends.push_back(reduce);
-    steps.emplace_back();
+    if (auto barrier = dyn_cast<gpu::BarrierOp>(op)) {
+      if (failed(emitStep(b, step, nullptr)))
+        return failure();
+      step.clear();
+      continue;
+    }
+    if (auto reduce = dyn_cast<gpu::AllReduceOp>(op)) {
+      if (!reduce.getOp() || !reduce.getBody().empty())
+        return reduce.emitError("an all_reduce with a body of its own cannot "
+                                "be emulated");
+      if (failed(emitStep(b, step, reduce)))
+        return failure();
+      step.clear();
+      continue;
+    }
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      return op.emitError("'")
+             << op.getName()
+             << "' holds a barrier or all_reduce, which only the top level of "
+                "a thread loop or an scf.for there may hold to be emulated";
+    if (failed(emitStep(b, step, nullptr)) || failed(emitLoop(b, loop)))
+      return failure();
+    step.clear();
   }
-  ends.push_back(nullptr);
-  // The step of each top-level op (an all_reduce's: the step it ends).
-  llvm::DenseMap<Operation *, unsigned> stepOf;
-  for (auto [index, step] : llvm::enumerate(steps)) {
-    for (Operation *op : step)
-      stepOf[op] = index;
-    if (ends[index])
-      stepOf[ends[index]] = index;
-  }
+  return emitStep(b, step, nullptr);
+}
 
+LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
+                                       gpu::AllReduceOp end) {
+  if (ops.empty() && !end)
+    return success();
+  Location at = loc();
+  Value zero = arith::ConstantIndexOp::create(b, at, 0);
+  Value one = arith::ConstantIndexOp::create(b, at, 1);
+  Value threads = arith::ConstantIndexOp::create(b, at, count);
+  llvm::SmallPtrSet<Operation *, 16> inStep(ops.begin(), ops.end());
+  Value partials = end ? perThreadBuffer(end.getValue().getType()) : Value();
+  auto loop = scf::ForOp::create(b, at, zero, threads, one);
+  OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
+  Value thread = loop.getInductionVar();
+  IRMapping mapping;
+  mapping.map(lane, thread);
+  // What the step's ops read from other steps.
+  auto read = [&](Value value) {
+    if (!mapping.contains(value) &&
+        (kept.count(value) || uniform.contains(value)))
+      mapping.map(value, lookup(inner, value, thread));
+  };
+  for (Operation *op : ops)
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        read(operand);
+    });
+  if (end)
+    read(end.getValue());
+  for (Operation *op : ops) {
+    Operation *copy = inner.clone(*op, mapping);
+    for (auto [result, copied] :
+         llvm::zip(op->getResults(), copy->getResults())) {
+      // Kept if something outside the step uses it.
+      bool usedLater = llvm::any_of(result.getUsers(), [&](Operation *user) {
+        Operation *top = op->getBlock()->findAncestorOpInBlock(*user);
+        return !top || !inStep.contains(top);
+      });
+      if (!usedLater)
+        continue;
+      Value buffer = perThreadBuffer(result.getType());
+      kept[result] = buffer;
+      memref::StoreOp::create(inner, at, copied, buffer, ValueRange{thread});
+    }
+  }
+  if (!end)
+    return success();
+  memref::StoreOp::create(inner, at, mapping.lookupOrDefault(end.getValue()),
+                          partials, ValueRange{thread});
+  // Thread 0's value, then the others' in order.
+  Value first = memref::LoadOp::create(b, at, partials, ValueRange{zero});
+  bool unknown = false;
+  auto fold = scf::ForOp::create(
+      b, at, one, threads, one, ValueRange{first},
+      [&](OpBuilder &nested, Location l, Value index, ValueRange acc) {
+        Value next =
+            memref::LoadOp::create(nested, l, partials, ValueRange{index});
+        FailureOr<Value> combined =
+            combine(nested, l, *end.getOp(), acc[0], next);
+        if (failed(combined)) {
+          unknown = true;
+          combined = next;
+        }
+        scf::YieldOp::create(nested, l, *combined);
+      });
+  if (unknown)
+    return end.emitError("this all_reduce cannot be emulated");
+  uniform.map(end.getResult(), fold.getResult(0));
+  return success();
+}
+
+/// A loop that every thread runs alike (its bounds are thread 0's) and
+/// that holds barriers: the loop runs once, each iteration its steps over
+/// the threads; its iteration arguments live in per-thread buffers.
+LogicalResult ThreadEmulator::emitLoop(OpBuilder &b, scf::ForOp loop) {
+  Location at = loc();
+  Value zero = arith::ConstantIndexOp::create(b, at, 0);
+  Value one = arith::ConstantIndexOp::create(b, at, 1);
+  Value threads = arith::ConstantIndexOp::create(b, at, count);
+  auto bound = [&](Value v) { return lookup(b, v, zero); };
+  SmallVector<Value> buffers;
+  for (Value arg : loop.getRegionIterArgs()) {
+    buffers.push_back(perThreadBuffer(arg.getType()));
+    kept[arg] = buffers.back();
+  }
+  // Each thread's initial values, then, after each iteration, the values
+  // it yields (all read before any is written: one may be another's
+  // argument).
+  auto copyIn = [&](OpBuilder &builder, ValueRange values) {
+    if (values.empty())
+      return;
+    auto copy = scf::ForOp::create(builder, at, zero, threads, one);
+    OpBuilder inner = OpBuilder::atBlockTerminator(copy.getBody());
+    Value thread = copy.getInductionVar();
+    SmallVector<Value> read = llvm::map_to_vector(
+        values, [&](Value v) { return lookup(inner, v, thread); });
+    for (auto [value, buffer] : llvm::zip(read, buffers))
+      memref::StoreOp::create(inner, at, value, buffer, ValueRange{thread});
+  };
+  copyIn(b, loop.getInitArgs());
+  auto emulated =
+      scf::ForOp::create(b, at, bound(loop.getLowerBound()),
+                         bound(loop.getUpperBound()), bound(loop.getStep()));
+  uniform.map(loop.getInductionVar(), emulated.getInductionVar());
+  OpBuilder body = OpBuilder::atBlockTerminator(emulated.getBody());
+  if (failed(emitBlock(body, *loop.getBody())))
+    return failure();
+  copyIn(body, loop.getBody()->getTerminator()->getOperands());
+  for (auto [result, buffer] : llvm::zip(loop.getResults(), buffers))
+    kept[result] = buffer;
+  return success();
+}
+
+/// Runs the threads of `lanes` (a thread loop from 0 by 1 whose body holds
+/// barriers or all_reduces) one after another, step by step.
+LogicalResult emulate(scf::ParallelOp lanes) {
   std::optional<int64_t> count = getConstantIntValue(lanes.getUpperBound()[0]);
   if (!count || getConstantIntValue(lanes.getLowerBound()[0]) != 0 ||
       getConstantIntValue(lanes.getStep()[0]) != 1)
     return lanes.emitError("a thread loop of unknown extent cannot be "
                            "emulated");
-  // The per-thread buffers, made once at the function's entry: blocks run
-  // one after another and reuse them.
-  auto func = lanes->getParentOfType<FunctionOpInterface>();
-  OpBuilder entry = OpBuilder::atBlockBegin(&func.getFunctionBody().front());
-  auto perThread = [&](Type type) {
-    return memref::AllocaOp::create(entry, loc,
-                                    MemRefType::get({*count}, type));
-  };
+  ThreadEmulator emulator(lanes, *count);
   OpBuilder b(lanes);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value threads = arith::ConstantIndexOp::create(b, loc, *count);
-  // Values that a later step uses, kept per thread.
-  llvm::MapVector<Value, Value> kept;
-  for (auto [index, step] : llvm::enumerate(steps))
-    for (Operation *op : step)
-      for (Value result : op->getResults())
-        for (Operation *user : result.getUsers()) {
-          Operation *top = body->findAncestorOpInBlock(*user);
-          bool later = top && stepOf.lookup(top) > index;
-          if (later && !kept.count(result))
-            kept[result] = perThread(result.getType());
-        }
-  // What every thread sees alike: the combined values.
-  IRMapping uniform;
-  for (auto [index, step] : llvm::enumerate(steps)) {
-    gpu::AllReduceOp end = ends[index];
-    Value partials = end ? Value(perThread(end.getValue().getType())) : Value();
-    auto loop = scf::ForOp::create(b, loc, zero, threads, one);
-    OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
-    Value thread = loop.getInductionVar();
-    IRMapping mapping = uniform;
-    mapping.map(lane, thread);
-    for (auto [value, buffer] : kept)
-      if (stepOf.lookup(value.getDefiningOp()) < index)
-        mapping.map(value, memref::LoadOp::create(inner, loc, buffer,
-                                                  ValueRange{thread}));
-    for (Operation *op : step) {
-      Operation *copy = inner.clone(*op, mapping);
-      for (auto [result, copied] :
-           llvm::zip(op->getResults(), copy->getResults()))
-        if (Value buffer = kept.lookup(result))
-          memref::StoreOp::create(inner, loc, copied, buffer,
-                                  ValueRange{thread});
-    }
-    if (!end)
-      continue;
-    memref::StoreOp::create(inner, loc, mapping.lookupOrDefault(end.getValue()),
-                            partials, ValueRange{thread});
-    // Thread 0's value, then the others' in order.
-    Value first = memref::LoadOp::create(b, loc, partials, ValueRange{zero});
-    auto fold = scf::ForOp::create(
-        b, loc, one, threads, one, ValueRange{first},
-        [&](OpBuilder &nested, Location at, Value index, ValueRange acc) {
-          Value next =
-              memref::LoadOp::create(nested, at, partials, ValueRange{index});
-          FailureOr<Value> combined =
-              combine(nested, at, *end.getOp(), acc[0], next);
-          scf::YieldOp::create(nested, at, *combined);
-        });
-    uniform.map(end.getResult(), fold.getResult(0));
-  }
+  if (failed(emulator.emitBlock(b, *lanes.getBody())))
+    return failure();
   lanes.erase();
   return success();
 }
@@ -186,7 +302,10 @@ struct EmulateGpuThreadsPass
     SmallVector<scf::ParallelOp> threadLoops;
     getOperation().walk([&](scf::ParallelOp loop) {
       if (loop.getNumLoops() == 1 &&
-          llvm::any_of(loop.getBody()->getOperations(), synchronizes))
+          llvm::any_of(loop.getBody()->getOperations(), [](Operation &op) {
+            return synchronizes(op) ||
+                   (isa<scf::ForOp>(op) && holdsSynchronization(&op));
+          }))
         threadLoops.push_back(loop);
     });
     for (scf::ParallelOp loop : threadLoops)
@@ -197,8 +316,8 @@ struct EmulateGpuThreadsPass
       if (!synchronizes(*op))
         return WalkResult::advance();
       op->emitError("'") << op->getName()
-                         << "' outside the top level of a thread loop "
-                            "cannot be emulated";
+                         << "' outside the top level of a thread loop (or "
+                            "of an scf.for there) cannot be emulated";
       return WalkResult::interrupt();
     });
     if (stray.wasInterrupted())

@@ -281,7 +281,10 @@ struct MapLoopsToGpuPass
       }
       auto loop = dyn_cast<scf::ParallelOp>(op);
       const bool library = !loop && holdsDeviceLibraryCall(op);
-      if (!loop && !library && !op->hasTrait<OpTrait::IsTerminator>()) {
+      // A kernel already written for the GPU (the attention kernel).
+      const bool kernel = isa<gpu::LaunchOp>(op);
+      if (!loop && !library && !kernel &&
+          !op->hasTrait<OpTrait::IsTerminator>()) {
         run.push_back(op);
         continue;
       }

@@ -19,11 +19,17 @@ def LowerToLinalg : Pass<"autoglm-lower-to-linalg", "mlir::ModuleOp"> {
     `attention-kernel`, becomes `autoglm.attention_buffers` on its
     operands' buffers (`bufferization.to_buffer`) and a new output buffer
     (`memref.alloc`, read back with `bufferization.to_tensor`), for the
-    runtime's kernel (head sizes up to 4096).
+    runtime's kernel (head sizes up to 4096). With `gpu-attention` (the
+    CUDA target's fp16 builds) the same happens for the ops that
+    `autoglm-attention-to-gpu`'s kernel takes (head sizes multiples of 16
+    up to 128, at least 16 query rows or a symbolic number); the others
+    are spelled again.
   }];
   let options = [
     Option<"attentionKernel", "attention-kernel", "bool", "false",
-           "Lower autoglm.attention for the runtime's attention kernel">
+           "Lower autoglm.attention for the runtime's attention kernel">,
+    Option<"gpuAttention", "gpu-attention", "bool", "false",
+           "Lower autoglm.attention for the GPU's attention kernel">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
@@ -956,6 +962,60 @@ def AccumulateInRegisters
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }
 
+def FoldAttentionTransposes : Pass<"autoglm-fold-attention-transposes", "mlir::func::FuncOp"> {
+  let summary = "Read and write the transposes around autoglm.attention_buffers in place";
+  let description = [{
+    For the GPU's attention kernel (`autoglm-attention-to-gpu`), which reads
+    and writes through any strides with contiguous rows, before the arena is
+    planned: a `linalg.transpose` that keeps the last dimension and only
+    fills an operand's new buffer (the `[B, S, H, D]` to `[B, H, S, D]` of
+    exported attention) goes, and the op reads a `memref.transpose` view of
+    the transpose's input; a transpose that only copies the output on goes
+    too, and the op writes through a `memref.transpose` view of its
+    destination (hoisted before the op). The conditions are those of
+    `autoglm-attention-to-kernels`: nothing between the two ops writes the
+    input (or touches the destination), and the destination does not
+    overlap the inputs.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "Run autoglm.attention_buffers as a flash-attention kernel on the tensor cores";
+  let description = [{
+    In the GPU stage, before `autoglm-map-loops-to-gpu`: every
+    `autoglm.attention_buffers` (kept by `autoglm-lower-to-linalg{gpu-attention}`
+    for `--target=cuda --precision fp16`) becomes one `gpu.launch` that
+    never stores the `Sq x Sk` scores. A block of 128 threads (4 warps)
+    takes 64 query rows of one head (grid: query tiles x heads x batch;
+    grouped-query heads read their K/V head) and stages them in shared
+    memory as 16-bit floats; then, 32 key positions per step, up to the
+    last one any of its rows may see (a causal limit ends the loop early),
+    it stages the keys and values the same way, each warp computes its 16
+    rows' scores with the tensor cores (`gpu.subgroup_mma_compute`, 16x16x16
+    tiles, f16 operands, f32 sums), one thread per row updates the row's
+    running maximum and sum (scale, mask, causal limit, keys and rows past
+    the end as `-inf`) and writes the probabilities in 16 bits, and each
+    warp scales its f32 accumulators by `exp(old max - new max)` (a tile of
+    per-row factors, multiplied as a fragment) and adds probabilities times
+    values. At the end each row is divided by its sum (a row that saw no
+    key is 0, as the op defines) and written through shared memory,
+    rows past the end left out. Barriers separate the steps.
+
+    Head sizes must be multiples of 16 up to 128 (the staged rows, scores,
+    probabilities and factors then take at most 34.5 KiB of shared memory);
+    anything else is an error, since the lowering keeps only ops that fit
+    (`fitsFlashAttention`). The kernel carries its FLOPs and its f16
+    operand type for `--explain` (`autoglm.flops`, `autoglm.operand_type`
+    on its key loop); `exp` is the polynomial the other kernels use.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::math::MathDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+  ];
+}
+
 def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Map the top-level parallel loops of a planned model to GPU blocks and threads";
   let description = [{
@@ -1071,21 +1131,47 @@ def EmulateGpuLibraries : Pass<"autoglm-emulate-gpu-libraries", "mlir::ModuleOp"
   }];
 }
 
+def EmulateGpuLaunches : Pass<"autoglm-emulate-gpu-launches", "mlir::func::FuncOp"> {
+  let summary = "Turn gpu.launch kernels into loops over blocks and threads, on the CPU (for tests)";
+  let description = [{
+    For `--target=cuda-emulated`, before `autoglm-emulate-gpu-threads`: a
+    kernel written as a `gpu.launch` (the attention kernel of
+    `autoglm-attention-to-gpu`) becomes an `scf.parallel` over its blocks
+    whose body allocates its workgroup memory (`memref.alloca`, in an
+    `memref.alloca_scope`, so one block's buffers go when it ends) and runs
+    an `scf.parallel` over its threads (block sizes y and z must be 1). The
+    warp-level matrix operations (`gpu.subgroup_mma_*` on 16x16 fragments)
+    become vector operations that every thread of the warp computes in
+    full: a load reads the 16x16 tile with the leading dimension as its
+    row stride (transposed if asked), `compute` is `vector.contract` in
+    float32, elementwise ops are `arith` ops on the vectors, a store writes
+    the tile. The fragments' loads and stores must be on one-dimensional
+    buffers (as the kernel's shared memory is).
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+  ];
+}
+
 def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"> {
   let summary = "Run the threads of GPU blocks one after another, on the CPU (for tests)";
   let description = [{
     For tests of `autoglm-map-loops-to-gpu`'s kernels on machines without a
     GPU: every one-dimensional `scf.parallel` (a block's thread loop) that
-    holds `gpu.barrier` or `gpu.all_reduce` ops at its top level becomes
-    the same computation in sequence. Its body is cut at each of them into
-    steps; each step is an `scf.for` over the threads; a value that a later
-    step uses is kept per thread in a `memref.alloca` buffer (made at the
+    holds `gpu.barrier` or `gpu.all_reduce` ops, at its top level or in
+    `scf.for` loops that every thread runs alike, becomes the same
+    computation in sequence. Its body is cut at each of them into steps;
+    each step is an `scf.for` over the threads; a value that a later step
+    uses is kept per thread in a `memref.alloca` buffer (made at the
     function's entry, which every block reuses), and an `all_reduce` (of a
-    predefined operation)
-    combines the threads' values in thread order into one value that the
-    later steps read. Barriers are dropped: the steps run in order. The
-    result lowers with the CPU pipeline (`convert-scf-to-cf` runs the other
-    parallel loops in sequence). A barrier or all_reduce anywhere else, an
+    predefined operation) combines the threads' values in thread order into
+    one value that the later steps read. A loop that holds barriers runs
+    its steps in each iteration: its bounds are thread 0's, its iteration
+    arguments and results are kept per thread. Barriers are dropped: the
+    steps run in order. The result lowers with the CPU pipeline
+    (`convert-scf-to-cf` runs the other parallel loops in sequence). A
+    barrier or all_reduce anywhere else (under an `scf.if`, say), an
     all_reduce with a body, or a thread loop without constant bounds is an
     error.
   }];
@@ -1179,6 +1265,20 @@ def ProfileGpuLaunches
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect"];
+}
+
+def AlignWorkgroupMemory : Pass<"autoglm-align-workgroup-memory", "mlir::ModuleOp"> {
+  let summary = "Align the workgroup buffers of outlined GPU kernels to 32 bytes";
+  let description = [{
+    After `gpu-kernel-outlining`: every workgroup attribution of a
+    `gpu.func` without an alignment gets `llvm.align = 32`, which the NVVM
+    lowering puts on its shared-memory array. The tensor cores' fragment
+    loads and stores (`wmma.load`/`wmma.store`, which
+    `gpu.subgroup_mma_load_matrix`/`store_matrix` become) need 256-bit
+    aligned addresses; shared arrays are otherwise aligned to their element
+    type only.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def NameGpuKernels : Pass<"autoglm-name-gpu-kernels", "mlir::ModuleOp"> {

@@ -7,7 +7,8 @@
 // each host section (--device-hint, autoglm-place-on-host) with its reason.
 // With each kernel and call goes what --explain rates it by: a kernel's
 // grid and block, whether its blocks reduce rows, and an estimate of its
-// floating-point operations and bytes; a call's operand type, FLOPs and
+// floating-point operations and bytes (or those a kernel written whole
+// states, with its operand type); a call's operand type, FLOPs and
 // bytes. The compile report prints the list.
 //
 //===----------------------------------------------------------------------===//
@@ -223,6 +224,16 @@ struct RecordGpuPlacementPass
             launch, launch.getKernel());
         gpu::KernelDim3 g = launch.getGridSizeOperandValues(),
                         t = launch.getBlockSizeOperandValues();
+        // A kernel written whole (the attention kernel) says what it
+        // computes on an op of its body.
+        Operation *rated = nullptr;
+        if (kernel)
+          kernel.walk([&](Operation *nested) {
+            if (!nested->hasAttr(autoglm::kOperandTypeAttrName))
+              return WalkResult::advance();
+            rated = nested;
+            return WalkResult::interrupt();
+          });
         auto grid = constantSizes({g.x, g.y, g.z});
         auto block = constantSizes({t.x, t.y, t.z});
         if (grid && block) {
@@ -235,10 +246,18 @@ struct RecordGpuPlacementPass
                   ? ThreadWork(kernel, launch)
                         .operations(kernel.getBody().front())
                   : std::nullopt;
-          if (perThread)
+          if (perThread && !rated)
             estimate("flops", *perThread * double((*grid)[0] * (*grid)[1] *
                                                   (*grid)[2] * (*block)[0] *
                                                   (*block)[1] * (*block)[2]));
+        }
+        if (rated) {
+          if (auto flops =
+                  rated->getAttrOfType<FloatAttr>(autoglm::kFlopsAttrName))
+            rating.push_back(b.getNamedAttr("flops", flops));
+          if (auto type = rated->getAttrOfType<StringAttr>(
+                  autoglm::kOperandTypeAttrName))
+            rating.push_back(b.getNamedAttr("operands", type));
         }
         estimate("bytes", operandBytes(launch));
         bool rows = false;

@@ -12,6 +12,7 @@
 
 #include "codegen/lowering/LoweringUtils.h"
 #include "dialects/AutoGLMDialect.h"
+#include "passes/AttentionToGpu.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -100,8 +101,9 @@ Value expand(OpBuilder &b, AttentionOp op, Value q, Value k, Value v,
 
 struct AttentionLowering : OpConversionPattern<AttentionOp> {
   AttentionLowering(const TypeConverter &converter, MLIRContext *ctx,
-                    bool kernel)
-      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+                    bool kernel, bool gpuKernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel),
+        gpuKernel(gpuKernel) {}
 
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
@@ -109,13 +111,18 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     Location loc = op.getLoc();
     auto qType = cast<RankedTensorType>(op.getQuery().getType());
     auto vType = cast<RankedTensorType>(op.getValue().getType());
-    bool fits = qType.getDimSize(3) <= AGL_ATTENTION_MAX_HEAD_DIM &&
-                vType.getDimSize(3) <= AGL_ATTENTION_MAX_HEAD_DIM;
+    auto kType = cast<RankedTensorType>(op.getKey().getType());
+    bool fits = gpuKernel
+                    ? fitsFlashAttention(qType, kType, vType)
+                    : qType.getDimSize(3) <= AGL_ATTENTION_MAX_HEAD_DIM &&
+                          vType.getDimSize(3) <= AGL_ATTENTION_MAX_HEAD_DIM;
+    bool kernel = this->kernel || gpuKernel;
     bool symbolic = !qType.hasStaticShape() ||
                     !cast<ShapedType>(op.getKey().getType()).hasStaticShape();
     if (op.getCausal() && symbolic && (!kernel || !fits))
       return op.emitOpError("causal attention over symbolic lengths needs "
-                            "the runtime's attention kernel");
+                            "the runtime's attention kernel (or, on a GPU, "
+                            "the flash-attention kernel of fp16 builds)");
     if (!kernel || !fits) {
       rewriter.replaceOp(op, expand(rewriter, op, adaptor.getQuery(),
                                     adaptor.getKey(), adaptor.getValue(),
@@ -160,12 +167,14 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
   }
 
   bool kernel;
+  bool gpuKernel;
 };
 
 } // namespace
 
 void autoglm::populateAttentionLowering(const TypeConverter &converter,
                                         RewritePatternSet &patterns,
-                                        bool kernel) {
-  patterns.add<AttentionLowering>(converter, patterns.getContext(), kernel);
+                                        bool kernel, bool gpuKernel) {
+  patterns.add<AttentionLowering>(converter, patterns.getContext(), kernel,
+                                  gpuKernel);
 }

@@ -33,7 +33,8 @@ struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
     populateConvPoolLowering(converter, patterns);
     populateDataMovementLowering(converter, patterns);
     populateQuantizationLowering(converter, patterns);
-    populateAttentionLowering(converter, patterns, attentionKernel);
+    populateAttentionLowering(converter, patterns, attentionKernel,
+                              gpuAttention);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
@@ -42,7 +43,7 @@ struct LowerToLinalgPass : autoglm::impl::LowerToLinalgBase<LowerToLinalgPass> {
     target.addIllegalDialect<AutoGLMDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect>();
-    if (attentionKernel) {
+    if (attentionKernel || gpuAttention) {
       target.addLegalOp<AttentionBuffersOp, bufferization::ToBufferOp,
                         bufferization::ToTensorOp, memref::AllocOp>();
     }

@@ -132,8 +132,11 @@ void populateQuantizationLowering(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 /// `kernel`: autoglm.attention becomes autoglm.attention_buffers (for the
 /// runtime's kernel); otherwise the primitive ops it stands for.
+/// `kernel`: for the runtime's attention kernel; `gpuKernel`: for the GPU's
+/// (autoglm-attention-to-gpu), where it fits. Else spelled in primitive ops.
 void populateAttentionLowering(const mlir::TypeConverter &converter,
-                               mlir::RewritePatternSet &patterns, bool kernel);
+                               mlir::RewritePatternSet &patterns, bool kernel,
+                               bool gpuKernel);
 
 } // namespace autoglm
 

@@ -154,6 +154,54 @@ int main(void) {
 """
 
 
+def attention_model(path, q_len, kv_len, heads, head_dim, causal):
+    """Writes to `path` an attention over inputs q [1, H, Sq, D], k and v
+    [1, H, Sk, D]: softmax(q kᵀ / sqrt(D) + mask) v, the mask an input
+    [1, 1, Sq, Sk] added to the scores, or (`causal`) a constant Where that
+    leaves key j out of row i past i + Sk - Sq. Returns the inputs (seeded,
+    every row seeing a key) and the float64 reference."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(q_len * 1000 + kv_len)
+    q = rng.standard_normal((1, heads, q_len, head_dim)).astype(np.float32)
+    k = rng.standard_normal((1, heads, kv_len, head_dim)).astype(np.float32)
+    v = rng.standard_normal((1, heads, kv_len, head_dim)).astype(np.float32)
+    scale = np.float32(head_dim ** -0.5)
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"]),
+             helper.make_node("Mul", ["s", "scale"], ["scaled"])]
+    inits = [numpy_helper.from_array(np.array(scale), "scale")]
+    inputs = {"q": q, "k": k, "v": v}
+    rows, cols = np.indices((q_len, kv_len))
+    if causal:
+        keep = cols <= rows + kv_len - q_len
+        inits += [numpy_helper.from_array(keep, "keep"),
+                  numpy_helper.from_array(np.array(-1e9, np.float32), "off")]
+        nodes.append(helper.make_node("Where", ["keep", "scaled", "off"],
+                                      ["masked"]))
+        bias = np.where(keep, 0.0, -np.inf)
+    else:
+        mask = np.where(rng.random((1, 1, q_len, kv_len)) < 0.3, -np.inf,
+                        rng.standard_normal((1, 1, q_len, kv_len)))
+        mask[..., 0] = 0.0  # every row sees the first key
+        inputs["mask"] = mask.astype(np.float32)
+        nodes.append(helper.make_node("Add", ["scaled", "mask"], ["masked"]))
+        bias = mask
+    nodes += [helper.make_node("Softmax", ["masked"], ["p"], axis=-1),
+              helper.make_node("MatMul", ["p", "v"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "attention",
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, a.shape)
+         for name, a in inputs.items()],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       [1, heads, q_len, head_dim])], inits)
+    onnx.save_model(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    scores = (q.astype(np.float64) @ k.transpose(0, 1, 3, 2)) * scale + bias
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    reference = (p / p.sum(-1, keepdims=True)) @ v
+    return inputs, reference.astype(np.float32)
+
+
 class OutputChecks:
     """How a CUDA build's output is checked against its float32 reference."""
 
@@ -285,8 +333,10 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         """Matrix products are agl_cuda_sgemm calls (cuBLAS), those with a
         residual add agl_cuda_gemm_epilogue calls (cuBLASLt); with
         --precision fp16 or bf16 agl_cuda_gemm_half calls, whose 16-bit
-        weights make the weights file smaller; with --no-kernels they stay
-        generated kernels."""
+        weights make the weights file smaller, except attention's: one
+        tensor-core kernel in fp16, float32 products in bf16 (two
+        activations, memory-bound at this size); with --no-kernels they
+        stay generated kernels."""
         onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
         fp32 = self.compiled(onnx_path, ".o", "--target=cuda")
         symbols = run(["nm", fp32]).stdout
@@ -301,7 +351,23 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                 symbols = run(["nm", obj]).stdout
                 self.assertRegex(symbols, r"\bU agl_cuda_gemm_half\b")
                 self.assertRegex(symbols, r"\bU agl_cuda_gemm_epilogue\b")
-                self.assertNotIn("agl_cuda_sgemm", symbols)
+                _, result = self.cache.compile(
+                    onnx_path, ".o", "--target=cuda", "--precision",
+                    precision, "--report=json")
+                placement = json.loads(result.stdout)["placement"]
+                float32 = [e["nodes"] for e in placement
+                           if e.get("operands") == "f32"]
+                tensor_core_kernels = [
+                    e for e in placement
+                    if e["kind"] == "kernel" and e.get("operands") == "f16"]
+                if precision == "fp16":
+                    self.assertEqual(float32, [])
+                    self.assertEqual(len(tensor_core_kernels), 1)
+                else:
+                    self.assertEqual(len(float32), 2)
+                    for nodes in float32:
+                        self.assertIn("self_attn/scores/MatMul", nodes)
+                    self.assertEqual(tensor_core_kernels, [])
                 weights = os.path.getsize(os.path.splitext(obj)[0] +
                                           ".weights")
                 # The products' weights are most of the bytes.
@@ -898,6 +964,36 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                                   "--output-dir", out_dir])
                     self.assertEqual(result.returncode, 0, describe(result))
                     self.assertOutputsMatch(out_dir, case_dir, flags)
+
+    def test_attention_kernel(self):
+        """fp16 builds run attention as one tensor-core kernel
+        (autoglm-attention-to-gpu, emulated): several blocks of 64 query
+        rows, key steps of 32 with a partial last one, an additive mask
+        input, and a causal mask over more keys than queries."""
+        for q_len, kv_len, causal in ((100, 150, False), (80, 130, True)):
+            with self.subTest(q_len=q_len, kv_len=kv_len, causal=causal):
+                name = f"attention_{q_len}x{kv_len}"
+                model = self.cache.path("attention", name + ".onnx")
+                inputs, reference = attention_model(model, q_len, kv_len, 2,
+                                                    32, causal)
+                flags = ["--target=cuda-emulated", "--precision", "fp16"]
+                memref = self.compiled(model, ".mlir", *flags,
+                                       "--emit=memref")
+                with open(memref) as f:
+                    self.assertIn("autoglm.attention_buffers", f.read())
+                lib = self.compiled(model, ".so", *flags)
+                arguments = []
+                for input_name, array in inputs.items():
+                    path = self.cache.path("attention", name,
+                                           input_name + ".npy")
+                    np.save(path, array)
+                    arguments += ["-i", f"{input_name}={path}"]
+                out_dir = self.cache.path("attention", name, "out", "")
+                result = run([RUN, lib, *arguments, "--output-dir", out_dir])
+                self.assertEqual(result.returncode, 0, describe(result))
+                self.assertMatchesReference(
+                    np.load(os.path.join(out_dir, "y.npy")), reference,
+                    ["--precision", "fp16"], name)
 
     def test_embedded_weights(self):
         """--weights=embed: the weights are data in the artifact, handed to

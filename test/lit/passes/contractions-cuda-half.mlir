@@ -190,3 +190,35 @@ func.func @symbolic_rows(%a: memref<?x64xf32> {autoglm.dim_symbols = array<i32: 
   }
   return
 }
+
+// -----
+
+// Two activations in a product bound by memory (a decode step's scores:
+// one query row against 2048 cached keys, per head) stay float32:
+// converting them would cost more than the product itself. The same
+// product over 512 query rows is bound by arithmetic: 16-bit operands.
+// CHECK-LABEL: func.func @activations
+// CHECK: call @agl_cuda_sgemm({{.*}}) {autoglm.bytes = {{.*}} : f64, autoglm.flops = {{.*}} : f64, autoglm.operand_type = "f32"}
+// CHECK: call @agl_cuda_gemm_half({{.*}}) {{{.*}}autoglm.operand_type = "f16"}
+#bmk = affine_map<(b, m, k, n) -> (b, m, k)>
+#bkn = affine_map<(b, m, k, n) -> (b, k, n)>
+#bmn = affine_map<(b, m, k, n) -> (b, m, n)>
+func.func @activations(%q: memref<32x1x128xf32>, %keys: memref<32x128x2048xf32>, %scores: memref<32x1x2048xf32>,
+                       %qs: memref<32x512x128xf32>, %all: memref<32x512x2048xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%scores : memref<32x1x2048xf32>)
+  linalg.generic {indexing_maps = [#bmk, #bkn, #bmn], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%q, %keys : memref<32x1x128xf32>, memref<32x128x2048xf32>) outs(%scores : memref<32x1x2048xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%all : memref<32x512x2048xf32>)
+  linalg.generic {indexing_maps = [#bmk, #bkn, #bmn], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%qs, %keys : memref<32x512x128xf32>, memref<32x128x2048xf32>) outs(%all : memref<32x512x2048xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -58,7 +58,7 @@ func.func @barrier_in_a_branch(%flag: i1) {
   %c32 = arith.constant 32 : index
   scf.parallel (%t) = (%c0) to (%c32) step (%c1) {
     scf.if %flag {
-      // expected-error @+1 {{'gpu.barrier' outside the top level of a thread loop cannot be emulated}}
+      // expected-error @+1 {{'gpu.barrier' outside the top level of a thread loop (or of an scf.for there) cannot be emulated}}
       gpu.barrier
     }
     scf.reduce
@@ -108,6 +108,62 @@ func.func @reduce_a_kept_value(%x: memref<32xf32>, %out: memref<1xf32>) {
     gpu.barrier
     %m = gpu.all_reduce maximumf %v uniform {} : (f32) -> f32
     memref.store %m, %out[%c0] : memref<1xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A loop that every thread runs alike and that holds a barrier runs once,
+// its steps over the threads in each iteration: its bound is thread 0's
+// (kept per thread like any value of an earlier step), its iteration
+// argument lives in a per-thread buffer (each thread's initial value
+// copied in, its yielded value copied back after each iteration), and its
+// result is read from that buffer afterwards.
+// CHECK-LABEL: func.func @loop_with_a_barrier
+// CHECK-DAG: %[[COUNT:.*]] = memref.alloca() : memref<32xindex>
+// CHECK-DAG: %[[V:.*]] = memref.alloca() : memref<32xf32>
+// CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<32xf32>
+// CHECK-DAG: %[[Y:.*]] = memref.alloca() : memref<32xf32>
+// CHECK-DAG: %[[SUM:.*]] = memref.alloca() : memref<32xf32>
+// CHECK: scf.for %[[T:.*]] =
+// CHECK: memref.store %{{.*}}, %[[V]][%[[T]]]
+// CHECK: memref.store %{{.*}}, %[[COUNT]][%[[T]]]
+// CHECK: scf.for %[[T1:.*]] =
+// CHECK: %[[INIT:.*]] = memref.load %[[V]][%[[T1]]]
+// CHECK: memref.store %[[INIT]], %[[ACC]][%[[T1]]]
+// CHECK: %[[N:.*]] = memref.load %[[COUNT]][%c0
+// CHECK: scf.for %[[I:.*]] = %c0{{.*}} to %[[N]]
+// CHECK: scf.for %[[T2:.*]] =
+// CHECK: memref.load %arg0[%[[I]]]
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[T2]]]
+// CHECK: scf.for %[[T3:.*]] =
+// CHECK: %[[A:.*]] = memref.load %[[ACC]][%[[T3]]]
+// CHECK: %[[B:.*]] = memref.load %[[Y]][%[[T3]]]
+// CHECK: %[[S:.*]] = arith.addf %[[A]], %[[B]]
+// CHECK: memref.store %[[S]], %[[SUM]][%[[T3]]]
+// CHECK: scf.for %[[T4:.*]] =
+// CHECK: %[[NEXT:.*]] = memref.load %[[SUM]][%[[T4]]]
+// CHECK: memref.store %[[NEXT]], %[[ACC]][%[[T4]]]
+// CHECK: scf.for %[[T5:.*]] =
+// CHECK: %[[R:.*]] = memref.load %[[ACC]][%[[T5]]]
+// CHECK: memref.store %[[R]], %arg2[%[[T5]]]
+// CHECK-NOT: gpu.barrier
+func.func @loop_with_a_barrier(%x: memref<32xf32>, %n: memref<1xindex>, %out: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%t) = (%c0) to (%c32) step (%c1) {
+    %v = memref.load %x[%t] : memref<32xf32>
+    %count = memref.load %n[%c0] : memref<1xindex>
+    %r = scf.for %i = %c0 to %count step %c1 iter_args(%acc = %v) -> (f32) {
+      %y = memref.load %x[%i] : memref<32xf32>
+      gpu.barrier
+      %s = arith.addf %acc, %y : f32
+      scf.yield %s : f32
+    }
+    memref.store %r, %out[%t] : memref<32xf32>
     scf.reduce
   }
   return

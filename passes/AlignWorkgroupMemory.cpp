@@ -1,0 +1,41 @@
+//===- AlignWorkgroupMemory.cpp - shared buffers the tensor cores take ----===//
+//
+// A kernel's workgroup buffers become shared-memory arrays aligned only to
+// their element type. The tensor cores' fragment loads and stores
+// (wmma.load/store, from gpu.subgroup_mma_*) need 256-bit aligned
+// addresses, so every workgroup buffer of an outlined kernel is aligned to
+// 32 bytes (offsets inside are the kernel's own business).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace autoglm {
+#define GEN_PASS_DEF_ALIGNWORKGROUPMEMORY
+#include "passes/Passes.h.inc"
+} // namespace autoglm
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kFragmentAlignment = 32;
+
+struct AlignWorkgroupMemoryPass
+    : autoglm::impl::AlignWorkgroupMemoryBase<AlignWorkgroupMemoryPass> {
+  void runOnOperation() override {
+    Builder b(&getContext());
+    StringRef align = LLVM::LLVMDialect::getAlignAttrName();
+    getOperation().walk([&](gpu::GPUFuncOp kernel) {
+      for (unsigned i = 0; i < kernel.getNumWorkgroupAttributions(); ++i)
+        if (!kernel.getWorkgroupAttributionAttr(i, align))
+          kernel.setWorkgroupAttributionAttr(
+              i, align, b.getI64IntegerAttr(kFragmentAlignment));
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,35 @@
+//===- AttentionToGpu.h - what the GPU's attention kernel takes -*- C++ -*-===//
+#ifndef AUTOGLM_PASSES_ATTENTIONTOGPU_H
+#define AUTOGLM_PASSES_ATTENTIONTOGPU_H
+
+#include "mlir/IR/BuiltinTypeInterfaces.h"
+
+#include <cstdint>
+
+namespace autoglm {
+
+/// The side of the tensor cores' tiles (gpu.subgroup_mma, 16x16x16).
+inline constexpr int64_t kFlashFragment = 16;
+/// Query rows per block of the kernel (a warp per 16).
+inline constexpr int64_t kFlashRowsPerBlock = 64;
+/// The largest head size whose staged rows fit the kernel's shared memory.
+inline constexpr int64_t kFlashMaxHeadDim = 128;
+
+/// Whether autoglm-attention-to-gpu takes attention over these Q, K and V:
+/// head sizes multiples of 16 up to 128, and not a few query rows only (a
+/// decode step's products serve those better).
+inline bool fitsFlashAttention(mlir::ShapedType query, mlir::ShapedType key,
+                               mlir::ShapedType value) {
+  auto headFits = [](int64_t size) {
+    return !mlir::ShapedType::isDynamic(size) && size % kFlashFragment == 0 &&
+           size <= kFlashMaxHeadDim;
+  };
+  int64_t rows = query.getDimSize(2);
+  return headFits(query.getDimSize(3)) && headFits(key.getDimSize(3)) &&
+         headFits(value.getDimSize(3)) &&
+         (mlir::ShapedType::isDynamic(rows) || rows >= kFlashFragment);
+}
+
+} // namespace autoglm
+
+#endif // AUTOGLM_PASSES_ATTENTIONTOGPU_H
