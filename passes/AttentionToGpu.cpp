@@ -222,52 +222,75 @@ void FlashKernel::writeFactors(Value row, Value factor) {
         ValueRange{add(mul(row, index(kFragment)), index(col))});
 }
 
-/// The online softmax of one step, one thread per row: the new running
-/// maximum, the probabilities in 16 bits, the running sum, and the factor
-/// that scales the row's accumulators (exp(old max - new max)).
+/// The online softmax of one step. Each warp takes its own 16 rows, two
+/// lanes per row, each lane 16 of the step's keys (unrolled: the scores stay
+/// in registers); the two lanes combine their maxima and sums with a
+/// shuffle. Then the new running maximum and sum, the probabilities in 16
+/// bits, and the factor that scales the row's accumulators
+/// (exp(old max - new max)), each lane writing half of the row's factors.
 void FlashKernel::updateRowStatistics(Value firstKey) {
-  ifThen(lessThan(thread, index(kRows)), [&] {
-    Value r = thread;
-    Value row = add(firstRow, r);
-    Value oldMax = memref::LoadOp::create(b, loc, rowMax, ValueRange{r});
-    Value negInf = real(-std::numeric_limits<float>::infinity());
-    auto overKeys = [&](Value init, auto body) {
-      auto loop = scf::ForOp::create(b, loc, index(0), index(kKeys), index(1),
-                                     ValueRange{init});
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value col = loop.getInductionVar();
-      Value s = score(row, r, add(firstKey, col), col);
-      scf::YieldOp::create(b, loc, body(col, s, loop.getRegionIterArgs()[0]));
-      return loop.getResult(0);
-    };
-    Value newMax = overKeys(oldMax, [&](Value, Value s, Value m) {
-      return arith::MaximumFOp::create(b, loc, m, s).getResult();
-    });
-    // Nothing seen yet (both -inf): the accumulators stay as they are.
-    Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                       newMax, negInf);
-    Value grow = math::ExpOp::create(
-        b, loc, arith::SubFOp::create(b, loc, oldMax, newMax));
-    Value factor = arith::SelectOp::create(b, loc, none, real(1), grow);
-    Value sum = overKeys(real(0), [&](Value col, Value s, Value acc) {
-      Value left =
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s, negInf);
-      Value e =
-          math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, newMax));
-      Value p = arith::SelectOp::create(b, loc, left, real(0), e);
-      memref::StoreOp::create(b, loc, arith::TruncFOp::create(b, loc, f16, p),
-                              probabilities,
-                              ValueRange{add(mul(r, index(kProbStride)), col)});
-      return arith::AddFOp::create(b, loc, acc, p).getResult();
-    });
-    Value oldSum = memref::LoadOp::create(b, loc, rowSum, ValueRange{r});
-    Value newSum = arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, oldSum, factor), sum);
-    memref::StoreOp::create(b, loc, newSum, rowSum, ValueRange{r});
-    memref::StoreOp::create(b, loc, newMax, rowMax, ValueRange{r});
-    writeFactors(r, factor);
-  });
+  constexpr int64_t kLanesPerRow = 2;
+  constexpr int64_t kColumns = kKeys / kLanesPerRow;
+  Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
+  Value r = add(mul(warp, index(kFragment)),
+                arith::DivUIOp::create(b, loc, lane, index(kLanesPerRow)));
+  Value part = arith::RemUIOp::create(b, loc, lane, index(kLanesPerRow));
+  Value firstColumn = mul(part, index(kColumns));
+  Value row = add(firstRow, r);
+  Value negInf = real(-std::numeric_limits<float>::infinity());
+  auto withPartner = [&](Value value, bool isMax) -> Value {
+    Value other = gpu::ShuffleOp::create(b, loc, value, /*offset=*/1,
+                                         /*width=*/32, gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    return isMax ? arith::MaximumFOp::create(b, loc, value, other).getResult()
+                 : arith::AddFOp::create(b, loc, value, other).getResult();
+  };
+  SmallVector<Value> columns, values;
+  Value localMax = negInf;
+  for (int64_t i = 0; i < kColumns; ++i) {
+    Value col = add(firstColumn, index(i));
+    columns.push_back(col);
+    values.push_back(score(row, r, add(firstKey, col), col));
+    localMax = arith::MaximumFOp::create(b, loc, localMax, values.back());
+  }
+  // Both lanes read the row's old statistics before they exchange values;
+  // one lane writes the new ones after.
+  Value oldMax = memref::LoadOp::create(b, loc, rowMax, ValueRange{r});
+  Value oldSum = memref::LoadOp::create(b, loc, rowSum, ValueRange{r});
+  Value newMax =
+      arith::MaximumFOp::create(b, loc, oldMax, withPartner(localMax, true));
+  // Nothing seen yet (both -inf): the accumulators stay as they are.
+  Value none =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax, negInf);
+  Value grow = math::ExpOp::create(
+      b, loc, arith::SubFOp::create(b, loc, oldMax, newMax));
+  Value factor = arith::SelectOp::create(b, loc, none, real(1), grow);
+  Value localSum = real(0);
+  for (auto [col, s] : llvm::zip(columns, values)) {
+    Value left =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s, negInf);
+    Value e =
+        math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, newMax));
+    Value p = arith::SelectOp::create(b, loc, left, real(0), e);
+    memref::StoreOp::create(b, loc, arith::TruncFOp::create(b, loc, f16, p),
+                            probabilities,
+                            ValueRange{add(mul(r, index(kProbStride)), col)});
+    localSum = arith::AddFOp::create(b, loc, localSum, p);
+  }
+  Value sum = withPartner(localSum, false);
+  Value newSum = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, oldSum, factor), sum);
+  ifThen(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, index(0)),
+      [&] {
+        memref::StoreOp::create(b, loc, newSum, rowSum, ValueRange{r});
+        memref::StoreOp::create(b, loc, newMax, rowMax, ValueRange{r});
+      });
+  Value firstFactor = mul(part, index(kFragment / kLanesPerRow));
+  for (int64_t i = 0; i < kFragment / kLanesPerRow; ++i)
+    memref::StoreOp::create(
+        b, loc, factor, factors,
+        ValueRange{add(mul(r, index(kFragment)), add(firstFactor, index(i)))});
 }
 
 gpu::LaunchOp FlashKernel::build() {

@@ -1,15 +1,17 @@
 //===- EmulateGpuThreads.cpp - a block's threads in sequence, on the CPU --===//
 //
-// The kernels autoglm-map-loops-to-gpu makes synchronize their threads
-// (gpu.barrier) and combine their values (gpu.all_reduce), which have no
-// meaning in a CPU loop. For tests, this pass turns each thread loop that
-// holds them into what a GPU computes, one thread after another: the
-// loop's body is cut at every barrier and all_reduce into steps, each step
-// a loop over the threads; a value that one step makes and a later one
-// uses is kept per thread in a buffer, and an all_reduce combines the
-// threads' values in order into one that every later step reads. Then the
-// CPU pipeline's lowering can run the function (lit tests with mlir-runner
-// compare the kernels with the loops they came from).
+// The kernels autoglm-map-loops-to-gpu and autoglm-attention-to-gpu make
+// synchronize their threads (gpu.barrier) and exchange values
+// (gpu.all_reduce, gpu.shuffle), which have no meaning in a CPU loop. For
+// tests, this pass turns each thread loop that holds them into what a GPU
+// computes, one thread after another: the loop's body is cut at every
+// barrier, all_reduce and shuffle into steps, each step a loop over the
+// threads; a value that one step makes and a later one uses is kept per
+// thread in a buffer, an all_reduce combines the threads' values in order
+// into one that every later step reads, and a shuffle hands each thread
+// the value of the lane it names. Then the CPU pipeline's lowering can run
+// the function (lit tests with mlir-runner compare the kernels with the
+// loops they came from).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,7 +38,7 @@ using namespace mlir;
 namespace {
 
 bool synchronizes(Operation &op) {
-  return isa<gpu::BarrierOp, gpu::AllReduceOp>(op);
+  return isa<gpu::BarrierOp, gpu::AllReduceOp, gpu::ShuffleOp>(op);
 }
 
 /// `a` combined with `b` as the all_reduce `kind` combines values.
@@ -119,7 +121,8 @@ private:
     return uniform.lookupOrDefault(value);
   }
   LogicalResult emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
-                         gpu::AllReduceOp end);
+                         Operation *end);
+  LogicalResult exchange(OpBuilder &b, gpu::ShuffleOp shuffle, Value values);
   LogicalResult emitLoop(OpBuilder &b, scf::ForOp loop);
 
   Value lane;
@@ -155,6 +158,12 @@ LogicalResult ThreadEmulator::emitBlock(OpBuilder &b, Block &block) {
       step.clear();
       continue;
     }
+    if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+      if (failed(emitStep(b, step, shuffle)))
+        return failure();
+      step.clear();
+      continue;
+    }
     auto loop = dyn_cast<scf::ForOp>(op);
     if (!loop)
       return op.emitError("'")
@@ -169,7 +178,7 @@ LogicalResult ThreadEmulator::emitBlock(OpBuilder &b, Block &block) {
 }
 
 LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
-                                       gpu::AllReduceOp end) {
+                                       Operation *end) {
   if (ops.empty() && !end)
     return success();
   Location at = loc();
@@ -177,7 +186,10 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
   Value one = arith::ConstantIndexOp::create(b, at, 1);
   Value threads = arith::ConstantIndexOp::create(b, at, count);
   llvm::SmallPtrSet<Operation *, 16> inStep(ops.begin(), ops.end());
-  Value partials = end ? perThreadBuffer(end.getValue().getType()) : Value();
+  // The value each thread hands to the all_reduce or shuffle that ends
+  // the step.
+  Value handed = end ? end->getOperand(0) : Value();
+  Value partials = end ? perThreadBuffer(handed.getType()) : Value();
   auto loop = scf::ForOp::create(b, at, zero, threads, one);
   OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
   Value thread = loop.getInductionVar();
@@ -195,15 +207,16 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
         read(operand);
     });
   if (end)
-    read(end.getValue());
+    read(handed);
   for (Operation *op : ops) {
     Operation *copy = inner.clone(*op, mapping);
     for (auto [result, copied] :
          llvm::zip(op->getResults(), copy->getResults())) {
-      // Kept if something outside the step uses it.
+      // Kept if something outside the step (but the op that ends it) uses
+      // it.
       bool usedLater = llvm::any_of(result.getUsers(), [&](Operation *user) {
         Operation *top = op->getBlock()->findAncestorOpInBlock(*user);
-        return !top || !inStep.contains(top);
+        return !top || (!inStep.contains(top) && top != end);
       });
       if (!usedLater)
         continue;
@@ -214,8 +227,11 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
   }
   if (!end)
     return success();
-  memref::StoreOp::create(inner, at, mapping.lookupOrDefault(end.getValue()),
-                          partials, ValueRange{thread});
+  memref::StoreOp::create(inner, at, mapping.lookupOrDefault(handed), partials,
+                          ValueRange{thread});
+  if (auto shuffle = dyn_cast<gpu::ShuffleOp>(end))
+    return exchange(b, shuffle, partials);
+  auto reduce = cast<gpu::AllReduceOp>(end);
   // Thread 0's value, then the others' in order.
   Value first = memref::LoadOp::create(b, at, partials, ValueRange{zero});
   bool unknown = false;
@@ -225,7 +241,7 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
         Value next =
             memref::LoadOp::create(nested, l, partials, ValueRange{index});
         FailureOr<Value> combined =
-            combine(nested, l, *end.getOp(), acc[0], next);
+            combine(nested, l, *reduce.getOp(), acc[0], next);
         if (failed(combined)) {
           unknown = true;
           combined = next;
@@ -233,8 +249,64 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
         scf::YieldOp::create(nested, l, *combined);
       });
   if (unknown)
-    return end.emitError("this all_reduce cannot be emulated");
-  uniform.map(end.getResult(), fold.getResult(0));
+    return reduce.emitError("this all_reduce cannot be emulated");
+  uniform.map(reduce.getResult(), fold.getResult(0));
+  return success();
+}
+
+/// A shuffle's result, kept per thread: thread t gets the value `values`
+/// holds for the lane it names (xor: t ^ offset within its group of
+/// `width`; idx: that lane of its group; up and down: t -/+ offset, where
+/// valid). The offset and width must be constants.
+LogicalResult ThreadEmulator::exchange(OpBuilder &b, gpu::ShuffleOp shuffle,
+                                       Value values) {
+  std::optional<int64_t> offset = getConstantIntValue(shuffle.getOffset());
+  std::optional<int64_t> width = getConstantIntValue(shuffle.getWidth());
+  if (!offset || !width || *width <= 0)
+    return shuffle.emitError("a shuffle of an offset or width not known at "
+                             "compile time cannot be emulated");
+  Location at = loc();
+  Value zero = arith::ConstantIndexOp::create(b, at, 0);
+  Value one = arith::ConstantIndexOp::create(b, at, 1);
+  Value threads = arith::ConstantIndexOp::create(b, at, count);
+  Value results = perThreadBuffer(shuffle.getShuffleResult().getType());
+  Value valid = perThreadBuffer(shuffle.getValid().getType());
+  auto loop = scf::ForOp::create(b, at, zero, threads, one);
+  OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
+  Value thread = loop.getInductionVar();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(inner, at, v).getResult();
+  };
+  Value group = arith::MulIOp::create(
+      inner, at, arith::DivUIOp::create(inner, at, thread, constant(*width)),
+      constant(*width));
+  Value lane = arith::SubIOp::create(inner, at, thread, group);
+  Value source;
+  switch (shuffle.getMode()) {
+  case gpu::ShuffleMode::XOR:
+    source = arith::XOrIOp::create(inner, at, lane, constant(*offset));
+    break;
+  case gpu::ShuffleMode::IDX:
+    source = constant(*offset);
+    break;
+  case gpu::ShuffleMode::DOWN:
+    source = arith::AddIOp::create(inner, at, lane, constant(*offset));
+    break;
+  case gpu::ShuffleMode::UP:
+    source = arith::SubIOp::create(inner, at, lane, constant(*offset));
+    break;
+  }
+  // Within the group (an index below 0 wrapped around to a large one).
+  Value inRange = arith::CmpIOp::create(inner, at, arith::CmpIPredicate::ult,
+                                        source, constant(*width));
+  Value from = arith::AddIOp::create(
+      inner, at, group,
+      arith::SelectOp::create(inner, at, inRange, source, lane));
+  Value value = memref::LoadOp::create(inner, at, values, ValueRange{from});
+  memref::StoreOp::create(inner, at, value, results, ValueRange{thread});
+  memref::StoreOp::create(inner, at, inRange, valid, ValueRange{thread});
+  kept[shuffle.getShuffleResult()] = results;
+  kept[shuffle.getValid()] = valid;
   return success();
 }
 

@@ -993,9 +993,10 @@ def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
     last one any of its rows may see (a causal limit ends the loop early),
     it stages the keys and values the same way, each warp computes its 16
     rows' scores with the tensor cores (`gpu.subgroup_mma_compute`, 16x16x16
-    tiles, f16 operands, f32 sums), one thread per row updates the row's
-    running maximum and sum (scale, mask, causal limit, keys and rows past
-    the end as `-inf`) and writes the probabilities in 16 bits, and each
+    tiles, f16 operands, f32 sums), two lanes per row (16 keys each, in
+    registers, combined by `gpu.shuffle xor`) update the row's running
+    maximum and sum (scale, mask, causal limit, keys and rows past the end
+    as `-inf`) and write the probabilities in 16 bits, and each
     warp scales its f32 accumulators by `exp(old max - new max)` (a tile of
     per-row factors, multiplied as a fragment) and adds probabilities times
     values. At the end each row is divided by its sum (a row that saw no
@@ -1157,16 +1158,18 @@ def EmulateGpuLaunches : Pass<"autoglm-emulate-gpu-launches", "mlir::func::FuncO
 def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"> {
   let summary = "Run the threads of GPU blocks one after another, on the CPU (for tests)";
   let description = [{
-    For tests of `autoglm-map-loops-to-gpu`'s kernels on machines without a
-    GPU: every one-dimensional `scf.parallel` (a block's thread loop) that
-    holds `gpu.barrier` or `gpu.all_reduce` ops, at its top level or in
+    For tests of the GPU kernels on machines without a GPU: every
+    one-dimensional `scf.parallel` (a block's thread loop) that holds
+    `gpu.barrier`, `gpu.all_reduce` or `gpu.shuffle` ops, at its top level or in
     `scf.for` loops that every thread runs alike, becomes the same
     computation in sequence. Its body is cut at each of them into steps;
     each step is an `scf.for` over the threads; a value that a later step
     uses is kept per thread in a `memref.alloca` buffer (made at the
     function's entry, which every block reuses), and an `all_reduce` (of a
     predefined operation) combines the threads' values in thread order into
-    one value that the later steps read. A loop that holds barriers runs
+    one value that the later steps read; a shuffle (of a constant offset and
+    width) gives each thread the value of the lane it names. A loop that
+    holds barriers runs
     its steps in each iteration: its bounds are thread 0's, its iteration
     arguments and results are kept per thread. Barriers are dropped: the
     steps run in order. The result lowers with the CPU pipeline

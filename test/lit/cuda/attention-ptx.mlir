@@ -6,7 +6,8 @@
 // shared memory aligned to 32 bytes (autoglm-align-workgroup-memory: the
 // fragments' loads and stores need 256-bit aligned addresses), its fragments the tensor cores' WMMA instructions on
 // shared memory (Q x Kᵀ with K loaded column-major, probabilities x V),
-// barriers between the steps. The placement list rates it by its own FLOPs
+// warp shuffles between the two lanes of a row, barriers between the
+// steps. The placement list rates it by its own FLOPs
 // (2 x 2 heads x 20 x 40 x (32 + 16), halved by the causal mask) and its
 // 16-bit operands.
 // CHECK: autoglm.placement = [{block = array<i64: 128, 1, 1>, bytes = 1.536000e+04 : f64, flops = 7.680000e+04 : f64, grid = array<i64: 1, 2, 1>, kind = "kernel", name = "k0_attn", nodes = "attn", operands = "f16"}]
@@ -26,6 +27,7 @@
 // PTX-DAG: wmma.load.c.sync.aligned.row.m16n16k16.shared.f32
 // PTX-DAG: wmma.load.b.sync.aligned.row.m16n16k16.shared.f16
 // PTX-DAG: wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32
+// PTX-DAG: shfl.sync.bfly.b32
 // PTX-DAG: st.global.b32
 func.func @main(%q: memref<1x2x20x32xf32>, %k: memref<1x1x40x32xf32>, %v: memref<1x1x40x16xf32>, %out: memref<1x2x20x16xf32>) {
   autoglm.attention_buffers %q, %k, %v into %out {scale = 0.125 : f32, causal = true}

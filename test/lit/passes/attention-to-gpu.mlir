@@ -32,17 +32,23 @@
 // CHECK: gpu.subgroup_mma_compute {{.*}} {b_transpose}
 // CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[SCORES]][%{{.*}}] {leadDimension = 36 : index}
 // CHECK: gpu.barrier
-// One thread per row: the running maximum over the step's keys, the
-// probabilities stored in 16 bits, the sum, the row's factor.
-// CHECK: scf.if
-// CHECK: memref.load %[[MAX]][%[[T]]]
-// CHECK: scf.for
-// CHECK: memref.load %[[SCORES]]
+// Two lanes per row of the warp's 16, each 16 of the step's 32 keys (the
+// scores kept in registers): the row's old maximum and sum, the lanes'
+// maxima combined by a shuffle, the probabilities stored in 16 bits, the
+// sums combined by a shuffle, the new statistics written by one lane, the
+// row's factors by both.
+// CHECK-COUNT-16: memref.load %[[SCORES]]
+// CHECK: memref.load %[[MAX]]
+// CHECK: memref.load %[[SUM]]
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: arith.maximumf
-// CHECK: memref.store %{{.*}}, %[[PROBS]]
-// CHECK: memref.store %{{.*}}, %[[SUM]][%[[T]]]
-// CHECK: memref.store %{{.*}}, %[[MAX]][%[[T]]]
-// CHECK: memref.store %{{.*}}, %[[FACTORS]]
+// CHECK-COUNT-16: memref.store %{{.*}}, %[[PROBS]]
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[SUM]]
+// CHECK: memref.store %{{.*}}, %[[MAX]]
+// CHECK: }
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[FACTORS]]
 // CHECK: gpu.barrier
 // The accumulator scaled by the factors, then probabilities times values.
 // CHECK: %[[SCALE:.*]] = gpu.subgroup_mma_load_matrix %[[FACTORS]][%{{.*}}] {leadDimension = 16 : index} : {{.*}} -> !gpu.mma_matrix<16x16xf32, "COp">

@@ -168,3 +168,38 @@ func.func @loop_with_a_barrier(%x: memref<32xf32>, %n: memref<1xindex>, %out: me
   }
   return
 }
+
+// -----
+
+// A shuffle ends a step too: each thread's value is kept, and thread t
+// reads the value of the lane it names (xor 1: its neighbour in its group
+// of 32), whether that lane is in range.
+// CHECK-LABEL: func.func @shuffle_xor
+// CHECK: scf.for %[[T:.*]] =
+// CHECK: memref.store %{{.*}}, %[[HANDED:.*]][%[[T]]]
+// CHECK-NEXT: }
+// CHECK: scf.for %[[U:.*]] =
+// CHECK: %[[GROUP:.*]] = arith.muli %{{.*}}, %c32
+// CHECK: %[[LANE:.*]] = arith.subi %[[U]], %[[GROUP]]
+// CHECK: %[[SOURCE:.*]] = arith.xori %[[LANE]], %c1
+// CHECK: %[[FROM:.*]] = arith.addi %[[GROUP]]
+// CHECK: %[[V:.*]] = memref.load %[[HANDED]][%[[FROM]]]
+// CHECK: memref.store %[[V]], %[[RESULT:.*]][%[[U]]]
+// CHECK: scf.for %[[W:.*]] =
+// CHECK: %[[R:.*]] = memref.load %[[RESULT]][%[[W]]]
+// CHECK: memref.store %[[R]], %arg1[%[[W]]]
+// CHECK-NOT: gpu.shuffle
+func.func @shuffle_xor(%x: memref<64xf32>, %y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1 : i32
+  %width = arith.constant 32 : i32
+  scf.parallel (%t) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %x[%t] : memref<64xf32>
+    %r, %valid = gpu.shuffle xor %v, %one, %width : f32
+    memref.store %r, %y[%t] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
