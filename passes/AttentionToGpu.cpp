@@ -5,8 +5,8 @@
 // and streams the keys and values through shared memory, 32 positions at a
 // time, converted to 16 bits as they are staged. Each warp computes its 16
 // rows' scores on the tensor cores (gpu.subgroup_mma_*: f16 operands, f32
-// sums); the block's threads then update each row's running maximum and
-// sum and write the probabilities in 16 bits, and each warp adds those
+// sums); two of its lanes per row then update the row's running maximum
+// and sum and write the probabilities in 16 bits, and the warp adds those
 // times the values to its f32 accumulators, first scaled by how much the
 // row's maximum grew. The Sq x Sk scores never reach memory, and nothing
 // but the operands and the output is read or written.
@@ -91,13 +91,13 @@ private:
         b.getIndexAttr(stride), transpose ? b.getUnitAttr() : UnitAttr());
     return load.getResult();
   }
-  /// A loop over `count` items, each taken by every kThreads-th thread.
-  template <typename Body> void strided(int64_t count, Body body) {
-    auto loop =
-        scf::ForOp::create(b, loc, thread, index(count), index(kThreads));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    body(loop.getInductionVar());
+  /// `body` for each of `count` items (a multiple of kThreads), each
+  /// taken by every kThreads-th thread, unrolled: the loads of all of a
+  /// thread's items are in flight at once.
+  template <typename Body> void forEachItem(int64_t count, Body body) {
+    assert(count % kThreads == 0 && "items not spread evenly");
+    for (int64_t i = 0; i < count / kThreads; ++i)
+      body(add(thread, index(i * kThreads)));
   }
   template <typename Body> void ifThen(Value condition, Body body) {
     auto branch = scf::IfOp::create(b, loc, condition);
@@ -106,16 +106,20 @@ private:
     body();
   }
   /// Copies `rows` rows of `cols` floats from `load(row, col)` into the
-  /// staging buffer at `offset`, row after row, in 16 bits.
+  /// staging buffer at `offset`, row after row, in 16 bits: each thread
+  /// loads all of its elements, then stores them.
   void stage(int64_t offset, int64_t rows, int64_t cols,
              function_ref<Value(Value, Value)> load) {
-    strided(rows * cols, [&](Value item) {
+    SmallVector<std::pair<Value, Value>> loaded;
+    forEachItem(rows * cols, [&](Value item) {
       Value row = arith::DivUIOp::create(b, loc, item, index(cols));
       Value col = arith::RemUIOp::create(b, loc, item, index(cols));
-      Value value = arith::TruncFOp::create(b, loc, f16, load(row, col));
-      memref::StoreOp::create(b, loc, value, staging,
-                              ValueRange{add(item, index(offset))});
+      loaded.emplace_back(item, load(row, col));
     });
+    for (auto [item, value] : loaded)
+      memref::StoreOp::create(b, loc,
+                              arith::TruncFOp::create(b, loc, f16, value),
+                              staging, ValueRange{add(item, index(offset))});
   }
   /// Element `index` of `buffer`, or 0 beyond `limit` (read at the last
   /// valid index instead, so that nothing out of bounds is loaded).
@@ -455,7 +459,7 @@ gpu::LaunchOp FlashKernel::build() {
         b, loc, result, scores, ValueRange{mul(warpRow, index(kScoreStride))},
         b.getIndexAttr(kScoreStride), UnitAttr());
     barrier();
-    strided(kRows * kFragment, [&](Value item) {
+    forEachItem(kRows * kFragment, [&](Value item) {
       Value r = arith::DivUIOp::create(b, loc, item, index(kFragment));
       Value col = arith::RemUIOp::create(b, loc, item, index(kFragment));
       Value row = add(firstRow, r);
@@ -485,7 +489,7 @@ struct AttentionToGpuPass
         op.emitOpError("does not fit the GPU's attention kernel (head sizes "
                        "multiples of ")
             << kFlashFragment << " up to " << kFlashMaxHeadDim << ", at least "
-            << kFlashFragment << " query rows)";
+            << kFlashFragment << " query rows known when compiling)";
         return signalPassFailure();
       }
       gpu::LaunchOp launch = FlashKernel(op).build();

@@ -16,8 +16,11 @@ inline constexpr int64_t kFlashRowsPerBlock = 64;
 inline constexpr int64_t kFlashMaxHeadDim = 128;
 
 /// Whether autoglm-attention-to-gpu takes attention over these Q, K and V:
-/// head sizes multiples of 16 up to 128, and not a few query rows only (a
-/// decode step's products serve those better).
+/// head sizes multiples of 16 up to 128, and at least 16 query rows, known
+/// when compiling. A few query rows (a decode step, which a symbolic query
+/// length may be) would leave each block streaming the whole cache for one
+/// row, with as few blocks as heads: the products and the softmax row
+/// kernel serve those better.
 inline bool fitsFlashAttention(mlir::ShapedType query, mlir::ShapedType key,
                                mlir::ShapedType value) {
   auto headFits = [](int64_t size) {
@@ -26,8 +29,8 @@ inline bool fitsFlashAttention(mlir::ShapedType query, mlir::ShapedType key,
   };
   int64_t rows = query.getDimSize(2);
   return headFits(query.getDimSize(3)) && headFits(key.getDimSize(3)) &&
-         headFits(value.getDimSize(3)) &&
-         (mlir::ShapedType::isDynamic(rows) || rows >= kFlashFragment);
+         headFits(value.getDimSize(3)) && !mlir::ShapedType::isDynamic(rows) &&
+         rows >= kFlashFragment;
 }
 
 } // namespace autoglm

@@ -22,7 +22,7 @@ def LowerToLinalg : Pass<"autoglm-lower-to-linalg", "mlir::ModuleOp"> {
     runtime's kernel (head sizes up to 4096). With `gpu-attention` (the
     CUDA target's fp16 builds) the same happens for the ops that
     `autoglm-attention-to-gpu`'s kernel takes (head sizes multiples of 16
-    up to 128, at least 16 query rows or a symbolic number); the others
+    up to 128, at least 16 query rows known when compiling); the others
     are spelled again.
   }];
   let options = [
@@ -1004,8 +1004,10 @@ def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
     rows past the end left out. Barriers separate the steps.
 
     Head sizes must be multiples of 16 up to 128 (the staged rows, scores,
-    probabilities and factors then take at most 34.5 KiB of shared memory);
-    anything else is an error, since the lowering keeps only ops that fit
+    probabilities and factors then take at most 34.5 KiB of shared memory)
+    and the query length at least 16, known when compiling (a decode step
+    would have each block stream the whole cache for one row); anything
+    else is an error, since the lowering keeps only ops that fit
     (`fitsFlashAttention`). The kernel carries its FLOPs and its f16
     operand type for `--explain` (`autoglm.flops`, `autoglm.operand_type`
     on its key loop); `exp` is the polynomial the other kernels use.

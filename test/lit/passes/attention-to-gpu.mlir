@@ -14,17 +14,21 @@
 // CHECK-SAME: workgroup(%[[STAGE:.*]] : memref<2048xf16, #gpu.address_space<workgroup>>, %[[SCORES:.*]] : memref<2304xf32, #gpu.address_space<workgroup>>, %[[PROBS:.*]] : memref<2560xf16, #gpu.address_space<workgroup>>, %[[FACTORS:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>, %[[MAX:.*]] : memref<64xf32, #gpu.address_space<workgroup>>, %[[SUM:.*]] : memref<64xf32, #gpu.address_space<workgroup>>)
 // The K/V head of query head BY is BY / 2.
 // CHECK: %[[KV:.*]] = arith.divui %[[BY]], %c2
-// CHECK: scf.for %{{.*}} = %[[T]] to %c2048 step %c128
-// CHECK: memref.load %arg0[%c0, %[[BY]],
+// Each thread's 16 elements of Q's 64 x 32 are all loaded, then stored.
+// CHECK-COUNT-16: memref.load %arg0[%c0, %[[BY]],
+// CHECK-NOT: memref.load
 // CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: memref.store %{{.*}}, %[[STAGE]]
 // CHECK: gpu.barrier
 // CHECK-COUNT-2: gpu.subgroup_mma_load_matrix %[[STAGE]][%{{.*}}] {leadDimension = 32 : index} : {{.*}} -> !gpu.mma_matrix<16x16xf16, "AOp">
 // CHECK: gpu.barrier
 // CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
 // CHECK: %[[OUT:.*]] = scf.for %{{.*}} = %c0 to %c2 step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (!gpu.mma_matrix<16x16xf32, "COp">)
-// The step's keys and values, from K/V head KV.
-// CHECK: memref.load %arg1[%c0, %[[KV]],
-// CHECK: memref.load %arg2[%c0, %[[KV]],
+// The step's keys and values, from K/V head KV: 8 and 4 per thread.
+// CHECK-COUNT-8: memref.load %arg1[%c0, %[[KV]],
+// CHECK-NOT: memref.load
+// CHECK: memref.store %{{.*}}, %[[STAGE]]
+// CHECK-COUNT-4: memref.load %arg2[%c0, %[[KV]],
 // CHECK: gpu.barrier
 // Scores: Q tiles times transposed K tiles on the tensor cores, into the
 // warp's rows of the score tile.
@@ -78,33 +82,40 @@ func.func @causal(%q: memref<1x2x20x32xf32>, %k: memref<1x1x40x32xf32>, %v: memr
 
 // -----
 
-// Symbolic batch and lengths: the grid and the number of key steps come
-// from the operands' extents; the mask, broadcast over batch and heads, is
-// read at index 0 there, and along its symbolic extents where they are 1 at
-// run time; no FLOPs are stated (unknown at compile time).
+// Symbolic batch and key length: the grid's z and the number of key steps
+// come from the operands' extents; the mask, broadcast over batch and
+// heads, is read at index 0 there, and along its symbolic extent where it
+// is 1 at run time; no FLOPs are stated (unknown at compile time).
 // CHECK-LABEL: func.func @masked
-// CHECK-DAG: %[[SQ:.*]] = memref.dim %arg0, %c2
 // CHECK-DAG: %[[SK:.*]] = memref.dim %arg1, %c2
 // CHECK-DAG: %[[B:.*]] = memref.dim %arg0, %c0
-// CHECK-DAG: %[[TILES:.*]] = arith.ceildivui %[[SQ]], %c64
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[TILES]], %{{.*}} = %c2{{.*}}, %{{.*}} = %[[B]])
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c2{{.*}}, %{{.*}} = %[[B]])
 // CHECK: arith.ceildivui %[[SK]], %c32
-// CHECK: %[[MROWS:.*]] = memref.dim %arg3, %c2
-// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[MROWS]], %c1
-// CHECK: %[[ROW:.*]] = arith.select %[[ONE]], %c0, %{{.*}} : index
-// CHECK: memref.load %arg3[%c0, %c0, %[[ROW]], %{{.*}}] : memref<1x1x?x?xf32>
+// CHECK: %[[MCOLS:.*]] = memref.dim %arg3, %c3
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[MCOLS]], %c1
+// CHECK: %[[COL:.*]] = arith.select %[[ONE]], %c0, %{{.*}} : index
+// CHECK: memref.load %arg3[%c0, %c0, %{{.*}}, %[[COL]]] : memref<1x1x20x?xf32>
 // CHECK: } {autoglm.operand_type = "f16"}
-func.func @masked(%q: memref<?x2x?x16xf32>, %k: memref<?x2x?x16xf32>, %v: memref<?x2x?x16xf32>, %mask: memref<1x1x?x?xf32>, %out: memref<?x2x?x16xf32>) {
+func.func @masked(%q: memref<?x2x20x16xf32>, %k: memref<?x2x?x16xf32>, %v: memref<?x2x?x16xf32>, %mask: memref<1x1x20x?xf32>, %out: memref<?x2x20x16xf32>) {
   autoglm.attention_buffers %q, %k, %v, %mask into %out {scale = 0.25 : f32}
-      : memref<?x2x?x16xf32>, memref<?x2x?x16xf32>, memref<?x2x?x16xf32>, memref<1x1x?x?xf32>, memref<?x2x?x16xf32>
+      : memref<?x2x20x16xf32>, memref<?x2x?x16xf32>, memref<?x2x?x16xf32>, memref<1x1x20x?xf32>, memref<?x2x20x16xf32>
   return
 }
 
 // -----
 
 func.func @head_size_8(%q: memref<1x2x32x8xf32>, %k: memref<1x2x32x8xf32>, %v: memref<1x2x32x8xf32>, %out: memref<1x2x32x8xf32>) {
-  // expected-error @+1 {{does not fit the GPU's attention kernel (head sizes multiples of 16 up to 128, at least 16 query rows)}}
+  // expected-error @+1 {{does not fit the GPU's attention kernel (head sizes multiples of 16 up to 128, at least 16 query rows known when compiling)}}
   autoglm.attention_buffers %q, %k, %v into %out {scale = 0.25 : f32}
       : memref<1x2x32x8xf32>, memref<1x2x32x8xf32>, memref<1x2x32x8xf32>, memref<1x2x32x8xf32>
+  return
+}
+
+// -----
+
+func.func @symbolic_queries(%q: memref<1x2x?x16xf32>, %k: memref<1x2x?x16xf32>, %v: memref<1x2x?x16xf32>, %out: memref<1x2x?x16xf32>) {
+  // expected-error @+1 {{does not fit the GPU's attention kernel}}
+  autoglm.attention_buffers %q, %k, %v into %out {scale = 0.25 : f32}
+      : memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>, memref<1x2x?x16xf32>
   return
 }
