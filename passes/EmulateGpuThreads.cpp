@@ -26,7 +26,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "llvm/ADT/MapVector.h"
 
 namespace autoglm {
 #define GEN_PASS_DEF_EMULATEGPUTHREADS
@@ -79,7 +78,7 @@ FailureOr<Value> combine(OpBuilder &b, Location loc,
   return failure();
 }
 
-/// Whether `op` is or holds a barrier or all_reduce.
+/// Whether `op` is or holds a barrier, all_reduce or shuffle.
 bool holdsSynchronization(Operation *op) {
   return op
       ->walk([](Operation *nested) {
@@ -143,7 +142,7 @@ LogicalResult ThreadEmulator::emitBlock(OpBuilder &b, Block &block) {
       step.push_back(&op);
       continue;
     }
-    if (auto barrier = dyn_cast<gpu::BarrierOp>(op)) {
+    if (isa<gpu::BarrierOp>(op)) {
       if (failed(emitStep(b, step, nullptr)))
         return failure();
       step.clear();
@@ -168,8 +167,9 @@ LogicalResult ThreadEmulator::emitBlock(OpBuilder &b, Block &block) {
     if (!loop)
       return op.emitError("'")
              << op.getName()
-             << "' holds a barrier or all_reduce, which only the top level of "
-                "a thread loop or an scf.for there may hold to be emulated";
+             << "' holds a barrier, all_reduce or shuffle, which only the top "
+                "level of a thread loop or an scf.for there may hold to be "
+                "emulated";
     if (failed(emitStep(b, step, nullptr)) || failed(emitLoop(b, loop)))
       return failure();
     step.clear();

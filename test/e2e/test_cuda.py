@@ -154,22 +154,46 @@ int main(void) {
 """
 
 
-def attention_model(path, q_len, kv_len, heads, head_dim, causal):
+def attention_model(path, q_len, kv_len, heads, head_dim, causal,
+                    kv_heads=None):
     """Writes to `path` an attention over inputs q [1, H, Sq, D], k and v
-    [1, H, Sk, D]: softmax(q kᵀ / sqrt(D) + mask) v, the mask an input
-    [1, 1, Sq, Sk] added to the scores, or (`causal`) a constant Where that
-    leaves key j out of row i past i + Sk - Sq. Returns the inputs (seeded,
-    every row seeing a key) and the float64 reference."""
+    [1, Hkv, Sk, D] (Hkv = `kv_heads`, else H; each K/V head repeated for
+    H / Hkv query heads by Reshape, Expand, Reshape): softmax(q kᵀ /
+    sqrt(D) + mask) v, the mask an input [1, 1, Sq, Sk] added to the
+    scores, or (`causal`) a constant Where that leaves key j out of row i
+    past i + Sk - Sq. Returns the inputs (seeded, every row seeing a key)
+    and the float64 reference."""
     from onnx import TensorProto, helper, numpy_helper
+    kv_heads = kv_heads or heads
+    group = heads // kv_heads
     rng = np.random.default_rng(q_len * 1000 + kv_len)
     q = rng.standard_normal((1, heads, q_len, head_dim)).astype(np.float32)
-    k = rng.standard_normal((1, heads, kv_len, head_dim)).astype(np.float32)
-    v = rng.standard_normal((1, heads, kv_len, head_dim)).astype(np.float32)
+    k = rng.standard_normal((1, kv_heads, kv_len, head_dim)).astype(
+        np.float32)
+    v = rng.standard_normal((1, kv_heads, kv_len, head_dim)).astype(
+        np.float32)
     scale = np.float32(head_dim ** -0.5)
-    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
-             helper.make_node("MatMul", ["q", "kt"], ["s"]),
-             helper.make_node("Mul", ["s", "scale"], ["scaled"])]
     inits = [numpy_helper.from_array(np.array(scale), "scale")]
+    nodes = []
+    keys, values = "k", "v"
+    if group > 1:
+        shapes = {"grouped": [1, kv_heads, 1, kv_len, head_dim],
+                  "wide": [1, kv_heads, group, kv_len, head_dim],
+                  "merged": [1, heads, kv_len, head_dim]}
+        inits += [numpy_helper.from_array(np.array(shape, np.int64), name)
+                  for name, shape in shapes.items()]
+        for name in ("k", "v"):
+            nodes += [helper.make_node("Reshape", [name, "grouped"],
+                                       [name + "_g"]),
+                      helper.make_node("Expand", [name + "_g", "wide"],
+                                       [name + "_w"]),
+                      helper.make_node("Reshape", [name + "_w", "merged"],
+                                       [name + "_r"])]
+        keys, values = "k_r", "v_r"
+    nodes += [helper.make_node("Transpose", [keys], ["kt"],
+                               perm=[0, 1, 3, 2]),
+              helper.make_node("MatMul", ["q", "kt"], ["s"]),
+              helper.make_node("Mul", ["s", "scale"], ["scaled"])]
     inputs = {"q": q, "k": k, "v": v}
     rows, cols = np.indices((q_len, kv_len))
     if causal:
@@ -187,7 +211,7 @@ def attention_model(path, q_len, kv_len, heads, head_dim, causal):
         nodes.append(helper.make_node("Add", ["scaled", "mask"], ["masked"]))
         bias = mask
     nodes += [helper.make_node("Softmax", ["masked"], ["p"], axis=-1),
-              helper.make_node("MatMul", ["p", "v"], ["y"])]
+              helper.make_node("MatMul", ["p", values], ["y"])]
     graph = helper.make_graph(
         nodes, "attention",
         [helper.make_tensor_value_info(name, TensorProto.FLOAT, a.shape)
@@ -196,6 +220,7 @@ def attention_model(path, q_len, kv_len, heads, head_dim, causal):
                                        [1, heads, q_len, head_dim])], inits)
     onnx.save_model(helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
     scores = (q.astype(np.float64) @ k.transpose(0, 1, 3, 2)) * scale + bias
     p = np.exp(scores - scores.max(-1, keepdims=True))
     reference = (p / p.sum(-1, keepdims=True)) @ v
@@ -969,13 +994,17 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
         """fp16 builds run attention as one tensor-core kernel
         (autoglm-attention-to-gpu, emulated): several blocks of 64 query
         rows, key steps of 32 with a partial last one, an additive mask
-        input, and a causal mask over more keys than queries."""
-        for q_len, kv_len, causal in ((100, 150, False), (80, 130, True)):
-            with self.subTest(q_len=q_len, kv_len=kv_len, causal=causal):
-                name = f"attention_{q_len}x{kv_len}"
+        input, a causal mask over more keys than queries, and 4 query
+        heads on one K/V head."""
+        for q_len, kv_len, causal, heads, kv_heads in (
+                (100, 150, False, 2, 2), (80, 130, True, 2, 2),
+                (48, 80, True, 4, 1)):
+            with self.subTest(q_len=q_len, kv_len=kv_len, causal=causal,
+                              heads=heads, kv_heads=kv_heads):
+                name = f"attention_{q_len}x{kv_len}_{heads}on{kv_heads}"
                 model = self.cache.path("attention", name + ".onnx")
-                inputs, reference = attention_model(model, q_len, kv_len, 2,
-                                                    32, causal)
+                inputs, reference = attention_model(
+                    model, q_len, kv_len, heads, 32, causal, kv_heads)
                 flags = ["--target=cuda-emulated", "--precision", "fp16"]
                 memref = self.compiled(model, ".mlir", *flags,
                                        "--emit=memref")
