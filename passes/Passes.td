@@ -1024,7 +1024,8 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
   let description = [{
     Runs on a bufferized, arena-planned function whose linalg ops have
     become `scf.parallel` nests (`convert-linalg-to-parallel-loops`), before
-    `convert-parallel-loops-to-gpu`. Every top-level `scf.parallel` is tiled
+    `convert-parallel-loops-to-gpu`; a `gpu.launch` already there (the
+    attention kernel) stays as it is. Every top-level `scf.parallel` is tiled
     along its innermost loop by `block-size` (the tile loop is guarded, not
     clamped, so its extent is a constant); the tile's innermost loop goes to
     thread x, the tiles' innermost three loops to blocks x, y and z (y and

@@ -121,8 +121,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                     !cast<ShapedType>(op.getKey().getType()).hasStaticShape();
     if (op.getCausal() && symbolic && (!kernel || !fits))
       return op.emitOpError("causal attention over symbolic lengths needs "
-                            "the runtime's attention kernel (or, on a GPU, "
-                            "the flash-attention kernel of fp16 builds)");
+                            "the runtime's attention kernel");
     if (!kernel || !fits) {
       rewriter.replaceOp(op, expand(rewriter, op, adaptor.getQuery(),
                                     adaptor.getKey(), adaptor.getValue(),

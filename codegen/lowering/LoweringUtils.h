@@ -130,10 +130,10 @@ void populateDataMovementLowering(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateQuantizationLowering(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
-/// `kernel`: autoglm.attention becomes autoglm.attention_buffers (for the
-/// runtime's kernel); otherwise the primitive ops it stands for.
-/// `kernel`: for the runtime's attention kernel; `gpuKernel`: for the GPU's
-/// (autoglm-attention-to-gpu), where it fits. Else spelled in primitive ops.
+/// autoglm.attention becomes autoglm.attention_buffers with `kernel` (for
+/// the runtime's attention kernel) or `gpuKernel` (for the GPU's,
+/// autoglm-attention-to-gpu) where that kernel takes it; otherwise the
+/// primitive ops it stands for.
 void populateAttentionLowering(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns, bool kernel,
                                bool gpuKernel);
