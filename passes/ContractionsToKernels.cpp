@@ -1095,7 +1095,10 @@ bool cublasTakes(const LoopLayout &layout, int64_t rows, int64_t cols,
 }
 
 /// The 16-bit copies of constant weights for half-precision GPU products:
-/// one per weight, the float one erased once nothing reads it.
+/// one per weight, the float one erased once nothing reads it. And the
+/// 16-bit copies of activations: a later product that reads the same
+/// activation reads the copy too while nothing has written the activation
+/// since (an RMSNorm's output that two projections read is converted once).
 class HalfWeights {
 public:
   HalfWeights(ModuleOp module, FloatType half)
@@ -1134,11 +1137,75 @@ public:
   /// Erases the float weights that only the products read.
   void eraseUnused() { eraseUnusedConstants(module); }
 
+  /// The 16-bit copy of activation `buffer` that a conversion made for
+  /// another product in the block of `product`, when nothing between the
+  /// conversion and `product` may write `buffer`; else null. (Products are
+  /// replaced last first: a copy made for a later product moves, with its
+  /// allocation, right before `product`.)
+  Value reusableCopy(Value buffer, Operation *product) const {
+    auto it = activationCopies.find(buffer);
+    if (it == activationCopies.end())
+      return nullptr;
+    auto [copy, conversion] = it->second;
+    if (conversion->getBlock() != product->getBlock())
+      return nullptr;
+    const bool later = product->isBeforeInBlock(conversion);
+    Operation *first = later ? product : conversion;
+    Operation *last = later ? conversion : product;
+    for (Operation *op = first->getNextNode(); op != last;
+         op = op->getNextNode())
+      if (mayWrite(op, buffer))
+        return nullptr;
+    if (!later)
+      return copy;
+    Operation *alloc = copy.getDefiningOp();
+    auto definedAfter = [&](Value size) {
+      Operation *def = size.getDefiningOp();
+      return def && def->getBlock() == product->getBlock() &&
+             !def->isBeforeInBlock(product);
+    };
+    if (!alloc || llvm::any_of(alloc->getOperands(), definedAfter))
+      return nullptr;
+    alloc->moveBefore(product);
+    conversion->moveBefore(product);
+    return copy;
+  }
+  void recordCopy(Value buffer, Value copy, Operation *conversion) {
+    activationCopies[buffer] = {copy, conversion};
+  }
+  /// A library call this pass made, which writes `output` only.
+  void recordCall(Operation *call, Value output) { callOutputs[call] = output; }
+
 private:
+  /// Whether `op` may write bytes of `buffer` (an op whose writes it cannot
+  /// tell, or one with regions, may).
+  bool mayWrite(Operation *op, Value buffer) const {
+    auto overlaps = [&](Value written) {
+      return !written || !isa<BaseMemRefType>(written.getType()) ||
+             !autoglm::disjoint(written, buffer);
+    };
+    if (auto it = callOutputs.find(op); it != callOutputs.end())
+      return overlaps(it->second);
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      return llvm::any_of(linalgOp.getDpsInits(), overlaps);
+    if (isMemoryEffectFree(op))
+      return false;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || op->getNumRegions() > 0)
+      return true;
+    SmallVector<MemoryEffects::EffectInstance> writes;
+    effects.getEffects<MemoryEffects::Write>(writes);
+    return llvm::any_of(writes, [&](MemoryEffects::EffectInstance &write) {
+      return overlaps(write.getValue());
+    });
+  }
+
   ModuleOp module;
   SymbolTable symbols;
   FloatType half;
   llvm::StringMap<memref::GlobalOp> converted;
+  DenseMap<Value, std::pair<Value, Operation *>> activationCopies;
+  DenseMap<Operation *, Value> callOutputs;
 };
 
 std::optional<Epilogue> cudaEpilogue(linalg::GenericOp op,
@@ -1187,14 +1254,17 @@ linalg::GenericOp producerToNarrow(Value buffer, Operation *product) {
 /// product: a constant weight converted here; a buffer that the
 /// elementwise loop right before the product writes, and only the product
 /// reads, written in 16 bits by that loop (its value rounded as it is
-/// stored); anything else converted by a loop (a kernel of its own) right
-/// before the product.
+/// stored); the copy an earlier product's conversion made, if it still
+/// holds the buffer's values; anything else converted by a loop (a kernel
+/// of its own) right before the product.
 Value halfOperand(OpBuilder &b, Location loc, Value buffer, Operation *product,
                   HalfWeights &weights) {
   if (auto get = buffer.getDefiningOp<memref::GetGlobalOp>())
     if (memref::GlobalOp global = weights.convert(get))
       return memref::GetGlobalOp::create(b, loc, global.getType(),
                                          global.getSymName());
+  if (Value copy = weights.reusableCopy(buffer, product))
+    return copy;
   auto type = cast<MemRefType>(buffer.getType());
   // Symbolic extents: an allocation's own (they come before the loop that
   // may write the copy), else the buffer's.
@@ -1241,13 +1311,14 @@ Value halfOperand(OpBuilder &b, Location loc, Value buffer, Operation *product,
   SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
-  linalg::GenericOp::create(
+  auto conversion = linalg::GenericOp::create(
       b, loc, ValueRange{buffer}, ValueRange{converted}, maps, iterators,
       [&](OpBuilder &nested, Location at, ValueRange args) {
         linalg::YieldOp::create(nested, at,
                                 ValueRange{arith::TruncFOp::create(
                                     nested, at, weights.type(), args[0])});
       });
+  weights.recordCopy(buffer, converted, conversion);
   return converted;
 }
 
@@ -1330,6 +1401,9 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   auto layoutOf = [&](Value buffer, AffineMap map) {
     return loopLayout(buffer, map, ranges, maxRanges);
   };
+  // Records the call's output, even for a float32 product, so that later
+  // products know what it writes.
+  HalfWeights *halfCopies = half;
   if (half && keepsFloatOperands(op, maxRanges))
     half = nullptr;
   std::optional<LoopLayout> lhs = layoutOf(op.getDpsInputs()[0], maps[0]);
@@ -1449,6 +1523,8 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                                       b.getFunctionType(types, {}));
   callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
   auto call = func::CallOp::create(b, loc, callee, args);
+  if (halfCopies)
+    halfCopies->recordCall(call, output);
   call->setAttr(autoglm::kOperandTypeAttrName,
                 b.getStringAttr(!half              ? "f32"
                                 : element.isBF16() ? "bf16"

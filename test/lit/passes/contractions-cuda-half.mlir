@@ -222,3 +222,55 @@ func.func @activations(%q: memref<32x1x128xf32>, %keys: memref<32x128x2048xf32>,
   }
   return
 }
+
+// -----
+
+// Two products read one activation (an RMSNorm's output read by the gate
+// and up projections): one conversion, before the first, which both
+// calls read. Written again in between, the second product converts it
+// anew.
+// CHECK-LABEL: func.func @shared_activation
+// CHECK: %[[H:.*]] = memref.alloc() : memref<32x64xf16>
+// CHECK: linalg.generic {{.*}} ins(%arg0 : memref<32x64xf32>) outs(%[[H]] : memref<32x64xf16>)
+// CHECK: memref.extract_strided_metadata %[[H]]
+// CHECK: call @agl_cuda_gemm_half
+// CHECK-NOT: linalg.generic
+// CHECK: memref.extract_strided_metadata %[[H]]
+// CHECK: call @agl_cuda_gemm_half
+// CHECK: linalg.fill {{.*}} outs(%arg0 : memref<32x64xf32>)
+// CHECK: %[[H2:.*]] = memref.alloc() : memref<32x64xf16>
+// CHECK: linalg.generic {{.*}} ins(%arg0 : memref<32x64xf32>) outs(%[[H2]] : memref<32x64xf16>)
+// CHECK: call @agl_cuda_gemm_half
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+memref.global "private" constant @gate : memref<64x16xf32> = dense<1.5>
+memref.global "private" constant @up : memref<64x16xf32> = dense<0.5>
+func.func @shared_activation(%x: memref<32x64xf32>, %g: memref<32x16xf32>, %u: memref<32x16xf32>, %v: memref<32x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %wg = memref.get_global @gate : memref<64x16xf32>
+  %wu = memref.get_global @up : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %wg : memref<32x64xf32>, memref<64x16xf32>) outs(%g : memref<32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%u : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %wu : memref<32x64xf32>, memref<64x16xf32>) outs(%u : memref<32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%x : memref<32x64xf32>)
+  linalg.fill ins(%zero : f32) outs(%v : memref<32x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %wu : memref<32x64xf32>, memref<64x16xf32>) outs(%v : memref<32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
