@@ -48,6 +48,11 @@ std::string howItRuns(const ModelReport::Launch &launch) {
   }
   if (!launch.oneThread.empty())
     return "one thread: " + launch.oneThread;
+  if (launch.operands == "q8" || launch.operands == "q4")
+    return std::string("a warp per output column: its ") +
+           (launch.operands == "q8" ? "8" : "4") +
+           "-bit weights dequantized in registers, float32 sums on the CUDA "
+           "cores";
   if (!launch.operands.empty())
     return "tiles staged in shared memory, " + launch.operands +
            " products on the tensor cores, float32 sums";
@@ -83,7 +88,7 @@ std::string autoglm::explainGpuPlan(const ModelReport &report,
     kernels += !launch.library && !host;
     calls += launch.library;
     const bool tensorCores =
-        !launch.operands.empty() && launch.operands != "f32";
+        launch.operands == "f16" || launch.operands == "bf16";
     const double peak = tensorCores ? machine.tensorGflops : machine.fp32Gflops;
     const double computeUs =
         launch.flops > 0 && peak > 0 ? launch.flops / (peak * 1e3) : 0;

@@ -164,6 +164,14 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       pm.addNestedPass<func::FuncOp>(createFoldTransposes());
     }
     if (options.cudaLibraries) {
+      // Weights in 8 or 4 bits: a kernel of its own per decode-sized
+      // product, a dequantizing loop before a larger one's cuBLAS call.
+      if (options.weightOnlyBits) {
+        WeightOnlyToGpuOptions weightOnly;
+        weightOnly.bits = options.weightOnlyBits;
+        weightOnly.groupSize = options.weightOnlyGroupSize;
+        pm.addPass(createWeightOnlyToGpu(weightOnly));
+      }
       ContractionsToKernelsOptions cublas;
       cublas.cuda = true;
       // On a GPU, --precision fp16/bf16 is the products' arithmetic.

@@ -1742,8 +1742,15 @@ struct ContractionsToKernelsPass
     // the earlier products while they are still linalg ops.
     SmallVector<ZeroSource> zeroSources;
     std::optional<HalfWeights> half;
-    if (cuda && cudaPrecision != "fp32") {
-      if (cudaPrecision != "fp16" && cudaPrecision != "bf16") {
+    // Products over a weight dequantized at run time
+    // (autoglm-weight-only-to-gpu) take 16-bit operands in any build.
+    const bool halfMarked =
+        llvm::any_of(contractions, [](const Contraction &c) {
+          return c.op->hasAttr(autoglm::kHalfOperandsAttrName);
+        });
+    if (cuda && (cudaPrecision != "fp32" || halfMarked)) {
+      if (cudaPrecision != "fp32" && cudaPrecision != "fp16" &&
+          cudaPrecision != "bf16") {
         module.emitError("cuda-precision must be fp32, fp16 or bf16, not '")
             << cudaPrecision << "'";
         return signalPassFailure();
@@ -1754,9 +1761,13 @@ struct ContractionsToKernelsPass
     }
     for (Contraction &c : llvm::reverse(contractions)) {
       if (cuda) {
+        HalfWeights *halfOperands =
+            half && (cudaPrecision != "fp32" ||
+                     c.op->hasAttr(autoglm::kHalfOperandsAttrName))
+                ? &*half
+                : nullptr;
         if (!c.integer)
-          replaceWithCudaCall(c.op, c.loops, half ? &*half : nullptr,
-                              zeroSources);
+          replaceWithCudaCall(c.op, c.loops, halfOperands, zeroSources);
       } else if (c.integer)
         replaceWithInt8KernelCall(c.op, *c.integer,
                                   packer ? &*packer : nullptr, zeroSources);

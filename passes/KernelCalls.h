@@ -35,6 +35,12 @@ inline constexpr llvm::StringLiteral kBytesAttrName = "autoglm.bytes";
 inline constexpr llvm::StringLiteral kOperandTypeAttrName =
     "autoglm.operand_type";
 
+/// On a float32 matrix product (a linalg.generic) of a GPU model whose
+/// weight autoglm-weight-only-to-gpu dequantizes at run time: its cuBLAS
+/// call takes 16-bit operands, whatever the build's precision.
+inline constexpr llvm::StringLiteral kHalfOperandsAttrName =
+    "autoglm.half_operands";
+
 /// The attribute on the declaration of a runtime function that host code
 /// calls with device pointers, and that queues its own GPU work (a cuBLAS
 /// product): the CUDA pipeline leaves its calls in host code.

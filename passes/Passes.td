@@ -704,7 +704,10 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     it stores); any other operand by an elementwise loop into a new buffer
     right before the call; the call is `agl_cuda_gemm_half` (float32 sums
     and output, its last argument 0 for IEEE half, 1 for bfloat16), or
-    `agl_cuda_gemm_epilogue` with that format.
+    `agl_cuda_gemm_epilogue` with that format. A product marked
+    `autoglm.half_operands` (a weight dequantized at run time by
+    `autoglm-weight-only-to-gpu`) takes IEEE half operands so in any
+    build.
   }];
   let options = [
     Option<"packWeights", "pack-weights", "bool", "true",
@@ -1015,6 +1018,48 @@ def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
     "mlir::math::MathDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+  ];
+}
+
+def WeightOnlyToGpu : Pass<"autoglm-weight-only-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Read the constant weights of a GPU model's matrix products in 8 or 4 bits (--weight-only)";
+  let description = [{
+    In the memref stage of `--target=cuda` (and `cuda-emulated`) builds with
+    `--weight-only int8|int4`, before `autoglm-contractions-to-kernels{cuda}`.
+    Each f32 matrix product (a `linalg.generic` that multiplies and
+    accumulates, loops `(batch.., m, n, k)`) whose second input is a
+    constant global read whole as `(k, n)` or `(n, k)`, with `k` a multiple
+    of 32, and whose first input's last dimension is `k` with unit stride,
+    reads that weight quantized: per column and group of `group-size`
+    depths one float scale and 8- or 4-bit values, as the CPU's
+    `agl_quantize_b` computes them, stored in the GPU's row layout
+    (`agl_quantize_rows`: a row of `i8` per column of B, 4 bits two depths
+    to a byte; a row of scales per column). The float weight goes when
+    nothing else reads it; the module's `autoglm.weight_only` says how many
+    products and bytes.
+
+    A product of at most 32 rows, or of a symbolic row count, becomes one
+    `gpu.launch`: 8 warps per block, a warp per output column (grid: column
+    groups x row groups of up to 8 x batch), each lane loading 16 quantized
+    bytes per step (four steps' loads before their arithmetic), dequantizing
+    them in registers and multiplying them with the block's rows of A
+    (`vector` ops), the lanes' sums combined by `gpu.shuffle xor` and
+    stored (added to the output unless it holds zeros) by lane 0. Its loop
+    carries `autoglm.flops` and `autoglm.operand_type` (`q8`, `q4`) for
+    `--explain`. A larger product (a prefill) keeps its loop nest, reading
+    a new buffer that a loop right before it fills with the dequantized
+    weight, and is marked `autoglm.half_operands`: the CUDA products then
+    run it on the tensor cores with 16-bit operands.
+  }];
+  let options = [
+    Option<"bits", "bits", "int", "8", "Bits per weight: 8 or 4">,
+    Option<"groupSize", "group-size", "int64_t", "128",
+           "Depths per scale, a positive multiple of 32">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::linalg::LinalgDialect", "mlir::memref::MemRefDialect",
     "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
   ];
 }

@@ -1104,6 +1104,66 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                     np.testing.assert_allclose(emulated, cpu, rtol=1e-6,
                                                atol=1e-6)
 
+    def test_weight_only_products_as_the_cpu_build(self):
+        """--weight-only: the GPU reads each weight in 8 or 4 bits with
+        the CPU quantizer's values (autoglm-weight-only-to-gpu). Products of
+        up to 32 rows run its own kernel (a warp per output column, emulated
+        here) and give what the CPU's weight-only kernels give up to the
+        order of the float sums (within 1e-5 of the largest output for 8
+        bits; 5e-4 for 4 bits, whose CPU kernel sums q + 2056 and so rounds
+        more); larger ones dequantize the weight for cuBLAS's 16-bit
+        products (2e-3, half-precision activations). Decode steps (one row)
+        are checked with 8 bits only: the CPU's one-row 4-bit kernel rounds
+        the activations to int8 where VNNI is there."""
+        cases = (  # model, case folder, dimensions, bits, rows per product
+            ("mlp", "mlp", [], ("int8", "int4"), "kernel"),
+            ("glm_layer", "glm_layer", [], ("int8", "int4"), "kernel"),
+            ("glm_tiny", "glm_tiny/prefill",
+             ["batch=1", "seq=12", "past=0", "total=12"], ("int8", "int4"),
+             "kernel"),
+            ("glm_tiny", "glm_tiny/decode", DECODE, ("int8",), "kernel"),
+            ("glm_layer_dynamic", "glm_layer_dynamic/batch3_seq64",
+             ["batch=3", "seq=64"], ("int8", "int4"), "dequantized"))
+        for model, case, dims, formats, path in cases:
+            case_dir = os.path.join(MODELS_DIR, case)
+            dim_flags = [a for d in dims for a in ("--dim", d)]
+            for bits in formats:
+                with self.subTest(case=case, bits=bits):
+                    outputs, flags = {}, ["--weight-only", bits, *dim_flags]
+                    onnx_path = os.path.join(MODELS_DIR, model + ".onnx")
+                    memref = self.compiled(onnx_path, ".mlir",
+                                           "--target=cuda-emulated", *flags,
+                                           "--emit=memref")
+                    with open(memref) as f:
+                        ir = f.read()
+                    if path == "kernel":
+                        self.assertIn('autoglm.operand_type = "q%s"'
+                                      % bits[3:], ir)
+                        self.assertNotIn("agl_cuda_gemm_half", ir)
+                    else:
+                        self.assertIn("call @agl_cuda_gemm_half", ir)
+                    for target in ("x86_64", "cuda-emulated"):
+                        lib = self.compiled(onnx_path, ".so",
+                                            f"--target={target}", *flags)
+                        out_dir = self.cache.path("weight-only", target,
+                                                  case, bits, "")
+                        result = run([RUN, lib, *case_arguments(
+                            model, expect=False, case=case),
+                            "--output-dir", out_dir])
+                        self.assertEqual(result.returncode, 0,
+                                         describe(result))
+                        outputs[target] = [
+                            np.load(os.path.join(out_dir,
+                                                 saved_output_name(n)))
+                            for n in case_names(case_dir, "outputs")]
+                    bound = (2e-3 if path == "dequantized" else
+                             1e-5 if bits == "int8" else 5e-4)
+                    for cpu, gpu in zip(outputs["x86_64"],
+                                        outputs["cuda-emulated"]):
+                        self.assertLessEqual(
+                            np.max(np.abs(gpu - cpu)),
+                            bound * np.max(np.abs(cpu)), case)
+
     def test_row_kernels_are_emulated(self):
         # The normalizations and the softmax are row kernels, whose
         # barriers and block-wide reductions the emulation runs.
@@ -1117,7 +1177,7 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
 
     def test_options_it_cannot_take(self):
         for flags, message in (
-                (["--weight-only", "int8"], "--target=cuda-emulated"),
+                (["--profile"], "--target=cuda-emulated"),
                 (["--device-hint", "all=host"],
                  "--device-hint needs --target=cuda"),
                 (["--gpu-arch", "sm_90"], "--gpu-arch needs --target=cuda")):

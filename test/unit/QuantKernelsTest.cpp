@@ -403,3 +403,37 @@ TEST(QuantizeTest, ErrorBounds) {
 }
 
 } // namespace
+
+// The GPU's row layout (agl_quantize_rows) holds the same scales and values
+// as the CPU's panels, a group left partial and one all zeros included.
+TEST(QuantRowsTest, SameWeightsAsThePanels) {
+  const int64_t n = 64, k = 200, group = 64;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> w(k * n);
+  for (float &x : w)
+    x = dist(rng);
+  for (int64_t p = 64; p < 128; ++p)
+    w[p * n + 3] = 0.0f; // column 3's second group
+  for (int bits : {8, 4}) {
+    Aligned panels(agl_quant_weight_bytes(k, n, bits, group));
+    agl_quantize_b(w.data(), k, n, n, 1, bits, group, panels.data);
+    const int64_t groups = (k + group - 1) / group;
+    std::vector<int8_t> q(n * k * bits / 8);
+    std::vector<float> scales(n * groups);
+    agl_quantize_rows(w.data(), k, n, n, 1, bits, group, q.data(),
+                      scales.data());
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t p = 0; p < k; ++p) {
+        const uint8_t *row =
+            reinterpret_cast<const uint8_t *>(q.data()) + j * k * bits / 8;
+        int value = bits == 8 ? int(int8_t(row[p]))
+                              : ((row[p / 2] >> (p % 2 * 4)) & 15) - 8;
+        float weight = scales[j * groups + p / group] * float(value);
+        ASSERT_EQ(weight,
+                  agl_quant_weight_at(panels.data, k, bits, group, p, j))
+            << bits << " bits, depth " << p << ", column " << j;
+      }
+    EXPECT_EQ(scales[3 * groups + 1], 0.0f);
+  }
+}

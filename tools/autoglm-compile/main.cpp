@@ -423,11 +423,9 @@ int main(int argc, char **argv) {
                  llvm::Twine(groupSize));
   // The CUDA target's kernels, run on this CPU: no runtime kernels.
   const bool emulated = target == "cuda-emulated";
-  if (!weightOnly.empty() && (noKernels || emulated))
-    return error(
-        "--weight-only needs the runtime's kernels; it cannot be "
-        "combined with " +
-        llvm::Twine(emulated ? "--target=cuda-emulated" : "--no-kernels"));
+  if (!weightOnly.empty() && noKernels)
+    return error("--weight-only needs the runtime's kernels; it cannot be "
+                 "combined with --no-kernels");
   if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
       precision != "int8")
     return error("--precision must be fp32, bf16, fp16 or int8, got '" +
@@ -480,6 +478,10 @@ int main(int argc, char **argv) {
         hostFamilies.push_back(each);
     }
   }
+  if (!weightOnly.empty() && llvm::is_contained(hostFamilies, "matmul"))
+    return error("--weight-only is how the GPU's products read their "
+                 "weights; with --device-hint matmul=host the products run "
+                 "on the host in float32");
   if (precision != "fp32" && llvm::is_contained(hostFamilies, "matmul"))
     return error("--precision " + precision + " is the operands of the "
                  "cuBLAS products; with --device-hint matmul=host the "
@@ -487,8 +489,7 @@ int main(int argc, char **argv) {
   // What the CUDA target does not do yet (docs/cuda.md), nor its code on
   // this CPU.
   if (cuda || emulated)
-    for (auto [given, flag] : {std::pair{!weightOnly.empty(), "--weight-only"},
-                               std::pair{profile && emulated, "--profile"},
+    for (auto [given, flag] : {std::pair{profile && emulated, "--profile"},
                                std::pair{explain && emulated, "--explain"}})
       if (given)
         return error(llvm::Twine(flag) +

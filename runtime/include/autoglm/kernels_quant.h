@@ -85,13 +85,52 @@ static inline int64_t agl_quant_nibble_offset(int64_t p, int t) {
   return p / 8 * 128 + t / 16 * 64 + (t % 16) * 4 + (p % 8) / 2;
 }
 
+/* The scale of one column's group of `rows` weights w[p * stride], as
+ * agl_quantize_b chooses it: 8 bits, max|w| / 127; 4 bits, among
+ * max|w| / 7 * (1, 0.97, ..., 0.76) and max|w| / 8, the one that gives the
+ * least squared error with q = clamp(round(w / scale), -8, 7). 0 for an
+ * all-zero group. */
+static inline float agl_quant_scale(const float *w, int64_t rows,
+                                    int64_t stride, int bits) {
+  float amax = 0.0f;
+  for (int64_t p = 0; p < rows; ++p) {
+    float x = fabsf(w[p * stride]);
+    amax = x > amax ? x : amax;
+  }
+  if (amax == 0.0f)
+    return 0.0f;
+  if (bits == 8)
+    return amax / 127.0f;
+  float scale = 0.0f;
+  double best = -1.0;
+  for (int c = 0; c <= 8; ++c) {
+    float s = c == 8 ? amax / 8.0f : amax / 7.0f * (1.0f - 0.03f * c);
+    double err = 0.0;
+    for (int64_t p = 0; p < rows; ++p) {
+      float v = roundf(w[p * stride] / s);
+      v = v < -8.0f ? -8.0f : v > 7.0f ? 7.0f : v;
+      double d = (double)w[p * stride] - (double)(v * s);
+      err += d * d;
+    }
+    if (best < 0.0 || err < best) {
+      best = err;
+      scale = s;
+    }
+  }
+  return scale;
+}
+
+/* Weight w quantized with a nonzero `scale`: -127..127 (8 bits) or -8..7. */
+static inline int agl_quant_value(float w, float scale, int bits) {
+  float v = roundf(w / scale);
+  int lo = bits == 8 ? -127 : -8, hi = bits == 8 ? 127 : 7;
+  return v < (float)lo ? lo : v > (float)hi ? hi : (int)v;
+}
+
 /* Quantizes B (k x n, element (p, j) at b[p * b_rs + j * b_cs], n a
- * multiple of 32) into `out` (agl_quant_weight_bytes bytes). Per column and
- * group, 8 bits: scale = max|w| / 127, q = round(w / scale); 4 bits: the
- * scale among max|w| / 7 * (1, 0.97, ..., 0.76) and max|w| / 8 that gives
- * the least squared error with q = clamp(round(w / scale), -8, 7). An
- * all-zero group has scale 0. Deterministic: the compiler and the tests
- * produce the same bytes. */
+ * multiple of 32) into `out` (agl_quant_weight_bytes bytes), per column and
+ * group with agl_quant_scale and agl_quant_value. Deterministic: the
+ * compiler and the tests produce the same bytes. */
 static inline void agl_quantize_b(const float *b, int64_t k, int64_t n,
                                   int64_t b_rs, int64_t b_cs, int bits,
                                   int64_t group_size, void *out) {
@@ -110,38 +149,12 @@ static inline void agl_quantize_b(const float *b, int64_t k, int64_t n,
         memset(q, 0x88, (size_t)((rows + 7) / 8 * 8 * row_bytes));
       for (int t = 0; t < AGL_QUANT_NR; ++t) {
         const float *w = b + (panel * AGL_QUANT_NR + t) * b_cs + g0 * b_rs;
-        float amax = 0.0f;
-        for (int64_t p = 0; p < rows; ++p) {
-          float x = fabsf(w[p * b_rs]);
-          amax = x > amax ? x : amax;
-        }
-        float scale = 0.0f;
-        if (amax > 0.0f && bits == 8) {
-          scale = amax / 127.0f;
-        } else if (amax > 0.0f) {
-          double best = -1.0;
-          for (int c = 0; c <= 8; ++c) {
-            float s = c == 8 ? amax / 8.0f : amax / 7.0f * (1.0f - 0.03f * c);
-            double err = 0.0;
-            for (int64_t p = 0; p < rows; ++p) {
-              float v = roundf(w[p * b_rs] / s);
-              v = v < -8.0f ? -8.0f : v > 7.0f ? 7.0f : v;
-              double d = (double)w[p * b_rs] - (double)(v * s);
-              err += d * d;
-            }
-            if (best < 0.0 || err < best) {
-              best = err;
-              scale = s;
-            }
-          }
-        }
+        float scale = agl_quant_scale(w, rows, b_rs, bits);
         memcpy(block + t * sizeof(float), &scale, sizeof(float));
         if (scale == 0.0f)
           continue;
         for (int64_t p = 0; p < rows; ++p) {
-          float v = roundf(w[p * b_rs] / scale);
-          int lo = bits == 8 ? -127 : -8, hi = bits == 8 ? 127 : 7;
-          int iv = v < (float)lo ? lo : v > (float)hi ? hi : (int)v;
+          int iv = agl_quant_value(w[p * b_rs], scale, bits);
           if (bits == 8) {
             q[p * row_bytes + t] = (unsigned char)(signed char)iv;
           } else {
@@ -150,6 +163,44 @@ static inline void agl_quantize_b(const float *b, int64_t k, int64_t n,
             *byte = (unsigned char)((*byte & ~(0x0F << shift)) |
                                     ((iv + 8) << shift));
           }
+        }
+      }
+    }
+  }
+}
+
+/* The GPU's layout of a quantized B (--target=cuda): column j of B is row
+ * j of `q`, its k depths in order, k a multiple of 2: bits 8, k bytes per
+ * row (int8 q); bits 4, k / 2 bytes, depth 2i in the low nibble of byte i
+ * and depth 2i + 1 in the high one, as the offset-binary q + 8. `scales`
+ * is n x ceil(k / group_size) floats, row j holding column j's scales.
+ * The values are agl_quantize_b's, for any n. */
+static inline void agl_quantize_rows(const float *b, int64_t k, int64_t n,
+                                     int64_t b_rs, int64_t b_cs, int bits,
+                                     int64_t group_size, void *q,
+                                     float *scales) {
+  const int64_t groups = (k + group_size - 1) / group_size;
+  const int64_t row_bytes = bits == 8 ? k : k / 2;
+  for (int64_t j = 0; j < n; ++j) {
+    unsigned char *row = (unsigned char *)q + j * row_bytes;
+    if (bits == 4) /* q = 0 (nibble 8) where a group's scale is 0 */
+      memset(row, 0x88, (size_t)row_bytes);
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t g0 = g * group_size;
+      const int64_t rows = k - g0 < group_size ? k - g0 : group_size;
+      const float *w = b + j * b_cs + g0 * b_rs;
+      float scale = agl_quant_scale(w, rows, b_rs, bits);
+      scales[j * groups + g] = scale;
+      for (int64_t p = 0; p < rows; ++p) {
+        int iv = scale == 0.0f ? 0 : agl_quant_value(w[p * b_rs], scale, bits);
+        int64_t depth = g0 + p;
+        if (bits == 8) {
+          row[depth] = (unsigned char)(signed char)iv;
+        } else {
+          int shift = (int)(depth % 2) * 4;
+          unsigned char *byte = row + depth / 2;
+          *byte =
+              (unsigned char)((*byte & ~(0x0F << shift)) | ((iv + 8) << shift));
         }
       }
     }

@@ -1,0 +1,597 @@
+//===- WeightOnlyToGpu.cpp - weight-only quantized products on a GPU -----===//
+//
+// A decode step reads every weight once, so its time on a GPU is the bytes
+// of its weights. With `--weight-only int8|int4 --target=cuda`, each matrix
+// product whose B is a constant weight (k x n, k a multiple of 32) reads
+// that weight in 8 or 4 bits, with a float scale per column and group of
+// depths: the values of the CPU's quantizer (agl_quantize_b), laid out for
+// the GPU by agl_quantize_rows (a row per column of B, its depths in order).
+//  - A product of at most kGemvMaxRows rows (a decode step, a short prompt)
+//    becomes one gpu.launch: a warp per column of the output streams that
+//    column's quantized row, 16 bytes per lane and step (four steps' loads
+//    issued before their arithmetic), dequantizes them in registers and
+//    multiplies them with up to kRowsPerBlock rows of A; the lanes' sums
+//    meet through gpu.shuffle xor.
+//  - A larger one (a prefill) first dequantizes the weight into a buffer of
+//    its own (a loop nest, a kernel of its own) and keeps the product,
+//    marked autoglm.half_operands: autoglm-contractions-to-kernels then runs
+//    it on the tensor cores with 16-bit operands (the dequantizing loop
+//    writes them), as in a --precision fp16 build.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/FloatValues.h"
+#include "passes/BufferFacts.h"
+#include "passes/KernelCalls.h"
+#include "passes/Passes.h"
+#include "passes/SizeBounds.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Threading.h"
+
+#include "autoglm/kernels_quant.h"
+
+namespace autoglm {
+#define GEN_PASS_DEF_WEIGHTONLYTOGPU
+#include "passes/Passes.h.inc"
+} // namespace autoglm
+
+using namespace mlir;
+using namespace autoglm;
+
+namespace {
+
+constexpr int64_t kWarps = 8;        // columns of the output per block
+constexpr int64_t kRowsPerBlock = 8; // rows of A each block multiplies
+constexpr int64_t kUnroll = 4;       // steps whose loads go out together
+constexpr int64_t kLaneBytes = 16;   // quantized bytes a lane loads a step
+constexpr int64_t kGemvMaxRows = 32; // larger products dequantize first
+
+/// A matrix product (batch.., m, n, k) on memrefs whose second input is a
+/// constant weight, read as (k, n) or (n, k), and whose first input's last
+/// dimension is k, unit stride.
+struct WeightProduct {
+  linalg::GenericOp op;
+  unsigned m, n, k;
+  SmallVector<unsigned> batch;
+  memref::GlobalOp weight;
+  bool weightRowsAreColumns; // the weight is n x k (B transposed)
+  int64_t depth, columns;    // k, n
+};
+
+std::optional<unsigned> dimOf(AffineExpr e) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return d.getPosition();
+  return std::nullopt;
+}
+
+std::optional<WeightProduct> matchWeightProduct(linalg::GenericOp op,
+                                                SymbolTable &symbols) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 ||
+      !isMultiplyAccumulate(op))
+    return std::nullopt;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || !type.getElementType().isF32())
+      return std::nullopt;
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  const unsigned loops = op.getNumLoops();
+  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
+  if (out.getNumResults() != loops - 1 || out.getNumResults() < 2 ||
+      !out.isProjectedPermutation() ||
+      !lhs.isProjectedPermutation(/*allowZeroInResults=*/true))
+    return std::nullopt;
+  WeightProduct p;
+  p.op = op;
+  SmallVector<unsigned> outDims;
+  for (AffineExpr e : out.getResults())
+    outDims.push_back(*dimOf(e));
+  p.m = outDims[outDims.size() - 2];
+  p.n = outDims.back();
+  p.batch.assign(outDims.begin(), outDims.end() - 2);
+  auto iterators = op.getIteratorTypesArray();
+  p.k =
+      llvm::find(iterators, utils::IteratorType::reduction) - iterators.begin();
+  // The weight: a constant global read whole as (k, n) or (n, k).
+  auto get = op.getDpsInputs()[1].getDefiningOp<memref::GetGlobalOp>();
+  if (!get || rhs.getNumResults() != 2)
+    return std::nullopt;
+  p.weight = symbols.lookup<memref::GlobalOp>(get.getName());
+  auto weightType = cast<MemRefType>(get.getType());
+  if (!p.weight || !p.weight.getConstant() || !weightType.hasStaticShape() ||
+      !weightType.getLayout().isIdentity())
+    return std::nullopt;
+  std::optional<unsigned> r0 = dimOf(rhs.getResult(0)),
+                          r1 = dimOf(rhs.getResult(1));
+  if (r0 == p.k && r1 == p.n)
+    p.weightRowsAreColumns = false;
+  else if (r0 == p.n && r1 == p.k)
+    p.weightRowsAreColumns = true;
+  else
+    return std::nullopt;
+  p.depth = weightType.getDimSize(p.weightRowsAreColumns ? 1 : 0);
+  p.columns = weightType.getDimSize(p.weightRowsAreColumns ? 0 : 1);
+  // A's rows: its last dimension is k, contiguous; its others are the
+  // batch loops and m (or constant 0).
+  if (lhs.getNumResults() == 0 ||
+      dimOf(lhs.getResults().back()) != std::optional<unsigned>(p.k))
+    return std::nullopt;
+  bool readsRows = false;
+  for (AffineExpr e : lhs.getResults().drop_back()) {
+    std::optional<unsigned> d = dimOf(e);
+    if (!d)
+      continue;
+    if (*d == p.n || *d == p.k)
+      return std::nullopt;
+    readsRows |= *d == p.m;
+  }
+  auto lhsType = cast<MemRefType>(op.getDpsInputs()[0].getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!readsRows || failed(lhsType.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1)
+    return std::nullopt;
+  // Each lane's step of depths lies in one group (group sizes are
+  // multiples of 32).
+  if (p.depth % 32 != 0)
+    return std::nullopt;
+  return p;
+}
+
+/// The largest extent loop `loop` of `op` may have, or nothing.
+std::optional<int64_t> maxExtent(linalg::GenericOp op, unsigned loop) {
+  int64_t range = op.getStaticLoopRanges()[loop];
+  if (!ShapedType::isDynamic(range))
+    return range;
+  std::optional<int64_t> bound;
+  for (OpOperand &operand : op->getOpOperands())
+    for (auto [i, e] :
+         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
+      if (dimOf(e) == std::optional<unsigned>(loop))
+        if (std::optional<Interval> extent = extentBounds(operand.get(), i))
+          bound = bound ? std::min(*bound, extent->hi) : extent->hi;
+  return bound;
+}
+
+/// A weight in the GPU's quantized layout: its rows (one per column of B)
+/// and their scales.
+struct QuantizedWeight {
+  memref::GlobalOp rows, scales;
+};
+
+/// Builds the decode kernel of one product.
+class GemvKernel {
+public:
+  GemvKernel(WeightProduct &p, QuantizedWeight q, int bits, int64_t groupSize)
+      : p(p), q(q), bits(bits), groupSize(groupSize), b(p.op),
+        loc(p.op.getLoc()) {}
+
+  gpu::LaunchOp build(bool accumulate, int64_t rowsPerBlock);
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value minimum(Value x, Value y) {
+    return arith::MinUIOp::create(b, loc, x, y);
+  }
+  Value less(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  /// The indices of `buffer`, read with `map`, at the loops' `values`.
+  SmallVector<Value> indicesAt(AffineMap map, ArrayRef<Value> values) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults())
+      indices.push_back(dimOf(e) ? values[*dimOf(e)] : index(0));
+    return indices;
+  }
+  /// The dot product of a step's quantized words (4 x i32: 16 or 32
+  /// depths) with A's row `a` at those depths (vector<16|32 x f32>),
+  /// before the scale.
+  Value dot(Value words, Value a);
+
+  WeightProduct p;
+  QuantizedWeight q;
+  int bits;
+  int64_t groupSize;
+  OpBuilder b;
+  Location loc;
+};
+
+Value GemvKernel::dot(Value words, Value a) {
+  // A value v in 0..255 becomes the float 2^23 + v by setting the bits of
+  // 2^23 above it (one full-rate integer op, where a conversion
+  // instruction is quarter-rate or slower); subtracting 2^23 plus the
+  // offset of the offset-binary code leaves q exactly.
+  Type i32 = b.getI32Type();
+  auto words4 = VectorType::get({4}, i32);
+  auto floats4 = VectorType::get({4}, b.getF32Type());
+  auto splat = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(words4, b.getIntegerAttr(i32, value)));
+  };
+  const int64_t perWord = 32 / bits; // depths a word holds, in order
+  const int64_t offset = bits == 8 ? 128 : 8;
+  if (bits == 8) // two's complement bytes -> offset binary
+    words = arith::XOrIOp::create(b, loc, words, splat(0x80808080));
+  Value exponent = splat(0x4B000000);
+  Value bias = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(floats4, b.getF32FloatAttr(8388608.0f + offset)));
+  Value sum;
+  for (int64_t j = 0; j < perWord; ++j) {
+    // Depths j, perWord + j, 2 perWord + j, 3 perWord + j of the step.
+    Value field = arith::AndIOp::create(
+        b, loc,
+        j ? arith::ShRUIOp::create(b, loc, words, splat(j * bits)).getResult()
+          : words,
+        splat((1 << bits) - 1));
+    Value q = arith::SubFOp::create(
+        b, loc,
+        arith::BitcastOp::create(b, loc, floats4,
+                                 arith::OrIOp::create(b, loc, field, exponent)),
+        bias);
+    SmallVector<int64_t> lanes;
+    for (int64_t w = 0; w < 4; ++w)
+      lanes.push_back(w * perWord + j);
+    Value x = vector::ShuffleOp::create(b, loc, a, a, lanes);
+    sum = sum ? vector::FMAOp::create(b, loc, q, x, sum).getResult()
+              : arith::MulFOp::create(b, loc, q, x).getResult();
+  }
+  return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, sum);
+}
+
+gpu::LaunchOp GemvKernel::build(bool accumulate, int64_t rowsPerBlock) {
+  linalg::GenericOp op = p.op;
+  Value lhs = op.getDpsInputs()[0], out = op.getDpsInits()[0];
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<Value> extents;
+  for (Range range :
+       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+  Value rows = extents[p.m];
+  Value batches = index(1);
+  for (unsigned loop : p.batch)
+    batches = mul(batches, extents[loop]);
+  Value rowsGet = memref::GetGlobalOp::create(b, loc, q.rows.getType(),
+                                              q.rows.getSymName());
+  Value scalesGet = memref::GetGlobalOp::create(b, loc, q.scales.getType(),
+                                                q.scales.getSymName());
+  Value gridX = index((p.columns + kWarps - 1) / kWarps);
+  Value gridY = arith::CeilDivUIOp::create(b, loc, rows, index(rowsPerBlock));
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, batches,
+                                      index(kWarps * 32), one, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+
+  Value thread = launch.getThreadIds().x;
+  Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
+  Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
+  Value column = add(mul(launch.getBlockIds().x, index(kWarps)), warp);
+  // A warp past the last column computes the last one's and stores nothing.
+  Value lastColumn = index(p.columns - 1);
+  Value readColumn = minimum(column, lastColumn);
+  Value firstRow = mul(launch.getBlockIds().y, index(rowsPerBlock));
+  Value lastRow = arith::SubIOp::create(b, loc, rows, one);
+  // The loops' values at a row: the batch loops from the block's z, the
+  // column, the row.
+  SmallVector<Value> loopValues(op.getNumLoops(), index(0));
+  Value rest = launch.getBlockIds().z;
+  for (unsigned loop : llvm::reverse(p.batch)) {
+    loopValues[loop] = arith::RemUIOp::create(b, loc, rest, extents[loop]);
+    rest = arith::DivUIOp::create(b, loc, rest, extents[loop]);
+  }
+  loopValues[p.n] = readColumn;
+  SmallVector<Value> rowOf;
+  for (int64_t r = 0; r < rowsPerBlock; ++r)
+    rowOf.push_back(minimum(add(firstRow, index(r)), lastRow));
+
+  const int64_t depthsPerStep = bits == 8 ? kLaneBytes : 2 * kLaneBytes;
+  const int64_t steps = p.depth / depthsPerStep; // per column
+  const int64_t unroll = std::min<int64_t>(kUnroll, (steps + 31) / 32);
+  const int64_t iterations = (steps + 32 * unroll - 1) / (32 * unroll);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  // A's rows are 16-byte aligned when A is a whole buffer (its depth is a
+  // multiple of 32 floats).
+  auto lhsType = cast<MemRefType>(lhs.getType());
+  llvm::MaybeAlign lhsAlign;
+  if (lhsType.getLayout().isIdentity())
+    lhsAlign = llvm::Align(16);
+
+  SmallVector<Value> init(rowsPerBlock, zero);
+  auto loop =
+      scf::ForOp::create(b, loc, index(0), index(iterations), one, init);
+  {
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value iteration = loop.getInductionVar();
+    SmallVector<Value> sums(loop.getRegionIterArgs());
+    auto wordType = VectorType::get({kLaneBytes / 4}, b.getI32Type());
+    auto floats = VectorType::get({depthsPerStep}, b.getF32Type());
+    // All of the iteration's loads first: they are in flight together.
+    SmallVector<Value> words, scales, valid, depths;
+    for (int64_t u = 0; u < unroll; ++u) {
+      Value step = add(
+          mul(add(mul(iteration, index(unroll)), index(u)), index(32)), lane);
+      valid.push_back(less(step, index(steps)));
+      Value readStep = minimum(step, index(steps - 1));
+      Value depth = mul(readStep, index(depthsPerStep));
+      depths.push_back(depth);
+      words.push_back(vector::LoadOp::create(
+          b, loc, wordType, rowsGet,
+          ValueRange{readColumn, mul(readStep, index(kLaneBytes / 4))},
+          /*nontemporal=*/false, llvm::Align(16)));
+      scales.push_back(memref::LoadOp::create(
+          b, loc, scalesGet,
+          ValueRange{readColumn,
+                     arith::DivUIOp::create(b, loc, depth, index(groupSize))}));
+    }
+    for (int64_t u = 0; u < unroll; ++u) {
+      loopValues[p.k] = depths[u];
+      for (int64_t r = 0; r < rowsPerBlock; ++r) {
+        loopValues[p.m] = rowOf[r];
+        Value a = vector::LoadOp::create(b, loc, floats, lhs,
+                                         indicesAt(maps[0], loopValues),
+                                         /*nontemporal=*/false, lhsAlign);
+        Value scaled =
+            arith::MulFOp::create(b, loc, dot(words[u], a), scales[u]);
+        sums[r] = arith::AddFOp::create(
+            b, loc, sums[r],
+            arith::SelectOp::create(b, loc, valid[u], scaled, zero));
+      }
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+  // The lanes' sums, combined across the warp; lane 0 stores them.
+  SmallVector<Value> totals(loop.getResults());
+  gpu::ShuffleOp first;
+  for (Value &total : totals)
+    for (int offset = 16; offset >= 1; offset /= 2) {
+      auto shuffle =
+          gpu::ShuffleOp::create(b, loc, total, offset,
+                                 /*width=*/32, gpu::ShuffleMode::XOR);
+      first = first ? first : shuffle;
+      total = arith::AddFOp::create(b, loc, total, shuffle.getShuffleResult());
+    }
+  // What --explain rates the kernel by, on an op that stays (the loop may
+  // fold away): its FLOPs and its operands.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (!llvm::any_of(ranges, ShapedType::isDynamic)) {
+    double flops = 2;
+    for (int64_t range : ranges)
+      flops *= double(range);
+    first->setAttr(kFlopsAttrName, b.getF64FloatAttr(flops));
+  }
+  first->setAttr(kOperandTypeAttrName,
+                 b.getStringAttr(bits == 8 ? "q8" : "q4"));
+  Value stores = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0)),
+      less(column, index(p.columns)));
+  auto ifStores = scf::IfOp::create(b, loc, stores, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard inIf(b);
+    b.setInsertionPointToStart(ifStores.thenBlock());
+    loopValues[p.n] = column;
+    for (int64_t r = 0; r < rowsPerBlock; ++r) {
+      Value row = add(firstRow, index(r));
+      auto ifRow = scf::IfOp::create(b, loc, less(row, rows),
+                                     /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inRow(b);
+      b.setInsertionPointToStart(ifRow.thenBlock());
+      loopValues[p.m] = row;
+      SmallVector<Value> at = indicesAt(maps[2], loopValues);
+      Value value = totals[r];
+      if (accumulate)
+        value = arith::AddFOp::create(
+            b, loc, memref::LoadOp::create(b, loc, out, at), value);
+      memref::StoreOp::create(b, loc, value, out, at);
+    }
+  }
+  gpu::TerminatorOp::create(b, loc);
+  return launch;
+}
+
+/// A loop nest (right before the product) that writes the weight's float
+/// values, dequantized, into a new buffer of the weight's shape, which the
+/// product then reads.
+void dequantizeBeforeProduct(WeightProduct &p, QuantizedWeight q, int bits,
+                             int64_t groupSize) {
+  OpBuilder b(p.op);
+  Location loc = p.op.getLoc();
+  auto weightType = cast<MemRefType>(p.op.getDpsInputs()[1].getType());
+  Value rows = memref::GetGlobalOp::create(b, loc, q.rows.getType(),
+                                           q.rows.getSymName());
+  Value scales = memref::GetGlobalOp::create(b, loc, q.scales.getType(),
+                                             q.scales.getSymName());
+  Value buffer = memref::AllocOp::create(b, loc, weightType);
+  // Over the weight's (d0, d1): the column of B and its depth.
+  MLIRContext *context = b.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, context),
+             d1 = getAffineDimExpr(1, context);
+  AffineExpr column = p.weightRowsAreColumns ? d0 : d1;
+  AffineExpr depth = p.weightRowsAreColumns ? d1 : d0;
+  const unsigned depthDim = p.weightRowsAreColumns ? 1 : 0;
+  const int64_t perWord = 32 / bits;
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(2, 0, {column, depth.floorDiv(perWord)}, context),
+      AffineMap::get(2, 0, {column, depth.floorDiv(groupSize)}, context),
+      AffineMap::getMultiDimIdentityMap(2, context)};
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  linalg::GenericOp::create(
+      b, loc, ValueRange{rows, scales}, ValueRange{buffer}, maps, iterators,
+      [&](OpBuilder &nested, Location at, ValueRange args) {
+        Type i32 = nested.getI32Type();
+        auto word = [&](int64_t v) {
+          return arith::ConstantIntOp::create(nested, at, v, 32).getResult();
+        };
+        // The depth's field of the word: bits (depth % perWord) * bits.
+        Value place = arith::IndexCastOp::create(
+            nested, at, i32,
+            arith::RemUIOp::create(
+                nested, at, linalg::IndexOp::create(nested, at, depthDim),
+                arith::ConstantIndexOp::create(nested, at, perWord)));
+        Value field = arith::ShRUIOp::create(
+            nested, at, args[0],
+            arith::MulIOp::create(nested, at, place, word(bits)));
+        Value q;
+        if (bits == 8) {
+          q = arith::TruncIOp::create(nested, at, nested.getI8Type(), field);
+        } else {
+          q = arith::SubIOp::create(
+              nested, at, arith::AndIOp::create(nested, at, field, word(15)),
+              word(8));
+        }
+        Value weight = arith::MulFOp::create(
+            nested, at,
+            arith::SIToFPOp::create(nested, at, nested.getF32Type(), q),
+            args[1]);
+        linalg::YieldOp::create(nested, at, weight);
+      });
+  p.op->setOperand(1, buffer);
+  p.op->setAttr(kHalfOperandsAttrName, b.getUnitAttr());
+}
+
+struct WeightOnlyToGpuPass
+    : autoglm::impl::WeightOnlyToGpuBase<WeightOnlyToGpuPass> {
+  using WeightOnlyToGpuBase::WeightOnlyToGpuBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if ((bits != 8 && bits != 4) || groupSize <= 0 || groupSize % 32 != 0) {
+      module.emitError("autoglm-weight-only-to-gpu: bits must be 8 or 4 and "
+                       "group-size a positive multiple of 32, not ")
+          << static_cast<int>(bits) << " and "
+          << static_cast<int64_t>(groupSize);
+      return signalPassFailure();
+    }
+    SymbolTable symbols(module);
+    SmallVector<WeightProduct> products;
+    module.walk([&](linalg::GenericOp op) {
+      if (std::optional<WeightProduct> p = matchWeightProduct(op, symbols))
+        products.push_back(*p);
+    });
+    if (products.empty())
+      return;
+
+    OpBuilder top = OpBuilder::atBlockEnd(module.getBody());
+    llvm::StringMap<QuantizedWeight> quantized;
+    int64_t floatBytes = 0, quantizedBytes = 0;
+    auto quantize = [&](WeightProduct &p) -> QuantizedWeight {
+      QuantizedWeight &q = quantized[p.weight.getSymName()];
+      if (q.rows)
+        return q;
+      std::optional<SmallVector<float>> values =
+          floatValues(p.weight.getInitialValueAttr());
+      const int64_t k = p.depth, n = p.columns;
+      const int64_t groups = (k + groupSize - 1) / groupSize;
+      const int64_t rowBytes = bits == 8 ? k : k / 2;
+      // Rows of 32-bit words: the kernel loads four at a time and takes
+      // their bytes (or nibbles) apart in order, little-endian.
+      const int64_t rowWords = rowBytes / 4;
+      auto rowsType = RankedTensorType::get({n, rowWords}, top.getI32Type());
+      auto scalesType = RankedTensorType::get({n, groups}, top.getF32Type());
+      // The weight's element (p, j) of B, whichever way it is stored.
+      const int64_t rs = p.weightRowsAreColumns ? 1 : n;
+      const int64_t cs = p.weightRowsAreColumns ? k : 1;
+      std::vector<float> scaleValues(n * groups);
+      const std::string name =
+          (p.weight.getSymName() + (bits == 8 ? "_q8" : "_q4")).str();
+      auto rowsData = newConstant<int32_t>(
+          rowsType, name, [&](MutableArrayRef<int32_t> out) {
+            // Columns in parallel: each writes its own rows and scales.
+            const int64_t chunk = 64;
+            parallelFor(
+                &getContext(), 0, (n + chunk - 1) / chunk, [&](size_t c) {
+                  int64_t first = c * chunk;
+                  int64_t count = std::min(chunk, n - first);
+                  agl_quantize_rows(values->data() + first * cs, k, count, rs,
+                                    cs, bits, groupSize,
+                                    out.data() + first * rowWords,
+                                    scaleValues.data() + first * groups);
+                });
+          });
+      auto scalesData = newConstant<float>(
+          scalesType, name + "_scales", [&](MutableArrayRef<float> out) {
+            llvm::copy(scaleValues, out.begin());
+          });
+      auto global = [&](StringRef symbol, RankedTensorType type,
+                        ElementsAttr data) {
+        auto op = memref::GlobalOp::create(
+            top, p.weight.getLoc(), symbol, top.getStringAttr("private"),
+            MemRefType::get(type.getShape(), type.getElementType()), data,
+            /*constant=*/true, top.getI64IntegerAttr(64));
+        symbols.insert(op); // renames on a clash
+        return op;
+      };
+      q.rows = global(name, rowsType, rowsData);
+      q.scales = global(name + "_scales", scalesType, scalesData);
+      floatBytes += k * n * 4;
+      quantizedBytes += n * rowBytes + n * groups * 4;
+      return q;
+    };
+
+    int64_t converted = 0;
+    for (WeightProduct &p : products) {
+      if (!floatValues(p.weight.getInitialValueAttr()))
+        continue;
+      QuantizedWeight q = quantize(p);
+      ++converted;
+      std::optional<int64_t> rows = maxExtent(p.op, p.m);
+      // Symbolic rows without a bound are a decode step's as well: the
+      // kernel serves any count (kRowsPerBlock at a time).
+      if (rows && *rows > kGemvMaxRows &&
+          !ShapedType::isDynamic(p.op.getStaticLoopRanges()[p.m])) {
+        dequantizeBeforeProduct(p, q, bits, groupSize);
+        continue;
+      }
+      Operation *init = nullptr;
+      const bool accumulate = !zeroAt(p.op.getDpsInits()[0], p.op, init);
+      if (init && init == previousEffect(p.op))
+        init->erase();
+      const int64_t rowsPerBlock =
+          rows ? std::min(kRowsPerBlock, *rows) : kRowsPerBlock;
+      GemvKernel(p, q, bits, groupSize).build(accumulate, rowsPerBlock);
+      p.op->erase();
+    }
+    // The float weights nothing reads any more.
+    module.walk([&](memref::GetGlobalOp get) {
+      if (get->use_empty() && quantized.count(get.getName()))
+        get->erase();
+    });
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (quantized.count(global.getSymName()) &&
+          SymbolTable::symbolKnownUseEmpty(global, module)) {
+        dropOwnedBlob(global.getInitialValueAttr());
+        global.erase();
+      }
+    if (converted == 0)
+      return;
+    Builder attrs(&getContext());
+    module->setAttr(
+        "autoglm.weight_only",
+        attrs.getDictionaryAttr(
+            {attrs.getNamedAttr(
+                 "format", attrs.getStringAttr(bits == 8 ? "int8" : "int4")),
+             attrs.getNamedAttr("bits", attrs.getI64IntegerAttr(bits)),
+             attrs.getNamedAttr("products", attrs.getI64IntegerAttr(converted)),
+             attrs.getNamedAttr("float_bytes",
+                                attrs.getI64IntegerAttr(floatBytes)),
+             attrs.getNamedAttr("quantized_bytes",
+                                attrs.getI64IntegerAttr(quantizedBytes)),
+             attrs.getNamedAttr("group_size",
+                                attrs.getI64IntegerAttr(groupSize))}));
+  }
+};
+
+} // namespace
