@@ -1212,7 +1212,8 @@ std::optional<Epilogue> cudaEpilogue(linalg::GenericOp op,
                                      const ContractionLoops &c,
                                      bool accumulate);
 
-/// The elementwise generic right before `product` that writes all of
+/// The elementwise generic right before `product` (or before a loop
+/// between them that does not touch `buffer`) that writes all of
 /// `buffer` (a new allocation, contiguous) as its one output
 /// without reading it, when nothing reads `buffer` after the product: it
 /// can write the 16-bit copy itself. Null otherwise.
@@ -1221,8 +1222,17 @@ linalg::GenericOp producerToNarrow(Value buffer, Operation *product) {
   // (not a model output, nor a view of a buffer read elsewhere).
   if (!buffer.getDefiningOp<memref::AllocOp>())
     return nullptr;
-  auto producer =
-      dyn_cast_or_null<linalg::GenericOp>(autoglm::previousEffect(product));
+  Operation *before = autoglm::previousEffect(product);
+  // Past the other operand's producer (a loop that neither reads nor
+  // writes `buffer`), so that both operands' loops can write 16 bits.
+  if (auto other = dyn_cast_or_null<linalg::GenericOp>(before))
+    if (other.hasPureBufferSemantics() &&
+        llvm::all_of(other->getOperands(), [&](Value v) {
+          return !isa<BaseMemRefType>(v.getType()) ||
+                 autoglm::disjoint(v, buffer);
+        }))
+      before = autoglm::previousEffect(other);
+  auto producer = dyn_cast_or_null<linalg::GenericOp>(before);
   if (!producer || !producer.hasPureBufferSemantics() ||
       producer.getNumDpsInits() != 1 || producer.getDpsInits()[0] != buffer ||
       producer.getNumParallelLoops() != producer.getNumLoops() ||
@@ -1404,7 +1414,9 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   // Records the call's output, even for a float32 product, so that later
   // products know what it writes.
   HalfWeights *halfCopies = half;
-  if (half && keepsFloatOperands(op, maxRanges))
+  // (A weight dequantized at run time is written in 16 bits at no cost.)
+  if (half && !op->hasAttr(autoglm::kHalfOperandsAttrName) &&
+      keepsFloatOperands(op, maxRanges))
     half = nullptr;
   std::optional<LoopLayout> lhs = layoutOf(op.getDpsInputs()[0], maps[0]);
   std::optional<LoopLayout> rhs = layoutOf(op.getDpsInputs()[1], maps[1]);

@@ -193,10 +193,13 @@ private:
       indices.push_back(dimOf(e) ? values[*dimOf(e)] : index(0));
     return indices;
   }
-  /// The dot product of a step's quantized words (4 x i32: 16 or 32
-  /// depths) with A's row `a` at those depths (vector<16|32 x f32>),
-  /// before the scale.
-  Value dot(Value words, Value a);
+  /// A step's quantized words (4 x i32: 16 or 32 depths) as their
+  /// values q: 32 / bits vectors of 4, vector j holding the depths j,
+  /// 32 / bits + j, ... (the words' j-th fields).
+  SmallVector<Value> unpack(Value words);
+  /// The sum of q times A's row `a` at the step's depths (vector<16|32 x
+  /// f32>), before the scale.
+  Value dot(ArrayRef<Value> q, Value a);
 
   WeightProduct p;
   QuantizedWeight q;
@@ -206,7 +209,7 @@ private:
   Location loc;
 };
 
-Value GemvKernel::dot(Value words, Value a) {
+SmallVector<Value> GemvKernel::unpack(Value words) {
   // A value v in 0..255 becomes the float 2^23 + v by setting the bits of
   // 2^23 above it (one full-rate integer op, where a conversion
   // instruction is quarter-rate or slower); subtracting 2^23 plus the
@@ -218,7 +221,6 @@ Value GemvKernel::dot(Value words, Value a) {
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(words4, b.getIntegerAttr(i32, value)));
   };
-  const int64_t perWord = 32 / bits; // depths a word holds, in order
   const int64_t offset = bits == 8 ? 128 : 8;
   if (bits == 8) // two's complement bytes -> offset binary
     words = arith::XOrIOp::create(b, loc, words, splat(0x80808080));
@@ -226,25 +228,32 @@ Value GemvKernel::dot(Value words, Value a) {
   Value bias = arith::ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(floats4, b.getF32FloatAttr(8388608.0f + offset)));
-  Value sum;
-  for (int64_t j = 0; j < perWord; ++j) {
-    // Depths j, perWord + j, 2 perWord + j, 3 perWord + j of the step.
+  SmallVector<Value> q;
+  for (int64_t j = 0; j < 32 / bits; ++j) {
     Value field = arith::AndIOp::create(
         b, loc,
         j ? arith::ShRUIOp::create(b, loc, words, splat(j * bits)).getResult()
           : words,
         splat((1 << bits) - 1));
-    Value q = arith::SubFOp::create(
+    q.push_back(arith::SubFOp::create(
         b, loc,
         arith::BitcastOp::create(b, loc, floats4,
                                  arith::OrIOp::create(b, loc, field, exponent)),
-        bias);
+        bias));
+  }
+  return q;
+}
+
+Value GemvKernel::dot(ArrayRef<Value> q, Value a) {
+  const int64_t perWord = q.size();
+  Value sum;
+  for (auto [j, values] : llvm::enumerate(q)) {
     SmallVector<int64_t> lanes;
     for (int64_t w = 0; w < 4; ++w)
-      lanes.push_back(w * perWord + j);
+      lanes.push_back(w * perWord + int64_t(j));
     Value x = vector::ShuffleOp::create(b, loc, a, a, lanes);
-    sum = sum ? vector::FMAOp::create(b, loc, q, x, sum).getResult()
-              : arith::MulFOp::create(b, loc, q, x).getResult();
+    sum = sum ? vector::FMAOp::create(b, loc, values, x, sum).getResult()
+              : arith::MulFOp::create(b, loc, values, x).getResult();
   }
   return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, sum);
 }
@@ -336,14 +345,14 @@ gpu::LaunchOp GemvKernel::build(bool accumulate, int64_t rowsPerBlock) {
                      arith::DivUIOp::create(b, loc, depth, index(groupSize))}));
     }
     for (int64_t u = 0; u < unroll; ++u) {
+      SmallVector<Value> q = unpack(words[u]);
       loopValues[p.k] = depths[u];
       for (int64_t r = 0; r < rowsPerBlock; ++r) {
         loopValues[p.m] = rowOf[r];
         Value a = vector::LoadOp::create(b, loc, floats, lhs,
                                          indicesAt(maps[0], loopValues),
                                          /*nontemporal=*/false, lhsAlign);
-        Value scaled =
-            arith::MulFOp::create(b, loc, dot(words[u], a), scales[u]);
+        Value scaled = arith::MulFOp::create(b, loc, dot(q, a), scales[u]);
         sums[r] = arith::AddFOp::create(
             b, loc, sums[r],
             arith::SelectOp::create(b, loc, valid[u], scaled, zero));

@@ -401,6 +401,35 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                               "--no-kernels")
         self.assertNotIn("agl_cuda", run(["nm", loops]).stdout)
 
+    def test_weight_only_products(self):
+        """--weight-only int8/int4: the weights' products (32 rows here)
+        are kernels of their own that read 8- or 4-bit weights (the report
+        says so, and the weights file shrinks); attention's products of
+        two activations stay cuBLAS calls in float32."""
+        onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
+        fp32 = self.compiled(onnx_path, ".o", "--target=cuda")
+        fp32_bytes = os.path.getsize(os.path.splitext(fp32)[0] + ".weights")
+        for bits, fraction in (("int8", 0.3), ("int4", 0.2)):
+            with self.subTest(bits=bits):
+                obj, result = self.cache.compile(
+                    onnx_path, ".o", "--target=cuda", "--weight-only", bits,
+                    "--report=json")
+                self.assertEqual(result.returncode, 0, describe(result))
+                report = json.loads(result.stdout)
+                kernels = [e["nodes"] for e in report["placement"]
+                           if e.get("operands") == "q" + bits[3:]]
+                self.assertEqual(len(kernels), 5, kernels)
+                for nodes in ("qkv", "o_proj", "gate_proj", "up_proj",
+                              "down_proj"):
+                    self.assertTrue(any(nodes in k for k in kernels), nodes)
+                self.assertEqual(report["weight_only"]["products"], 5)
+                symbols = run(["nm", obj]).stdout
+                self.assertRegex(symbols, r"\bU agl_cuda_sgemm\b")
+                self.assertNotIn("agl_cuda_gemm_half", symbols)
+                weights = os.path.getsize(os.path.splitext(obj)[0] +
+                                          ".weights")
+                self.assertLess(weights, fraction * fp32_bytes)
+
     def test_report_lists_the_placement(self):
         """--report names, in order, every kernel the object holds and every
         cuBLAS call with its epilogue; none of glm_layer's kernels runs in
@@ -940,6 +969,30 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
             for flags in ([], ["--precision", "fp16"]):
                 self.assertSymbolicCasesMatch(
                     model, ["--target=cuda", "--gpu-arch=sm_90"], flags)
+        # --weight-only: what the CPU's weight-only build computes (the same
+        # quantized weights; 4 bits: the CPU's kernel rounds more).
+        for model in ("mlp", "glm_layer"):
+            for bits, bound in (("int8", 1e-5), ("int4", 5e-4)):
+                with self.subTest(model=model, flags=["--weight-only", bits]):
+                    result, out_dir, case_dir = self.run_case(
+                        model, "--weight-only", bits)
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    cpu = self.compiled(
+                        os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                        "--weight-only", bits)
+                    cpu_dir = self.cache.path("outputs", model + "-cpu-" + bits,
+                                              "")
+                    result = run_model(cpu, *case_arguments(model,
+                                                            expect=False),
+                                       "--output-dir", cpu_dir)
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    for name in case_names(case_dir, "outputs"):
+                        file = saved_output_name(name)
+                        expected = np.load(os.path.join(cpu_dir, file))
+                        self.assertLessEqual(
+                            np.max(np.abs(np.load(os.path.join(out_dir, file))
+                                          - expected)),
+                            bound * np.max(np.abs(expected)), name)
         # int8: what the CPU's int8 build computes (the same quantization and
         # integer sums; float rounding of the scales aside).
         for model in ("mlp", "glm_layer", "resnet_cnn"):
