@@ -93,6 +93,12 @@ VARIANTS = {"cublas": [], "loops": ["--no-kernels"],
 # `int8` build (--precision int8), checked against the CPU's int8 build of
 # the same model: the same quantization and integer sums.
 INT8_RTOL, INT8_ATOL = 1e-4, 1e-5
+# Every model also has weight-only builds (--weight-only int8 / int4),
+# checked against the CPU's weight-only build: the same quantized weights,
+# so within these fractions of the largest output (the CPU's 4-bit kernel
+# rounds its sums more).
+WEIGHT_ONLY_VARIANTS = {"wo_int8": (["--weight-only", "int8"], 1e-5),
+                        "wo_int4": (["--weight-only", "int4"], 5e-4)}
 # Builds whose products round their operands to 16 bits, checked against
 # the float32 references as test/e2e/test_precision.py checks the CPU's:
 # max |out - ref| <= MAX_REL * max |ref| and cosine >= MIN_COSINE.
@@ -106,7 +112,9 @@ SYMBOLIC_VARIANTS = {"symbolic": [], "symbolic_fp16": ["--precision", "fp16"]}
 MAX_REL, MIN_COSINE = 0.01, 0.9999
 # The generation builds: the KV cache inside the model, products in fp32
 # or fp16 (the capacity and dimensions are test_generate.py's).
-GENERATE_VARIANTS = {"kv": [], "kv_fp16": ["--precision", "fp16"]}
+GENERATE_VARIANTS = {"kv": [], "kv_fp16": ["--precision", "fp16"],
+                     "kv_int8": ["--weight-only", "int8"],
+                     "kv_int4": ["--weight-only", "int4"]}
 
 
 def log(msg):
@@ -328,16 +336,19 @@ def symbolic_model(tools, bundle, name, dims, cases, case_files, case_names,
     return entry
 
 
-def cpu_int8_references(tools, onnx_path, flags, folder, entry):
-    """The outputs of the CPU's int8 build of the model on its inputs, as
-    int8_output_I.npy next to them (entry["int8_outputs"])."""
+def cpu_references(tools, onnx_path, dims, flags, folder, entry, variant):
+    """The outputs of the CPU's build of the model with `flags` (those of
+    GPU build `variant`) on its inputs, as VARIANT_output_I.npy next to
+    them (entry["VARIANT_outputs"])."""
     with tempfile.TemporaryDirectory() as work:
         so = os.path.join(work, "model.so")
         result = subprocess.run(
             [os.path.join(tools, "autoglm-compile"), onnx_path, "-o", so,
-             *flags], capture_output=True, text=True)
+             *flags, *[a for d in dims for a in ("--dim", d)]],
+            capture_output=True, text=True)
         if result.returncode != 0:
-            raise RuntimeError(f"the CPU int8 build failed:\n{result.stderr}")
+            raise RuntimeError(f"the CPU {variant} build failed:\n"
+                               f"{result.stderr}")
         args = [a for i in entry["inputs"]
                 for a in ("--input",
                           f"{i['name']}={os.path.join(folder, i['file'])}")]
@@ -345,14 +356,14 @@ def cpu_int8_references(tools, onnx_path, flags, folder, entry):
             [os.path.join(tools, "autoglm-run"), so, *args, "--output-dir",
              work], capture_output=True, text=True)
         if result.returncode != 0:
-            raise RuntimeError(f"the CPU int8 build's run failed:\n"
+            raise RuntimeError(f"the CPU {variant} build's run failed:\n"
                                f"{result.stderr}")
-        entry["int8_outputs"] = []
+        entry[variant + "_outputs"] = []
         for i, o in enumerate(entry["outputs"]):
-            file = f"int8_output_{i}.npy"
+            file = f"{variant}_output_{i}.npy"
             shutil.copy2(os.path.join(work, saved_name(o["name"])),
                          os.path.join(folder, file))
-            entry["int8_outputs"].append(file)
+            entry[variant + "_outputs"].append(file)
 
 
 def generation_models(tools, bundle, only):
@@ -426,6 +437,8 @@ def prepare(args):
         if os.path.isdir(calibration):
             variants["int8"] = ["--precision", "int8", "--calibrate",
                                 calibration]
+        for variant, (flags, _) in WEIGHT_ONLY_VARIANTS.items():
+            variants[variant] = flags
         seconds = {v: compile_model(
             tools, onnx_path, os.path.join(folder, v, name + ".so"), dims,
             flags) for v, flags in variants.items()}
@@ -451,9 +464,10 @@ def prepare(args):
                                                    case_files(case_dir, key))):
                 shutil.copy2(path, os.path.join(folder, f"{key}_{i}.npy"))
                 entry[kind].append(dict(name=tensor, file=f"{key}_{i}.npy"))
-        if "int8" in variants:
-            cpu_int8_references(tools, onnx_path, variants["int8"], folder,
-                                entry)
+        for variant in ("int8", *WEIGHT_ONLY_VARIANTS):
+            if variant in variants:
+                cpu_references(tools, onnx_path, dims, variants[variant],
+                               folder, entry, variant)
         manifest["models"].append(entry)
         log(f"  {name}: compiled in {seconds}")
     for name, (dims, cases) in SYMBOLIC.items():
@@ -598,6 +612,8 @@ def compare(got, expected, variant, rtol, atol):
     cos = float(got @ expected / norms) if norms else 1.0
     if variant in HALF_VARIANTS:
         ok = rel <= MAX_REL and cos >= MIN_COSINE
+    elif variant in WEIGHT_ONLY_VARIANTS:
+        ok = rel <= WEIGHT_ONLY_VARIANTS[variant][1]
     else:
         ok = bool(np.allclose(got, expected, rtol=rtol, atol=atol))
     return ok, error, rel, cos
@@ -667,9 +683,10 @@ def check_case(bundle, m, case, variant, so, folder):
         args += ["--input", f"{i['name']}={os.path.join(folder, i['file'])}"]
     report = autoglm_run(bundle, so, args)
     ok, worst, rel, cos = report["exit_code"] == 0, 0.0, 0.0, 1.0
-    # int8: against the CPU's int8 build.
+    # int8 and weight-only: against the CPU's build with the same flags.
     int8 = variant == "int8"
-    references = (m["int8_outputs"] if int8 else
+    cpu_matched = int8 or variant in WEIGHT_ONLY_VARIANTS
+    references = (m[variant + "_outputs"] if cpu_matched else
                   [o["file"] for o in case["outputs"]])
     for o, reference in zip(case["outputs"] if ok else [], references):
         o_ok, o_err, o_rel, o_cos = compare(
@@ -1041,11 +1058,13 @@ def main(argv=None):
                         "fp16: the generated GEMMs take seconds each)")
     r.add_argument("--model-variants", nargs="*",
                    default=["cublas", "fp16", "hosted", "int8",
+                            *WEIGHT_ONLY_VARIANTS, *SYMBOLIC_VARIANTS],
+                   choices=[*VARIANTS, "int8", *WEIGHT_ONLY_VARIANTS,
                             *SYMBOLIC_VARIANTS],
-                   choices=[*VARIANTS, "int8", *SYMBOLIC_VARIANTS],
                    help="builds of models/ to check (default cublas, fp16, "
                         "hosted, where the model has calibration data "
-                        "int8, and the symbolic builds)")
+                        "int8, the weight-only builds and the symbolic "
+                        "builds)")
     r.add_argument("--profile", action="store_true",
                    help="also time each build's kernels with Nsight "
                         "Compute (ncu), one run")
