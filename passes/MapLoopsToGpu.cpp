@@ -120,6 +120,18 @@ bool holdsDeviceLibraryCall(Operation *op) {
   return result.wasInterrupted();
 }
 
+/// Whether `op` holds work for the GPU: a kernel, a parallel loop or a
+/// library call.
+bool holdsGpuWork(Operation *op) {
+  WalkResult result = op->walk([](Operation *nested) {
+    return isa<gpu::LaunchOp, scf::ParallelOp>(nested) ||
+                   isDeviceLibraryCall(nested)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 /// Whether `value` is computed on the host: from constants, extents and
 /// the run's symbol values, with no load of device memory.
 bool computedOnHost(Value value) {
@@ -265,18 +277,39 @@ struct MapLoopsToGpuPass
     // Normalizations and softmax: a kernel with a block per row.
     autoglm::fuseRowKernels(func);
 
-    SmallVector<Operation *> topLevel;
-    for (Operation &op : func.getBody().getOps())
-      topLevel.push_back(&op);
-    // Runs of top-level ops between parallel loops (and library calls,
-    // which queue GPU work in order) become one one-thread kernel each.
+    if (failed(mapBlock(func.getBody().front())))
+      return signalPassFailure();
+  }
+
+  /// Maps the ops of `block`: the function's body, or a branch of a choice
+  /// the host makes at run time between kinds of GPU work.
+  LogicalResult mapBlock(Block &block) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : block)
+      ops.push_back(&op);
+    // Runs of ops between parallel loops (and library calls, which queue
+    // GPU work in order) become one one-thread kernel each.
     SmallVector<Operation *> run;
-    for (Operation *op : topLevel) {
+    for (Operation *op : ops) {
       // A host section (autoglm-place-on-host) stays host code.
       if (op->hasAttr(autoglm::kHostSectionAttrName)) {
         if (failed(runInOneThread(run)))
-          return signalPassFailure();
+          return failure();
         run.clear();
+        continue;
+      }
+      // An scf.if on host values around GPU work (a weight-only product
+      // with symbolic rows: its kernel, or cuBLAS): each branch is mapped
+      // on its own.
+      auto choice = dyn_cast<scf::IfOp>(op);
+      if (choice && choice.getNumResults() == 0 && holdsGpuWork(op) &&
+          computedOnHost(choice.getCondition())) {
+        if (failed(runInOneThread(run)))
+          return failure();
+        run.clear();
+        for (Region &branch : choice->getRegions())
+          if (!branch.empty() && failed(mapBlock(branch.front())))
+            return failure();
         continue;
       }
       auto loop = dyn_cast<scf::ParallelOp>(op);
@@ -289,19 +322,19 @@ struct MapLoopsToGpuPass
         continue;
       }
       if (failed(runInOneThread(run)))
-        return signalPassFailure();
+        return failure();
       // The host queues the call: nothing around it may touch tensor data.
       if (library && touchesDeviceMemory(op)) {
-        op->emitError("'")
-            << op->getName()
-            << "' both queues a library call and touches tensor data; the "
-               "CUDA target cannot run it";
-        return signalPassFailure();
+        return op->emitError("'")
+               << op->getName()
+               << "' both queues a library call and touches tensor data; the "
+                  "CUDA target cannot run it";
       }
       run.clear();
       if (loop && !loop->hasAttr(gpu::getMappingAttrName()))
         mapParallelLoop(loop);
     }
+    return success();
   }
 
   /// Tiles the innermost loop by the block size and maps the tile to

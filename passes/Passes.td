@@ -1039,8 +1039,8 @@ def WeightOnlyToGpu : Pass<"autoglm-weight-only-to-gpu", "mlir::ModuleOp"> {
     nothing else reads it; the module's `autoglm.weight_only` says how many
     products and bytes.
 
-    A product of at most 32 rows, or of a symbolic row count, becomes one
-    `gpu.launch`: 8 warps per block, a warp per output column (grid: column
+    A product of at most 32 rows (or of a symbolic row count bounded so)
+    becomes one `gpu.launch`: 8 warps per block, a warp per output column (grid: column
     groups x row groups of up to 8 x batch), each lane loading 16 quantized
     bytes per step (four steps' loads before their arithmetic), dequantizing
     them in registers and multiplying them with the block's rows of A
@@ -1050,7 +1050,9 @@ def WeightOnlyToGpu : Pass<"autoglm-weight-only-to-gpu", "mlir::ModuleOp"> {
     `--explain`. A larger product (a prefill) keeps its loop nest, reading
     a new buffer that a loop right before it fills with the dequantized
     weight, and is marked `autoglm.half_operands`: the CUDA products then
-    run it on the tensor cores with 16-bit operands.
+    run it on the tensor cores with 16-bit operands. A symbolic row count
+    that may exceed 32 gets both, chosen at run time by an `scf.if` on the
+    count (the product then adds to its output's zero fill).
   }];
   let options = [
     Option<"bits", "bits", "int", "8", "Bits per weight: 8 or 4">,
@@ -1075,7 +1077,10 @@ def MapLoopsToGpu : Pass<"autoglm-map-loops-to-gpu", "mlir::func::FuncOp"> {
     clamped, so its extent is a constant); the tile's innermost loop goes to
     thread x, the tiles' innermost three loops to blocks x, y and z (y and
     z only for constant extents of at most 65535, CUDA's limit), and any
-    other loop runs sequentially inside the kernel.
+    other loop runs sequentially inside the kernel. An `scf.if` on host
+    values around GPU work (a weight-only product with symbolic rows picks
+    its kernel or cuBLAS so) stays host code, and each of its branches is
+    mapped as the function's body is.
 
     A row reduction (the nest's body one `scf.for` whose iteration
     arguments are accumulators combined by `+`, `*`, max or min with values

@@ -17,6 +17,8 @@
 //    marked autoglm.half_operands: autoglm-contractions-to-kernels then runs
 //    it on the tensor cores with 16-bit operands (the dequantizing loop
 //    writes them), as in a --precision fp16 build.
+//  - A symbolic row count that may exceed kGemvMaxRows gets both, in an
+//    scf.if on the count at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -141,7 +143,7 @@ std::optional<WeightProduct> matchWeightProduct(linalg::GenericOp op,
     return std::nullopt;
   // Each lane's step of depths lies in one group (group sizes are
   // multiples of 32).
-  if (p.depth % 32 != 0)
+  if (p.depth <= 0 || p.columns <= 0 || p.depth % 32 != 0)
     return std::nullopt;
   return p;
 }
@@ -170,8 +172,10 @@ struct QuantizedWeight {
 /// Builds the decode kernel of one product.
 class GemvKernel {
 public:
-  GemvKernel(WeightProduct &p, QuantizedWeight q, int bits, int64_t groupSize)
-      : p(p), q(q), bits(bits), groupSize(groupSize), b(p.op),
+  /// The kernel goes where `at` inserts.
+  GemvKernel(WeightProduct &p, QuantizedWeight q, int bits, int64_t groupSize,
+             OpBuilder at)
+      : p(p), q(q), bits(bits), groupSize(groupSize), b(at),
         loc(p.op.getLoc()) {}
 
   gpu::LaunchOp build(bool accumulate, int64_t rowsPerBlock);
@@ -556,21 +560,42 @@ struct WeightOnlyToGpuPass
       QuantizedWeight q = quantize(p);
       ++converted;
       std::optional<int64_t> rows = maxExtent(p.op, p.m);
-      // Symbolic rows without a bound are a decode step's as well: the
-      // kernel serves any count (kRowsPerBlock at a time).
-      if (rows && *rows > kGemvMaxRows &&
-          !ShapedType::isDynamic(p.op.getStaticLoopRanges()[p.m])) {
+      const bool symbolic =
+          ShapedType::isDynamic(p.op.getStaticLoopRanges()[p.m]);
+      if (!symbolic && *rows > kGemvMaxRows) {
         dequantizeBeforeProduct(p, q, bits, groupSize);
         continue;
       }
       Operation *init = nullptr;
       const bool accumulate = !zeroAt(p.op.getDpsInits()[0], p.op, init);
-      if (init && init == previousEffect(p.op))
-        init->erase();
       const int64_t rowsPerBlock =
           rows ? std::min(kRowsPerBlock, *rows) : kRowsPerBlock;
-      GemvKernel(p, q, bits, groupSize).build(accumulate, rowsPerBlock);
-      p.op->erase();
+      if (!symbolic || (rows && *rows <= kGemvMaxRows)) {
+        if (init && init == previousEffect(p.op))
+          init->erase();
+        GemvKernel(p, q, bits, groupSize, OpBuilder(p.op))
+            .build(accumulate, rowsPerBlock);
+        p.op->erase();
+        continue;
+      }
+      // Symbolic rows that may be many: the choice at run time. (The
+      // output's zero fill stays for the product, which adds to it.)
+      OpBuilder b(p.op);
+      Location loc = p.op.getLoc();
+      Value rowCount = getValueOrCreateConstantIndexOp(
+          b, loc,
+          cast<linalg::LinalgOp>(p.op.getOperation())
+              .createLoopRanges(b, loc)[p.m]
+              .size);
+      Value few = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ule, rowCount,
+          arith::ConstantIndexOp::create(b, loc, kGemvMaxRows));
+      auto choice = scf::IfOp::create(b, loc, few, /*withElseRegion=*/true);
+      GemvKernel(p, q, bits, groupSize,
+                 OpBuilder::atBlockTerminator(choice.thenBlock()))
+          .build(accumulate, kRowsPerBlock);
+      p.op->moveBefore(choice.elseBlock()->getTerminator());
+      dequantizeBeforeProduct(p, q, bits, groupSize);
     }
     // The float weights nothing reads any more.
     module.walk([&](memref::GetGlobalOp get) {

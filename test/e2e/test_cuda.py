@@ -1157,6 +1157,30 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                     np.testing.assert_allclose(emulated, cpu, rtol=1e-6,
                                                atol=1e-6)
 
+    def weight_only_outputs(self, model, case, flags, target):
+        """The outputs of `model`'s build for `target` with `flags` on the
+        inputs of the case folder `case`, in its outputs' order."""
+        lib = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                            f"--target={target}", *flags)
+        out_dir = self.cache.path("weight-only", target, case,
+                                  "".join(flags).replace("/", "_"), "")
+        result = run([RUN, lib, *case_arguments(model, expect=False,
+                                                case=case),
+                      "--output-dir", out_dir])
+        self.assertEqual(result.returncode, 0, describe(result))
+        return [np.load(os.path.join(out_dir, saved_output_name(n)))
+                for n in case_names(os.path.join(MODELS_DIR, case),
+                                    "outputs")]
+
+    def assertSameAsCpu(self, model, case, flags, bound):
+        """The emulated GPU build's outputs within `bound` of the largest
+        output of the CPU build's."""
+        cpu = self.weight_only_outputs(model, case, flags, "x86_64")
+        gpu = self.weight_only_outputs(model, case, flags, "cuda-emulated")
+        for expected, got in zip(cpu, gpu):
+            self.assertLessEqual(np.max(np.abs(got - expected)),
+                                 bound * np.max(np.abs(expected)), case)
+
     def test_weight_only_products_as_the_cpu_build(self):
         """--weight-only: the GPU reads each weight in 8 or 4 bits with
         the CPU quantizer's values (autoglm-weight-only-to-gpu). Products of
@@ -1178,15 +1202,13 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
             ("glm_layer_dynamic", "glm_layer_dynamic/batch3_seq64",
              ["batch=3", "seq=64"], ("int8", "int4"), "dequantized"))
         for model, case, dims, formats, path in cases:
-            case_dir = os.path.join(MODELS_DIR, case)
-            dim_flags = [a for d in dims for a in ("--dim", d)]
             for bits in formats:
                 with self.subTest(case=case, bits=bits):
-                    outputs, flags = {}, ["--weight-only", bits, *dim_flags]
-                    onnx_path = os.path.join(MODELS_DIR, model + ".onnx")
-                    memref = self.compiled(onnx_path, ".mlir",
-                                           "--target=cuda-emulated", *flags,
-                                           "--emit=memref")
+                    flags = ["--weight-only", bits,
+                             *[a for d in dims for a in ("--dim", d)]]
+                    memref = self.compiled(
+                        os.path.join(MODELS_DIR, model + ".onnx"), ".mlir",
+                        "--target=cuda-emulated", *flags, "--emit=memref")
                     with open(memref) as f:
                         ir = f.read()
                     if path == "kernel":
@@ -1195,27 +1217,29 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                         self.assertNotIn("agl_cuda_gemm_half", ir)
                     else:
                         self.assertIn("call @agl_cuda_gemm_half", ir)
-                    for target in ("x86_64", "cuda-emulated"):
-                        lib = self.compiled(onnx_path, ".so",
-                                            f"--target={target}", *flags)
-                        out_dir = self.cache.path("weight-only", target,
-                                                  case, bits, "")
-                        result = run([RUN, lib, *case_arguments(
-                            model, expect=False, case=case),
-                            "--output-dir", out_dir])
-                        self.assertEqual(result.returncode, 0,
-                                         describe(result))
-                        outputs[target] = [
-                            np.load(os.path.join(out_dir,
-                                                 saved_output_name(n)))
-                            for n in case_names(case_dir, "outputs")]
-                    bound = (2e-3 if path == "dequantized" else
-                             1e-5 if bits == "int8" else 5e-4)
-                    for cpu, gpu in zip(outputs["x86_64"],
-                                        outputs["cuda-emulated"]):
-                        self.assertLessEqual(
-                            np.max(np.abs(gpu - cpu)),
-                            bound * np.max(np.abs(cpu)), case)
+                    self.assertSameAsCpu(
+                        model, case, flags,
+                        2e-3 if path == "dequantized" else
+                        1e-5 if bits == "int8" else 5e-4)
+
+    def test_weight_only_symbolic_rows(self):
+        """One build with symbolic rows (up to 64) holds both ways and
+        picks one at run time: the kernel for up to 32 rows, the
+        dequantized weight and cuBLAS for more (3 x 64 here)."""
+        model = "glm_layer_dynamic"
+        flags = ["--weight-only", "int8", *symbolic_options(model)]
+        memref = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"),
+                               ".mlir", "--target=cuda-emulated", *flags,
+                               "--emit=memref")
+        with open(memref) as f:
+            ir = f.read()
+        self.assertIn('autoglm.operand_type = "q8"', ir)
+        self.assertIn("call @agl_cuda_gemm_half", ir)
+        for case in SYMBOLIC[model][1]:
+            with self.subTest(case=case):
+                self.assertSameAsCpu(model, f"{model}/{case}", flags,
+                                     2e-3 if case == "batch3_seq64"
+                                     else 1e-5)
 
     def test_row_kernels_are_emulated(self):
         # The normalizations and the softmax are row kernels, whose

@@ -339,3 +339,43 @@ func.func @host_scalar_read_later(%x: memref<?xi64>, %arena: memref<128xi8> {aut
   }
   return
 }
+
+// -----
+
+// A choice on the host (the row count, known at run time) between two
+// kinds of GPU work, as a weight-only product with symbolic rows makes:
+// each branch's loop nest is mapped to blocks and threads as a top-level
+// one would be, and the choice stays host code.
+// CHECK-LABEL: func.func @choice
+// CHECK: %[[DIM:.*]] = memref.dim %arg0, %c0
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[DIM]], %c32
+// CHECK: scf.if %[[FEW]] {
+// CHECK: arith.addf
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK: } else {
+// CHECK: arith.mulf
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @choice(%a: memref<?xf32>, %b: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  %few = arith.cmpi ule, %n, %c32 : index
+  scf.if %few {
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                    iterator_types = ["parallel"]}
+        ins(%a : memref<?xf32>) outs(%b : memref<?xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %s = arith.addf %x, %x : f32
+      linalg.yield %s : f32
+    }
+  } else {
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                    iterator_types = ["parallel"]}
+        ins(%a : memref<?xf32>) outs(%b : memref<?xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %p = arith.mulf %x, %x : f32
+      linalg.yield %p : f32
+    }
+  }
+  return
+}

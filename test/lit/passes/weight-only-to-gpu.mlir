@@ -69,12 +69,17 @@ func.func @decode(%x: memref<2x64xf32>, %y: memref<2x24xf32>) {
 
 // -----
 
-// A batch of 3 and a symbolic row count, the weight stored n x k (as
-// Gemm's transB reads it), and an output it adds to: the grid's z is the
-// batch, its y the row groups of 8 (as many as the rows need); the lanes
-// of a warp cover the 96 depths (6 steps of 16 in 8 bits), the steps past
-// them reading the last one and adding nothing.
+// A batch of 3 and a symbolic row count with no bound, the weight stored
+// n x k (as Gemm's transB reads it), and an output it adds to. Up to 32
+// rows (chosen at run time) take the kernel: the grid's z is the batch,
+// its y the row groups of 8 (as many as the rows need); the lanes of a
+// warp cover the 96 depths (6 steps of 16 in 8 bits), the steps past them
+// reading the last one and adding nothing. More rows take the
+// dequantizing loop and the product, marked for 16-bit operands.
 // INT8-LABEL: func.func @batched
+// INT8: %[[COUNT:.*]] = memref.dim %arg0, %c1 : memref<3x?x96xf32>
+// INT8: %[[FEW:.*]] = arith.cmpi ule, %[[COUNT]], %c32
+// INT8: scf.if %[[FEW]] {
 // INT8: %[[DIM:.*]] = memref.dim %arg0, %c1 : memref<3x?x96xf32>
 // INT8: %[[ROWS:.*]] = memref.get_global @wt_q8 : memref<16x24xi32>
 // INT8: %[[GROUPS:.*]] = arith.ceildivui %[[DIM]], %c8
@@ -93,6 +98,10 @@ func.func @decode(%x: memref<2x64xf32>, %y: memref<2x24xf32>) {
 // INT8: %[[OLD:.*]] = memref.load %arg1[%[[BATCH]],
 // INT8: %[[NEW:.*]] = arith.addf %[[OLD]],
 // INT8: memref.store %[[NEW]], %arg1[%[[BATCH]],
+// INT8: } else {
+// INT8: %[[WEIGHT:.*]] = memref.alloc() : memref<16x96xf32>
+// INT8: linalg.generic {{.*}} outs(%[[WEIGHT]] : memref<16x96xf32>)
+// INT8: linalg.generic {{.*}} ins(%arg0, %[[WEIGHT]] : memref<3x?x96xf32>, memref<16x96xf32>) outs(%arg1 : memref<3x?x16xf32>) attrs =  {autoglm.half_operands}
 // INT8: memref.global "private" constant @wt_q8 : memref<16x24xi32>
 // INT8: memref.global "private" constant @wt_q8_scales : memref<16x3xf32>
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
