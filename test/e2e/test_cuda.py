@@ -1222,6 +1222,27 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                         2e-3 if path == "dequantized" else
                         1e-5 if bits == "int8" else 5e-4)
 
+    def test_weight_only_with_half_precision(self):
+        """--precision fp16 --weight-only int4 on a GPU: 4-bit weights, and
+        attention as the fp16 build's tensor-core kernel; within 2e-3 of
+        the largest output of the CPU's int4 build (half-precision
+        attention)."""
+        flags = ["--precision", "fp16", "--weight-only", "int4"]
+        memref = self.compiled(os.path.join(MODELS_DIR, "glm_layer.onnx"),
+                               ".mlir", "--target=cuda-emulated", *flags,
+                               "--emit=memref")
+        with open(memref) as f:
+            ir = f.read()
+        self.assertIn("autoglm.attention_buffers", ir)
+        self.assertEqual(ir.count('autoglm.operand_type = "q4"'), 5)
+        cpu = self.weight_only_outputs("glm_layer", "glm_layer",
+                                       ["--weight-only", "int4"], "x86_64")
+        gpu = self.weight_only_outputs("glm_layer", "glm_layer", flags,
+                                       "cuda-emulated")
+        for expected, got in zip(cpu, gpu):
+            self.assertLessEqual(np.max(np.abs(got - expected)),
+                                 2e-3 * np.max(np.abs(expected)))
+
     def test_weight_only_symbolic_rows(self):
         """One build with symbolic rows (up to 64) holds both ways and
         picks one at run time: the kernel for up to 32 rows, the

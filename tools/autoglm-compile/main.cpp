@@ -430,10 +430,19 @@ int main(int argc, char **argv) {
       precision != "int8")
     return error("--precision must be fp32, bf16, fp16 or int8, got '" +
                  precision + "'");
-  if (precision != "fp32" && !weightOnly.empty())
-    return error("--precision " + precision + " and --weight-only both "
+  // On a GPU, --precision fp16/bf16 is also the arithmetic of the other
+  // products (and attention's kernel): 16-bit activations with 8- or 4-bit
+  // weights. On the CPU both only say how the weights are stored.
+  const bool gpuTarget = target == "cuda" || emulated;
+  if (!weightOnly.empty() &&
+      (precision == "int8" || (precision != "fp32" && !gpuTarget)))
+    return error("--precision " + precision +
+                 " and --weight-only both "
                  "choose how the weights of matrix products are stored; use "
-                 "one of them");
+                 "one of them" +
+                 llvm::Twine(precision == "int8"
+                                 ? ""
+                                 : " (with --target=cuda they combine)"));
   if (precision != "fp32" && noKernels)
     return error("--precision " + precision +
                  " needs the runtime's kernels; "
