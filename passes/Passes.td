@@ -1045,9 +1045,13 @@ def WeightOnlyToGpu : Pass<"autoglm-weight-only-to-gpu", "mlir::ModuleOp"> {
     bytes per step (four steps' loads before their arithmetic), dequantizing
     them in registers and multiplying them with the block's rows of A
     (`vector` ops), the lanes' sums combined by `gpu.shuffle xor` and
-    stored (added to the output unless it holds zeros) by lane 0. Its loop
-    carries `autoglm.flops` and `autoglm.operand_type` (`q8`, `q4`) for
-    `--explain`. A larger product (a prefill) keeps its loop nest, reading
+    stored (added to the output unless it holds zeros) by lane 0; an
+    elementwise loop right after the product that only adds a bias
+    (indexed by the column) or a residual to it and writes another buffer
+    goes into the kernel, whose lane 0 then adds that and stores the sum
+    there (when nothing reads the product's own buffer later). Its first
+    shuffle carries `autoglm.flops` and `autoglm.operand_type` (`q8`, `q4`)
+    for `--explain`. A larger product (a prefill) keeps its loop nest, reading
     a new buffer that a loop right before it fills with the dequantized
     weight, and is marked `autoglm.half_operands`: the CUDA products then
     run it on the tensor cores with 16-bit operands. A symbolic row count

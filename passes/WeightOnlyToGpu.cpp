@@ -11,7 +11,8 @@
 //    column's quantized row, 16 bytes per lane and step (four steps' loads
 //    issued before their arithmetic), dequantizes them in registers and
 //    multiplies them with up to kRowsPerBlock rows of A; the lanes' sums
-//    meet through gpu.shuffle xor.
+//    meet through gpu.shuffle xor. A bias or residual added right after
+//    the product is added by the kernel.
 //  - A larger one (a prefill) first dequantizes the weight into a buffer of
 //    its own (a loop nest, a kernel of its own) and keeps the product,
 //    marked autoglm.half_operands: autoglm-contractions-to-kernels then runs
@@ -163,6 +164,80 @@ std::optional<int64_t> maxExtent(linalg::GenericOp op, unsigned loop) {
   return bound;
 }
 
+/// The elementwise loop right after a product that adds a bias (indexed by
+/// the column) or a residual (the output's shape) to the product and
+/// writes the sum elsewhere (or in place): the kernel stores that sum.
+struct AddEpilogue {
+  linalg::GenericOp op;
+  Value addend, output;
+  AffineMap addendMap; // over the product's loops
+};
+
+/// `map`, over the loops of an elementwise loop on the product's output
+/// (loop i its dimension i), as a map over the product's loops.
+std::optional<AffineMap> overProductLoops(AffineMap map, WeightProduct &p) {
+  AffineMap out = p.op.getIndexingMapsArray()[2];
+  SmallVector<AffineExpr> results;
+  for (AffineExpr e : map.getResults()) {
+    std::optional<unsigned> d = dimOf(e);
+    if (d)
+      results.push_back(out.getResult(*d));
+    else if (isa<AffineConstantExpr>(e) &&
+             cast<AffineConstantExpr>(e).getValue() == 0)
+      results.push_back(e);
+    else
+      return std::nullopt;
+  }
+  return AffineMap::get(p.op.getNumLoops(), 0, results, map.getContext());
+}
+
+std::optional<AddEpilogue> matchAddEpilogue(WeightProduct &p) {
+  Value product = p.op.getDpsInits()[0];
+  auto next = dyn_cast_or_null<linalg::GenericOp>(nextEffect(p.op));
+  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInputs() != 2 ||
+      next.getNumDpsInits() != 1 ||
+      next.getNumParallelLoops() != next.getNumLoops() ||
+      next.getNumLoops() != cast<MemRefType>(product.getType()).getRank() ||
+      next.payloadUsesValueFromOperand(next.getDpsInitOperand(0)))
+    return std::nullopt;
+  Block *body = next.getBody();
+  auto sum = dyn_cast<arith::AddFOp>(&body->front());
+  if (!sum || sum->getNextNode() != body->getTerminator() ||
+      body->getTerminator()->getOperand(0) != sum.getResult())
+    return std::nullopt;
+  // One input is the product's output, read whole; the sum adds the
+  // other's value to it.
+  SmallVector<AffineMap> maps = next.getIndexingMapsArray();
+  int productInput = next.getDpsInputs()[0] == product   ? 0
+                     : next.getDpsInputs()[1] == product ? 1
+                                                         : -1;
+  if (productInput < 0 || !maps[productInput].isIdentity() ||
+      !maps[2].isIdentity())
+    return std::nullopt;
+  Value a = body->getArgument(0), b = body->getArgument(1);
+  if (!((sum.getLhs() == a && sum.getRhs() == b) ||
+        (sum.getLhs() == b && sum.getRhs() == a)))
+    return std::nullopt;
+  AddEpilogue e;
+  e.op = next;
+  e.addend = next.getDpsInputs()[1 - productInput];
+  e.output = next.getDpsInits()[0];
+  std::optional<AffineMap> addendMap =
+      overProductLoops(maps[1 - productInput], p);
+  if (!addendMap || cast<MemRefType>(e.output.getType()) !=
+                        cast<MemRefType>(product.getType()))
+    return std::nullopt;
+  e.addendMap = *addendMap;
+  // The kernel writes the epilogue's output while other blocks read A,
+  // and stores only the sum: nothing may read the product's buffer later.
+  Value lhs = p.op.getDpsInputs()[0];
+  if (!deadAfter(product, next) || !disjoint(e.output, lhs) ||
+      !disjoint(e.addend, product) || !canHoistBefore(e.output, p.op) ||
+      !canHoistBefore(e.addend, p.op))
+    return std::nullopt;
+  return e;
+}
+
 /// A weight in the GPU's quantized layout: its rows (one per column of B)
 /// and their scales.
 struct QuantizedWeight {
@@ -178,7 +253,9 @@ public:
       : p(p), q(q), bits(bits), groupSize(groupSize), b(at),
         loc(p.op.getLoc()) {}
 
-  gpu::LaunchOp build(bool accumulate, int64_t rowsPerBlock);
+  /// With `epilogue`, the kernel stores the epilogue's sum in its output.
+  gpu::LaunchOp build(bool accumulate, int64_t rowsPerBlock,
+                      const std::optional<AddEpilogue> &epilogue = {});
 
 private:
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -262,8 +339,14 @@ Value GemvKernel::dot(ArrayRef<Value> q, Value a) {
   return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, sum);
 }
 
-gpu::LaunchOp GemvKernel::build(bool accumulate, int64_t rowsPerBlock) {
+gpu::LaunchOp GemvKernel::build(bool accumulate, int64_t rowsPerBlock,
+                                const std::optional<AddEpilogue> &epilogue) {
   linalg::GenericOp op = p.op;
+  // The report names both ops' ONNX nodes.
+  if (epilogue)
+    loc =
+        FusedLoc::get(op.getContext(),
+                      {op.getLoc(), linalg::GenericOp(epilogue->op).getLoc()});
   Value lhs = op.getDpsInputs()[0], out = op.getDpsInits()[0];
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<Value> extents;
@@ -407,7 +490,13 @@ gpu::LaunchOp GemvKernel::build(bool accumulate, int64_t rowsPerBlock) {
       if (accumulate)
         value = arith::AddFOp::create(
             b, loc, memref::LoadOp::create(b, loc, out, at), value);
-      memref::StoreOp::create(b, loc, value, out, at);
+      if (epilogue)
+        value = arith::AddFOp::create(
+            b, loc, value,
+            memref::LoadOp::create(b, loc, epilogue->addend,
+                                   indicesAt(epilogue->addendMap, loopValues)));
+      memref::StoreOp::create(b, loc, value, epilogue ? epilogue->output : out,
+                              at);
     }
   }
   gpu::TerminatorOp::create(b, loc);
@@ -573,8 +662,15 @@ struct WeightOnlyToGpuPass
       if (!symbolic || (rows && *rows <= kGemvMaxRows)) {
         if (init && init == previousEffect(p.op))
           init->erase();
+        std::optional<AddEpilogue> epilogue = matchAddEpilogue(p);
+        if (epilogue) {
+          hoistBefore(epilogue->output, p.op);
+          hoistBefore(epilogue->addend, p.op);
+        }
         GemvKernel(p, q, bits, groupSize, OpBuilder(p.op))
-            .build(accumulate, rowsPerBlock);
+            .build(accumulate, rowsPerBlock, epilogue);
+        if (epilogue)
+          epilogue->op->erase();
         p.op->erase();
         continue;
       }

@@ -189,3 +189,62 @@ func.func @kept(%x: memref<2x48xf32>, %v: memref<48x8xf32>, %y: memref<2x8xf32>)
   }
   return
 }
+
+// -----
+
+// The elementwise loop right after a product that adds a bias (indexed by
+// the column) or a residual and writes another buffer: the kernel's lane 0
+// adds it and stores there; the loop and the product's own buffer go.
+// INT8-LABEL: func.func @epilogues
+// INT8-NOT: linalg.generic
+// INT8: gpu.launch
+// INT8: %[[BIAS:.*]] = memref.load %arg1[%[[COLUMN:.*]]] : memref<24xf32>
+// INT8: %[[SUM:.*]] = arith.addf %{{.*}}, %[[BIAS]] : f32
+// INT8: memref.store %[[SUM]], %arg3[%c0, %[[COLUMN]]]
+// INT8: gpu.launch
+// INT8: %[[RES:.*]] = memref.load %arg2[%c0, %[[COLUMN2:.*]]] : memref<2x24xf32>
+// INT8: %[[SUM2:.*]] = arith.addf %{{.*}}, %[[RES]] : f32
+// INT8: memref.store %[[SUM2]], %arg4[%c0, %[[COLUMN2]]]
+// INT8-NOT: linalg.generic
+// INT8-LABEL: memref.global
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+memref.global "private" constant @w : memref<64x24xf32> = dense<0.5>
+func.func @epilogues(%x: memref<2x64xf32>, %bias: memref<24xf32>, %res: memref<2x24xf32>, %y: memref<2x24xf32>, %z: memref<2x24xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @w : memref<64x24xf32>
+  %t = memref.alloc() : memref<2x24xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<2x24xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x64xf32>, memref<64x24xf32>) outs(%t : memref<2x24xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %bias : memref<2x24xf32>, memref<24xf32>) outs(%y : memref<2x24xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %0 = arith.addf %p, %q : f32
+    linalg.yield %0 : f32
+  }
+  %u = memref.alloc() : memref<2x24xf32>
+  linalg.fill ins(%zero : f32) outs(%u : memref<2x24xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x64xf32>, memref<64x24xf32>) outs(%u : memref<2x24xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%res, %u : memref<2x24xf32>, memref<2x24xf32>) outs(%z : memref<2x24xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %0 = arith.addf %p, %q : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
