@@ -588,12 +588,17 @@ struct WeightOnlyToGpuPass
     OpBuilder top = OpBuilder::atBlockEnd(module.getBody());
     llvm::StringMap<QuantizedWeight> quantized;
     int64_t floatBytes = 0, quantizedBytes = 0;
-    auto quantize = [&](WeightProduct &p) -> QuantizedWeight {
-      QuantizedWeight &q = quantized[p.weight.getSymName()];
-      if (q.rows)
-        return q;
+    // The weight in the GPU's layout, made once; nothing if its values
+    // cannot be read.
+    auto quantize = [&](WeightProduct &p) -> std::optional<QuantizedWeight> {
+      if (auto it = quantized.find(p.weight.getSymName());
+          it != quantized.end())
+        return it->second;
       std::optional<SmallVector<float>> values =
           floatValues(p.weight.getInitialValueAttr());
+      if (!values)
+        return std::nullopt;
+      QuantizedWeight &q = quantized[p.weight.getSymName()];
       const int64_t k = p.depth, n = p.columns;
       const int64_t groups = (k + groupSize - 1) / groupSize;
       const int64_t rowBytes = bits == 8 ? k : k / 2;
@@ -644,9 +649,10 @@ struct WeightOnlyToGpuPass
 
     int64_t converted = 0;
     for (WeightProduct &p : products) {
-      if (!floatValues(p.weight.getInitialValueAttr()))
+      std::optional<QuantizedWeight> weight = quantize(p);
+      if (!weight)
         continue;
-      QuantizedWeight q = quantize(p);
+      QuantizedWeight q = *weight;
       ++converted;
       std::optional<int64_t> rows = maxExtent(p.op, p.m);
       const bool symbolic =
