@@ -40,6 +40,7 @@
 #include "dialects/FloatValues.h"
 #include "passes/Activations.h"
 #include "passes/BufferFacts.h"
+#include "passes/Contractions.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
 #include "passes/SizeBounds.h"
@@ -71,6 +72,12 @@ using namespace mlir;
 
 namespace {
 
+using autoglm::ContractionLoops;
+using autoglm::matchContraction;
+using autoglm::matchContractionLoops;
+using autoglm::maxLoopRanges;
+using autoglm::mentions;
+
 constexpr StringLiteral kSgemm = "agl_kernel_sgemm";
 constexpr StringLiteral kSgemmPacked = "agl_kernel_sgemm_packed";
 constexpr StringLiteral kGemmInt8 = "agl_kernel_gemm_u8s8";
@@ -82,42 +89,6 @@ constexpr StringLiteral kCudaGemmEpilogue = "agl_cuda_gemm_epilogue";
 // The operands' formats of agl_cuda_gemm_half and agl_cuda_gemm_epilogue
 // (runtime/src/cuda/blas.h).
 constexpr int kCudaHalf = 0, kCudaBf16 = 1, kCudaFloat = 2;
-
-/// Which loop of the generic each role of the contraction is.
-struct ContractionLoops {
-  int64_t m, n, k;
-  SmallVector<int64_t> batch; // outermost first
-  /// The output is (batch.., n, m): C transposed, its columns contiguous.
-  bool transposedOutput = false;
-};
-
-bool mentions(AffineMap map, int64_t dim) {
-  return llvm::any_of(map.getResults(), [&](AffineExpr e) {
-    auto d = dyn_cast<AffineDimExpr>(e);
-    return d && d.getPosition() == dim;
-  });
-}
-
-/// The loops of a (batched) matrix product on memrefs, given that `op`'s
-/// first two inputs are its operands, whose output rows are contiguous.
-std::optional<ContractionLoops>
-matchContractionLoops(linalg::GenericOp op, bool allowTransposedOutput = false);
-
-/// The loops of a plain (batched) f32 matmul on memrefs whose output rows
-/// are contiguous, or nothing.
-std::optional<ContractionLoops> matchContraction(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1)
-    return std::nullopt;
-  for (Value operand : op->getOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.getType());
-    if (!type || !type.getElementType().isF32())
-      return std::nullopt;
-  }
-  if (!autoglm::isMultiplyAccumulate(op))
-    return std::nullopt;
-  return matchContractionLoops(op);
-}
 
 /// The integer product of autoglm.matmul_integer as the int8 kernel takes
 /// it: acc + (extui(a) [- extui(a_zero_point)]) * extsi(b), a uint8, b
@@ -204,47 +175,6 @@ matchIntegerContraction(linalg::GenericOp op) {
       return std::nullopt;
   ic.loops = *loops;
   return ic;
-}
-
-std::optional<ContractionLoops>
-matchContractionLoops(linalg::GenericOp op, bool allowTransposedOutput) {
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  AffineMap lhs = maps[0], rhs = maps[1], out = maps.back();
-  int64_t loops = op.getNumLoops();
-  // The output names every parallel loop once, in order: (batch.., m, n),
-  // or where allowed (batch.., n, m).
-  if (out.getNumResults() != loops - 1 || out.getNumResults() < 2 ||
-      !out.isProjectedPermutation() ||
-      !lhs.isProjectedPermutation(/*allowZeroInResults=*/true) ||
-      !rhs.isProjectedPermutation(/*allowZeroInResults=*/true))
-    return std::nullopt;
-  ContractionLoops c;
-  SmallVector<unsigned> outDims;
-  for (AffineExpr e : out.getResults())
-    outDims.push_back(cast<AffineDimExpr>(e).getPosition());
-  c.m = outDims[outDims.size() - 2];
-  c.n = outDims.back();
-  if (allowTransposedOutput && mentions(rhs, c.m) && mentions(lhs, c.n)) {
-    std::swap(c.m, c.n);
-    c.transposedOutput = true;
-  }
-  c.batch.assign(outDims.begin(), outDims.end() - 2);
-  SmallVector<unsigned> loopOrder(c.batch.begin(), c.batch.end());
-  loopOrder.append({unsigned(c.m), unsigned(c.n)});
-  if (!llvm::is_sorted(loopOrder))
-    return std::nullopt;
-  auto iterators = op.getIteratorTypesArray();
-  c.k = llvm::find(iterators, utils::IteratorType::reduction) -
-        iterators.begin();
-  if (!mentions(lhs, c.m) || !mentions(lhs, c.k) || mentions(lhs, c.n) ||
-      !mentions(rhs, c.n) || !mentions(rhs, c.k) || mentions(rhs, c.m))
-    return std::nullopt;
-  // The kernel writes output rows contiguously.
-  auto outType = cast<MemRefType>(op.getDpsInits()[0].getType());
-  auto [strides, offset] = outType.getStridesAndOffset();
-  if (strides.back() != 1)
-    return std::nullopt;
-  return c;
 }
 
 /// A buffer as what the kernel takes: the address of its first element and
@@ -1004,26 +934,6 @@ struct LoopLayout {
   SmallVector<int64_t> strides, positions, maxStrides;
   bool contiguous = false;
 };
-
-/// The largest extent of each loop of `op` when its symbols stay within
-/// their ranges (SizeBounds.h); kDynamic where nothing bounds it.
-SmallVector<int64_t> maxLoopRanges(linalg::GenericOp op) {
-  const SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<int64_t> bounds = ranges;
-  for (OpOperand &operand : op->getOpOperands())
-    for (auto [i, expr] :
-         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim || !ShapedType::isDynamic(ranges[dim.getPosition()]))
-        continue;
-      std::optional<autoglm::Interval> extent =
-          autoglm::extentBounds(operand.get(), i);
-      int64_t &bound = bounds[dim.getPosition()];
-      if (extent && (ShapedType::isDynamic(bound) || extent->hi < bound))
-        bound = extent->hi;
-    }
-  return bounds;
-}
 
 /// How the loops of a product step through `buffer`, read with `map`;
 /// nothing if it has no strided layout.

@@ -25,9 +25,9 @@
 
 #include "dialects/FloatValues.h"
 #include "passes/BufferFacts.h"
+#include "passes/Contractions.h"
 #include "passes/KernelCalls.h"
 #include "passes/Passes.h"
-#include "passes/SizeBounds.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -76,33 +76,17 @@ std::optional<unsigned> dimOf(AffineExpr e) {
 
 std::optional<WeightProduct> matchWeightProduct(linalg::GenericOp op,
                                                 SymbolTable &symbols) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 ||
-      !isMultiplyAccumulate(op))
-    return std::nullopt;
-  for (Value operand : op->getOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.getType());
-    if (!type || !type.getElementType().isF32())
-      return std::nullopt;
-  }
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  const unsigned loops = op.getNumLoops();
-  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
-  if (out.getNumResults() != loops - 1 || out.getNumResults() < 2 ||
-      !out.isProjectedPermutation() ||
-      !lhs.isProjectedPermutation(/*allowZeroInResults=*/true))
+  std::optional<ContractionLoops> loops = matchContraction(op);
+  if (!loops)
     return std::nullopt;
   WeightProduct p;
   p.op = op;
-  SmallVector<unsigned> outDims;
-  for (AffineExpr e : out.getResults())
-    outDims.push_back(*dimOf(e));
-  p.m = outDims[outDims.size() - 2];
-  p.n = outDims.back();
-  p.batch.assign(outDims.begin(), outDims.end() - 2);
-  auto iterators = op.getIteratorTypesArray();
-  p.k =
-      llvm::find(iterators, utils::IteratorType::reduction) - iterators.begin();
+  p.m = loops->m;
+  p.n = loops->n;
+  p.k = loops->k;
+  p.batch.assign(loops->batch.begin(), loops->batch.end());
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap lhs = maps[0], rhs = maps[1];
   // The weight: a constant global read whole as (k, n) or (n, k).
   auto get = op.getDpsInputs()[1].getDefiningOp<memref::GetGlobalOp>();
   if (!get || rhs.getNumResults() != 2)
@@ -122,24 +106,13 @@ std::optional<WeightProduct> matchWeightProduct(linalg::GenericOp op,
     return std::nullopt;
   p.depth = weightType.getDimSize(p.weightRowsAreColumns ? 1 : 0);
   p.columns = weightType.getDimSize(p.weightRowsAreColumns ? 0 : 1);
-  // A's rows: its last dimension is k, contiguous; its others are the
-  // batch loops and m (or constant 0).
-  if (lhs.getNumResults() == 0 ||
-      dimOf(lhs.getResults().back()) != std::optional<unsigned>(p.k))
-    return std::nullopt;
-  bool readsRows = false;
-  for (AffineExpr e : lhs.getResults().drop_back()) {
-    std::optional<unsigned> d = dimOf(e);
-    if (!d)
-      continue;
-    if (*d == p.n || *d == p.k)
-      return std::nullopt;
-    readsRows |= *d == p.m;
-  }
+  // A's rows (it reads the batch loops and m): its last dimension is k,
+  // contiguous.
   auto lhsType = cast<MemRefType>(op.getDpsInputs()[0].getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (!readsRows || failed(lhsType.getStridesAndOffset(strides, offset)) ||
+  if (dimOf(lhs.getResults().back()) != std::optional<unsigned>(p.k) ||
+      failed(lhsType.getStridesAndOffset(strides, offset)) ||
       strides.back() != 1)
     return std::nullopt;
   // Each lane's step of depths lies in one group (group sizes are
@@ -147,21 +120,6 @@ std::optional<WeightProduct> matchWeightProduct(linalg::GenericOp op,
   if (p.depth <= 0 || p.columns <= 0 || p.depth % 32 != 0)
     return std::nullopt;
   return p;
-}
-
-/// The largest extent loop `loop` of `op` may have, or nothing.
-std::optional<int64_t> maxExtent(linalg::GenericOp op, unsigned loop) {
-  int64_t range = op.getStaticLoopRanges()[loop];
-  if (!ShapedType::isDynamic(range))
-    return range;
-  std::optional<int64_t> bound;
-  for (OpOperand &operand : op->getOpOperands())
-    for (auto [i, e] :
-         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
-      if (dimOf(e) == std::optional<unsigned>(loop))
-        if (std::optional<Interval> extent = extentBounds(operand.get(), i))
-          bound = bound ? std::min(*bound, extent->hi) : extent->hi;
-  return bound;
 }
 
 /// The elementwise loop right after a product that adds a bias (indexed by
@@ -654,7 +612,10 @@ struct WeightOnlyToGpuPass
         continue;
       QuantizedWeight q = *weight;
       ++converted;
-      std::optional<int64_t> rows = maxExtent(p.op, p.m);
+      std::optional<int64_t> rows;
+      if (int64_t bound = maxLoopRanges(p.op)[p.m];
+          !ShapedType::isDynamic(bound))
+        rows = bound;
       const bool symbolic =
           ShapedType::isDynamic(p.op.getStaticLoopRanges()[p.m]);
       if (!symbolic && *rows > kGemvMaxRows) {
