@@ -145,7 +145,7 @@ void autoglm::registerCudaDialects(DialectRegistry &registry) {
   registerConvertMathToLLVMInterface(registry);
   registerConvertMemRefToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
-  // The weight-only kernel's loads and sums are vector ops.
+  // The GEMV's loads and sums are vector ops.
   vector::registerConvertVectorToLLVMInterface(registry);
   NVVM::registerConvertGpuToNVVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);

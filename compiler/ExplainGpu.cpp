@@ -12,14 +12,6 @@
 
 using namespace autoglm;
 
-GpuMachineModel autoglm::referenceGpu(llvm::StringRef arch) {
-  if (arch == "sm_80")
-    return {"A100 SXM 80 GB (sm_80)", 19.5e3, 312e3, 2039};
-  if (arch == "sm_89")
-    return {"L40S (sm_89)", 91.6e3, 362e3, 864};
-  return {"H100 SXM (sm_90)", 67e3, 989e3, 3350};
-}
-
 namespace {
 
 std::string extents(const std::vector<int64_t> &sizes) {
@@ -53,6 +45,10 @@ std::string howItRuns(const ModelReport::Launch &launch) {
            (launch.operands == "q8" ? "8" : "4") +
            "-bit weights dequantized in registers, float32 sums on the CUDA "
            "cores";
+  if (llvm::StringRef(launch.operands).starts_with("gemv-"))
+    return "a warp per output column: its " + launch.operands.substr(5) +
+           " weights converted in registers, float32 activations and sums "
+           "on the CUDA cores";
   if (!launch.operands.empty())
     return "tiles staged in shared memory, " + launch.operands +
            " products on the tensor cores, float32 sums";
@@ -125,6 +121,8 @@ std::string autoglm::explainGpuPlan(const ModelReport &report,
         rated ? llvm::formatv("{0:f2}", estimateUs).str() : std::string("?"),
         launch.nodes.empty() ? "(no ONNX node)" : launch.nodes);
     os << llvm::formatv("{0,3}  {1}\n", "", howItRuns(launch));
+    if (!launch.choice.empty())
+      os << llvm::formatv("{0,3}  chosen: {1}\n", "", launch.choice);
   }
   os << llvm::formatv("{0} kernels, {1} library calls, {2:f3} MFLOP, "
                       "roofline estimate {3:f1} us of GPU time",

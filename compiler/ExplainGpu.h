@@ -11,24 +11,13 @@
 #define AUTOGLM_COMPILER_EXPLAINGPU_H
 
 #include "compiler/Report.h"
+#include "passes/GpuMachine.h"
 
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
 
 namespace autoglm {
-
-/// The peaks the estimates are for.
-struct GpuMachineModel {
-  std::string name;        // the GPU they are of
-  double fp32Gflops = 0;   // FP32 on the CUDA cores
-  double tensorGflops = 0; // 16-bit operands, float32 sums (tensor cores)
-  double bandwidthGBs = 0; // device memory
-};
-
-/// The published peaks (dense) of a reference GPU of `arch`: sm_80 an
-/// A100 SXM 80 GB, sm_89 an L40S, sm_90 an H100 SXM.
-GpuMachineModel referenceGpu(llvm::StringRef arch);
 
 /// The placement of `report` as a table.
 std::string explainGpuPlan(const ModelReport &report,

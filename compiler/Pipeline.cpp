@@ -164,22 +164,31 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       pm.addNestedPass<func::FuncOp>(createFoldTransposes());
     }
     if (options.cudaLibraries) {
-      // Weights in 8 or 4 bits: a kernel of its own per decode-sized
-      // product, a dequantizing loop before a larger one's cuBLAS call.
-      if (options.weightOnlyBits) {
-        WeightOnlyToGpuOptions weightOnly;
-        weightOnly.bits = options.weightOnlyBits;
-        weightOnly.groupSize = options.weightOnlyGroupSize;
-        pm.addPass(createWeightOnlyToGpu(weightOnly));
-      }
-      ContractionsToKernelsOptions cublas;
-      cublas.cuda = true;
       // On a GPU, --precision fp16/bf16 is the products' arithmetic.
       using Float16Weights = PipelineOptions::Float16Weights;
-      cublas.cudaPrecision =
+      const std::string precision =
           options.float16Weights == Float16Weights::BF16   ? "bf16"
           : options.float16Weights == Float16Weights::FP16 ? "fp16"
                                                            : "fp32";
+      // Products with constant weights: a generated GEMV where the GPU's
+      // peaks rate it faster than cuBLAS (decode steps), reading the
+      // weights in 8 or 4 bits with --weight-only, else in the precision's
+      // type; with --weight-only, a dequantizing loop before a larger
+      // product's cuBLAS call.
+      WeightProductsToGpuOptions weightProducts;
+      weightProducts.weightFormat = options.weightOnlyBits == 8   ? "int8"
+                                    : options.weightOnlyBits == 4 ? "int4"
+                                    : precision == "fp32"         ? "f32"
+                                    : precision == "fp16"         ? "f16"
+                                                                  : "bf16";
+      weightProducts.groupSize = options.weightOnlyGroupSize;
+      weightProducts.maxGemvRows = options.gemvMaxRows;
+      if (!options.gpuArch.empty())
+        weightProducts.gpuArch = options.gpuArch;
+      pm.addPass(createWeightProductsToGpu(weightProducts));
+      ContractionsToKernelsOptions cublas;
+      cublas.cuda = true;
+      cublas.cudaPrecision = precision;
       pm.addPass(createContractionsToKernels(cublas));
       pm.addPass(createCanonicalizerPass());
     }
@@ -477,8 +486,8 @@ void autoglm::registerAutoGLMDialects(DialectRegistry &registry) {
   registry.insert<AutoGLMDialect, affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, func::FuncDialect,
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
+                  memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect,
+                  vector::VectorDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);

@@ -67,6 +67,9 @@ struct PipelineOptions {
   /// 8 or 4 bits per weight, one scale per weightOnlyGroupSize depths.
   int weightOnlyBits = 0;
   int64_t weightOnlyGroupSize = 128;
+  /// GPU products with a constant weight: the generated GEMV up to this
+  /// many rows, cuBLAS above; -1: whichever the GPU's peaks rate faster.
+  int64_t gemvMaxRows = -1;
   /// --precision bf16 / fp16: the same GEMM weights rounded to a 16-bit
   /// float, bfloat16 or IEEE half (widened to float32 in the kernels'
   /// registers); not with weightOnlyBits.

@@ -129,6 +129,8 @@ void autoglm::measurePlacement(ModuleOp lowered, ModelReport &report) {
     launch.rowReduction = bool(entry.get("row_reduction"));
     if (auto operands = entry.getAs<StringAttr>("operands"))
       launch.operands = operands.str();
+    if (auto choice = entry.getAs<StringAttr>("choice"))
+      launch.choice = choice.str();
     if (auto flops = entry.getAs<FloatAttr>("flops"))
       launch.flops = flops.getValueAsDouble();
     if (auto bytes = entry.getAs<FloatAttr>("bytes"))
@@ -172,6 +174,10 @@ static std::string placementText(const ModelReport &r) {
       os << "  in one thread: " << launch.name << " ("
          << (launch.nodes.empty() ? "unnamed" : launch.nodes)
          << "): " << launch.oneThread << "\n";
+  for (const auto &launch : r.placement)
+    if (!launch.choice.empty())
+      os << "  product " << (launch.nodes.empty() ? launch.name : launch.nodes)
+         << ": " << launch.choice << "\n";
   return text;
 }
 
@@ -294,6 +300,8 @@ std::string autoglm::formatReportJson(const ModelReport &r) {
         entry["row_reduction"] = true;
       if (!launch.operands.empty())
         entry["operands"] = launch.operands;
+      if (!launch.choice.empty())
+        entry["choice"] = launch.choice;
       if (launch.flops >= 0)
         entry["flops"] = launch.flops;
       if (launch.bytes >= 0)

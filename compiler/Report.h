@@ -53,6 +53,9 @@ struct ModelReport {
     std::vector<int64_t> grid, block;
     bool rowReduction = false;
     std::string operands;
+    /// A product's: why this kernel and not the other (generated GEMV or
+    /// cuBLAS), with both estimates.
+    std::string choice;
     /// Estimates for --explain (RecordGpuPlacement); negative: unknown.
     double flops = -1, bytes = -1;
   };

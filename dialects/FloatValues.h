@@ -74,7 +74,11 @@ newConstant(mlir::ShapedType type, llvm::StringRef name,
   if (count * sizeof(T) < kBlobBytes) {
     llvm::SmallVector<T> values(count);
     fill(values);
-    return mlir::DenseElementsAttr::get(type, llvm::ArrayRef<T>(values));
+    // Raw bytes: T may be the bits of a float type without a C++ one (f16).
+    return mlir::DenseElementsAttr::getFromRawBuffer(
+        type,
+        llvm::ArrayRef<char>(reinterpret_cast<const char *>(values.data()),
+                             count * sizeof(T)));
   }
   mlir::AsmResourceBlob blob = mlir::HeapAsmResourceBlob::allocate(
       count * sizeof(T), /*align=*/64, /*dataIsMutable=*/true);

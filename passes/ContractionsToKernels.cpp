@@ -1447,6 +1447,8 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   auto call = func::CallOp::create(b, loc, callee, args);
   if (halfCopies)
     halfCopies->recordCall(call, output);
+  if (Attribute choice = op->getAttr(autoglm::kChoiceAttrName))
+    call->setAttr(autoglm::kChoiceAttrName, choice);
   call->setAttr(autoglm::kOperandTypeAttrName,
                 b.getStringAttr(!half              ? "f32"
                                 : element.isBF16() ? "bf16"
@@ -1665,7 +1667,7 @@ struct ContractionsToKernelsPass
     SmallVector<ZeroSource> zeroSources;
     std::optional<HalfWeights> half;
     // Products over a weight dequantized at run time
-    // (autoglm-weight-only-to-gpu) take 16-bit operands in any build.
+    // (autoglm-weight-products-to-gpu) take 16-bit operands in any build.
     const bool halfMarked =
         llvm::any_of(contractions, [](const Contraction &c) {
           return c.op->hasAttr(autoglm::kHalfOperandsAttrName);

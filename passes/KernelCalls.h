@@ -35,8 +35,13 @@ inline constexpr llvm::StringLiteral kBytesAttrName = "autoglm.bytes";
 inline constexpr llvm::StringLiteral kOperandTypeAttrName =
     "autoglm.operand_type";
 
+/// On a GPU kernel's rated op or a GPU library call: why the product got
+/// that kernel and not the other (autoglm-weight-products-to-gpu's
+/// estimates), for the report.
+inline constexpr llvm::StringLiteral kChoiceAttrName = "autoglm.choice";
+
 /// On a float32 matrix product (a linalg.generic) of a GPU model whose
-/// weight autoglm-weight-only-to-gpu dequantizes at run time: its cuBLAS
+/// weight autoglm-weight-products-to-gpu dequantizes at run time: its cuBLAS
 /// call takes 16-bit operands, whatever the build's precision.
 inline constexpr llvm::StringLiteral kHalfOperandsAttrName =
     "autoglm.half_operands";

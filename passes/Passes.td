@@ -706,7 +706,7 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     and output, its last argument 0 for IEEE half, 1 for bfloat16), or
     `agl_cuda_gemm_epilogue` with that format. A product marked
     `autoglm.half_operands` (a weight dequantized at run time by
-    `autoglm-weight-only-to-gpu`) takes IEEE half operands so in any
+    `autoglm-weight-products-to-gpu`) takes IEEE half operands so in any
     build.
   }];
   let options = [
@@ -1022,46 +1022,69 @@ def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
   ];
 }
 
-def WeightOnlyToGpu : Pass<"autoglm-weight-only-to-gpu", "mlir::ModuleOp"> {
-  let summary = "Read the constant weights of a GPU model's matrix products in 8 or 4 bits (--weight-only)";
+def WeightProductsToGpu : Pass<"autoglm-weight-products-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Give each GPU matrix product with a constant weight a generated GEMV or cuBLAS, by estimate; read weights in 8 or 4 bits (--weight-only)";
   let description = [{
-    In the memref stage of `--target=cuda` (and `cuda-emulated`) builds with
-    `--weight-only int8|int4`, before `autoglm-contractions-to-kernels{cuda}`.
-    Each f32 matrix product (a `linalg.generic` that multiplies and
-    accumulates, loops `(batch.., m, n, k)`) whose second input is a
-    constant global read whole as `(k, n)` or `(n, k)`, with `k` a multiple
-    of 32, and whose first input's last dimension is `k` with unit stride,
-    reads that weight quantized: per column and group of `group-size`
-    depths one float scale and 8- or 4-bit values, as the CPU's
-    `agl_quantize_b` computes them, stored in the GPU's row layout
-    (`agl_quantize_rows`: a row of `i8` per column of B, 4 bits two depths
-    to a byte; a row of scales per column). The float weight goes when
-    nothing else reads it; the module's `autoglm.weight_only` says how many
-    products and bytes.
+    In the memref stage of `--target=cuda` (and `cuda-emulated`) builds,
+    before `autoglm-contractions-to-kernels{cuda}`. Takes each f32 matrix
+    product (a `linalg.generic` that multiplies and accumulates, loops
+    `(batch.., m, n, k)`) whose second input is a constant global read
+    whole as `(k, n)` or `(n, k)`, and whose first input's last dimension is
+    `k` with unit stride; `k` a multiple of 32 for `int8`/`int4` weights, of
+    8 for `f16`/`bf16`, of 4 for `f32`.
 
-    A product of at most 32 rows (or of a symbolic row count bounded so)
-    becomes one `gpu.launch`: 8 warps per block, a warp per output column (grid: column
-    groups x row groups of up to 8 x batch), each lane loading 16 quantized
-    bytes per step (four steps' loads before their arithmetic), dequantizing
-    them in registers and multiplying them with the block's rows of A
-    (`vector` ops), the lanes' sums combined by `gpu.shuffle xor` and
-    stored (added to the output unless it holds zeros) by lane 0; an
-    elementwise loop right after the product that only adds a bias
-    (indexed by the column) or a residual to it and writes another buffer
-    goes into the kernel, whose lane 0 then adds that and stores the sum
-    there (when nothing reads the product's own buffer later). Its first
-    shuffle carries `autoglm.flops` and `autoglm.operand_type` (`q8`, `q4`)
-    for `--explain`. A larger product (a prefill) keeps its loop nest, reading
-    a new buffer that a loop right before it fills with the dequantized
-    weight, and is marked `autoglm.half_operands`: the CUDA products then
-    run it on the tensor cores with 16-bit operands. A symbolic row count
-    that may exceed 32 gets both, chosen at run time by an `scf.if` on the
-    count (the product then adds to its output's zero fill).
+    `weights` is how the generated kernel reads the weight: `int8`/`int4`
+    (`--weight-only`): per column and group of `group-size` depths one float
+    scale and 8- or 4-bit values, as the CPU's `agl_quantize_b` computes
+    them, stored in the GPU's row layout (`agl_quantize_rows`: a row of
+    `i32` words per column of B, 4 bits two depths to a byte; a row of
+    scales per column); `f16`/`bf16`/`f32` (the build's precision): a row
+    of that type per column of B (a float32 weight stored `(n, k)` is read
+    as it is).
+
+    The kernel, a generated GEMV, is one `gpu.launch`: 8 warps per block, a
+    warp per output column (grid: column groups x row groups of up to 8 x
+    batch), each lane loading 16 bytes of weights per step (four steps'
+    loads before their arithmetic), turning them into floats in registers
+    and multiplying them with the block's rows of A in float32 (`vector`
+    ops), the lanes' sums combined by `gpu.shuffle xor` and stored (added to
+    the output unless it holds zeros) by lane 0; an elementwise loop right
+    after the product that only adds a bias (indexed by the column) or a
+    residual to it and writes another buffer goes into the kernel, whose
+    lane 0 then adds that and stores the sum there (when nothing reads the
+    product's own buffer later). Its first shuffle carries `autoglm.flops`,
+    `autoglm.operand_type` (`q8`, `q4`, `gemv-f16`, `gemv-bf16`,
+    `gemv-f32`) and `autoglm.choice` for `--explain`.
+
+    Which products get it: the peaks of `gpu-arch`'s reference GPU
+    (`passes/GpuMachine.h`) rate the GEMV (its weight bytes once per 8 rows,
+    or its FMAs and conversions on the CUDA cores) against cuBLAS (its
+    product on the tensor cores with 16-bit operands, or on the CUDA cores
+    in f32; plus, for 16-bit operands, converting A, and for quantized
+    weights, a loop that dequantizes them; 2 us per such launch) at the
+    product's largest row count; the cheaper wins. A product left to cuBLAS
+    carries `autoglm.choice` too, which the call keeps. With quantized
+    weights that product reads a new buffer that a loop right before it
+    fills with the dequantized weight, and is marked
+    `autoglm.half_operands`: the CUDA products then run it with 16-bit
+    operands. A row count without a bound: with quantized weights, both,
+    chosen at run time by an `scf.if` on the count (the GEMV up to the
+    largest count it wins at; the product then adds to its output's zero
+    fill); with float weights, cuBLAS. A float weight goes to the GEMV only
+    if every product that reads it does (one copy of each weight). The
+    float weight goes when nothing else reads it; with quantized weights
+    the module's `autoglm.weight_only` says how many products and bytes.
   }];
   let options = [
-    Option<"bits", "bits", "int", "8", "Bits per weight: 8 or 4">,
+    Option<"weightFormat", "weights", "std::string", "\"int8\"",
+           "How the GEMV reads weights: int8, int4, f16, bf16 or f32">,
     Option<"groupSize", "group-size", "int64_t", "128",
-           "Depths per scale, a positive multiple of 32">,
+           "Depths per scale of int8/int4 weights, a positive multiple of 32">,
+    Option<"gpuArch", "gpu-arch", "std::string", "\"sm_90\"",
+           "The GPU whose peaks decide between the GEMV and cuBLAS">,
+    Option<"maxGemvRows", "max-gemv-rows", "int64_t", "-1",
+           "The GEMV for products of at most this many rows, cuBLAS above, "
+           "instead of the estimates (-1)">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",

@@ -255,9 +255,11 @@ struct RecordGpuPlacementPass
           if (auto flops =
                   rated->getAttrOfType<FloatAttr>(autoglm::kFlopsAttrName))
             rating.push_back(b.getNamedAttr("flops", flops));
-          if (auto type = rated->getAttrOfType<StringAttr>(
-                  autoglm::kOperandTypeAttrName))
-            rating.push_back(b.getNamedAttr("operands", type));
+          for (auto [attr, field] :
+               {std::pair{autoglm::kOperandTypeAttrName, "operands"},
+                std::pair{autoglm::kChoiceAttrName, "choice"}})
+            if (auto text = rated->getAttrOfType<StringAttr>(attr))
+              rating.push_back(b.getNamedAttr(field, text));
         }
         estimate("bytes", operandBytes(launch));
         bool rows = false;
@@ -275,9 +277,11 @@ struct RecordGpuPlacementPass
                   field == "flops" ? autoglm::kFlopsAttrName
                                    : autoglm::kBytesAttrName))
             rating.push_back(b.getNamedAttr(field, value));
-        if (auto type =
-                op->getAttrOfType<StringAttr>(autoglm::kOperandTypeAttrName))
-          rating.push_back(b.getNamedAttr("operands", type));
+        for (auto [attr, field] :
+             {std::pair{autoglm::kOperandTypeAttrName, "operands"},
+              std::pair{autoglm::kChoiceAttrName, "choice"}})
+          if (auto text = op->getAttrOfType<StringAttr>(attr))
+            rating.push_back(b.getNamedAttr(field, text));
         record("library", cast<func::CallOp>(op).getCallee(), op->getLoc(),
                StringAttr(),
                op->getAttrOfType<StringAttr>(autoglm::kEpilogueAttrName));

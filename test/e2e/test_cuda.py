@@ -72,6 +72,12 @@ def symbolic_options(model):
 # (max |out - ref| <= 1% of max |ref|, cosine >= 0.9999). Measured on an
 # H200: at most 0.1% and 0.9999997 (glm_tiny).
 HALF_MAX_REL, HALF_MIN_COSINE = 0.01, 0.9999
+# resnet_cnn's class probabilities in bf16 (both operands of its
+# convolutions rounded to 8 bits of mantissa, layer after layer; the
+# transformer targets above do not cover it): measured 0.9% of the largest
+# with its classifier on cuBLAS, 1.2% with the generated GEMV, which rounds
+# only the weight.
+HALF_MAX_REL_OF = {("resnet_cnn", "bf16"): 0.02}
 # Models the CUDA target cannot compile yet, with the error expected.
 UNSUPPORTED = {}
 
@@ -230,7 +236,8 @@ def attention_model(path, q_len, kv_len, heads, head_dim, causal,
 class OutputChecks:
     """How a CUDA build's output is checked against its float32 reference."""
 
-    def assertMatchesReference(self, actual, expected, flags, name):
+    def assertMatchesReference(self, actual, expected, flags, name,
+                               model=None):
         if flags[:1] != ["--precision"]:
             # fp32: the CPU's tolerances.
             np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=ATOL,
@@ -238,21 +245,22 @@ class OutputChecks:
             return
         # 16-bit operands: test_precision.py's measures.
         error = np.max(np.abs(actual - expected))
-        self.assertLessEqual(error, HALF_MAX_REL * np.max(np.abs(expected)),
+        max_rel = HALF_MAX_REL_OF.get((model, flags[1]), HALF_MAX_REL)
+        self.assertLessEqual(error, max_rel * np.max(np.abs(expected)),
                              name)
         a, e = actual.ravel(), expected.ravel()
         self.assertGreaterEqual(
             a @ e / (np.linalg.norm(a) * np.linalg.norm(e)), HALF_MIN_COSINE,
             name)
 
-    def assertOutputsMatch(self, out_dir, case_dir, flags):
+    def assertOutputsMatch(self, out_dir, case_dir, flags, model=None):
         """Each output that autoglm-run saved in `out_dir` against its
         reference in the case folder `case_dir`."""
         for name, reference in zip(case_names(case_dir, "outputs"),
                                    case_files(case_dir, "output")):
             self.assertMatchesReference(
                 np.load(os.path.join(out_dir, saved_output_name(name))),
-                np.load(reference), flags, name)
+                np.load(reference), flags, name, model)
 
     def assertSymbolicCasesMatch(self, model, target, flags):
         """One build of `model` with symbolic dimensions (for `target`, a
@@ -363,7 +371,10 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         activations, memory-bound at this size); with --no-kernels they
         stay generated kernels."""
         onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
-        fp32 = self.compiled(onnx_path, ".o", "--target=cuda")
+        # cuBLAS for every product (at 32 rows the estimates give most of
+        # them the generated GEMV: test_gemv_for_decode_sized_products).
+        cublas = ["--gemv-max-rows", "0"]
+        fp32 = self.compiled(onnx_path, ".o", "--target=cuda", *cublas)
         symbols = run(["nm", fp32]).stdout
         self.assertRegex(symbols, r"\bU agl_cuda_sgemm\b")
         self.assertRegex(symbols, r"\bU agl_cuda_gemm_epilogue\b")
@@ -372,13 +383,13 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         for precision in ("fp16", "bf16"):
             with self.subTest(precision=precision):
                 obj = self.compiled(onnx_path, ".o", "--target=cuda",
-                                    "--precision", precision)
+                                    "--precision", precision, *cublas)
                 symbols = run(["nm", obj]).stdout
                 self.assertRegex(symbols, r"\bU agl_cuda_gemm_half\b")
                 self.assertRegex(symbols, r"\bU agl_cuda_gemm_epilogue\b")
                 _, result = self.cache.compile(
                     onnx_path, ".o", "--target=cuda", "--precision",
-                    precision, "--report=json")
+                    precision, "--report=json", *cublas)
                 placement = json.loads(result.stdout)["placement"]
                 float32 = [e["nodes"] for e in placement
                            if e.get("operands") == "f32"]
@@ -430,6 +441,56 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                                           ".weights")
                 self.assertLess(weights, fraction * fp32_bytes)
 
+    def test_gemv_for_decode_sized_products(self):
+        """Each product with a constant weight gets the generated GEMV where
+        the reference GPU's peaks rate it faster than cuBLAS, and the report
+        says why: glm_layer's 32 rows in fp16 and bf16 (cuBLAS would first
+        convert the rows to 16 bits, in a launch of its own), each weight
+        read in the precision's type, one copy of it (the weights file no
+        larger than with cuBLAS), attention's products of two activations
+        as before; in float32, where the GEMV would stream each weight once
+        per 8 rows, cuBLAS. --gemv-max-rows overrides the estimates."""
+        onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
+
+        def build(*flags):
+            obj, result = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                             "--report=json", *flags)
+            self.assertEqual(result.returncode, 0, describe(result))
+            weights = os.path.getsize(os.path.splitext(obj)[0] + ".weights")
+            return json.loads(result.stdout)["placement"], weights
+
+        estimate = (r"\(est\. [\d.]+ us\) over (cuBLAS|generated GEMV) "
+                    r"\(est\. [\d.]+ us\) at 32 rows on H100 SXM \(sm_90\)$")
+        for precision in ("fp16", "bf16"):
+            with self.subTest(precision=precision):
+                placement, weights = build("--precision", precision)
+                gemv = [e for e in placement if e.get("operands") ==
+                        "gemv-" + precision.replace("fp", "f")]
+                self.assertEqual(len(gemv), 5, placement)
+                for nodes in ("qkv", "o_proj", "gate_proj", "up_proj",
+                              "down_proj"):
+                    self.assertTrue(any(nodes in e["nodes"] for e in gemv),
+                                    nodes)
+                for e in gemv:
+                    self.assertRegex(e["choice"], "^generated GEMV " + estimate)
+                    self.assertEqual(e["kind"], "kernel")
+                cublas, cublas_weights = build("--precision", precision,
+                                               "--gemv-max-rows", "0")
+                self.assertFalse([e for e in cublas if "gemv" in
+                                  e.get("operands", "")])
+                self.assertLessEqual(weights, cublas_weights)
+                # 31 rows at most: not these products of 32.
+                fewer, _ = build("--precision", precision, "--gemv-max-rows",
+                                 "31")
+                self.assertEqual([e["name"] for e in fewer],
+                                 [e["name"] for e in cublas])
+        placement, _ = build()
+        products = [e for e in placement if "choice" in e]
+        self.assertEqual(len(products), 5, placement)
+        for e in products:
+            self.assertEqual(e["kind"], "library")
+            self.assertRegex(e["choice"], "^cuBLAS " + estimate)
+
     def test_report_lists_the_placement(self):
         """--report names, in order, every kernel the object holds and every
         cuBLAS call with its epilogue; none of glm_layer's kernels runs in
@@ -471,9 +532,10 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         a roofline estimate at the reference GPU's peaks, or at the ones
         given; products with 16-bit operands at the tensor cores' peak."""
         onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
+        cublas = ["--gemv-max-rows", "0"]
         placement = json.loads(self.cache.compile(
-            onnx_path, ".o", "--target=cuda", "--report=json")[1].stdout)[
-                "placement"]
+            onnx_path, ".o", "--target=cuda", "--report=json", *cublas)[
+                1].stdout)["placement"]
         for e in placement:
             self.assertIn("bytes", e, e)
             self.assertIn("flops", e, e)
@@ -485,7 +547,7 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         self.assertEqual(products[0], 2 * 32 * 256 * 768)
         obj, result = self.cache.compile(
             onnx_path, ".o", "--target=cuda", "--explain", "--peak-gflops",
-            "1000", "--bandwidth-gbs", "100")
+            "1000", "--bandwidth-gbs", "100", *cublas)
         self.assertEqual(result.returncode, 0, describe(result))
         lines = result.stdout.splitlines()
         self.assertIn("1.0 TFLOP/s FP32", lines[0])
@@ -512,7 +574,7 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         # fp16 operands: the products at the tensor cores' peak.
         half = self.cache.compile(
             onnx_path, ".o", "--target=cuda", "--precision", "fp16",
-            "--explain", "--tensor-peak-gflops", "2000")[1].stdout
+            "--explain", "--tensor-peak-gflops", "2000", *cublas)[1].stdout
         self.assertIn("2.0 TFLOP/s with 16-bit operands", half)
         self.assertIn("f16 operands on the tensor cores", half)
 
@@ -1041,7 +1103,7 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                     result = run([RUN, lib, *case_arguments(model, False),
                                   "--output-dir", out_dir])
                     self.assertEqual(result.returncode, 0, describe(result))
-                    self.assertOutputsMatch(out_dir, case_dir, flags)
+                    self.assertOutputsMatch(out_dir, case_dir, flags, model)
 
     def test_attention_kernel(self):
         """fp16 builds run attention as one tensor-core kernel

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """--weight-only int8|int4 on the CUDA target, run on this CPU
 (--target=cuda-emulated, the same kernels and cuBLAS calls as the GPU's):
-autoglm-weight-only-to-gpu's kernel (products of up to 32 rows), its
+autoglm-weight-products-to-gpu's kernel (products of up to 32 rows), its
 dequantizing loop before cuBLAS's 16-bit products (more rows), the choice
 between them at run time (symbolic rows), the combination with --precision
 fp16, and the real-world models of ../shared/models. The GPU builds'
@@ -51,7 +51,7 @@ class WeightOnlyEmulatedTest(E2ETestCase):
 
     def test_weight_only_products_as_the_cpu_build(self):
         """--weight-only: the GPU reads each weight in 8 or 4 bits with
-        the CPU quantizer's values (autoglm-weight-only-to-gpu). Products of
+        the CPU quantizer's values (autoglm-weight-products-to-gpu). Products of
         up to 32 rows run its own kernel (a warp per output column, emulated
         here) and give what the CPU's weight-only kernels give up to the
         order of the float sums (within 1e-5 of the largest output for 8

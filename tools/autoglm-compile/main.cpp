@@ -218,6 +218,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> keepFp32;
   CalibrationMethod calibration;
   int64_t groupSize = 128;
+  int64_t gemvMaxRows = -1;
   std::string target = "x86_64", gpuArch;
   app.add_option("model", modelPath, "ONNX model (.onnx)")->required();
   app.add_option("-o,--output", outputPath,
@@ -355,6 +356,14 @@ int main(int argc, char **argv) {
                  "weight in int8 or int4 (one scale per group of depths and "
                  "column); their GEMMs dequantize as they read them")
       ->check(CLI::IsMember({"int8", "int4"}));
+  CLI::Option *gemvMaxRowsOption =
+      app.add_option("--gemv-max-rows", gemvMaxRows,
+                     "With --target=cuda: matrix products with a constant "
+                     "weight of at most this many rows run as the generated "
+                     "GEMV, larger ones on cuBLAS (default: whichever the "
+                     "--gpu-arch's reference GPU's peaks rate faster, per "
+                     "product; 0: cuBLAS always)")
+          ->check(CLI::NonNegativeNumber);
   app.add_option("--precision", precision,
                  "fp32 (default), bf16, fp16 or int8: with bf16 or fp16 "
                  "the weights of matrix products with a constant weight are "
@@ -465,6 +474,8 @@ int main(int argc, char **argv) {
     return error("--device-hint needs --target=cuda");
   if (tensorPeakGflops > 0 && !cuda)
     return error("--tensor-peak-gflops needs --target=cuda");
+  if (gemvMaxRowsOption->count() && !cuda && !emulated)
+    return error("--gemv-max-rows needs --target=cuda");
   // The families that run on the host, in the order first named.
   std::vector<std::string> hostFamilies;
   for (const std::string &hint : deviceHints) {
@@ -637,6 +648,7 @@ int main(int argc, char **argv) {
   pipelineOptions.weightOnlyBits =
       weightOnly == "int8" ? 8 : weightOnly == "int4" ? 4 : 0;
   pipelineOptions.weightOnlyGroupSize = groupSize;
+  pipelineOptions.gemvMaxRows = gemvMaxRows;
   pipelineOptions.keepFp32 = keepFp32;
   pipelineOptions.afterStage = [&](Stage stage, mlir::ModuleOp planned) {
     // A KV cache changes the signature (the past inputs and present

@@ -1,5 +1,5 @@
-// RUN: autoglm-opt %s --autoglm-weight-only-to-gpu="bits=4 group-size=32" --autoglm-externalize-weights=min-bytes=0 --autoglm-stage-cuda="arch=sm_90 format=isa" | FileCheck %s
-// RUN: autoglm-opt %s --autoglm-weight-only-to-gpu="bits=4 group-size=32" --autoglm-externalize-weights=min-bytes=0 --autoglm-stage-cuda="arch=sm_90 format=isa" | sed 's/\\0A/\n/g' | FileCheck %s --check-prefix=PTX
+// RUN: autoglm-opt %s --autoglm-weight-products-to-gpu="weights=int4 group-size=32 max-gemv-rows=32" --autoglm-externalize-weights=min-bytes=0 --autoglm-stage-cuda="arch=sm_90 format=isa" | FileCheck %s
+// RUN: autoglm-opt %s --autoglm-weight-products-to-gpu="weights=int4 group-size=32 max-gemv-rows=32" --autoglm-externalize-weights=min-bytes=0 --autoglm-stage-cuda="arch=sm_90 format=isa" | sed 's/\\0A/\n/g' | FileCheck %s --check-prefix=PTX
 
 // The weight-only decode kernel through the whole GPU stage. The placement
 // list rates it by its FLOPs (2 x 2 rows x 24 columns x 64 depths) and its

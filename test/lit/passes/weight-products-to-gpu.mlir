@@ -1,8 +1,8 @@
-// RUN: autoglm-opt %s --split-input-file --autoglm-weight-only-to-gpu="bits=4 group-size=32" --canonicalize | FileCheck %s
-// RUN: autoglm-opt %s --split-input-file --autoglm-weight-only-to-gpu="bits=8 group-size=32" --canonicalize | FileCheck %s --check-prefix=INT8
-// RUN: autoglm-opt %s --split-input-file --autoglm-weight-only-to-gpu="bits=4 group-size=32" --autoglm-contractions-to-kernels="cuda=true" --canonicalize | FileCheck %s --check-prefix=CUBLAS
-// RUN: not autoglm-opt %s --split-input-file --autoglm-weight-only-to-gpu="bits=5" 2>&1 | FileCheck %s --check-prefix=BITS
-// BITS: autoglm-weight-only-to-gpu: bits must be 8 or 4 and group-size a positive multiple of 32, not 5 and 128
+// RUN: autoglm-opt %s --split-input-file --autoglm-weight-products-to-gpu="weights=int4 group-size=32 max-gemv-rows=32" --canonicalize | FileCheck %s
+// RUN: autoglm-opt %s --split-input-file --autoglm-weight-products-to-gpu="weights=int8 group-size=32 max-gemv-rows=32" --canonicalize | FileCheck %s --check-prefix=INT8
+// RUN: autoglm-opt %s --split-input-file --autoglm-weight-products-to-gpu="weights=int4 group-size=32 max-gemv-rows=32" --autoglm-contractions-to-kernels="cuda=true" --canonicalize | FileCheck %s --check-prefix=CUBLAS
+// RUN: not autoglm-opt %s --split-input-file --autoglm-weight-products-to-gpu="weights=int5" 2>&1 | FileCheck %s --check-prefix=BITS
+// BITS: autoglm-weight-products-to-gpu: weights must be int8, int4, f16, bf16 or f32 and group-size a positive multiple of 32, not int5 and 128
 
 // A decode step of 2 rows against a 64 x 24 weight (all 0.5): the weight
 // becomes 24 rows of 8 words (4 bits: 64 depths, two groups of 32, each
@@ -39,7 +39,7 @@
 // CHECK: %[[DOT:.*]] = vector.reduction <add>
 // CHECK: arith.mulf %[[DOT]], %[[SCALE]] : f32
 // CHECK: vector.load %arg0[%c1,
-// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 {autoglm.flops = 6.144000e+03 : f64, autoglm.operand_type = "q4"} : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 {autoglm.choice = "generated GEMV: max-gemv-rows=32", autoglm.flops = 6.144000e+03 : f64, autoglm.operand_type = "q4"} : f32
 // CHECK-COUNT-9: gpu.shuffle  xor
 // CHECK: arith.cmpi eq, %[[LANE]], %c0
 // CHECK: scf.if
@@ -101,7 +101,7 @@ func.func @decode(%x: memref<2x64xf32>, %y: memref<2x24xf32>) {
 // INT8: } else {
 // INT8: %[[WEIGHT:.*]] = memref.alloc() : memref<16x96xf32>
 // INT8: linalg.generic {{.*}} outs(%[[WEIGHT]] : memref<16x96xf32>)
-// INT8: linalg.generic {{.*}} ins(%arg0, %[[WEIGHT]] : memref<3x?x96xf32>, memref<16x96xf32>) outs(%arg1 : memref<3x?x16xf32>) attrs =  {autoglm.half_operands}
+// INT8: linalg.generic {{.*}} ins(%arg0, %[[WEIGHT]] : memref<3x?x96xf32>, memref<16x96xf32>) outs(%arg1 : memref<3x?x16xf32>) attrs =  {autoglm.choice = "both, chosen at run time: max-gemv-rows=32", autoglm.half_operands}
 // INT8: memref.global "private" constant @wt_q8 : memref<16x24xi32>
 // INT8: memref.global "private" constant @wt_q8_scales : memref<16x3xf32>
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
@@ -135,7 +135,7 @@ func.func @batched(%x: memref<3x?x96xf32>, %y: memref<3x?x16xf32>) {
 // CHECK: arith.shrui
 // CHECK: arith.subi
 // CHECK: arith.sitofp
-// CHECK: linalg.generic {{.*}} ins(%arg0, %[[WEIGHT]] : memref<40x64xf32>, memref<64x8xf32>) outs(%arg1 : memref<40x8xf32>) attrs =  {autoglm.half_operands}
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[WEIGHT]] : memref<40x64xf32>, memref<64x8xf32>) outs(%arg1 : memref<40x8xf32>) attrs =  {autoglm.choice = "cuBLAS: max-gemv-rows=32", autoglm.half_operands}
 // CUBLAS-LABEL: func.func @prefill
 // CUBLAS: %[[HALF:.*]] = memref.alloc() : memref<64x8xf16>
 // CUBLAS: linalg.generic {{.*}} outs(%[[HALF]] : memref<64x8xf16>)
