@@ -47,8 +47,8 @@ inputs to the device and the outputs back, then times runs with
 Usage:
   python3 bench/cuda_check.py prepare [--bundle DIR] [--only NAME...]
   python3 bench/cuda_check.py run [--bundle DIR] [--out DIR] [--runs N]
-          [--variants cublas fp16 loops hosted]
-          [--model-variants cublas fp16 hosted] [--no-models]
+          [--variants fp32 cublas fp16 fp16_cublas loops hosted]
+          [--model-variants fp32 cublas fp16 fp16_cublas hosted] [--no-models]
           [--only NAME...]
 """
 
@@ -86,13 +86,18 @@ CHECKED_ROWS = 64
 BLOCK = 65537
 # Files larger than this travel xz-compressed.
 COMPRESS_BYTES = 256 << 10
-# How each model is compiled: matrix products by cuBLAS (the default), or
-# as generated kernels like everything else (--no-kernels); `hosted` runs
-# the reductions (normalizations, softmax) as host sections between the
-# GPU's work (--device-hint reduction=host).
-VARIANTS = {"cublas": [], "loops": ["--no-kernels"],
+# How each model is compiled: `fp32` and `fp16` as by default (products
+# with a constant weight as the generated GEMV where the GPU's peaks rate it
+# faster than cuBLAS: decode steps), `cublas` and `fp16_cublas` with every
+# product on cuBLAS (--gemv-max-rows 0), so that the run times the choice;
+# `loops` with the products as generated kernels like everything else
+# (--no-kernels); `hosted` runs the reductions (normalizations, softmax)
+# as host sections between the GPU's work (--device-hint reduction=host).
+CUBLAS_ONLY = ["--gemv-max-rows", "0"]
+VARIANTS = {"fp32": [], "cublas": CUBLAS_ONLY, "loops": ["--no-kernels"],
             "fp16": ["--precision", "fp16"],
-            "hosted": ["--device-hint", "reduction=host"]}
+            "fp16_cublas": ["--precision", "fp16", *CUBLAS_ONLY],
+            "hosted": ["--device-hint", "reduction=host", *CUBLAS_ONLY]}
 # Models with calibration data (models/calibration/NAME) also have an
 # `int8` build (--precision int8), checked against the CPU's int8 build of
 # the same model: the same quantization and integer sums.
@@ -108,7 +113,7 @@ WEIGHT_ONLY_VARIANTS = {"wo_int8": (["--weight-only", "int8"], 1e-4),
 # Builds whose products round their operands to 16 bits, checked against
 # the float32 references as test/e2e/test_precision.py checks the CPU's:
 # max |out - ref| <= MAX_REL * max |ref| and cosine >= MIN_COSINE.
-HALF_VARIANTS = {"fp16", "symbolic_fp16", "fp16_profiled"}
+HALF_VARIANTS = {"fp16", "fp16_cublas", "symbolic_fp16", "fp16_profiled"}
 # The workloads also get an fp16 build compiled with --profile: its timed
 # runs give each kernel's and cuBLAS call's GPU time (CUDA events).
 PROFILED_VARIANTS = {"fp16_profiled": ["--precision", "fp16", "--profile"]}
@@ -117,10 +122,14 @@ PROFILED_VARIANTS = {"fp16_profiled": ["--precision", "fp16", "--profile"]}
 SYMBOLIC_VARIANTS = {"symbolic": [], "symbolic_fp16": ["--precision", "fp16"]}
 MAX_REL, MIN_COSINE = 0.01, 0.9999
 # Workloads compiled with --weight-only (the WEIGHT_ONLY_VARIANTS) instead
-# of VARIANTS, checked as the models' weight-only builds are: the decode step, its weights' columns repeating every 64 so that the
-# quantized weights (a row per column) compress as the float ones do.
+# of VARIANTS, checked as the models' weight-only builds are: the decode
+# step.
 WEIGHT_ONLY_WORKLOADS = {"glm_decode_wo"}
-WEIGHT_ONLY_COLUMN_PERIOD = 64
+# The decode steps' weights repeat their columns every 64, so that the
+# GEMV's weights (a row per column: float, half or quantized) compress as
+# the float ones do.
+COLUMN_PERIODIC_WORKLOADS = {"glm_decode", "glm_decode_wo"}
+COLUMN_PERIOD = 64
 # The generation builds: the KV cache inside the model, products in fp32
 # or fp16 (the capacity and dimensions are test_generate.py's).
 GENERATE_VARIANTS = {"kv": [], "kv_fp16": ["--precision", "fp16"],
@@ -195,8 +204,7 @@ def build_workloads(only):
         model, inputs = build_glm_layer(seq, past=past, **GLM)
         model, inputs = retile(
             model, inputs, 4004 + past,
-            WEIGHT_ONLY_COLUMN_PERIOD if name in WEIGHT_ONLY_WORKLOADS
-            else None)
+            COLUMN_PERIOD if name in COLUMN_PERIODIC_WORKLOADS else None)
         path = os.path.join("/tmp", f"autoglm-cuda-{name}.onnx")
         onnx.save_model(model, path)
         log(f"  {name}: onnxruntime reference")
@@ -1142,16 +1150,20 @@ def main(argv=None):
     r.add_argument("--runs", type=int, default=20)
     r.add_argument("--warmup", type=int, default=3)
     r.add_argument("--only", nargs="*", help="workloads to time")
-    r.add_argument("--variants", nargs="*", default=["cublas", "fp16"],
+    r.add_argument("--variants", nargs="*",
+                   default=["fp32", "cublas", "fp16", "fp16_cublas"],
                    choices=list(VARIANTS),
-                   help="builds to check and time (default cublas and "
-                        "fp16: the generated GEMMs take seconds each)")
+                   help="builds to check and time (default fp32, cublas, "
+                        "fp16 and fp16_cublas: the generated GEMMs of "
+                        "`loops` take seconds each)")
     r.add_argument("--model-variants", nargs="*",
-                   default=["cublas", "fp16", "hosted", "int8",
-                            *WEIGHT_ONLY_VARIANTS, *SYMBOLIC_VARIANTS],
+                   default=["fp32", "cublas", "fp16", "fp16_cublas",
+                            "hosted", "int8", *WEIGHT_ONLY_VARIANTS,
+                            *SYMBOLIC_VARIANTS],
                    choices=[*VARIANTS, "int8", *WEIGHT_ONLY_VARIANTS,
                             *SYMBOLIC_VARIANTS],
-                   help="builds of models/ to check (default cublas, fp16, "
+                   help="builds of models/ to check (default fp32, cublas, "
+                        "fp16, fp16_cublas, "
                         "hosted, where the model has calibration data "
                         "int8, the weight-only builds and the symbolic "
                         "builds)")

@@ -39,8 +39,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Threading.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -177,13 +179,17 @@ std::optional<WeightProduct> matchWeightProduct(linalg::GenericOp op,
   return p;
 }
 
-/// The elementwise loop right after a product that adds a bias (indexed by
-/// the column) or a residual (the output's shape) to the product and
-/// writes the sum elsewhere (or in place): the kernel stores that sum.
-struct AddEpilogue {
+/// The elementwise loop right after a product that reads the product's
+/// output whole, and perhaps a bias (indexed by the column) or a residual
+/// (the output's shape), and writes elsewhere (or in place) what its body
+/// computes of them: a bias, a residual, an activation (GELU, SiLU, ...).
+/// The kernel computes that body as it stores.
+struct Epilogue {
   linalg::GenericOp op;
-  Value addend, output;
-  AffineMap addendMap; // over the product's loops
+  unsigned productInput;
+  /// The other inputs, with their maps over the product's loops.
+  SmallVector<std::pair<Value, AffineMap>> others;
+  Value output;
 };
 
 /// `map`, over the loops of an elementwise loop on the product's output
@@ -204,49 +210,46 @@ std::optional<AffineMap> overProductLoops(AffineMap map, WeightProduct &p) {
   return AffineMap::get(p.op.getNumLoops(), 0, results, map.getContext());
 }
 
-std::optional<AddEpilogue> matchAddEpilogue(WeightProduct &p) {
+std::optional<Epilogue> matchEpilogue(WeightProduct &p) {
   Value product = p.op.getDpsInits()[0];
   auto next = dyn_cast_or_null<linalg::GenericOp>(nextEffect(p.op));
-  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInputs() != 2 ||
-      next.getNumDpsInits() != 1 ||
+  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInits() != 1 ||
       next.getNumParallelLoops() != next.getNumLoops() ||
       next.getNumLoops() != cast<MemRefType>(product.getType()).getRank() ||
       next.payloadUsesValueFromOperand(next.getDpsInitOperand(0)))
     return std::nullopt;
-  Block *body = next.getBody();
-  auto sum = dyn_cast<arith::AddFOp>(&body->front());
-  if (!sum || sum->getNextNode() != body->getTerminator() ||
-      body->getTerminator()->getOperand(0) != sum.getResult())
-    return std::nullopt;
-  // One input is the product's output, read whole; the sum adds the
-  // other's value to it.
+  // A body of side-effect-free ops without regions that does not ask for
+  // its loops' indices: the kernel clones it.
+  for (Operation &op : next.getBody()->without_terminator())
+    if (op.getNumRegions() || !isMemoryEffectFree(&op) ||
+        isa<linalg::IndexOp>(op))
+      return std::nullopt;
   SmallVector<AffineMap> maps = next.getIndexingMapsArray();
-  int productInput = next.getDpsInputs()[0] == product   ? 0
-                     : next.getDpsInputs()[1] == product ? 1
-                                                         : -1;
-  if (productInput < 0 || !maps[productInput].isIdentity() ||
-      !maps[2].isIdentity())
-    return std::nullopt;
-  Value a = body->getArgument(0), b = body->getArgument(1);
-  if (!((sum.getLhs() == a && sum.getRhs() == b) ||
-        (sum.getLhs() == b && sum.getRhs() == a)))
-    return std::nullopt;
-  AddEpilogue e;
+  Epilogue e;
   e.op = next;
-  e.addend = next.getDpsInputs()[1 - productInput];
   e.output = next.getDpsInits()[0];
-  std::optional<AffineMap> addendMap =
-      overProductLoops(maps[1 - productInput], p);
-  if (!addendMap || cast<MemRefType>(e.output.getType()) !=
-                        cast<MemRefType>(product.getType()))
+  int productInput = -1;
+  for (auto [i, input] : llvm::enumerate(next.getDpsInputs())) {
+    if (input == product && productInput < 0 && maps[i].isIdentity()) {
+      productInput = i;
+      continue;
+    }
+    std::optional<AffineMap> map = overProductLoops(maps[i], p);
+    if (!map || !isa<MemRefType>(input.getType()) ||
+        !disjoint(input, product) || !canHoistBefore(input, p.op))
+      return std::nullopt;
+    e.others.emplace_back(input, *map);
+  }
+  if (productInput < 0 || !maps.back().isIdentity() ||
+      cast<MemRefType>(e.output.getType()) !=
+          cast<MemRefType>(product.getType()))
     return std::nullopt;
-  e.addendMap = *addendMap;
+  e.productInput = productInput;
   // The kernel writes the epilogue's output while other blocks read A,
-  // and stores only the sum: nothing may read the product's buffer later.
+  // and stores only that: nothing may read the product's buffer later.
   Value lhs = p.op.getDpsInputs()[0];
   if (!deadAfter(product, next) || !disjoint(e.output, lhs) ||
-      !disjoint(e.addend, product) || !canHoistBefore(e.output, p.op) ||
-      !canHoistBefore(e.addend, p.op))
+      !canHoistBefore(e.output, p.op))
     return std::nullopt;
   return e;
 }
@@ -327,10 +330,11 @@ public:
       : p(p), q(q), weights(weights), groupSize(groupSize), b(at),
         loc(p.op.getLoc()) {}
 
-  /// With `epilogue`, the kernel stores the epilogue's sum in its output.
+  /// With `epilogue`, the kernel stores what the epilogue computes of each
+  /// sum in the epilogue's output.
   /// `choice` is why it was chosen, for the report.
   gpu::LaunchOp build(bool accumulate, int64_t rowsPerBlock, StringRef choice,
-                      const std::optional<AddEpilogue> &epilogue = {});
+                      const std::optional<Epilogue> &epilogue = {});
 
 private:
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -443,7 +447,7 @@ Value GemvKernel::dot(ArrayRef<Value> q, Value a) {
 
 gpu::LaunchOp GemvKernel::build(bool accumulate, int64_t rowsPerBlock,
                                 StringRef choice,
-                                const std::optional<AddEpilogue> &epilogue) {
+                                const std::optional<Epilogue> &epilogue) {
   linalg::GenericOp op = p.op;
   // The report names both ops' ONNX nodes.
   if (epilogue)
@@ -602,11 +606,25 @@ gpu::LaunchOp GemvKernel::build(bool accumulate, int64_t rowsPerBlock,
       if (accumulate)
         value = arith::AddFOp::create(
             b, loc, memref::LoadOp::create(b, loc, out, at), value);
-      if (epilogue)
-        value = arith::AddFOp::create(
-            b, loc, value,
-            memref::LoadOp::create(b, loc, epilogue->addend,
-                                   indicesAt(epilogue->addendMap, loopValues)));
+      if (epilogue) {
+        // The epilogue's body, on this sum and the other inputs' values.
+        linalg::GenericOp loop = epilogue->op;
+        Block *body = loop.getBody();
+        IRMapping values;
+        values.map(body->getArgument(epilogue->productInput), value);
+        unsigned other = 0;
+        for (unsigned i = 0; i < loop.getNumDpsInputs(); ++i) {
+          if (i == epilogue->productInput)
+            continue;
+          auto [buffer, map] = epilogue->others[other++];
+          values.map(body->getArgument(i),
+                     memref::LoadOp::create(b, loc, buffer,
+                                            indicesAt(map, loopValues)));
+        }
+        for (Operation &op : body->without_terminator())
+          b.clone(op, values);
+        value = values.lookup(body->getTerminator()->getOperand(0));
+      }
       memref::StoreOp::create(b, loc, value, epilogue ? epilogue->output : out,
                               at);
     }
@@ -705,55 +723,57 @@ Plan WeightProductsToGpuPass::plan(const WeightProduct &p, Weights format,
     return estimateCosts(format, rows, p.depth, p.columns, batch, groupSize,
                          gpu);
   };
+  const bool symbolic =
+      ShapedType::isDynamic(linalg::GenericOp(p.op).getStaticLoopRanges()[p.m]);
   Plan plan;
-  if (maxGemvRows >= 0) { // set: no estimates
-    plan.rows = ShapedType::isDynamic(ranges[p.m])
-                    ? std::nullopt
-                    : std::optional<int64_t>(ranges[p.m]);
-    plan.gemvMaxRows = maxGemvRows;
-    if (plan.rows)
-      plan.kind = *plan.rows <= maxGemvRows ? Plan::Gemv : Plan::Cublas;
-    else if (quantized(format) && maxGemvRows > 0)
-      plan.kind = Plan::RunTimeChoice;
-    plan.choice =
-        llvm::formatv("{0}: max-gemv-rows={1}",
-                      plan.kind == Plan::Gemv     ? "generated GEMV"
-                      : plan.kind == Plan::Cublas ? "cuBLAS"
-                                                  : "both, chosen at run time",
-                      int64_t(maxGemvRows))
-            .str();
-    return plan;
-  }
-  if (!ShapedType::isDynamic(ranges[p.m])) {
+  if (!ShapedType::isDynamic(ranges[p.m]))
     plan.rows = ranges[p.m];
-    ProductCosts c = costs(*plan.rows);
-    const bool gemv = c.gemvUs <= c.cublasUs;
-    plan.kind = gemv ? Plan::Gemv : Plan::Cublas;
-    plan.choice = describeChoice(gemv, c, *plan.rows, gpu);
+  // The most rows the GEMV takes: given, or the most up to which the
+  // estimates rate it faster at every count.
+  int64_t limit = maxGemvRows;
+  if (limit < 0) {
+    limit = 0;
+    const int64_t last =
+        plan.rows && !symbolic
+            ? *plan.rows
+            : std::min(plan.rows.value_or(kMaxChoiceRows), kMaxChoiceRows);
+    if (!symbolic) { // one count
+      ProductCosts c = costs(last);
+      limit = c.gemvUs <= c.cublasUs ? last : 0;
+    } else {
+      while (limit < last) {
+        ProductCosts c = costs(limit + 1);
+        if (c.gemvUs > c.cublasUs)
+          break;
+        ++limit;
+      }
+    }
+  }
+  const std::string given =
+      maxGemvRows >= 0
+          ? llvm::formatv(" (max-gemv-rows={0})", int64_t(maxGemvRows)).str()
+          : "";
+  if (plan.rows && *plan.rows <= limit) {
+    plan.kind = Plan::Gemv;
+  } else if (symbolic && quantized(format) && limit > 0) {
+    // A float weight would be held twice: cuBLAS.
+    plan.kind = Plan::RunTimeChoice;
+    plan.gemvMaxRows = limit;
+    plan.choice = llvm::formatv("generated GEMV up to {0} rows, cuBLAS above "
+                                "(chosen at run time){1}",
+                                limit, given)
+                      .str();
     return plan;
   }
-  // Unbounded rows: a float weight stays with cuBLAS (one copy of it); a
-  // quantized one gets the GEMV up to the largest row count it wins at.
-  if (!quantized(format)) {
+  if (!plan.rows) {
     plan.choice = "cuBLAS: no bound on the row count when compiling";
-    return plan;
-  }
-  while (plan.gemvMaxRows < kMaxChoiceRows) {
-    ProductCosts c = costs(plan.gemvMaxRows + 1);
-    if (c.gemvUs > c.cublasUs)
-      break;
-    ++plan.gemvMaxRows;
-  }
-  if (plan.gemvMaxRows == 0) {
+  } else if (maxGemvRows >= 0) {
     plan.choice =
-        "cuBLAS on the dequantized weight at any row count on " + gpu.name;
-    return plan;
+        (plan.kind == Plan::Gemv ? "generated GEMV" : "cuBLAS") + given;
+  } else {
+    plan.choice = describeChoice(plan.kind == Plan::Gemv, costs(*plan.rows),
+                                 *plan.rows, gpu);
   }
-  plan.kind = Plan::RunTimeChoice;
-  plan.choice = llvm::formatv("generated GEMV up to {0} rows, cuBLAS above "
-                              "(chosen at run time; estimates on {1})",
-                              plan.gemvMaxRows, gpu.name)
-                    .str();
   return plan;
 }
 
@@ -919,10 +939,11 @@ void WeightProductsToGpuPass::runOnOperation() {
       const int64_t rowsPerBlock = std::min(kRowsPerBlock, *plan.rows);
       if (init && init == previousEffect(p.op))
         init->erase();
-      std::optional<AddEpilogue> epilogue = matchAddEpilogue(p);
+      std::optional<Epilogue> epilogue = matchEpilogue(p);
       if (epilogue) {
         hoistBefore(epilogue->output, p.op);
-        hoistBefore(epilogue->addend, p.op);
+        for (auto [buffer, map] : epilogue->others)
+          hoistBefore(buffer, p.op);
       }
       GemvKernel(p, q, *format, groupSize, OpBuilder(p.op))
           .build(accumulate, rowsPerBlock, plan.choice, epilogue);

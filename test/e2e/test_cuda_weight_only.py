@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """--weight-only int8|int4 on the CUDA target, run on this CPU
 (--target=cuda-emulated, the same kernels and cuBLAS calls as the GPU's):
-autoglm-weight-products-to-gpu's kernel (products of up to 32 rows), its
-dequantizing loop before cuBLAS's 16-bit products (more rows), the choice
-between them at run time (symbolic rows), the combination with --precision
+autoglm-weight-products-to-gpu's kernel (the generated GEMV), its
+dequantizing loop before cuBLAS's 16-bit products, the choice between them
+at run time (symbolic rows; --gemv-max-rows 32 here, since these small
+models' products would take the GEMV at any of their row counts), the combination with --precision
 fp16, and the real-world models of ../shared/models. The GPU builds'
 objects are checked in test_cuda.py.
 """
@@ -24,10 +25,23 @@ from test_cuda import (  # noqa: E402
     DECODE, SYMBOLIC, case_arguments, case_names, symbolic_options)
 
 
+# Forces the dequantizing path above 32 rows, where the estimates would
+# give these small products the GEMV.
+GEMV_32 = ["--gemv-max-rows", "32"]
+
+
+def gpu_flags_dropped(flags):
+    """`flags` without the GPU's own (GEMV_32), for the CPU build."""
+    return [f for i, f in enumerate(flags)
+            if f != GEMV_32[0] and (i == 0 or flags[i - 1] != GEMV_32[0])]
+
+
 class WeightOnlyEmulatedTest(E2ETestCase):
     def weight_only_outputs(self, model, case, flags, target):
         """The outputs of `model`'s build for `target` with `flags` on the
         inputs of the case folder `case`, in its outputs' order."""
+        if target == "x86_64":
+            flags = gpu_flags_dropped(flags)
         lib = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"), ".so",
                             f"--target={target}", *flags)
         out_dir = self.cache.path("weight-only", target, case,
@@ -51,12 +65,13 @@ class WeightOnlyEmulatedTest(E2ETestCase):
 
     def test_weight_only_products_as_the_cpu_build(self):
         """--weight-only: the GPU reads each weight in 8 or 4 bits with
-        the CPU quantizer's values (autoglm-weight-products-to-gpu). Products of
-        up to 32 rows run its own kernel (a warp per output column, emulated
-        here) and give what the CPU's weight-only kernels give up to the
-        order of the float sums (within 1e-5 of the largest output for 8
-        bits; 5e-4 for 4 bits, whose CPU kernel sums q + 2056 and so rounds
-        more); larger ones dequantize the weight for cuBLAS's 16-bit
+        the CPU quantizer's values (autoglm-weight-products-to-gpu). Products
+        the estimates give the generated GEMV (all of these) run it (a warp
+        per output column, emulated here) and give what the CPU's
+        weight-only kernels give up to the order of the float sums (within
+        1e-5 of the largest output for 8 bits; 5e-4 for 4 bits, whose CPU
+        kernel sums q + 2056 and so rounds more); those of more than 32 rows
+        with --gemv-max-rows 32 dequantize the weight for cuBLAS's 16-bit
         products (2e-3, half-precision activations). Decode steps (one row)
         are checked with 8 bits only: the CPU's one-row 4-bit kernel rounds
         the activations to int8 where VNNI is there."""
@@ -73,7 +88,8 @@ class WeightOnlyEmulatedTest(E2ETestCase):
             for bits in formats:
                 with self.subTest(case=case, bits=bits):
                     flags = ["--weight-only", bits,
-                             *[a for d in dims for a in ("--dim", d)]]
+                             *[a for d in dims for a in ("--dim", d)],
+                             *(GEMV_32 if path == "dequantized" else [])]
                     memref = self.compiled(
                         os.path.join(MODELS_DIR, model + ".onnx"), ".mlir",
                         "--target=cuda-emulated", *flags, "--emit=memref")
@@ -113,10 +129,11 @@ class WeightOnlyEmulatedTest(E2ETestCase):
 
     def test_weight_only_symbolic_rows(self):
         """One build with symbolic rows (up to 64) holds both ways and
-        picks one at run time: the kernel for up to 32 rows, the
-        dequantized weight and cuBLAS for more (3 x 64 here)."""
+        picks one at run time: the kernel for up to 32 rows
+        (--gemv-max-rows 32), the dequantized weight and cuBLAS for more
+        (3 x 64 here)."""
         model = "glm_layer_dynamic"
-        flags = ["--weight-only", "int8", *symbolic_options(model)]
+        flags = ["--weight-only", "int8", *symbolic_options(model), *GEMV_32]
         memref = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"),
                                ".mlir", "--target=cuda-emulated", *flags,
                                "--emit=memref")

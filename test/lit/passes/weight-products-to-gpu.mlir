@@ -1,6 +1,7 @@
 // RUN: autoglm-opt %s --split-input-file --autoglm-weight-products-to-gpu="weights=int4 group-size=32 max-gemv-rows=32" --canonicalize | FileCheck %s
 // RUN: autoglm-opt %s --split-input-file --autoglm-weight-products-to-gpu="weights=int8 group-size=32 max-gemv-rows=32" --canonicalize | FileCheck %s --check-prefix=INT8
 // RUN: autoglm-opt %s --split-input-file --autoglm-weight-products-to-gpu="weights=int4 group-size=32 max-gemv-rows=32" --autoglm-contractions-to-kernels="cuda=true" --canonicalize | FileCheck %s --check-prefix=CUBLAS
+// RUN: autoglm-opt %s --split-input-file --autoglm-weight-products-to-gpu="weights=int8 group-size=32" --canonicalize | FileCheck %s --check-prefix=ESTIMATE
 // RUN: not autoglm-opt %s --split-input-file --autoglm-weight-products-to-gpu="weights=int5" 2>&1 | FileCheck %s --check-prefix=BITS
 // BITS: autoglm-weight-products-to-gpu: weights must be int8, int4, f16, bf16 or f32 and group-size a positive multiple of 32, not int5 and 128
 
@@ -39,7 +40,7 @@
 // CHECK: %[[DOT:.*]] = vector.reduction <add>
 // CHECK: arith.mulf %[[DOT]], %[[SCALE]] : f32
 // CHECK: vector.load %arg0[%c1,
-// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 {autoglm.choice = "generated GEMV: max-gemv-rows=32", autoglm.flops = 6.144000e+03 : f64, autoglm.operand_type = "q4"} : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 {autoglm.choice = "generated GEMV (max-gemv-rows=32)", autoglm.flops = 6.144000e+03 : f64, autoglm.operand_type = "q4"} : f32
 // CHECK-COUNT-9: gpu.shuffle  xor
 // CHECK: arith.cmpi eq, %[[LANE]], %c0
 // CHECK: scf.if
@@ -76,6 +77,11 @@ func.func @decode(%x: memref<2x64xf32>, %y: memref<2x24xf32>) {
 // warp cover the 96 depths (6 steps of 16 in 8 bits), the steps past them
 // reading the last one and adding nothing. More rows take the
 // dequantizing loop and the product, marked for 16-bit operands.
+// Without max-gemv-rows, the estimates: this small weight's GEMV wins at
+// every count the choice considers (up to 256 rows).
+// ESTIMATE-LABEL: func.func @batched
+// ESTIMATE: arith.cmpi ule, %{{.*}}, %c256
+// ESTIMATE: autoglm.choice = "generated GEMV up to 256 rows, cuBLAS above (chosen at run time)"
 // INT8-LABEL: func.func @batched
 // INT8: %[[COUNT:.*]] = memref.dim %arg0, %c1 : memref<3x?x96xf32>
 // INT8: %[[FEW:.*]] = arith.cmpi ule, %[[COUNT]], %c32
@@ -101,7 +107,7 @@ func.func @decode(%x: memref<2x64xf32>, %y: memref<2x24xf32>) {
 // INT8: } else {
 // INT8: %[[WEIGHT:.*]] = memref.alloc() : memref<16x96xf32>
 // INT8: linalg.generic {{.*}} outs(%[[WEIGHT]] : memref<16x96xf32>)
-// INT8: linalg.generic {{.*}} ins(%arg0, %[[WEIGHT]] : memref<3x?x96xf32>, memref<16x96xf32>) outs(%arg1 : memref<3x?x16xf32>) attrs =  {autoglm.choice = "both, chosen at run time: max-gemv-rows=32", autoglm.half_operands}
+// INT8: linalg.generic {{.*}} ins(%arg0, %[[WEIGHT]] : memref<3x?x96xf32>, memref<16x96xf32>) outs(%arg1 : memref<3x?x16xf32>) attrs =  {autoglm.choice = "generated GEMV up to 32 rows, cuBLAS above (chosen at run time) (max-gemv-rows=32)", autoglm.half_operands}
 // INT8: memref.global "private" constant @wt_q8 : memref<16x24xi32>
 // INT8: memref.global "private" constant @wt_q8_scales : memref<16x3xf32>
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
@@ -135,7 +141,7 @@ func.func @batched(%x: memref<3x?x96xf32>, %y: memref<3x?x16xf32>) {
 // CHECK: arith.shrui
 // CHECK: arith.subi
 // CHECK: arith.sitofp
-// CHECK: linalg.generic {{.*}} ins(%arg0, %[[WEIGHT]] : memref<40x64xf32>, memref<64x8xf32>) outs(%arg1 : memref<40x8xf32>) attrs =  {autoglm.choice = "cuBLAS: max-gemv-rows=32", autoglm.half_operands}
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[WEIGHT]] : memref<40x64xf32>, memref<64x8xf32>) outs(%arg1 : memref<40x8xf32>) attrs =  {autoglm.choice = "cuBLAS (max-gemv-rows=32)", autoglm.half_operands}
 // CUBLAS-LABEL: func.func @prefill
 // CUBLAS: %[[HALF:.*]] = memref.alloc() : memref<64x8xf16>
 // CUBLAS: linalg.generic {{.*}} outs(%[[HALF]] : memref<64x8xf16>)
@@ -193,8 +199,10 @@ func.func @kept(%x: memref<2x48xf32>, %v: memref<48x8xf32>, %y: memref<2x8xf32>)
 // -----
 
 // The elementwise loop right after a product that adds a bias (indexed by
-// the column) or a residual and writes another buffer: the kernel's lane 0
-// adds it and stores there; the loop and the product's own buffer go.
+// the column) or a residual, or applies an activation, and writes another
+// buffer: the kernel's lane 0 computes the loop's body on its sum and the
+// other inputs' values and stores there; the loop and the product's own
+// buffer go.
 // INT8-LABEL: func.func @epilogues
 // INT8-NOT: linalg.generic
 // INT8: gpu.launch
@@ -203,8 +211,17 @@ func.func @kept(%x: memref<2x48xf32>, %v: memref<48x8xf32>, %y: memref<2x8xf32>)
 // INT8: memref.store %[[SUM]], %arg3[%c0, %[[COLUMN]]]
 // INT8: gpu.launch
 // INT8: %[[RES:.*]] = memref.load %arg2[%c0, %[[COLUMN2:.*]]] : memref<2x24xf32>
-// INT8: %[[SUM2:.*]] = arith.addf %{{.*}}, %[[RES]] : f32
+// INT8: %[[SUM2:.*]] = arith.addf %[[RES]], %{{.*}} : f32
 // INT8: memref.store %[[SUM2]], %arg4[%c0, %[[COLUMN2]]]
+// Bias and SiLU (x / (1 + exp(-x))).
+// INT8: gpu.launch
+// INT8: %[[BIAS3:.*]] = memref.load %arg1[%[[COLUMN3:.*]]] : memref<24xf32>
+// INT8: %[[X:.*]] = arith.addf %{{.*}}, %[[BIAS3]] : f32
+// INT8: %[[NEG:.*]] = arith.negf %[[X]] : f32
+// INT8: %[[EXP:.*]] = math.exp %[[NEG]] : f32
+// INT8: %[[DEN:.*]] = arith.addf %[[EXP]], %{{.*}} : f32
+// INT8: %[[SILU:.*]] = arith.divf %[[X]], %[[DEN]] : f32
+// INT8: memref.store %[[SILU]], %arg5[%c0, %[[COLUMN3]]]
 // INT8-NOT: linalg.generic
 // INT8-LABEL: memref.global
 #a = affine_map<(m, n, k) -> (m, k)>
@@ -213,7 +230,7 @@ func.func @kept(%x: memref<2x48xf32>, %v: memref<48x8xf32>, %y: memref<2x8xf32>)
 #id = affine_map<(m, n) -> (m, n)>
 #col = affine_map<(m, n) -> (n)>
 memref.global "private" constant @w : memref<64x24xf32> = dense<0.5>
-func.func @epilogues(%x: memref<2x64xf32>, %bias: memref<24xf32>, %res: memref<2x24xf32>, %y: memref<2x24xf32>, %z: memref<2x24xf32>) {
+func.func @epilogues(%x: memref<2x64xf32>, %bias: memref<24xf32>, %res: memref<2x24xf32>, %y: memref<2x24xf32>, %z: memref<2x24xf32>, %s: memref<2x24xf32>) {
   %zero = arith.constant 0.0 : f32
   %w = memref.get_global @w : memref<64x24xf32>
   %t = memref.alloc() : memref<2x24xf32>
@@ -245,6 +262,26 @@ func.func @epilogues(%x: memref<2x64xf32>, %bias: memref<24xf32>, %res: memref<2
   ^bb0(%p: f32, %q: f32, %o: f32):
     %0 = arith.addf %p, %q : f32
     linalg.yield %0 : f32
+  }
+  %v = memref.alloc() : memref<2x24xf32>
+  linalg.fill ins(%zero : f32) outs(%v : memref<2x24xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x64xf32>, memref<64x24xf32>) outs(%v : memref<2x24xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%v, %bias : memref<2x24xf32>, memref<24xf32>) outs(%s : memref<2x24xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %0 = arith.addf %p, %q : f32
+    %1 = arith.negf %0 : f32
+    %2 = math.exp %1 : f32
+    %3 = arith.addf %2, %one : f32
+    %4 = arith.divf %0, %3 : f32
+    linalg.yield %4 : f32
   }
   return
 }
