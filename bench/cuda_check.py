@@ -5,7 +5,8 @@ Two steps, on two machines:
 
   prepare  (where AutoGLM is built) compiles every model of
            test/e2e/test_cuda.py and the GPU workloads below for sm_90, in
-           each of VARIANTS (products by cuBLAS in fp32 or fp16,
+           each of VARIANTS (products by cuBLAS in fp32 or fp16, or as
+           the estimates choose between it and the generated GEMV,
            --no-kernels, reductions on the host; the models with symbolic
            dimensions also kept symbolic, one build for all their cases),
            and writes a bundle: the artifacts, their inputs
@@ -47,8 +48,8 @@ inputs to the device and the outputs back, then times runs with
 Usage:
   python3 bench/cuda_check.py prepare [--bundle DIR] [--only NAME...]
   python3 bench/cuda_check.py run [--bundle DIR] [--out DIR] [--runs N]
-          [--variants fp32 cublas fp16 fp16_cublas loops hosted]
-          [--model-variants fp32 cublas fp16 fp16_cublas hosted] [--no-models]
+          [--variants cublas fp32 fp16_cublas fp16 loops hosted]
+          [--model-variants cublas fp16 loops hosted] [--no-models]
           [--only NAME...]
 """
 
@@ -86,18 +87,24 @@ CHECKED_ROWS = 64
 BLOCK = 65537
 # Files larger than this travel xz-compressed.
 COMPRESS_BYTES = 256 << 10
-# How each model is compiled: `fp32` and `fp16` as by default (products
-# with a constant weight as the generated GEMV where the GPU's peaks rate it
-# faster than cuBLAS: decode steps), `cublas` and `fp16_cublas` with every
-# product on cuBLAS (--gemv-max-rows 0), so that the run times the choice;
-# `loops` with the products as generated kernels like everything else
-# (--no-kernels); `hosted` runs the reductions (normalizations, softmax)
-# as host sections between the GPU's work (--device-hint reduction=host).
+# How each workload is compiled: `cublas` and `fp16_cublas` with every
+# product on cuBLAS (--gemv-max-rows 0), `fp32` and `fp16` as by default
+# (products with a constant weight as the generated GEMV where the GPU's
+# peaks rate it faster than cuBLAS: decode steps), so that the run times
+# the choice; `loops` with the products as generated kernels like
+# everything else (--no-kernels); `hosted` runs the reductions
+# (normalizations, softmax) as host sections between the GPU's work
+# (--device-hint reduction=host). The first's weights travel once for the
+# builds whose weights are the same bytes.
 CUBLAS_ONLY = ["--gemv-max-rows", "0"]
-VARIANTS = {"fp32": [], "cublas": CUBLAS_ONLY, "loops": ["--no-kernels"],
+VARIANTS = {"cublas": CUBLAS_ONLY, "fp32": [], "loops": ["--no-kernels"],
             "fp16": ["--precision", "fp16"],
             "fp16_cublas": ["--precision", "fp16", *CUBLAS_ONLY],
             "hosted": ["--device-hint", "reduction=host", *CUBLAS_ONLY]}
+# The models' builds: their checks need no second copy of each weight in
+# the GEMV's layout (the bundle's size is bounded): fp16 as by default.
+MODEL_VARIANTS = {v: VARIANTS[v] for v in ("cublas", "loops", "fp16",
+                                           "hosted")}
 # Models with calibration data (models/calibration/NAME) also have an
 # `int8` build (--precision int8), checked against the CPU's int8 build of
 # the same model: the same quantization and integer sums.
@@ -489,7 +496,7 @@ def prepare(args):
         folder = os.path.join(bundle, "models", name)
         os.makedirs(folder)
         onnx_path = os.path.join(MODELS_DIR, name + ".onnx")
-        variants = dict(VARIANTS)
+        variants = dict(MODEL_VARIANTS)
         calibration = os.path.join(MODELS_DIR, "calibration", name)
         if os.path.isdir(calibration):
             variants["int8"] = ["--precision", "int8", "--calibrate",
@@ -1151,19 +1158,17 @@ def main(argv=None):
     r.add_argument("--warmup", type=int, default=3)
     r.add_argument("--only", nargs="*", help="workloads to time")
     r.add_argument("--variants", nargs="*",
-                   default=["fp32", "cublas", "fp16", "fp16_cublas"],
+                   default=["cublas", "fp32", "fp16_cublas", "fp16"],
                    choices=list(VARIANTS),
-                   help="builds to check and time (default fp32, cublas, "
-                        "fp16 and fp16_cublas: the generated GEMMs of "
+                   help="builds to check and time (default cublas, fp32, "
+                        "fp16_cublas and fp16: the generated GEMMs of "
                         "`loops` take seconds each)")
     r.add_argument("--model-variants", nargs="*",
-                   default=["fp32", "cublas", "fp16", "fp16_cublas",
-                            "hosted", "int8", *WEIGHT_ONLY_VARIANTS,
+                   default=["cublas", "fp16", "hosted", "int8",
+                            *WEIGHT_ONLY_VARIANTS, *SYMBOLIC_VARIANTS],
+                   choices=[*MODEL_VARIANTS, "int8", *WEIGHT_ONLY_VARIANTS,
                             *SYMBOLIC_VARIANTS],
-                   choices=[*VARIANTS, "int8", *WEIGHT_ONLY_VARIANTS,
-                            *SYMBOLIC_VARIANTS],
-                   help="builds of models/ to check (default fp32, cublas, "
-                        "fp16, fp16_cublas, "
+                   help="builds of models/ to check (default cublas, fp16, "
                         "hosted, where the model has calibration data "
                         "int8, the weight-only builds and the symbolic "
                         "builds)")

@@ -299,10 +299,8 @@ ProductCosts estimateCosts(Weights w, int64_t rows, int64_t depth,
                       (n * k * 2 + m * k * 2 + outputs) / bytesPerUs);
     cublas += m * k * 6 / bytesPerUs; // A in 16 bits
     launches += kLaunchUs;
-    if (quantized(w)) { // dequantized once for the batch
+    if (quantized(w)) // dequantized into half once for the batch
       launches += kLaunchUs + (weightBytes + n * k * 2) / bytesPerUs;
-      cublas += n * k * 2 / bytesPerUs;
-    }
   }
   const double b = double(batch);
   return {b * std::max(gemvMemory, gemvCompute), b * cublas + launches};
@@ -753,10 +751,13 @@ Plan WeightProductsToGpuPass::plan(const WeightProduct &p, Weights format,
       maxGemvRows >= 0
           ? llvm::formatv(" (max-gemv-rows={0})", int64_t(maxGemvRows)).str()
           : "";
+  // A symbolic count that may exceed the limit: with a quantized weight,
+  // which the GEMV and the dequantizing loop both read, both ways, chosen
+  // at run time; a float one would be held twice (the GEMV's rows and
+  // cuBLAS's copy): cuBLAS.
   if (plan.rows && *plan.rows <= limit) {
     plan.kind = Plan::Gemv;
   } else if (symbolic && quantized(format) && limit > 0) {
-    // A float weight would be held twice: cuBLAS.
     plan.kind = Plan::RunTimeChoice;
     plan.gemvMaxRows = limit;
     plan.choice = llvm::formatv("generated GEMV up to {0} rows, cuBLAS above "
