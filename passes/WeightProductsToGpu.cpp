@@ -425,10 +425,23 @@ SmallVector<Value> GemvKernel::unpack(Value loaded) {
 }
 
 Value GemvKernel::dot(ArrayRef<Value> q, Value a) {
-  if (q.size() == 1) { // the depths in order
-    Value product = arith::MulFOp::create(b, loc, q[0], a);
-    return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
-                                       product);
+  if (q.size() == 1) { // the depths in order: FMAs over 4-wide slices
+    const int64_t width = cast<VectorType>(a.getType()).getNumElements();
+    auto slice = [&](Value v, int64_t first) -> Value {
+      SmallVector<int64_t> lanes;
+      for (int64_t l = 0; l < 4; ++l)
+        lanes.push_back(first + l);
+      return width == 4
+                 ? v
+                 : vector::ShuffleOp::create(b, loc, v, v, lanes).getResult();
+    };
+    Value sum;
+    for (int64_t first = 0; first < width; first += 4) {
+      Value w = slice(q[0], first), x = slice(a, first);
+      sum = sum ? vector::FMAOp::create(b, loc, w, x, sum).getResult()
+                : arith::MulFOp::create(b, loc, w, x).getResult();
+    }
+    return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, sum);
   }
   const int64_t perWord = q.size();
   Value sum;

@@ -17,6 +17,23 @@
 // PTX-NOT: cvt.rn.f32.s
 // PTX-COUNT-10: shfl.sync.bfly.b32
 
+// The same product with 16-bit weights (an fp16 or bf16 build's): 128-bit
+// loads of 8 weights; f16 widened by 8 conversions per load, bf16 by a
+// shift and a mask per pair (no conversion); FMAs.
+// RUN: autoglm-opt %s --autoglm-weight-products-to-gpu="weights=f16" --autoglm-externalize-weights=min-bytes=0 --autoglm-stage-cuda="arch=sm_90 format=isa" | sed 's/\\0A/\n/g' | FileCheck %s --check-prefix=F16
+// RUN: autoglm-opt %s --autoglm-weight-products-to-gpu="weights=bf16" --autoglm-externalize-weights=min-bytes=0 --autoglm-stage-cuda="arch=sm_90 format=isa" | sed 's/\\0A/\n/g' | FileCheck %s --check-prefix=BF16
+// F16: .visible .entry k0(
+// F16: ld.global.v4.b32
+// F16-COUNT-8: cvt.f32.f16
+// F16: fma.rn.f32
+// BF16: .visible .entry k0(
+// BF16-NOT: cvt.f32.bf16
+// BF16-DAG: ld.global.v4.b32
+// BF16-DAG: shl.b32
+// BF16-DAG: and.b32
+// BF16-DAG: fma.rn.f32
+// BF16-NOT: cvt.f32.bf16
+
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>

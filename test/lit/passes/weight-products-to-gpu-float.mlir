@@ -8,15 +8,20 @@
 // once, where cuBLAS would also convert the row to 16 bits first, in a
 // launch of its own). Its weight becomes 24 rows of 64 halves; each lane
 // loads 8 of them (16 bytes) a step, widens them to floats and multiplies
-// them with 8 floats of A, in order.
+// them with 8 floats of A, in order: a product and an FMA of 4 lanes each.
 // CHECK-LABEL: func.func @decode
 // CHECK: %[[ROWS:.*]] = memref.get_global @w_rows_f16 : memref<24x64xf16>
 // CHECK: gpu.launch
 // CHECK: %[[W:.*]] = vector.load %[[ROWS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<24x64xf16>, vector<8xf16>
 // CHECK: %[[WIDE:.*]] = arith.extf %[[W]] : vector<8xf16> to vector<8xf32>
 // CHECK: %[[A:.*]] = vector.load %arg0[%c0, %{{.*}}] {alignment = 16 : i64} : memref<1x64xf32>, vector<8xf32>
-// CHECK: %[[P:.*]] = arith.mulf %[[WIDE]], %[[A]] : vector<8xf32>
-// CHECK: vector.reduction <add>, %[[P]] : vector<8xf32> into f32
+// CHECK: %[[W0:.*]] = vector.shuffle %[[WIDE]], %[[WIDE]] [0, 1, 2, 3]
+// CHECK: %[[A0:.*]] = vector.shuffle %[[A]], %[[A]] [0, 1, 2, 3]
+// CHECK: %[[P:.*]] = arith.mulf %[[W0]], %[[A0]] : vector<4xf32>
+// CHECK: %[[W1:.*]] = vector.shuffle %[[WIDE]], %[[WIDE]] [4, 5, 6, 7]
+// CHECK: %[[A1:.*]] = vector.shuffle %[[A]], %[[A]] [4, 5, 6, 7]
+// CHECK: %[[S:.*]] = vector.fma %[[W1]], %[[A1]], %[[P]] : vector<4xf32>
+// CHECK: vector.reduction <add>, %[[S]] : vector<4xf32> into f32
 // CHECK: gpu.shuffle  xor {{.*}} {autoglm.choice = "generated GEMV (est. {{[0-9.]+}} us) over cuBLAS (est. {{[0-9.]+}} us) at 1 rows on H100 SXM (sm_90)", autoglm.flops = 3.072000e+03 : f64, autoglm.operand_type = "gemv-f16"}
 // CHECK-NOT: memref.global "private" constant @w :
 // CHECK: memref.global "private" constant @w_rows_f16 : memref<24x64xf16> = dense<5.000000e-01>
