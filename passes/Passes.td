@@ -1049,10 +1049,13 @@ def WeightProductsToGpu : Pass<"autoglm-weight-products-to-gpu", "mlir::ModuleOp
     and multiplying them with the block's rows of A in float32 (`vector`
     ops), the lanes' sums combined by `gpu.shuffle xor` and stored (added to
     the output unless it holds zeros) by lane 0; an elementwise loop right
-    after the product that only adds a bias (indexed by the column) or a
-    residual to it and writes another buffer goes into the kernel, whose
-    lane 0 then adds that and stores the sum there (when nothing reads the
-    product's own buffer later). Its first shuffle carries `autoglm.flops`,
+    after the product that reads the product's output whole, perhaps other
+    buffers indexed by the product's loops (a bias by the column, a
+    residual), and writes another buffer, with a body of side-effect-free
+    ops that does not read its indices (a bias, a residual, GELU, SiLU),
+    goes into the kernel: lane 0 computes that body on its sum and stores
+    the result there (when nothing reads the product's own buffer later).
+    Its first shuffle carries `autoglm.flops`,
     `autoglm.operand_type` (`q8`, `q4`, `gemv-f16`, `gemv-bf16`,
     `gemv-f32`) and `autoglm.choice` for `--explain`.
 

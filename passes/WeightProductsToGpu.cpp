@@ -1,5 +1,4 @@
-//===- WeightProductsToGpu.cpp - products with constant weights on a GPU
-//---===//
+//===- WeightProductsToGpu.cpp - products with constant weights on a GPU ===//
 //
 // A decode step reads every weight once, so its time on a GPU is the bytes
 // of its weights. Each matrix product whose B is a constant weight (k x n)
@@ -9,8 +8,9 @@
 //    streams that column's weights, 16 bytes per lane and step (four steps'
 //    loads issued before their arithmetic), turns them into floats in
 //    registers and multiplies them with up to kRowsPerBlock rows of A in
-//    float32; the lanes' sums meet through gpu.shuffle xor. A bias or
-//    residual added right after the product is added by the kernel.
+//    float32; the lanes' sums meet through gpu.shuffle xor. The
+//    elementwise loop right after the product (a bias, a residual, an
+//    activation) is computed by the kernel as it stores.
 //    Its weights are stored a row per column of B: in 8 or 4 bits with a
 //    float scale per column and group of depths (--weight-only: the values
 //    of the CPU's quantizer, agl_quantize_b, in agl_quantize_rows' layout),
@@ -185,10 +185,16 @@ std::optional<WeightProduct> matchWeightProduct(linalg::GenericOp op,
 /// computes of them: a bias, a residual, an activation (GELU, SiLU, ...).
 /// The kernel computes that body as it stores.
 struct Epilogue {
+  /// An input other than the product: its body argument, its buffer and
+  /// its map over the product's loops.
+  struct Input {
+    unsigned argument;
+    Value buffer;
+    AffineMap map;
+  };
   linalg::GenericOp op;
   unsigned productInput;
-  /// The other inputs, with their maps over the product's loops.
-  SmallVector<std::pair<Value, AffineMap>> others;
+  SmallVector<Input> others;
   Value output;
 };
 
@@ -238,7 +244,7 @@ std::optional<Epilogue> matchEpilogue(WeightProduct &p) {
     if (!map || !isa<MemRefType>(input.getType()) ||
         !disjoint(input, product) || !canHoistBefore(input, p.op))
       return std::nullopt;
-    e.others.emplace_back(input, *map);
+    e.others.push_back({unsigned(i), input, *map});
   }
   if (productInput < 0 || !maps.back().isIdentity() ||
       cast<MemRefType>(e.output.getType()) !=
@@ -619,19 +625,13 @@ gpu::LaunchOp GemvKernel::build(bool accumulate, int64_t rowsPerBlock,
             b, loc, memref::LoadOp::create(b, loc, out, at), value);
       if (epilogue) {
         // The epilogue's body, on this sum and the other inputs' values.
-        linalg::GenericOp loop = epilogue->op;
-        Block *body = loop.getBody();
+        Block *body = linalg::GenericOp(epilogue->op).getBody();
         IRMapping values;
         values.map(body->getArgument(epilogue->productInput), value);
-        unsigned other = 0;
-        for (unsigned i = 0; i < loop.getNumDpsInputs(); ++i) {
-          if (i == epilogue->productInput)
-            continue;
-          auto [buffer, map] = epilogue->others[other++];
-          values.map(body->getArgument(i),
-                     memref::LoadOp::create(b, loc, buffer,
-                                            indicesAt(map, loopValues)));
-        }
+        for (const Epilogue::Input &input : epilogue->others)
+          values.map(body->getArgument(input.argument),
+                     memref::LoadOp::create(b, loc, input.buffer,
+                                            indicesAt(input.map, loopValues)));
         for (Operation &op : body->without_terminator())
           b.clone(op, values);
         value = values.lookup(body->getTerminator()->getOperand(0));
@@ -956,8 +956,8 @@ void WeightProductsToGpuPass::runOnOperation() {
       std::optional<Epilogue> epilogue = matchEpilogue(p);
       if (epilogue) {
         hoistBefore(epilogue->output, p.op);
-        for (auto [buffer, map] : epilogue->others)
-          hoistBefore(buffer, p.op);
+        for (const Epilogue::Input &input : epilogue->others)
+          hoistBefore(input.buffer, p.op);
       }
       GemvKernel(p, q, *format, groupSize, OpBuilder(p.op))
           .build(accumulate, rowsPerBlock, plan.choice, epilogue);
