@@ -27,6 +27,7 @@ extern "C" const agl_model_desc *fake_cuda_model_cached(void);
 extern "C" const agl_model_desc *fake_cuda_model_profiled(void);
 extern "C" const agl_model_desc *fake_cuda_model_missing_kernel(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm(void);
+extern "C" const agl_model_desc *fake_cuda_model_gemm_int8(void);
 extern "C" const agl_model_desc *fake_cuda_model_gemm_epilogue(void);
 extern "C" const agl_model_desc *fake_cuda_model_host_section(void);
 extern "C" void *fake_host_staging_seen;
@@ -61,6 +62,11 @@ void agl_emulated_gemm_epilogue(int64_t batch, int64_t m, int64_t n, int64_t k,
                                 const float *bias, int32_t activation,
                                 const float *residual, int64_t r_batch,
                                 int64_t r_row);
+void agl_emulated_gemm_int8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                            const int8_t *a, int64_t a_batch, int64_t a_row,
+                            int64_t a_col, const int8_t *b, int64_t b_batch,
+                            int64_t b_row, int64_t b_col, int32_t *c,
+                            int64_t c_batch, int64_t c_row, int32_t accumulate);
 void mgpuLaunchKernel(void *function, intptr_t gx, intptr_t gy, intptr_t gz,
                       intptr_t bx, intptr_t by, intptr_t bz, int32_t shared,
                       void *stream, void **params, void **extra,
@@ -930,6 +936,103 @@ TEST_F(FakeLt, MissingCuBlasLtIsReported) {
   EXPECT_THAT(lastError(), HasSubstr("AUTOGLM_CUBLASLT"));
 }
 
+// C[i][j] (+)= sum_p A[i][p] * B[p][j] in int32, with fake_gemm's extents
+// and strides.
+std::array<int32_t, 16>
+int8ProductOnHost(const int8_t *a, const int8_t *b,
+                  const std::array<int32_t, 16> &before) {
+  const fake_cuda_gemm &g = fake_gemm;
+  std::array<int32_t, 16> want = before;
+  for (int64_t e = 0; e < g.batch; ++e)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        int32_t sum = 0;
+        for (int64_t p = 0; p < g.k; ++p)
+          sum += int32_t(a[e * g.a_batch + i * g.a_row + p * g.a_col]) *
+                 int32_t(b[e * g.b_batch + p * g.b_row + j * g.b_col]);
+        int32_t &out = want[e * g.c_batch + i * g.c_row + j];
+        out = g.accumulate ? out + sum : sum;
+      }
+  return want;
+}
+
+// Operands that reach -128 and 127.
+void fillInt8Operands(std::array<int8_t, 64> &a, std::array<int8_t, 64> &b) {
+  for (int i = 0; i < 64; ++i) {
+    a[i] = int8_t(i * 37 % 256 - 128);
+    b[i] = int8_t(127 - i * 53 % 255);
+  }
+}
+
+// The integer products of the FakeLtInt8 and EmulatedBlas cases.
+const fake_cuda_gemm kInt8Products[] = {
+    // [4x8] x [8x4], B column by column
+    {1, 4, 4, 8, 0, 8, 1, 0, 1, 8, 0, 4, 0},
+    // one row (a decode step), k 16
+    {1, 1, 4, 16, 0, 16, 1, 0, 1, 16, 0, 4, 0},
+    // two products sharing B, accumulating
+    {2, 2, 4, 8, 16, 8, 1, 0, 1, 8, 8, 4, 1},
+};
+
+// agl_cuda_gemm_int8: int8 A and B, exact int32 sums, through the fake
+// cuBLASLt, which takes only what the real one takes for integer products
+// ("TN": A's rows and B's columns contiguous along k; multiples of 4).
+struct FakeLtInt8 : FakeDevice {
+  void SetUp() override {
+    FakeDevice::SetUp();
+    setenv("AUTOGLM_CUDA_GRAPHS", "0", 1);
+    setenv("AUTOGLM_CUBLASLT", FAKE_CUBLAS_PATH, 1);
+    unsetenv("FAKE_CUBLAS_FAIL");
+    fillInt8Operands(a, b);
+    ASSERT_EQ(agl_instance_create(fake_cuda_model_gemm_int8(), &instance),
+              AGL_OK)
+        << lastError();
+    ASSERT_EQ(agl_instance_set_weights(instance, b.data()), AGL_OK);
+    fake_gemm = {};
+  }
+  void TearDown() override {
+    agl_instance_destroy(instance);
+    unsetenv("AUTOGLM_CUDA_GRAPHS");
+    FakeDevice::TearDown();
+  }
+  agl_status run() {
+    const void *in[1] = {a.data()};
+    void *out[1] = {c.data()};
+    return agl_instance_run(instance, in, out);
+  }
+  agl_instance *instance = nullptr;
+  std::array<int8_t, 64> a{}, b{};
+  std::array<int32_t, 16> c{};
+};
+
+TEST_F(FakeLtInt8, ExactSumsBatchesAndAccumulation) {
+  // The output stays on the device between runs: each product starts from
+  // the previous run's output (the first writes all of it).
+  for (const fake_cuda_gemm &g : kInt8Products) {
+    fake_gemm = g;
+    const std::array<int32_t, 16> before = c;
+    ASSERT_EQ(run(), AGL_OK) << lastError();
+    EXPECT_EQ(c, int8ProductOnHost(a.data(), b.data(), before));
+  }
+}
+
+TEST_F(FakeLtInt8, LayoutsCuBlasLtCannotTakeFailTheRun) {
+  for (fake_cuda_gemm g : {
+           // B row by row ("NN"): not what integer products take
+           fake_cuda_gemm{1, 4, 4, 8, 0, 8, 1, 0, 4, 1, 0, 4, 0},
+           // k not a multiple of 4
+           fake_cuda_gemm{1, 2, 4, 6, 0, 6, 1, 0, 1, 6, 0, 4, 0},
+       }) {
+    fake_gemm = g;
+    EXPECT_EQ(run(), AGL_ERR_DEVICE);
+    EXPECT_THAT(lastError(),
+                HasSubstr("agl_cuda_gemm_int8: a " + std::to_string(g.m) +
+                          "x4x" + std::to_string(g.k) +
+                          " product whose operand strides (or format) "
+                          "cuBLASLt cannot take"));
+  }
+}
+
 // ---- CUDA graphs
 // ----------------------------------------------------------------
 
@@ -1279,6 +1382,27 @@ TEST_F(EmulatedBlas, HalfOperands) {
       for (int j = 0; j < 3; ++j)
         EXPECT_EQ(c[i * 3 + j], half.want[i][j]) << format << ": " << i << j;
   }
+}
+
+TEST(EmulatedBlasInt8, ExactSumsAndRefusals) {
+  std::array<int8_t, 64> a{}, b{};
+  fillInt8Operands(a, b);
+  for (const fake_cuda_gemm &g : kInt8Products) {
+    fake_gemm = g;
+    std::array<int32_t, 16> c;
+    c.fill(-7);
+    std::array<int32_t, 16> want = int8ProductOnHost(a.data(), b.data(), c);
+    agl_emulated_gemm_int8(g.batch, g.m, g.n, g.k, a.data(), g.a_batch, g.a_row,
+                           g.a_col, b.data(), g.b_batch, g.b_row, g.b_col,
+                           c.data(), g.c_batch, g.c_row, g.accumulate);
+    EXPECT_EQ(c, want);
+  }
+  // B row by row: what cuBLASLt refuses marks the output.
+  std::array<int32_t, 16> c{};
+  agl_emulated_gemm_int8(1, 4, 4, 8, a.data(), 0, 8, 1, b.data(), 0, 4, 1,
+                         c.data(), 0, 4, 0);
+  for (int32_t v : c)
+    EXPECT_EQ(v, INT32_MIN);
 }
 
 TEST_F(EmulatedBlas, WhatTheGpuCallsRefuseIsNaN) {

@@ -23,7 +23,10 @@ enum {
   R_32F = 0,
   R_16F = 2,
   R_16BF = 14,
-  COMPUTE_32F = 68
+  R_8I = 3,
+  R_32I = 10,
+  COMPUTE_32F = 68,
+  COMPUTE_32I = 72
 };
 
 static int handle_storage;
@@ -200,9 +203,13 @@ cublasStatus_t cublasGemmStridedBatchedEx(
  * algorithm and counts its calls (fake_cublaslt_heuristic_calls, for the
  * tests of the runtime's plan cache); a product computes
  * D = epilogue(alpha op(A) op(B) + beta C), the bias added per row of D
- * (before the activation), GELU in its tanh form. */
+ * (before the activation), GELU in its tanh form; with int8 A and B
+ * (compute type 32I), D = alpha op(A) op(B) + beta C in int32, refused
+ * unless the layouts follow the real library's rules for them ("TN",
+ * leading dimensions multiples of 4). */
 
 typedef struct {
+  int integer; /* compute and scale type 32I */
   int transa, transb;
   unsigned epilogue;
   const float *bias;
@@ -243,11 +250,15 @@ const char *cublasLtGetStatusString(cublasStatus_t status) {
 
 cublasStatus_t cublasLtMatmulDescCreate(fake_desc **desc, int compute_type,
                                         int scale_type) {
-  if (compute_type != COMPUTE_32F || scale_type != R_32F)
+  const int integer = compute_type == COMPUTE_32I && scale_type == R_32I;
+  if (!integer && (compute_type != COMPUTE_32F || scale_type != R_32F))
     return INVALID_VALUE;
   *desc = calloc(1, sizeof **desc);
+  if (!*desc)
+    return ALLOC_FAILED;
+  (*desc)->integer = integer;
   (*desc)->epilogue = EPILOGUE_DEFAULT;
-  return *desc ? SUCCESS : ALLOC_FAILED;
+  return SUCCESS;
 }
 
 cublasStatus_t cublasLtMatmulDescDestroy(fake_desc *desc) {
@@ -349,15 +360,25 @@ static uint64_t op_cols(const fake_layout *x, int op) {
 }
 
 /* Whether the layouts describe one product: op(A) m x k, op(B) k x n, C and
- * D m x n, the same batch, 16-bit or float A and B of one type. */
+ * D m x n, the same batch, 16-bit or float A and B of one type, float C and
+ * D; or for an integer product int8 A and B, int32 C and D, "TN", m, k and
+ * the leading dimensions multiples of 4. */
 static int consistent(const fake_desc *desc, const fake_layout *a,
                       const fake_layout *b, const fake_layout *c,
                       const fake_layout *d) {
-  return op_cols(a, desc->transa) == op_rows(b, desc->transb) &&
-         op_rows(a, desc->transa) == d->rows &&
-         op_cols(b, desc->transb) == d->cols && c->rows == d->rows &&
-         c->cols == d->cols && a->batch == d->batch && b->batch == d->batch &&
-         c->batch == d->batch && a->type == b->type &&
+  const int shapes = op_cols(a, desc->transa) == op_rows(b, desc->transb) &&
+                     op_rows(a, desc->transa) == d->rows &&
+                     op_cols(b, desc->transb) == d->cols &&
+                     c->rows == d->rows && c->cols == d->cols &&
+                     a->batch == d->batch && b->batch == d->batch &&
+                     c->batch == d->batch && a->type == b->type;
+  if (desc->integer)
+    return shapes && a->type == R_8I && c->type == R_32I && d->type == R_32I &&
+           desc->transa == OP_T && desc->transb != OP_T && d->rows % 4 == 0 &&
+           a->rows % 4 == 0 && a->ld % 4 == 0 && b->ld % 4 == 0 &&
+           c->ld % 4 == 0 && d->ld % 4 == 0 &&
+           desc->epilogue == EPILOGUE_DEFAULT;
+  return shapes &&
          (a->type == R_32F || a->type == R_16F || a->type == R_16BF) &&
          c->type == R_32F && d->type == R_32F;
 }
@@ -386,8 +407,16 @@ static float element(const void *x, const fake_layout *l, int op, int e,
   int64_t at =
       e * l->batch_stride + (op == OP_T ? (int64_t)j + (int64_t)i * l->ld
                                         : (int64_t)i + (int64_t)j * l->ld);
-  return l->type == R_32F ? ((const float *)x)[at]
-                          : widen(((const uint16_t *)x)[at], l->type);
+  return l->type == R_32F  ? ((const float *)x)[at]
+         : l->type == R_8I ? ((const int8_t *)x)[at]
+                           : widen(((const uint16_t *)x)[at], l->type);
+}
+
+/* The same for the int32 C of an integer product. */
+static int32_t integer_element(const void *x, const fake_layout *l, int e,
+                               uint64_t i, uint64_t j) {
+  return ((
+      const int32_t *)x)[e * l->batch_stride + (int64_t)i + (int64_t)j * l->ld];
 }
 
 /* A product with the descriptors' values at the call. */
@@ -395,12 +424,36 @@ typedef struct {
   fake_desc desc;
   fake_layout a_layout, b_layout, c_layout, d_layout;
   float alpha, beta;
+  int32_t integer_alpha, integer_beta;
   const void *a, *b, *c;
   void *d;
 } lt_matmul_args;
 
+/* An integer product: exact int32 sums of int8 products. */
+static void lt_matmul_integer(const lt_matmul_args *g) {
+  const fake_layout *d_layout = &g->d_layout;
+  const uint64_t k = op_cols(&g->a_layout, g->desc.transa);
+  for (int e = 0; e < d_layout->batch; ++e)
+    for (uint64_t j = 0; j < d_layout->cols; ++j)
+      for (uint64_t i = 0; i < d_layout->rows; ++i) {
+        int32_t sum = 0;
+        for (uint64_t p = 0; p < k; ++p)
+          sum += (int32_t)element(g->a, &g->a_layout, g->desc.transa, e, i, p) *
+                 (int32_t)element(g->b, &g->b_layout, g->desc.transb, e, p, j);
+        int32_t v = g->integer_alpha * sum;
+        if (g->integer_beta != 0)
+          v += g->integer_beta * integer_element(g->c, &g->c_layout, e, i, j);
+        ((int32_t *)g->d)[e * d_layout->batch_stride + (int64_t)i +
+                          (int64_t)j * d_layout->ld] = v;
+      }
+}
+
 static void lt_matmul(const void *args) {
   const lt_matmul_args *g = args;
+  if (g->desc.integer) {
+    lt_matmul_integer(g);
+    return;
+  }
   const fake_desc *desc = &g->desc;
   const fake_layout *d_layout = &g->d_layout;
   const uint64_t k = op_cols(&g->a_layout, desc->transa);
@@ -441,16 +494,17 @@ cublasLtMatmul(void *handle, fake_desc *desc, const void *alpha, const void *a,
   if (!consistent(desc, a_layout, b_layout, c_layout, d_layout) ||
       ((desc->epilogue & EPILOGUE_BIAS) && !desc->bias))
     return INVALID_VALUE;
-  lt_matmul_args args = {*desc,
-                         *a_layout,
-                         *b_layout,
-                         *c_layout,
-                         *d_layout,
-                         *(const float *)alpha,
-                         *(const float *)beta,
-                         a,
-                         b,
-                         c,
-                         d};
+  lt_matmul_args args = {*desc, *a_layout, *b_layout, *c_layout, *d_layout};
+  if (desc->integer) {
+    memcpy(&args.integer_alpha, alpha, sizeof args.integer_alpha);
+    memcpy(&args.integer_beta, beta, sizeof args.integer_beta);
+  } else {
+    args.alpha = *(const float *)alpha;
+    args.beta = *(const float *)beta;
+  }
+  args.a = a;
+  args.b = b;
+  args.c = c;
+  args.d = d;
   return on_stream(lt_matmul, &args, sizeof args);
 }

@@ -19,7 +19,9 @@ typedef struct fake_cuda_image {
  * 16-bit floats), on its input (A), weights (B) and output (C), 16 floats
  * each: set by the test before a run. fake_cuda_model_gemm_epilogue's
  * calls agl_cuda_gemm_epilogue instead, its weights 48 floats: B, then
- * the bias, then the residual. */
+ * the bias, then the residual. fake_cuda_model_gemm_int8's calls
+ * agl_cuda_gemm_int8 on int8 A (64 bytes in), int8 B (64 bytes of weights)
+ * and int32 C (16 out), `format` and the epilogue's fields unused. */
 #include <stdint.h>
 typedef struct fake_cuda_gemm {
   int64_t batch, m, n, k;

@@ -7,7 +7,8 @@
  * has a symbolic extent, y[n] = x[n] + weights[n] for n in 1..16; a fifth
  * is compiled for profiling, its two launches bracketed as two kernels; a
  * sixth keeps a KV cache whose length it reads after the symbol values, and
- * adds the first length + 1 elements. */
+ * adds the first length + 1 elements. The gemm models run one product
+ * through the runtime's library calls (fake_cuda.h). */
 #include "autoglm/runtime.h"
 #include "fake_cuda.h"
 
@@ -142,6 +143,29 @@ static int32_t run_gemm_epilogue(void *arena, const void *weights,
                          g->alpha, g->format < 0 ? 2 : g->format,
                          g->bias ? w + 16 : NULL, g->activation,
                          g->residual ? w + 32 : NULL, g->r_batch, g->r_row);
+  return 0;
+}
+
+void agl_cuda_gemm_int8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                        const int8_t *a, int64_t a_batch_stride,
+                        int64_t a_row_stride, int64_t a_col_stride,
+                        const int8_t *b, int64_t b_batch_stride,
+                        int64_t b_row_stride, int64_t b_col_stride, int32_t *c,
+                        int64_t c_batch_stride, int64_t c_row_stride,
+                        int32_t accumulate);
+
+/* fake_gemm as an integer product: 64 int8 in (A), 64 bytes of int8
+ * weights (B), 16 int32 out (C). */
+static int32_t run_gemm_int8(void *arena, const void *weights,
+                             const void *const *inputs, void *const *outputs,
+                             const int64_t *symbols, int64_t *output_dims) {
+  (void)arena;
+  (void)symbols;
+  (void)output_dims;
+  const fake_cuda_gemm *g = &fake_gemm;
+  agl_cuda_gemm_int8(g->batch, g->m, g->n, g->k, inputs[0], g->a_batch,
+                     g->a_row, g->a_col, weights, g->b_batch, g->b_row,
+                     g->b_col, outputs[0], g->c_batch, g->c_row, g->accumulate);
   return 0;
 }
 
@@ -301,7 +325,30 @@ static const agl_model_desc gemm_desc =
 static const agl_model_desc gemm_epilogue_desc =
     FAKE_GEMM_DESC("fake_cuda_gemm_epilogue", run_gemm_epilogue, 48);
 
+static const int64_t int8_input_shape[] = {64};
+static const agl_tensor_info int8_input = {"a", AGL_DTYPE_I8, 1,
+                                           int8_input_shape, NULL};
+static const agl_tensor_info int32_output = {"c", AGL_DTYPE_I32, 1, gemm_shape,
+                                             NULL};
+static const agl_model_desc gemm_int8_desc = {
+    .abi_version = AGL_ABI_VERSION,
+    .device = AGL_DEVICE_CUDA,
+    .name = "fake_cuda_gemm_int8",
+    .num_inputs = 1,
+    .num_outputs = 1,
+    .inputs = &int8_input,
+    .outputs = &int32_output,
+    .arena_size = 64,
+    .arena_alignment = 64,
+    .weights_size = 64,
+    .weights_file = "fake_cuda_gemm_int8.weights",
+    .run = run_gemm_int8,
+};
+
 const agl_model_desc *fake_cuda_model(void) { return &desc; }
+const agl_model_desc *fake_cuda_model_gemm_int8(void) {
+  return &gemm_int8_desc;
+}
 const agl_model_desc *fake_cuda_model_shaped(void) { return &shaped_desc; }
 const agl_model_desc *fake_cuda_model_profiled(void) { return &profiled_desc; }
 const agl_model_desc *fake_cuda_model_cached(void) { return &cached_desc; }

@@ -110,6 +110,26 @@ __attribute__((visibility("default"))) void agl_cuda_gemm_epilogue(
     const float *bias, int32_t activation, const float *residual,
     int64_t residual_batch_stride, int64_t residual_row_stride);
 
+/* A product of int8 operands summed in int32 into int32 C, through
+ * cuBLASLt (blas_lt.c): C = A B (+ C when `accumulate`), strides in
+ * elements. cuBLASLt's integer products need A's rows and B's columns
+ * contiguous along k ("TN"), n, k and the leading dimensions multiples of
+ * 4, the operands 4-byte aligned (batch strides too): the compiler only
+ * makes calls that satisfy agl_cuda_int8_takes, and anything else fails
+ * the run. */
+__attribute__((visibility("default"))) void
+agl_cuda_gemm_int8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                   const int8_t *a, int64_t a_batch_stride,
+                   int64_t a_row_stride, int64_t a_col_stride, const int8_t *b,
+                   int64_t b_batch_stride, int64_t b_row_stride,
+                   int64_t b_col_stride, int32_t *c, int64_t c_batch_stride,
+                   int64_t c_row_stride, int32_t accumulate);
+AGL_HIDDEN int agl_cuda_int8_takes(int64_t m, int64_t n, int64_t k,
+                                   int64_t a_row_stride, int64_t a_col_stride,
+                                   int64_t b_row_stride, int64_t b_col_stride,
+                                   int64_t c_row_stride,
+                                   agl_cuda_product *layout);
+
 /* Whether cuBLASLt has an epilogue for `activation` (none, ReLU or tanh
  * GELU, after the bias if any), with a residual (only without an
  * activation, and not while accumulating) when `residual` (blas_lt.c). */
@@ -117,7 +137,7 @@ AGL_HIDDEN int agl_cuda_lt_takes(int32_t activation, int residual,
                                  int32_t accumulate);
 
 /* ---- --target=cuda-emulated (emulated_blas.c) ----------------------------
- * The three calls above, computed on host memory, for the CUDA target's
+ * The calls above, computed on host memory, for the CUDA target's
  * code compiled for the CPU: same arguments, same results. */
 __attribute__((visibility("default"))) void
 agl_emulated_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -140,6 +160,12 @@ __attribute__((visibility("default"))) void agl_emulated_gemm_epilogue(
     int64_t c_row_stride, int32_t accumulate, float alpha, int32_t format,
     const float *bias, int32_t activation, const float *residual,
     int64_t residual_batch_stride, int64_t residual_row_stride);
+__attribute__((visibility("default"))) void agl_emulated_gemm_int8(
+    int64_t batch, int64_t m, int64_t n, int64_t k, const int8_t *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int64_t a_col_stride,
+    const int8_t *b, int64_t b_batch_stride, int64_t b_row_stride,
+    int64_t b_col_stride, int32_t *c, int64_t c_batch_stride,
+    int64_t c_row_stride, int32_t accumulate);
 
 /* ---- host sections (host_section.c) -------------------------------------
  * The ops a model places on the host (autoglm-compile --device-hint

@@ -3,9 +3,10 @@
  * --target=cuda turns a product followed by a bias, a ReLU or tanh-GELU, or
  * a residual add into one call of agl_cuda_gemm_epilogue (blas.h), which
  * cuBLASLt runs as one kernel: the elementwise loop and its pass over
- * memory are gone. cuBLASLt is loaded at run time, the first time a model
- * needs it: libcublasLt.so.13, .12 or .11, or the library named by
- * AUTOGLM_CUBLASLT.
+ * memory are gone. Products of int8 operands (--precision int8) are
+ * agl_cuda_gemm_int8: int32 sums on the tensor cores. cuBLASLt is loaded at run
+ * time, the first time a model needs it: libcublasLt.so.13, .12 or .11, or the
+ * library named by AUTOGLM_CUBLASLT.
  *
  * Describing a product to cuBLASLt (descriptors, then a heuristic query for
  * its algorithm) costs far more host time than queuing it, so each instance
@@ -50,8 +51,11 @@ enum {
   /* cudaDataType and cublasComputeType_t */
   LT_R_32F = 0,
   LT_R_16F = 2,
+  LT_R_8I = 3,
+  LT_R_32I = 10,
   LT_R_16BF = 14,
   LT_COMPUTE_32F = 68,
+  LT_COMPUTE_32I = 72,
   /* cublasLtMatmulDescAttributes_t */
   LT_DESC_TRANSA = 3,
   LT_DESC_TRANSB = 4,
@@ -141,8 +145,8 @@ static int load_lt(char *why, size_t size) {
         "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"};
     void *library = agl_cuda_open_library(
         "AUTOGLM_CUBLASLT", candidates, sizeof candidates / sizeof *candidates,
-        "cuBLASLt for the model's products with an epilogue "
-        "(libcublasLt.so)",
+        "cuBLASLt for the model's products with an epilogue or int8 "
+        "operands (libcublasLt.so)",
         why, size);
     if (library) {
       struct {
@@ -267,8 +271,12 @@ static lt_status make_layout(lt_layout *layout, int type, int64_t rows,
 static int plan_make(struct agl_cuda_lt *lt, plan *p, const plan_key *key,
                      const float *bias) {
   p->key = *key;
+  /* 8-bit operands: int32 sums, scale factors and output. */
+  const int integer = key->type == LT_R_8I;
+  const int sums = integer ? LT_R_32I : LT_R_32F;
   const char *what = "cublasLtMatmulDescCreate";
-  lt_status status = api.desc_create(&p->desc, LT_COMPUTE_32F, LT_R_32F);
+  lt_status status = api.desc_create(
+      &p->desc, integer ? LT_COMPUTE_32I : LT_COMPUTE_32F, sums);
   int32_t op_a = key->op_a, op_b = key->op_b;
   uint32_t epilogue = (uint32_t)key->epilogue;
   if (status == LT_SUCCESS) {
@@ -295,13 +303,13 @@ static int plan_make(struct agl_cuda_lt *lt, plan *p, const plan_key *key,
                          op_b == LT_OP_N ? key->m : key->k, key->lda,
                          key->batch, key->a_batch);
   if (status == LT_SUCCESS)
-    status = make_layout(&p->d, LT_R_32F, key->n, key->m, key->ldc, key->batch,
+    status = make_layout(&p->d, sums, key->n, key->m, key->ldc, key->batch,
                          key->c_batch);
   if (status == LT_SUCCESS)
     status = key->c_source == C_RESIDUAL
-                 ? make_layout(&p->c, LT_R_32F, key->n, key->m, key->ldr,
+                 ? make_layout(&p->c, sums, key->n, key->m, key->ldr,
                                key->batch, key->r_batch)
-                 : make_layout(&p->c, LT_R_32F, key->n, key->m, key->ldc,
+                 : make_layout(&p->c, sums, key->n, key->m, key->ldc,
                                key->batch, key->c_batch);
   lt_preference preference = NULL;
   if (status == LT_SUCCESS) {
@@ -385,6 +393,44 @@ static int32_t epilogue_of(int32_t activation, int bias) {
   return 0;
 }
 
+/* Queues the product `key` describes on the run's stream, its plan made if
+ * it is new: D = epilogue(alpha A B + beta C), `alpha` and `beta` of the
+ * plan's scale type (int32 for 8-bit operands, else float). */
+static void queue_product(agl_cuda_blas *blas, CUstream stream, plan_key *key,
+                          const void *a, const void *b, const void *c_in,
+                          void *d, const float *bias, const void *alpha,
+                          const void *beta) {
+  char why[400];
+  if (!load_lt(why, sizeof why)) {
+    agl_cuda_run_failed(why);
+    return;
+  }
+  struct agl_cuda_lt *lt = instance_lt(blas);
+  if (!lt)
+    return;
+  const void *pointers[5] = {a, b, c_in, d, bias};
+  for (int i = 0; i < 5; ++i)
+    key->align[i] = pointers[i] ? alignment(pointers[i]) : 0;
+  plan *p = plan_for(lt, key, bias);
+  if (!p)
+    return;
+  lt_status status = LT_SUCCESS;
+  if (bias)
+    status = api.desc_set(p->desc, LT_DESC_BIAS_POINTER, &bias, sizeof bias);
+  /* The model's B is cuBLASLt's A, its A cuBLASLt's B. */
+  if (status == LT_SUCCESS)
+    status = api.matmul(
+        lt->handle, p->desc, alpha, b, p->a, a, p->b, beta, c_in, p->c, d, p->d,
+        &p->algo, (void *)(uintptr_t)lt->workspace, lt->workspace_size, stream);
+  if (status != LT_SUCCESS) {
+    char text[160];
+    snprintf(text, sizeof text, "cublasLtMatmul (%lld x %lldx%lldx%lld)",
+             (long long)key->batch, (long long)key->m, (long long)key->n,
+             (long long)key->k);
+    lt_failed(text, status);
+  }
+}
+
 void agl_cuda_gemm_epilogue(
     int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
     int64_t a_batch_stride, int64_t a_row_stride, int64_t a_col_stride,
@@ -424,14 +470,6 @@ void agl_cuda_gemm_epilogue(
   key.lda = layout.lda;
   key.ldb = layout.ldb;
   key.ldc = layout.ldc;
-  char why[400];
-  if (!load_lt(why, sizeof why)) {
-    agl_cuda_run_failed(why);
-    return;
-  }
-  struct agl_cuda_lt *lt = instance_lt(blas);
-  if (!lt)
-    return;
   key.batch = batch;
   key.m = m;
   key.n = n;
@@ -450,26 +488,66 @@ void agl_cuda_gemm_epilogue(
                                        : LT_R_32F;
   key.epilogue = epilogue_of(activation, bias != NULL);
   key.c_source = residual ? C_RESIDUAL : accumulate ? C_OUTPUT : C_NONE;
-  const void *pointers[5] = {a, b, residual ? (const void *)residual : c, c,
-                             bias};
-  for (int i = 0; i < 5; ++i)
-    key.align[i] = pointers[i] ? alignment(pointers[i]) : 0;
-  plan *p = plan_for(lt, &key, bias);
-  if (!p)
-    return;
-  lt_status status = LT_SUCCESS;
-  if (bias)
-    status = api.desc_set(p->desc, LT_DESC_BIAS_POINTER, &bias, sizeof bias);
   const float beta = key.c_source == C_NONE ? 0.0f : 1.0f;
-  if (status == LT_SUCCESS)
-    status = api.matmul(lt->handle, p->desc, &alpha, b, p->a, a, p->b, &beta,
-                        residual ? (const void *)residual : c, p->c, c, p->d,
-                        &p->algo, (void *)(uintptr_t)lt->workspace,
-                        lt->workspace_size, stream);
-  if (status != LT_SUCCESS) {
-    char text[160];
-    snprintf(text, sizeof text, "cublasLtMatmul (%lld x %lldx%lldx%lld)",
-             (long long)batch, (long long)m, (long long)n, (long long)k);
-    lt_failed(text, status);
+  queue_product(blas, stream, &key, a, b, residual ? (const void *)residual : c,
+                c, bias, &alpha, &beta);
+}
+
+int agl_cuda_int8_takes(int64_t m, int64_t n, int64_t k, int64_t a_row_stride,
+                        int64_t a_col_stride, int64_t b_row_stride,
+                        int64_t b_col_stride, int64_t c_row_stride,
+                        agl_cuda_product *layout) {
+  /* cuBLASLt's integer products with the regular (column-major) order:
+   * "TN" (the model's A and B both contiguous along k), leading dimensions
+   * and the product's n and k multiples of 4. */
+  return agl_cuda_product_layout(m, n, k, a_row_stride, a_col_stride,
+                                 b_row_stride, b_col_stride, c_row_stride,
+                                 layout) &&
+         !layout->a_transposed && layout->b_transposed && n % 4 == 0 &&
+         k % 4 == 0 && layout->lda % 4 == 0 && layout->ldb % 4 == 0 &&
+         layout->ldc % 4 == 0;
+}
+
+void agl_cuda_gemm_int8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                        const int8_t *a, int64_t a_batch_stride,
+                        int64_t a_row_stride, int64_t a_col_stride,
+                        const int8_t *b, int64_t b_batch_stride,
+                        int64_t b_row_stride, int64_t b_col_stride, int32_t *c,
+                        int64_t c_batch_stride, int64_t c_row_stride,
+                        int32_t accumulate) {
+  static const char caller[] = "agl_cuda_gemm_int8";
+  CUstream stream;
+  agl_cuda_blas *blas = agl_cuda_blas_of_run(caller, &stream);
+  if (!blas || batch <= 0 || m <= 0 || n <= 0)
+    return;
+  agl_cuda_product layout;
+  if (!agl_cuda_int8_takes(m, n, k, a_row_stride, a_col_stride, b_row_stride,
+                           b_col_stride, c_row_stride, &layout) ||
+      batch > INT_MAX ||
+      (batch > 1 && (a_batch_stride % 4 != 0 || b_batch_stride % 4 != 0)) ||
+      (uintptr_t)a % 4 != 0 || (uintptr_t)b % 4 != 0 || (uintptr_t)c % 4 != 0) {
+    agl_cuda_blas_refuse(caller, "cuBLASLt", m, n, k);
+    return;
   }
+  plan_key key;
+  memset(&key, 0, sizeof key);
+  key.lda = layout.lda;
+  key.ldb = layout.ldb;
+  key.ldc = layout.ldc;
+  key.batch = batch;
+  key.m = m;
+  key.n = n;
+  key.k = k;
+  if (batch > 1) {
+    key.a_batch = a_batch_stride;
+    key.b_batch = b_batch_stride;
+    key.c_batch = c_batch_stride;
+  }
+  key.op_a = LT_OP_T;
+  key.op_b = LT_OP_N;
+  key.type = LT_R_8I;
+  key.epilogue = LT_EPILOGUE_DEFAULT;
+  key.c_source = accumulate ? C_OUTPUT : C_NONE;
+  const int32_t alpha = 1, beta = accumulate ? 1 : 0;
+  queue_product(blas, stream, &key, a, b, c, c, NULL, &alpha, &beta);
 }

@@ -177,3 +177,40 @@ void agl_emulated_gemm_epilogue(
           residual_batch_stride, residual_row_stride, alpha, format, bias,
           activation, caller);
 }
+
+void agl_emulated_gemm_int8(int64_t batch, int64_t m, int64_t n, int64_t k,
+                            const int8_t *a, int64_t a_batch_stride,
+                            int64_t a_row_stride, int64_t a_col_stride,
+                            const int8_t *b, int64_t b_batch_stride,
+                            int64_t b_row_stride, int64_t b_col_stride,
+                            int32_t *c, int64_t c_batch_stride,
+                            int64_t c_row_stride, int32_t accumulate) {
+  if (batch <= 0 || m <= 0 || n <= 0)
+    return;
+  agl_cuda_product p;
+  if (!agl_cuda_int8_takes(m, n, k, a_row_stride, a_col_stride, b_row_stride,
+                           b_col_stride, c_row_stride, &p)) {
+    /* No NaN in int32: the most negative value marks what was refused. */
+    fprintf(stderr, "autoglm: agl_cuda_gemm_int8 (emulated): operand strides "
+                    "cuBLASLt's integer products cannot take; its output is "
+                    "INT32_MIN\n");
+    for (int64_t e = 0; e < batch; ++e)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          c[e * c_batch_stride + i * c_row_stride + j] = INT32_MIN;
+    return;
+  }
+  /* "TN": B^T's rows (the model's B's columns) and A^T's columns (A's rows)
+   * are contiguous along k. */
+  for (int64_t e = 0; e < batch; ++e)
+    for (int64_t j = 0; j < m; ++j)
+      for (int64_t i = 0; i < n; ++i) {
+        const int8_t *row = a + e * a_batch_stride + j * p.lda;
+        const int8_t *column = b + e * b_batch_stride + i * p.ldb;
+        int32_t sum = 0;
+        for (int64_t q = 0; q < k; ++q)
+          sum += (int32_t)row[q] * (int32_t)column[q];
+        int32_t *out = c + e * c_batch_stride + j * p.ldc + i;
+        *out = accumulate ? *out + sum : sum;
+      }
+}
