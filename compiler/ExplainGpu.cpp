@@ -26,6 +26,9 @@ std::string howItRuns(const ModelReport::Launch &launch) {
            "): scalar loops on the CPU, "
            "not estimated";
   if (launch.library) {
+    if (launch.operands == "i8")
+      return "cuBLASLt product of int8 operands on the tensor cores, int32 "
+             "sums";
     std::string text =
         launch.name == "agl_cuda_gemm_epilogue"
             ? "cuBLASLt product with its epilogue (" + launch.epilogue + ")"
@@ -66,9 +69,11 @@ std::string autoglm::explainGpuPlan(const ModelReport &report,
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::formatv("GPU: {0}: {1:f1} TFLOP/s FP32, {2:f1} TFLOP/s with "
-                      "16-bit operands on the tensor cores, {3:f0} GB/s\n",
+                      "16-bit operands on the tensor cores ({3:f0} TOP/s "
+                      "int8), {4:f0} GB/s\n",
                       machine.name, machine.fp32Gflops / 1e3,
-                      machine.tensorGflops / 1e3, machine.bandwidthGBs);
+                      machine.tensorGflops / 1e3, machine.int8Gops / 1e3,
+                      machine.bandwidthGBs);
   size_t nameWidth = 6;
   for (const ModelReport::Launch &launch : report.placement)
     nameWidth = std::max(nameWidth, launch.name.size());
@@ -85,7 +90,9 @@ std::string autoglm::explainGpuPlan(const ModelReport &report,
     calls += launch.library;
     const bool tensorCores =
         launch.operands == "f16" || launch.operands == "bf16";
-    const double peak = tensorCores ? machine.tensorGflops : machine.fp32Gflops;
+    const double peak = launch.operands == "i8" ? machine.int8Gops
+                        : tensorCores           ? machine.tensorGflops
+                                                : machine.fp32Gflops;
     const double computeUs =
         launch.flops > 0 && peak > 0 ? launch.flops / (peak * 1e3) : 0;
     const double memoryUs = launch.bytes > 0 && machine.bandwidthGBs > 0

@@ -48,7 +48,7 @@ using namespace autoglm;
 void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
                                  const PipelineOptions &options) {
   switch (stage) {
-  case Stage::Autoglm:
+  case Stage::Autoglm: {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     if (options.maxSeqLen > 0) {
@@ -82,9 +82,13 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       quantize.keep.assign(options.keepFp32.begin(), options.keepFp32.end());
       pm.addPass(createQuantizeProducts(quantize));
     }
-    pm.addPass(createIntegerMatMuls());
+    IntegerMatMulsOptions integer;
+    // cuBLASLt's integer products take signed bytes and no zero points.
+    integer.signedActivations = !options.gpuArch.empty() || options.emulateGpu;
+    pm.addPass(createIntegerMatMuls(integer));
     pm.addPass(createCSEPass());
     return;
+  }
   case Stage::Linalg: {
     LowerToLinalgOptions lowering;
     lowering.attentionKernel = options.runtimeKernels;

@@ -144,24 +144,30 @@ void autoglm::measurePlacement(ModuleOp lowered, ModelReport &report) {
 static std::string placementText(const ModelReport &r) {
   if (r.placement.empty())
     return "";
-  int64_t kernels = 0, oneThread = 0, library = 0, lt = 0, host = 0;
+  int64_t kernels = 0, oneThread = 0, library = 0, lt = 0, int8 = 0, host = 0;
   for (const auto &launch : r.placement) {
     host += !launch.host.empty();
     kernels += !launch.library && launch.host.empty();
     oneThread += !launch.oneThread.empty();
     library += launch.library;
     lt += launch.name == "agl_cuda_gemm_epilogue";
+    int8 += launch.name == "agl_cuda_gemm_int8";
   }
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("placement:         {0,12} GPU kernels ({1} in one "
                       "thread), {2} library calls (cuBLAS{3}); {4}\n",
                       kernels, oneThread, library,
-                      lt ? llvm::formatv(", {0} through cuBLASLt with their "
-                                         "epilogue",
-                                         lt)
-                               .str()
-                         : "",
+                      (lt ? llvm::formatv(", {0} through cuBLASLt with their "
+                                          "epilogue",
+                                          lt)
+                                .str()
+                          : std::string()) +
+                          (int8 ? llvm::formatv(", {0} of int8 operands "
+                                                "through cuBLASLt",
+                                                int8)
+                                      .str()
+                                : std::string()),
                       host ? llvm::formatv("{0} section{1} on the host", host,
                                            host == 1 ? "" : "s")
                                  .str()

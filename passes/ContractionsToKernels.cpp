@@ -11,7 +11,10 @@
 // For --target=cuda (`cuda`), the buffers are device memory and a product
 // becomes a call of agl_cuda_sgemm, which the runtime runs with cuBLAS on
 // the run's stream (no packing, no epilogue); with `cuda-precision` fp16 or
-// bf16, agl_cuda_gemm_half on 16-bit copies of both operands.
+// bf16, agl_cuda_gemm_half on 16-bit copies of both operands. An integer
+// product of int8 operands without zero points (autoglm-integer-matmuls'
+// form for the GPU) becomes agl_cuda_gemm_int8, cuBLASLt's, its constant
+// weight copied column by column.
 //
 // Integer products (autoglm.matmul_integer of a uint8 lhs and a constant
 // int8 weight) become agl_kernel_gemm_u8s8 calls the same way, with the
@@ -86,6 +89,7 @@ constexpr StringLiteral kGemmInt8Transposed = "agl_kernel_gemm_u8s8_transposed";
 constexpr StringLiteral kCudaSgemm = "agl_cuda_sgemm";
 constexpr StringLiteral kCudaGemmHalf = "agl_cuda_gemm_half";
 constexpr StringLiteral kCudaGemmEpilogue = "agl_cuda_gemm_epilogue";
+constexpr StringLiteral kCudaGemmInt8 = "agl_cuda_gemm_int8";
 // The operands' formats of agl_cuda_gemm_half and agl_cuda_gemm_epilogue
 // (runtime/src/cuda/blas.h).
 constexpr int kCudaHalf = 0, kCudaBf16 = 1, kCudaFloat = 2;
@@ -93,11 +97,13 @@ constexpr int kCudaHalf = 0, kCudaBf16 = 1, kCudaFloat = 2;
 /// The integer product of autoglm.matmul_integer as the int8 kernel takes
 /// it: acc + (extui(a) [- extui(a_zero_point)]) * extsi(b), a uint8, b
 /// int8 (its zero point 0), the sum int32; the lhs zero point is a scalar
-/// third input, or absent when it is 0.
+/// third input, or absent when it is 0. Or as cuBLASLt takes it: acc +
+/// extsi(a) * extsi(b), both int8, no zero points.
 struct IntegerContraction {
   ContractionLoops loops;
   Value lhsZeroPoint;          // a rank-0 buffer, or null...
   int64_t constantZeroPoint = 0; // ...when it is this constant
+  bool signedLhs = false;
 };
 
 std::optional<IntegerContraction>
@@ -142,6 +148,10 @@ matchIntegerContraction(linalg::GenericOp op) {
   auto isLhs = [&](Value v) {
     if (isExtended(v, arg(0), /*isUnsigned=*/true))
       return op.getNumDpsInputs() == 2;
+    if (isExtended(v, arg(0), /*isUnsigned=*/false)) {
+      ic.signedLhs = true;
+      return op.getNumDpsInputs() == 2;
+    }
     auto sub = v.getDefiningOp<arith::SubIOp>();
     if (!sub || !isExtended(sub.getLhs(), arg(0), true))
       return false;
@@ -342,6 +352,32 @@ public:
     return record(*w, packedValues);
   }
 
+  /// A copy of the constant int8 `rhs` (k x n) stored column by column,
+  /// (n, k) row-major, if every batch shares it: cuBLASLt's integer
+  /// products read it so.
+  memref::GlobalOp columnsInt8(Value rhs, AffineMap map,
+                               const ContractionLoops &c) {
+    std::optional<Weight> w = locate(rhs, map, c, "s8_columns");
+    if (!w)
+      return nullptr;
+    if (auto it = packed.find(w->key); it != packed.end())
+      return it->second;
+    std::optional<SmallVector<int8_t>> values =
+        autoglm::constantValues<int8_t>(w->global.getInitialValueAttr());
+    if (!values)
+      return nullptr;
+    auto type = RankedTensorType::get({w->n, w->k},
+                                      IntegerType::get(module.getContext(), 8));
+    auto columns = autoglm::newConstant<int8_t>(
+        type, (w->global.getSymName() + "_columns").str(),
+        [&](MutableArrayRef<int8_t> data) {
+          for (int64_t j = 0; j < w->n; ++j)
+            for (int64_t p = 0; p < w->k; ++p)
+              data[j * w->k + p] = (*values)[w->element(p, j)];
+        });
+    return record(*w, columns, "_columns");
+  }
+
   /// A constant global of `n` float ones, one per size.
   memref::GlobalOp ones(int64_t n) {
     std::string key = "ones_" + std::to_string(n);
@@ -411,12 +447,15 @@ private:
     return (w.global.getSymName() + "_packed").str();
   }
 
-  /// The packed copy of `w` as a global; the original's pages, read for
-  /// it, are released (a large model's weights stay in its mapped file).
-  memref::GlobalOp record(Weight w, ElementsAttr data) {
+  /// The packed copy of `w` as a global (its name `w`'s and `suffix`); the
+  /// original's pages, read for it, are released (a large model's weights
+  /// stay in its mapped file).
+  memref::GlobalOp record(Weight w, ElementsAttr data,
+                          StringRef suffix = "_packed") {
     autoglm::releaseConstantPages(w.global.getInitialValueAttr());
-    memref::GlobalOp result = addConstantGlobal(
-        module, symbols, w.global.getLoc(), packedName(w), data);
+    memref::GlobalOp result =
+        addConstantGlobal(module, symbols, w.global.getLoc(),
+                          (w.global.getSymName() + suffix).str(), data);
     packed[w.key] = result;
     return result;
   }
@@ -1482,6 +1521,161 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                    zeroSources);
 }
 
+/// A call of agl_cuda_gemm_int8 (cuBLASLt's integer product on the tensor
+/// cores) for a product of int8 operands without zero points, when its
+/// layouts are what cuBLASLt takes for one (agl_cuda_int8_takes): A's rows
+/// and B's columns contiguous along k (a constant B is copied so, column by
+/// column), C's rows contiguous, n, k and the leading dimensions multiples
+/// of 4, the operands' offsets too. Others keep their loops.
+void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
+                             WeightPacker &packer,
+                             SmallVectorImpl<ZeroSource> &zeroSources) {
+  const ContractionLoops &c = ic.loops;
+  if (!ic.signedLhs || ic.lhsZeroPoint || ic.constantZeroPoint != 0 ||
+      c.transposedOutput)
+    return;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> maxRanges = maxLoopRanges(op);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+  if (llvm::any_of(maxRanges, [&](int64_t r) {
+        return ShapedType::isDynamic(r) || r > kMaxInt;
+      }))
+    return;
+  if (ShapedType::isDynamic(ranges[c.n]) || ranges[c.n] % 4 != 0 ||
+      ShapedType::isDynamic(ranges[c.k]) || ranges[c.k] % 4 != 0)
+    return;
+  // Offsets and strides that keep every row 4-byte aligned: static
+  // multiples of 4 (a loop of one iteration has no stride).
+  auto aligned = [&](Value buffer, AffineMap map, ArrayRef<int64_t> loops) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) || offset % 4 != 0)
+      return false;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || !llvm::is_contained(loops, int64_t(dim.getPosition())) ||
+          ranges[dim.getPosition()] == 1)
+        continue;
+      if (ShapedType::isDynamic(strides[i]) || strides[i] % 4 != 0)
+        return false;
+    }
+    return true;
+  };
+  auto unitStride = [&](Value buffer, AffineMap map, int64_t loop) {
+    std::optional<LoopLayout> layout =
+        loopLayout(buffer, map, ranges, maxRanges);
+    return layout && layout->strides[loop] == 1;
+  };
+  SmallVector<int64_t> outer(c.batch.begin(), c.batch.end());
+  SmallVector<int64_t> aLoops = outer, cLoops = outer;
+  aLoops.push_back(c.m);
+  cLoops.push_back(c.m);
+  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+  Value out = op.getDpsInits()[0];
+  if (!unitStride(lhs, maps[0], c.k) || !aligned(lhs, maps[0], aLoops) ||
+      !unitStride(out, maps[2], c.n) || !aligned(out, maps[2], cLoops))
+    return;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  // B: a constant copied column by column, (n, k); else as it is, if
+  // cuBLASLt can read it.
+  Value rhsBuffer = rhs;
+  AffineMap rhsMap = maps[1];
+  if (memref::GlobalOp columns = packer.columnsInt8(rhs, maps[1], c)) {
+    rhsBuffer = memref::GetGlobalOp::create(b, loc, columns.getType(),
+                                            columns.getSymName());
+    rhsMap = AffineMap::get(op.getNumLoops(), 0,
+                            {b.getAffineDimExpr(c.n), b.getAffineDimExpr(c.k)},
+                            b.getContext());
+  } else {
+    SmallVector<int64_t> bLoops = outer;
+    bLoops.push_back(c.n);
+    if (!unitStride(rhs, maps[1], c.k) || !aligned(rhs, maps[1], bLoops))
+      return;
+  }
+
+  Operation *init = nullptr;
+  const bool accumulate = !startsFromZeros(op, init);
+  const int64_t loops = op.getNumLoops();
+  OperandView a = viewOf(b, loc, lhs, maps[0], loops);
+  OperandView bv = viewOf(b, loc, rhsBuffer, rhsMap, loops);
+  OperandView cv = viewOf(b, loc, out, maps[2], loops);
+  SmallVector<Value> extents;
+  for (Range range :
+       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<int64_t> batchLoops;
+  for (int64_t loop : c.batch)
+    if (ranges[loop] != 1)
+      batchLoops.push_back(loop);
+  SmallVector<Value> pointers = {a.pointer, bv.pointer, cv.pointer};
+  OpBuilder::InsertionGuard guard(b);
+  std::optional<int64_t> inner = loopOverOuterBatches(
+      b, loc, batchLoops, extents, {&a, &bv, &cv}, pointers,
+      {b.getI8Type(), b.getI8Type(), b.getI32Type()});
+  Value batchCount = one, aBatch = zero, bBatch = zero, cBatch = zero;
+  if (inner) {
+    batchCount = extents[*inner];
+    aBatch = a.loopStrides[*inner];
+    bBatch = bv.loopStrides[*inner];
+    cBatch = cv.loopStrides[*inner];
+  }
+  auto i64 = [&](Value index) { return autoglm::asI64(b, loc, index); };
+  // (batch, m, n, k, a, its batch/row/column strides, b, its batch/row/
+  //  column strides, c, its batch/row strides, accumulate)
+  SmallVector<Value> args = {
+      i64(batchCount),
+      i64(extents[c.m]),
+      i64(extents[c.n]),
+      i64(extents[c.k]),
+      pointers[0],
+      i64(aBatch),
+      i64(a.loopStrides[c.m]),
+      i64(a.loopStrides[c.k]),
+      pointers[1],
+      i64(bBatch),
+      i64(bv.loopStrides[c.k]),
+      i64(bv.loopStrides[c.n]),
+      pointers[2],
+      i64(cBatch),
+      i64(cv.loopStrides[c.m]),
+      arith::ConstantIntOp::create(b, loc, accumulate, 32)};
+  SmallVector<Type> types =
+      llvm::map_to_vector(args, [](Value v) { return v.getType(); });
+  func::FuncOp callee = autoglm::declareRuntimeFunction(
+      op->getParentOfType<ModuleOp>(), kCudaGemmInt8,
+      b.getFunctionType(types, {}));
+  callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
+  auto call = func::CallOp::create(b, loc, callee, args);
+  call->setAttr(autoglm::kOperandTypeAttrName, b.getStringAttr("i8"));
+  if (!llvm::any_of(ranges, ShapedType::isDynamic)) {
+    double flops = 2;
+    for (auto [loop, range] : llvm::enumerate(ranges))
+      if (!inner || !llvm::is_contained(batchLoops, loop) ||
+          int64_t(loop) == *inner)
+        flops *= double(range);
+    call->setAttr(autoglm::kFlopsAttrName, b.getF64FloatAttr(flops));
+    const double batch = inner ? double(ranges[*inner]) : 1;
+    auto perBatch = [&](Value stride) {
+      return isConstantIntValue(stride, 0) ? 1.0 : batch;
+    };
+    const double m = double(ranges[c.m]), n = double(ranges[c.n]),
+                 k = double(ranges[c.k]);
+    call->setAttr(autoglm::kBytesAttrName,
+                  b.getF64FloatAttr(m * k * perBatch(aBatch) +
+                                    k * n * perBatch(bBatch) +
+                                    m * n * 4 * batch * (accumulate ? 2 : 1)));
+  }
+  std::optional<Epilogue> none;
+  finishKernelCall(call, op, /*blocking=*/nullptr, init, out, none,
+                   zeroSources);
+}
+
 /// A constant buffer of `n` (static) float ones: the column scale of an
 /// int8 call whose scale is one number.
 Value onesOf(OpBuilder &b, Location loc, WeightPacker &packer, Value n) {
@@ -1660,7 +1854,9 @@ struct ContractionsToKernelsPass
     if (contractions.empty())
       return;
     std::optional<WeightPacker> packer;
-    if (packWeights && !cuda)
+    // (The CUDA target's int8 products read their weights column by
+    // column: the packer makes those copies.)
+    if (packWeights || cuda)
       packer.emplace(module, partialPanels);
     // Last first: looking back for the zeros an output holds passes over
     // the earlier products while they are still linalg ops.
@@ -1692,12 +1888,17 @@ struct ContractionsToKernelsPass
                 : nullptr;
         if (!c.integer)
           replaceWithCudaCall(c.op, c.loops, halfOperands, zeroSources);
-      } else if (c.integer)
-        replaceWithInt8KernelCall(c.op, *c.integer,
-                                  packer ? &*packer : nullptr, zeroSources);
-      else
+        else if (c.integer->signedLhs)
+          replaceWithCudaInt8Call(c.op, *c.integer, *packer, zeroSources);
+      } else if (c.integer) {
+        // (Signed activations are the CUDA target's.)
+        if (!c.integer->signedLhs)
+          replaceWithInt8KernelCall(c.op, *c.integer,
+                                    packer ? &*packer : nullptr, zeroSources);
+      } else {
         replaceWithKernelCall(c.op, c.loops, packer ? &*packer : nullptr,
                               zeroSources);
+      }
     }
     // Zero fills that only the products read (before they were calls)
     // are dead now. Earlier fills first: one may feed a later one's copy.

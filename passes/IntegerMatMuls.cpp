@@ -21,6 +21,15 @@
 // zero point moved by 128 instead: saturate(round(x / s) + z + 128) on
 // [0, 255] is the int8 value plus 128, and dequantizes to the same floats.
 //
+// cuBLASLt's integer products (--target=cuda, `signed-activations`) take
+// signed bytes on both sides and no zero points, so there it goes the other
+// way: uint8 activations that products read become int8 with the zero
+// point less 128, and the product of a constant weight by activations with
+// a zero point z is split (exactly, in int32) as
+//   sum_p (a_p - z) w_pj = sum_p a_p w_pj - z * sum_p w_pj
+// the column sums of the weight computed here, their subtraction an
+// elementwise op that joins the dequantization after the product.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/AutoGLMDialect.h"
@@ -130,6 +139,106 @@ struct UnsignedActivations : OpRewritePattern<QuantizeLinearOp> {
   }
 };
 
+/// The reverse of UnsignedActivations for products only: q =
+/// quantize_linear(x, s, z) to uint8 with a constant zero point, read only
+/// by dequantize_linear(q, s, z) ops that are the left operands of
+/// matmuls: both become int8 with z - 128.
+struct SignedActivations : OpRewritePattern<QuantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeLinearOp op,
+                                PatternRewriter &rewriter) const override {
+    auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(op.getType()));
+    auto zeroPoint = op.getZeroPoint().getDefiningOp<ConstantOp>();
+    auto values = zeroPoint ? constantValues<uint8_t>(zeroPoint.getValue())
+                            : std::nullopt;
+    if (!element || element.getWidth() != 8 || !element.isUnsigned() ||
+        !values || op->use_empty())
+      return rewriter.notifyMatchFailure(op, "not uint8 with a constant "
+                                             "zero point");
+    for (Operation *user : op->getUsers()) {
+      auto dq = dyn_cast<DequantizeLinearOp>(user);
+      if (!dq || dq.getScale() != op.getScale() ||
+          dq.getZeroPoint() != op.getZeroPoint() ||
+          dq.getAxis() != op.getAxis() ||
+          !llvm::all_of(dq->getUses(), [](OpOperand &use) {
+            return isa<MatMulOp>(use.getOwner()) && use.getOperandNumber() == 0;
+          }))
+        return rewriter.notifyMatchFailure(op, "read other than dequantized "
+                                               "for a product's left operand");
+    }
+    auto i8 = rewriter.getIntegerType(8); // ONNX's int8: signless
+    auto zpType = cast<ShapedType>(op.getZeroPoint().getType()).clone(i8);
+    SmallVector<APInt> moved = llvm::map_to_vector(*values, [](uint8_t v) {
+      return APInt(8, uint64_t(int64_t(v) - 128), /*isSigned=*/true);
+    });
+    Location loc = op.getLoc();
+    Value zp = ConstantOp::create(rewriter, loc,
+                                  DenseElementsAttr::get(zpType, moved));
+    Value q = QuantizeLinearOp::create(rewriter, loc, op.getInput(),
+                                       op.getScale(), zp, op.getAxis());
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers()))
+      rewriter.replaceOpWithNewOp<DequantizeLinearOp>(user, q, op.getScale(),
+                                                      zp, op.getAxis());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The constant int8 values of `value`, if it is an autoglm.constant.
+std::optional<SmallVector<int8_t>> int8Constant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant || !getElementTypeOrSelf(constant.getType()).isInteger(8))
+    return std::nullopt;
+  return constantValues<int8_t>(constant.getValue());
+}
+
+/// matmul_integer(a, w, z, 0) of an int8 `a`, a constant 2-D `w` and a
+/// constant nonzero z as matmul_integer(a, w, 0, 0) - z * colsum(w): a
+/// product without zero points, as cuBLASLt computes it.
+struct ZeroPointAsColumnSums : OpRewritePattern<MatMulIntegerOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulIntegerOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhsElement =
+        dyn_cast<IntegerType>(getElementTypeOrSelf(op.getLhs().getType()));
+    auto rhsType = cast<ShapedType>(op.getRhs().getType());
+    std::optional<SmallVector<int8_t>> lhsZero =
+        int8Constant(op.getLhsZeroPoint());
+    std::optional<SmallVector<int8_t>> rhsZero =
+        int8Constant(op.getRhsZeroPoint());
+    std::optional<SmallVector<int8_t>> weight = int8Constant(op.getRhs());
+    if (!lhsElement || lhsElement.isUnsigned() || rhsType.getRank() != 2 ||
+        !rhsType.hasStaticShape() || !lhsZero || lhsZero->size() != 1 ||
+        lhsZero->front() == 0 || !rhsZero ||
+        llvm::any_of(*rhsZero, [](int8_t v) { return v != 0; }) || !weight)
+      return rewriter.notifyMatchFailure(
+          op, "not an int8 product with a lhs zero point by a constant 2-D "
+              "weight without one");
+    const int64_t k = rhsType.getDimSize(0), n = rhsType.getDimSize(1);
+    SmallVector<int32_t> correction(n, 0);
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        correction[j] += int32_t((*weight)[p * n + j]);
+    for (int32_t &c : correction)
+      c *= int32_t(lhsZero->front());
+    Location loc = op.getLoc();
+    auto zeroType = cast<ShapedType>(op.getLhsZeroPoint().getType());
+    Value noZero = ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(zeroType, APInt(8, 0, /*isSigned=*/true)));
+    Value product =
+        MatMulIntegerOp::create(rewriter, loc, op.getType(), op.getLhs(),
+                                op.getRhs(), noZero, op.getRhsZeroPoint());
+    auto correctionType =
+        RankedTensorType::get({n}, rewriter.getIntegerType(32));
+    Value sums = ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(correctionType, ArrayRef<int32_t>(correction)));
+    rewriter.replaceOpWithNewOp<SubOp>(op, product, sums);
+    return success();
+  }
+};
+
 struct MatMulOfDequantized : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatMulOp op,
@@ -205,13 +314,20 @@ struct ConvOfDequantized : OpRewritePattern<ConvOp> {
 
 struct IntegerMatMulsPass
     : autoglm::impl::IntegerMatMulsBase<IntegerMatMulsPass> {
+  using IntegerMatMulsBase::IntegerMatMulsBase;
   void runOnOperation() override {
-    // Activations unsigned first: the products then take them as they are.
-    RewritePatternSet unsigned_(&getContext());
-    unsigned_.add<UnsignedActivations>(&getContext());
+    // Activations of the right sign first: the products then take them as
+    // they are.
+    RewritePatternSet signs(&getContext());
     RewritePatternSet products(&getContext());
     products.add<MatMulOfDequantized, ConvOfDequantized>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(unsigned_))) ||
+    if (signedActivations) {
+      signs.add<SignedActivations>(&getContext());
+      products.add<ZeroPointAsColumnSums>(&getContext());
+    } else {
+      signs.add<UnsignedActivations>(&getContext());
+    }
+    if (failed(applyPatternsGreedily(getOperation(), std::move(signs))) ||
         failed(applyPatternsGreedily(getOperation(), std::move(products))))
       signalPassFailure();
   }

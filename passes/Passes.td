@@ -169,6 +169,14 @@ def IntegerMatMuls : Pass<"autoglm-integer-matmuls", "mlir::ModuleOp"> {
     the zero point plus 128 (both ends alike): the same values, and an
     unsigned left operand, as the int8 GEMM (VNNI) needs.
 
+    With `signed-activations` (the CUDA target: cuBLASLt's integer products
+    take int8 operands and no zero points) it goes the other way: a `ui8`
+    `quantize_linear` with a constant zero point whose dequantizations are
+    only the left operands of matmuls becomes `i8` with the zero point less
+    128, and `matmul_integer(a, w, z, 0)` of an `i8` `a`, a constant 2-D
+    `w` and a nonzero constant `z` becomes `matmul_integer(a, w, 0, 0)`
+    minus the constant `z * sum_k w[k, j]` per column (exact in `i32`).
+
     ```mlir
     %acc = autoglm.matmul_integer %aq, %bq, %azp, %bzp
         : (tensor<4x64xui8>, tensor<64x32xi8>, tensor<ui8>, tensor<i8>) -> tensor<4x32xi32>
@@ -177,6 +185,11 @@ def IntegerMatMuls : Pass<"autoglm-integer-matmuls", "mlir::ModuleOp"> {
     %y = autoglm.mul %f, %s : (tensor<4x32xf32>, tensor<32xf32>) -> tensor<4x32xf32>
     ```
   }];
+  let options = [
+    Option<"signedActivations", "signed-activations", "bool", "false",
+           "int8 activations and products without a lhs zero point "
+           "(cuBLASLt's), instead of uint8 ones (the CPU's VNNI GEMM)">
+  ];
 }
 
 def LastToken : Pass<"autoglm-last-token", "mlir::ModuleOp"> {
@@ -708,6 +721,16 @@ def ContractionsToKernels : Pass<"autoglm-contractions-to-kernels", "mlir::Modul
     `autoglm.half_operands` (a weight dequantized at run time by
     `autoglm-weight-products-to-gpu`) takes IEEE half operands so in any
     build.
+
+    With `cuda`, an integer product of int8 operands without zero points
+    (`acc + extsi(a) * extsi(b)`, what `autoglm-integer-matmuls` makes
+    with `signed-activations`) becomes `agl_cuda_gemm_int8` (cuBLASLt's
+    integer product, int32 sums; arguments as `agl_cuda_sgemm`'s up to
+    `accumulate`) when cuBLASLt can take it: n and k multiples of 4, A's
+    rows and C's rows contiguous, their strides and offsets multiples of 4.
+    A constant B is copied column by column, `(n, k)` row-major (the "TN"
+    layout cuBLASLt's integer products read); another B must already be
+    so. The others keep their loops.
   }];
   let options = [
     Option<"packWeights", "pack-weights", "bool", "true",

@@ -491,6 +491,43 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
             self.assertEqual(e["kind"], "library")
             self.assertRegex(e["choice"], "^cuBLAS " + estimate)
 
+    def test_int8_products_through_cublaslt(self):
+        """--precision int8: each product with a weight is one cuBLASLt
+        call of int8 operands (int32 sums), rated at the tensor cores' int8
+        peak; its weight is stored column by column, and its dequantization
+        (with the activations' zero point's share) is the loop after it."""
+        onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
+        calibration = ("--calibrate",
+                       os.path.join(MODELS_DIR, "calibration", "glm_layer"))
+        result = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                    "--precision", "int8", *calibration,
+                                    "--report=json")[1]
+        self.assertEqual(result.returncode, 0, describe(result))
+        # (The accuracy report goes to standard error: the JSON is alone.)
+        placement = json.loads(result.stdout)["placement"]
+        self.assertIn("int8 accuracy against float32", result.stderr)
+        int8 = [e for e in placement if e["name"] == "agl_cuda_gemm_int8"]
+        self.assertEqual([e["nodes"] for e in int8], [
+            "self_attn/qkv/MatMul", "self_attn/o_proj/MatMul",
+            "mlp/gate_proj/MatMul", "mlp/up_proj/MatMul",
+            "mlp/down_proj/MatMul"])
+        # 32 tokens: 2 m n k operations, m k + k n bytes in, 4 m n out.
+        self.assertEqual(int8[0]["flops"], 2 * 32 * 256 * 768)
+        self.assertEqual(int8[0]["bytes"],
+                         32 * 256 + 256 * 768 + 4 * 32 * 768)
+        text = self.cache.compile(onnx_path, ".o", "--target=cuda",
+                                  "--precision", "int8", *calibration,
+                                  "--explain")[1].stdout
+        self.assertIn("(1979 TOP/s int8)", text)
+        rows = [line for line in text.splitlines()
+                if "agl_cuda_gemm_int8" in line]
+        self.assertEqual(len(rows), 5)
+        self.assertEqual(text.count("cuBLASLt product of int8 operands on "
+                                    "the tensor cores, int32 sums"), 5)
+        # The QKV product at 3350 GB/s (memory bound at these sizes).
+        estimate = max(int8[0]["flops"] / 1979e6, int8[0]["bytes"] / 3350e3)
+        self.assertIn(f"{estimate:.2f}", rows[0].split())
+
     def test_report_lists_the_placement(self):
         """--report names, in order, every kernel the object holds and every
         cuBLAS call with its epilogue; none of glm_layer's kernels runs in

@@ -342,7 +342,8 @@ int main(int argc, char **argv) {
          "--int8-peak-gops", int8PeakGops,
          "uint8 x int8 peak of one core for --explain's int8 GEMMs "
          "(default: measured with AMX, else AVX-512 VNNI, else the FP32 "
-         "peak)")
+         "peak); with --target=cuda, the GPU's int8 tensor-core peak "
+         "(default: the reference GPU's)")
       ->check(CLI::PositiveNumber);
   app.add_option("--bandwidth-gbs", bandwidthGBs,
                  "Memory read bandwidth for --explain (default: measured; "
@@ -664,6 +665,8 @@ int main(int argc, char **argv) {
         machine.fp32Gflops = peakGflops;
       if (tensorPeakGflops > 0)
         machine.tensorGflops = tensorPeakGflops;
+      if (int8PeakGops > 0)
+        machine.int8Gops = int8PeakGops;
       if (bandwidthGBs > 0)
         machine.bandwidthGBs = bandwidthGBs;
       // Standard output, unless the IR goes there.
@@ -724,11 +727,13 @@ int main(int argc, char **argv) {
   emitOptions.cpu = cpu;
   emitOptions.optLevel = optLevel;
   if (precision == "int8") {
-    if (auto e = calibrateInt8(**module, pipelineOptions, emitOptions,
-                               calibrateDir, calibration,
-                               accuracyReportFormat == "json",
-                               outputPath == "-" ? llvm::errs()
-                                                 : llvm::outs()))
+    // Standard output, unless the IR or the JSON report goes there.
+    const bool stdoutTaken =
+        outputPath == "-" || (reportOption->count() && report == "json");
+    if (auto e =
+            calibrateInt8(**module, pipelineOptions, emitOptions, calibrateDir,
+                          calibration, accuracyReportFormat == "json",
+                          stdoutTaken ? llvm::errs() : llvm::outs()))
       return error(llvm::toString(std::move(e)));
   }
   Stage last = kind.stage.value_or(Stage::LLVM);

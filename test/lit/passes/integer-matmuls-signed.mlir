@@ -1,0 +1,65 @@
+// RUN: autoglm-opt %s --split-input-file --autoglm-integer-matmuls=signed-activations=true | FileCheck %s
+
+// For cuBLASLt (the CUDA target): a uint8 activation with zero point 133
+// becomes int8 with zero point 5 (the same values less 128), and the
+// product by a constant weight loses that zero point: 5 * (the weight's
+// column sums) is subtracted after it, exactly, in int32. Column sums of
+// [[1, -2], [3, 4], [-5, 6]] are [-1, 8]: the correction is [-5, 40].
+// CHECK-LABEL: func.func @uint8_activation_constant_weight
+// CHECK-DAG: %[[SUMS:.*]] = autoglm.constant dense<[-5, 40]> : tensor<2xi32>
+// CHECK-DAG: %[[ZP:.*]] = autoglm.constant dense<5> : tensor<i8>
+// CHECK-DAG: %[[NOZP:.*]] = autoglm.constant dense<0> : tensor<i8>
+// CHECK: %[[Q:.*]] = autoglm.quantize_linear %{{.*}}, %{{.*}}, %[[ZP]] {axis = 1 : i64} : (tensor<4x3xf32>, tensor<f32>, tensor<i8>) -> tensor<4x3xi8>
+// CHECK: %[[ACC:.*]] = autoglm.matmul_integer %[[Q]], %{{.*}}, %[[NOZP]], %{{.*}} : (tensor<4x3xi8>, tensor<3x2xi8>, tensor<i8>, tensor<i8>) -> tensor<4x2xi32>
+// CHECK: %[[EXACT:.*]] = autoglm.sub %[[ACC]], %[[SUMS]] : (tensor<4x2xi32>, tensor<2xi32>) -> tensor<4x2xi32>
+// CHECK: autoglm.cast %[[EXACT]] {to = f32}
+// CHECK-NOT: ui8
+func.func @uint8_activation_constant_weight(%x: tensor<4x3xf32>, %s: tensor<f32>, %ws: tensor<2xf32>) -> tensor<4x2xf32> {
+  %z = autoglm.constant dense<133> : tensor<ui8>
+  %w = autoglm.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %wz = autoglm.constant dense<0> : tensor<2xi8>
+  %q = autoglm.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  %a = autoglm.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xf32>
+  %b = autoglm.dequantize_linear %w, %ws, %wz {axis = 1 : i64} : (tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<3x2xf32>
+  %y = autoglm.matmul %a, %b : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+// An activation that something other than a product reads dequantized
+// keeps its uint8 type, and a weight that is not a constant keeps the
+// zero point in the product.
+// CHECK-LABEL: func.func @kept
+// CHECK: autoglm.quantize_linear {{.*}} -> tensor<4x3xui8>
+// CHECK: autoglm.matmul_integer {{.*}} : (tensor<4x3xui8>, tensor<3x2xi8>, tensor<ui8>, tensor<i8>)
+// CHECK-NOT: autoglm.sub
+func.func @kept(%x: tensor<4x3xf32>, %s: tensor<f32>, %w: tensor<3x2xi8>, %ws: tensor<2xf32>) -> (tensor<4x2xf32>, tensor<4x3xf32>) {
+  %z = autoglm.constant dense<133> : tensor<ui8>
+  %wz = autoglm.constant dense<0> : tensor<2xi8>
+  %q = autoglm.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  %a = autoglm.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xf32>
+  %b = autoglm.dequantize_linear %w, %ws, %wz {axis = 1 : i64} : (tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<3x2xf32>
+  %y = autoglm.matmul %a, %b : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  return %y, %a : tensor<4x2xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// A signed activation (QDQ with int8 activations) with a constant weight:
+// only the zero point moves out of the product: -3 * (4 * 2) per column.
+// CHECK-LABEL: func.func @int8_activation
+// CHECK: %[[SUMS:.*]] = autoglm.constant dense<-24> : tensor<4xi32>
+// CHECK: %[[ACC:.*]] = autoglm.matmul_integer {{.*}} : (tensor<1x4xi8>, tensor<4x4xi8>, tensor<i8>, tensor<i8>) -> tensor<1x4xi32>
+// CHECK: autoglm.sub %[[ACC]], %[[SUMS]] : (tensor<1x4xi32>, tensor<4xi32>)
+func.func @int8_activation(%x: tensor<1x4xf32>, %s: tensor<f32>) -> tensor<1x4xf32> {
+  %z = autoglm.constant dense<-3> : tensor<i8>
+  %w = autoglm.constant dense<2> : tensor<4x4xi8>
+  %ws = autoglm.constant dense<0.5> : tensor<f32>
+  %wz = autoglm.constant dense<0> : tensor<i8>
+  %q = autoglm.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  %a = autoglm.dequantize_linear %q, %s, %z {axis = 1 : i64} : (tensor<1x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4xf32>
+  %b = autoglm.dequantize_linear %w, %ws, %wz {axis = 1 : i64} : (tensor<4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<4x4xf32>
+  %y = autoglm.matmul %a, %b : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
