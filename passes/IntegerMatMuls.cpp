@@ -140,45 +140,75 @@ struct UnsignedActivations : OpRewritePattern<QuantizeLinearOp> {
 };
 
 /// The reverse of UnsignedActivations for products only: q =
-/// quantize_linear(x, s, z) to uint8 with a constant zero point, read only
-/// by dequantize_linear(q, s, z) ops that are the left operands of
-/// matmuls: both become int8 with z - 128.
+/// quantize_linear(x, s, z) to uint8, read only as products' left
+/// operands (by dequantize_linear(q, s, z) ops that are, or as
+/// matmul_integer's with zero point z): q and z become int8, both less 128
+/// (z computed so at run time when it is not a constant, as
+/// DynamicQuantizeLinear's).
 struct SignedActivations : OpRewritePattern<QuantizeLinearOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeLinearOp op,
                                 PatternRewriter &rewriter) const override {
     auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(op.getType()));
-    auto zeroPoint = op.getZeroPoint().getDefiningOp<ConstantOp>();
-    auto values = zeroPoint ? constantValues<uint8_t>(zeroPoint.getValue())
-                            : std::nullopt;
+    Value zeroPoint = op.getZeroPoint();
     if (!element || element.getWidth() != 8 || !element.isUnsigned() ||
-        !values || op->use_empty())
-      return rewriter.notifyMatchFailure(op, "not uint8 with a constant "
-                                             "zero point");
-    for (Operation *user : op->getUsers()) {
+        op->use_empty())
+      return rewriter.notifyMatchFailure(op, "not uint8");
+    auto productLhs = [](OpOperand &use) {
+      return isa<MatMulOp>(use.getOwner()) && use.getOperandNumber() == 0;
+    };
+    for (OpOperand &use : op->getUses()) {
+      Operation *user = use.getOwner();
+      if (auto product = dyn_cast<MatMulIntegerOp>(user);
+          product && use.getOperandNumber() == 0 &&
+          product.getLhsZeroPoint() == zeroPoint)
+        continue;
       auto dq = dyn_cast<DequantizeLinearOp>(user);
       if (!dq || dq.getScale() != op.getScale() ||
-          dq.getZeroPoint() != op.getZeroPoint() ||
-          dq.getAxis() != op.getAxis() ||
-          !llvm::all_of(dq->getUses(), [](OpOperand &use) {
-            return isa<MatMulOp>(use.getOwner()) && use.getOperandNumber() == 0;
-          }))
-        return rewriter.notifyMatchFailure(op, "read other than dequantized "
-                                               "for a product's left operand");
+          dq.getZeroPoint() != zeroPoint || dq.getAxis() != op.getAxis() ||
+          !llvm::all_of(dq->getUses(), productLhs))
+        return rewriter.notifyMatchFailure(
+            op, "read other than as a product's left operand");
     }
     auto i8 = rewriter.getIntegerType(8); // ONNX's int8: signless
-    auto zpType = cast<ShapedType>(op.getZeroPoint().getType()).clone(i8);
-    SmallVector<APInt> moved = llvm::map_to_vector(*values, [](uint8_t v) {
-      return APInt(8, uint64_t(int64_t(v) - 128), /*isSigned=*/true);
-    });
+    auto zpType = cast<ShapedType>(zeroPoint.getType()).clone(i8);
     Location loc = op.getLoc();
-    Value zp = ConstantOp::create(rewriter, loc,
-                                  DenseElementsAttr::get(zpType, moved));
+    Value zp;
+    if (auto constant = zeroPoint.getDefiningOp<ConstantOp>()) {
+      std::optional<SmallVector<uint8_t>> values =
+          constantValues<uint8_t>(constant.getValue());
+      if (!values)
+        return rewriter.notifyMatchFailure(op, "unreadable zero point");
+      SmallVector<APInt> moved = llvm::map_to_vector(*values, [](uint8_t v) {
+        return APInt(8, uint64_t(int64_t(v) - 128), /*isSigned=*/true);
+      });
+      zp = ConstantOp::create(rewriter, loc,
+                              DenseElementsAttr::get(zpType, moved));
+    } else {
+      // int8(int32(z) - 128): exact for z in [0, 255].
+      auto i32 = rewriter.getIntegerType(32);
+      Value wide = CastOp::create(rewriter, loc, zeroPoint, i32);
+      Value offset = ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, i32),
+                                 APInt(32, 128)));
+      zp = CastOp::create(rewriter, loc,
+                          SubOp::create(rewriter, loc, wide, offset), i8);
+    }
     Value q = QuantizeLinearOp::create(rewriter, loc, op.getInput(),
                                        op.getScale(), zp, op.getAxis());
-    for (Operation *user : llvm::make_early_inc_range(op->getUsers()))
-      rewriter.replaceOpWithNewOp<DequantizeLinearOp>(user, q, op.getScale(),
-                                                      zp, op.getAxis());
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
+      // At the user: a product's other operands may come after `op`.
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(user);
+      if (auto product = dyn_cast<MatMulIntegerOp>(user))
+        rewriter.replaceOpWithNewOp<MatMulIntegerOp>(product, product.getType(),
+                                                     q, product.getRhs(), zp,
+                                                     product.getRhsZeroPoint());
+      else
+        rewriter.replaceOpWithNewOp<DequantizeLinearOp>(user, q, op.getScale(),
+                                                        zp, op.getAxis());
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -193,8 +223,9 @@ std::optional<SmallVector<int8_t>> int8Constant(Value value) {
 }
 
 /// matmul_integer(a, w, z, 0) of an int8 `a`, a constant 2-D `w` and a
-/// constant nonzero z as matmul_integer(a, w, 0, 0) - z * colsum(w): a
-/// product without zero points, as cuBLASLt computes it.
+/// per-tensor z as matmul_integer(a, w, 0, 0) - z * colsum(w): a product
+/// without zero points, as cuBLASLt computes it. A constant z folds into
+/// the column sums; one computed at run time multiplies them there.
 struct ZeroPointAsColumnSums : OpRewritePattern<MatMulIntegerOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatMulIntegerOp op,
@@ -202,39 +233,46 @@ struct ZeroPointAsColumnSums : OpRewritePattern<MatMulIntegerOp> {
     auto lhsElement =
         dyn_cast<IntegerType>(getElementTypeOrSelf(op.getLhs().getType()));
     auto rhsType = cast<ShapedType>(op.getRhs().getType());
-    std::optional<SmallVector<int8_t>> lhsZero =
-        int8Constant(op.getLhsZeroPoint());
+    Value zeroPoint = op.getLhsZeroPoint();
+    std::optional<SmallVector<int8_t>> lhsZero = int8Constant(zeroPoint);
     std::optional<SmallVector<int8_t>> rhsZero =
         int8Constant(op.getRhsZeroPoint());
-    std::optional<SmallVector<int8_t>> weight = int8Constant(op.getRhs());
     if (!lhsElement || lhsElement.isUnsigned() || rhsType.getRank() != 2 ||
-        !rhsType.hasStaticShape() || !lhsZero || lhsZero->size() != 1 ||
-        lhsZero->front() == 0 || !rhsZero ||
-        llvm::any_of(*rhsZero, [](int8_t v) { return v != 0; }) || !weight)
+        !rhsType.hasStaticShape() || !isPerTensor(zeroPoint) ||
+        (lhsZero && lhsZero->front() == 0) || !rhsZero ||
+        llvm::any_of(*rhsZero, [](int8_t v) { return v != 0; }))
       return rewriter.notifyMatchFailure(
-          op, "not an int8 product with a lhs zero point by a constant 2-D "
-              "weight without one");
+          op, "not an int8 product with a lhs zero point by a 2-D weight "
+              "without one");
+    std::optional<SmallVector<int8_t>> weight = int8Constant(op.getRhs());
+    if (!weight)
+      return rewriter.notifyMatchFailure(op, "the weight is not a constant");
     const int64_t k = rhsType.getDimSize(0), n = rhsType.getDimSize(1);
-    SmallVector<int32_t> correction(n, 0);
+    SmallVector<int32_t> sums(n, 0);
     for (int64_t p = 0; p < k; ++p)
       for (int64_t j = 0; j < n; ++j)
-        correction[j] += int32_t((*weight)[p * n + j]);
-    for (int32_t &c : correction)
-      c *= int32_t(lhsZero->front());
+        sums[j] += int32_t((*weight)[p * n + j]);
+    if (lhsZero)
+      for (int32_t &sum : sums)
+        sum *= int32_t(lhsZero->front());
     Location loc = op.getLoc();
-    auto zeroType = cast<ShapedType>(op.getLhsZeroPoint().getType());
+    auto i32 = rewriter.getIntegerType(32);
+    Value correction = ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(RankedTensorType::get({n}, i32),
+                               ArrayRef<int32_t>(sums)));
+    if (!lhsZero)
+      correction = MulOp::create(rewriter, loc,
+                                 CastOp::create(rewriter, loc, zeroPoint, i32),
+                                 correction);
+    auto zeroType = cast<ShapedType>(zeroPoint.getType());
     Value noZero = ConstantOp::create(
         rewriter, loc,
         DenseElementsAttr::get(zeroType, APInt(8, 0, /*isSigned=*/true)));
     Value product =
         MatMulIntegerOp::create(rewriter, loc, op.getType(), op.getLhs(),
                                 op.getRhs(), noZero, op.getRhsZeroPoint());
-    auto correctionType =
-        RankedTensorType::get({n}, rewriter.getIntegerType(32));
-    Value sums = ConstantOp::create(
-        rewriter, loc,
-        DenseElementsAttr::get(correctionType, ArrayRef<int32_t>(correction)));
-    rewriter.replaceOpWithNewOp<SubOp>(op, product, sums);
+    rewriter.replaceOpWithNewOp<SubOp>(op, product, correction);
     return success();
   }
 };

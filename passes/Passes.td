@@ -171,11 +171,14 @@ def IntegerMatMuls : Pass<"autoglm-integer-matmuls", "mlir::ModuleOp"> {
 
     With `signed-activations` (the CUDA target: cuBLASLt's integer products
     take int8 operands and no zero points) it goes the other way: a `ui8`
-    `quantize_linear` with a constant zero point whose dequantizations are
-    only the left operands of matmuls becomes `i8` with the zero point less
-    128, and `matmul_integer(a, w, z, 0)` of an `i8` `a`, a constant 2-D
-    `w` and a nonzero constant `z` becomes `matmul_integer(a, w, 0, 0)`
-    minus the constant `z * sum_k w[k, j]` per column (exact in `i32`).
+    `quantize_linear` read only as products' left operands (dequantized
+    for matmuls, or by `matmul_integer` with the same zero point) becomes
+    `i8` with the zero point less 128 (computed so at run time when it is
+    not a constant, as `DynamicQuantizeLinear`'s), and
+    `matmul_integer(a, w, z, 0)` of an `i8` `a`, a constant 2-D `w` and a
+    per-tensor `z` becomes `matmul_integer(a, w, 0, 0)` minus
+    `z * sum_k w[k, j]` per column (exact in `i32`; the column sums
+    computed here, times a run-time `z` where it is one).
 
     ```mlir
     %acc = autoglm.matmul_integer %aq, %bq, %azp, %bzp

@@ -266,7 +266,10 @@ struct QuantizeProductsPass
       auto [scale, zeroPoint] =
           activationParameters(ranges[2 * i], ranges[2 * i + 1]);
       b.setInsertionPointAfterValue(operand.input);
-      Location loc = operand.input.getLoc();
+      // A model input has no node: its quantization is its product's.
+      Location loc = isa<BlockArgument>(operand.input)
+                         ? operand.products.front()->getLoc()
+                         : operand.input.getLoc();
       Value s = ConstantOp::create(
           b, loc, DenseElementsAttr::get(RankedTensorType::get({}, f32), scale));
       Value zp = ConstantOp::create(

@@ -49,6 +49,42 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
                                padValue());
 }
 
+/// The same with the value of the rank-0 tensor `value`, known only at run
+/// time (a ConvInteger's zero point): a loop that fills the padded tensor
+/// from it, the input inserted in the middle. (A tensor.pad would need the
+/// scalar in host code, which a GPU target's device data is not.)
+Value padSpatialWith(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> begin, ArrayRef<int64_t> end,
+                     Value value) {
+  if (allZero(begin) && allZero(end))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  for (size_t i = 0; i < begin.size(); ++i) {
+    shape[i + 2] += begin[i] + end[i];
+    offsets[i + 2] = b.getIndexAttr(begin[i]);
+  }
+  auto paddedType = type.clone(shape);
+  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  const unsigned rank = type.getRank();
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, b.getContext()),
+                                 b.getMultiDimIdentityMap(rank)};
+  Value filled =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{paddedType}, ValueRange{value}, ValueRange{empty},
+          maps,
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [](OpBuilder &nested, Location at, ValueRange args) {
+            linalg::YieldOp::create(nested, at, args[0]);
+          })
+          .getResult(0);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(b, loc, input, filled, offsets, sizes,
+                                       strides);
+}
+
 Value padSpatial(OpBuilder &b, Location loc, Value input,
                  ArrayRef<int64_t> begin, ArrayRef<int64_t> end,
                  TypedAttr value) {
@@ -310,16 +346,13 @@ struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
         zeroPoint(op.getFilterZeroPoint(), adaptor.getFilterZeroPoint());
 
     auto pads = op.getPads();
-    Value input = padSpatial(
-        rewriter, loc, adaptor.getInput(), pads.take_front(s),
-        pads.drop_front(s), [&]() -> Value {
-          if (!inputZp)
-            return arith::ConstantOp::create(
-                rewriter, loc, zeroOf(rewriter, inType.getElementType()));
-          return tensor::ExtractOp::create(
-              rewriter, loc, reshapeTensor(rewriter, loc, inputZp, {}),
-              ValueRange{});
-        });
+    Value input =
+        inputZp ? padSpatialWith(rewriter, loc, adaptor.getInput(),
+                                 pads.take_front(s), pads.drop_front(s),
+                                 reshapeTensor(rewriter, loc, inputZp, {}))
+                : padSpatial(rewriter, loc, adaptor.getInput(),
+                             pads.take_front(s), pads.drop_front(s),
+                             zeroOf(rewriter, inType.getElementType()));
 
     // col[n, o..., c, k...]: loops in that order, each row contiguous.
     SmallVector<int64_t> colShape = {n};

@@ -90,7 +90,9 @@ func.func @matmul_integer(%a: tensor<4x64xui8>, %b: tensor<64x32xi8>, %za: tenso
 // -----
 
 // conv_integer: the input padded with its zero point (so the padding adds
-// 0), its windows gathered into rows [n, positions, (c, kh, kw)], times the
+// 0; a loop fills the padded tensor from the zero point's tensor, which a
+// GPU target's host code cannot read, and the input goes in the middle),
+// its windows gathered into rows [n, positions, (c, kh, kw)], times the
 // constant filter transposed at compile time into [(c, kh, kw), F] (the
 // form the int8 GEMM packs), the sums written [n, F, positions] (the
 // product's output map swaps its last two loops: the GEMM stores them
@@ -98,9 +100,9 @@ func.func @matmul_integer(%a: tensor<4x64xui8>, %b: tensor<64x32xi8>, %za: tenso
 // filter's zero point, a constant 0, is left out.
 // CHECK-LABEL: func.func @conv_integer
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x4x4xi8> {{.*}}, %[[ZX:.*]]: tensor<i8>
-// CHECK: %[[Z:.*]] = tensor.extract %[[ZX]][] : tensor<i8>
-// CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 1, 0] high[0, 0, 0, 1]
-// CHECK: tensor.yield %[[Z]] : i8
+// CHECK: %[[FILL:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%[[ZX]] : tensor<i8>) outs(%{{.*}} : tensor<1x2x5x5xi8>)
+// CHECK: %[[P:.*]] = tensor.insert_slice %[[X]] into %[[FILL]][0, 0, 1, 0] [1, 2, 4, 4] [1, 1, 1, 1]
 // CHECK: %[[COL:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 * 2 + d4, d2 * 2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>]
 // CHECK-SAME: ins(%[[P]] : tensor<1x2x5x5xi8>) outs(%{{.*}} : tensor<1x2x2x2x2x2xi8>)
 // CHECK: %[[ROWS:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 4, 8] : tensor<32xi8> into tensor<1x4x8xi8>

@@ -63,3 +63,30 @@ func.func @int8_activation(%x: tensor<1x4xf32>, %s: tensor<f32>) -> tensor<1x4xf
   %y = autoglm.matmul %a, %b : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32>
   return %y : tensor<1x4xf32>
 }
+
+// -----
+
+// quantize_dynamic's form: the zero point computed at run time (a uint8
+// tensor), read by matmul_integer itself. It becomes int8(int32(z) - 128)
+// at run time, and its share of the product z * (column sums [3, 0]) is
+// computed at run time too. (The weight's zero point, defined after the
+// quantization, still comes before the new product.)
+// CHECK-LABEL: func.func @dynamic_zero_point
+// CHECK-SAME: (%[[X:.*]]: tensor<2x2xf32>, %[[S:.*]]: tensor<f32>, %[[Z:.*]]: tensor<ui8>)
+// CHECK-DAG: %[[SUMS:.*]] = autoglm.constant dense<[3, 0]> : tensor<2xi32>
+// CHECK-DAG: %[[OFFSET:.*]] = autoglm.constant dense<128> : tensor<i32>
+// CHECK: %[[ZW:.*]] = autoglm.cast %[[Z]] {to = i32} : (tensor<ui8>) -> tensor<i32>
+// CHECK: %[[ZS:.*]] = autoglm.sub %[[ZW]], %[[OFFSET]]
+// CHECK: %[[ZI8:.*]] = autoglm.cast %[[ZS]] {to = i8} : (tensor<i32>) -> tensor<i8>
+// CHECK: %[[Q:.*]] = autoglm.quantize_linear %[[X]], %[[S]], %[[ZI8]] {{.*}} -> tensor<2x2xi8>
+// CHECK: %[[ZI32:.*]] = autoglm.cast %[[ZI8]] {to = i32}
+// CHECK: %[[SHARE:.*]] = autoglm.mul %[[ZI32]], %[[SUMS]] : (tensor<i32>, tensor<2xi32>) -> tensor<2xi32>
+// CHECK: %[[ACC:.*]] = autoglm.matmul_integer %[[Q]], {{.*}} : (tensor<2x2xi8>, tensor<2x2xi8>, tensor<i8>, tensor<i8>) -> tensor<2x2xi32>
+// CHECK: autoglm.sub %[[ACC]], %[[SHARE]] : (tensor<2x2xi32>, tensor<2xi32>)
+func.func @dynamic_zero_point(%x: tensor<2x2xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<2x2xi32> {
+  %w = autoglm.constant dense<[[1, -1], [2, 1]]> : tensor<2x2xi8>
+  %q = autoglm.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x2xui8>
+  %wz = autoglm.constant dense<0> : tensor<i8>
+  %y = autoglm.matmul_integer %q, %w, %z, %wz : (tensor<2x2xui8>, tensor<2x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<2x2xi32>
+  return %y : tensor<2x2xi32>
+}

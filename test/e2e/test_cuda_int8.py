@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""--target=cuda-emulated with int8 products: --precision int8 builds of
+models/ and the models onnxruntime quantized (models/quantized), run on
+this CPU, against the CPU's own int8 builds (the same integers) and
+onnxruntime. On the GPU their products with a weight are cuBLASLt's
+integer products, here its host version (runtime/src/cuda/emulated_blas.c).
+"""
+
+import os
+import sys
+import unittest
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_common import (  # noqa: E402
+    MODELS_DIR, RUN, E2ETestCase, describe, run, saved_output_name)
+from test_cuda import MODELS, case_arguments, case_names  # noqa: E402
+
+
+class EmulatedInt8Test(E2ETestCase):
+    def test_int8_sums_as_the_cpu_int8_build(self):
+        """--precision int8: the CUDA target's integer products give what
+        the CPU's int8 GEMM gives, bit for bit: the same quantization
+        (calibrated on this CPU), the same exact sums, though the CUDA
+        target's are of int8 activations (the CPU's uint8) without zero
+        points, the zero point's share subtracted after the product. The
+        products of mlp and glm_layer are cuBLASLt's (their host version
+        here); resnet_cnn's convolutions and its 10-column classifier keep
+        their loops."""
+        for model, library in (("mlp", True), ("glm_layer", True),
+                               ("resnet_cnn", False)):
+            calibration = os.path.join(MODELS_DIR, "calibration", model)
+            outputs = {}
+            for target in ("x86_64", "cuda-emulated"):
+                lib = self.compiled(
+                    os.path.join(MODELS_DIR, model + ".onnx"), ".so",
+                    f"--target={target}", "--precision", "int8",
+                    "--calibrate", calibration)
+                if target == "cuda-emulated":
+                    with open(lib, "rb") as f:
+                        calls = b"agl_emulated_gemm_int8" in f.read()
+                    self.assertEqual(calls, library, model)
+                case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
+                out_dir = self.cache.path("int8", target, model, "")
+                result = run([RUN, lib, *case_arguments(model, expect=False),
+                              "--output-dir", out_dir])
+                self.assertEqual(result.returncode, 0, describe(result))
+                outputs[target] = [
+                    np.load(os.path.join(out_dir, saved_output_name(n)))
+                    for n in case_names(case_dir, "outputs")]
+            with self.subTest(model=model):
+                for cpu, emulated in zip(outputs["x86_64"],
+                                         outputs["cuda-emulated"]):
+                    np.testing.assert_allclose(emulated, cpu, rtol=1e-6,
+                                               atol=1e-6)
+
+    def test_quantized_models(self):
+        """The models onnxruntime quantized (models/quantized: QDQ,
+        MatMulInteger with DynamicQuantizeLinear, QLinearConv, ConvInteger)
+        match onnxruntime as on the CPU (0.1% of the largest output) and
+        the CPU's builds (the same integers); the products of the MLP and
+        the GLM layer with a weight are cuBLASLt's int8 products, their
+        activations made int8 also when DynamicQuantizeLinear computes the
+        zero point at run time."""
+        models = {f"{model}_{kind}": True for model in ("mlp", "glm_layer")
+                  for kind in ("qdq", "dynamic")}
+        models.update({"resnet_cnn_qdq": False, "resnet_cnn_qlinear": False,
+                       "resnet_cnn_dynamic": False})
+        quantized = os.path.join(MODELS_DIR, "quantized")
+        for name, library in models.items():
+            with self.subTest(model=name):
+                onnx_path = os.path.join(quantized, name + ".onnx")
+                case_dir = os.path.join(quantized, name)
+                outputs = {}
+                for target in ("x86_64", "cuda-emulated"):
+                    lib = self.compiled(onnx_path, ".so", f"--target={target}")
+                    out_dir = self.cache.path("quantized", target, name, "")
+                    inputs = [arg for i, input_name in enumerate(
+                        case_names(case_dir, "inputs"))
+                        for arg in ("--input", f"{input_name}=" + os.path.join(
+                            case_dir, f"input_{i}.npy"))]
+                    result = run([RUN, lib, *inputs, "--output-dir", out_dir])
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    outputs[target] = np.load(os.path.join(
+                        out_dir, saved_output_name(
+                            case_names(case_dir, "outputs")[0])))
+                reference = np.load(os.path.join(case_dir, "output_0.npy"))
+                emulated = outputs["cuda-emulated"]
+                self.assertLessEqual(
+                    np.abs(emulated - reference).max(),
+                    1e-3 * np.abs(reference).max())
+                np.testing.assert_allclose(emulated, outputs["x86_64"],
+                                           rtol=1e-6, atol=1e-6)
+                with open(self.compiled(onnx_path, ".so",
+                                        "--target=cuda-emulated"), "rb") as f:
+                    self.assertEqual(b"agl_emulated_gemm_int8" in f.read(),
+                                     library)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
