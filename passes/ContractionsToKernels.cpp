@@ -1526,14 +1526,20 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
 /// layouts are what cuBLASLt takes for one (agl_cuda_int8_takes): A's rows
 /// and B's columns contiguous along k (a constant B is copied so, column by
 /// column), C's rows contiguous, n, k and the leading dimensions multiples
-/// of 4, the operands' offsets too. Others keep their loops.
+/// of 4, the operands' offsets too. A product whose C is stored transposed
+/// (a convolution's sums, [F, positions]) is C^T = B^T A^T, the weight's
+/// copy cuBLASLt's A. Others keep their loops.
 void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
                              WeightPacker &packer,
                              SmallVectorImpl<ZeroSource> &zeroSources) {
   const ContractionLoops &c = ic.loops;
-  if (!ic.signedLhs || ic.lhsZeroPoint || ic.constantZeroPoint != 0 ||
-      c.transposedOutput)
+  if (!ic.signedLhs || ic.lhsZeroPoint || ic.constantZeroPoint != 0)
     return;
+  // The call's rows and columns: the product's, or with C stored
+  // transposed (a convolution's [F, positions]), C^T = B^T A^T: rows along
+  // n, the operands swapped.
+  const int64_t rowLoop = c.transposedOutput ? c.n : c.m;
+  const int64_t columnLoop = c.transposedOutput ? c.m : c.n;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> maxRanges = maxLoopRanges(op);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -1542,8 +1548,9 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
         return ShapedType::isDynamic(r) || r > kMaxInt;
       }))
     return;
-  if (ShapedType::isDynamic(ranges[c.n]) || ranges[c.n] % 4 != 0 ||
-      ShapedType::isDynamic(ranges[c.k]) || ranges[c.k] % 4 != 0)
+  if (ShapedType::isDynamic(ranges[columnLoop]) ||
+      ranges[columnLoop] % 4 != 0 || ShapedType::isDynamic(ranges[c.k]) ||
+      ranges[c.k] % 4 != 0)
     return;
   // Offsets and strides that keep every row 4-byte aligned: static
   // multiples of 4 (a loop of one iteration has no stride).
@@ -1570,13 +1577,13 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
     return layout && layout->strides[loop] == 1;
   };
   SmallVector<int64_t> outer(c.batch.begin(), c.batch.end());
-  SmallVector<int64_t> aLoops = outer, cLoops = outer;
-  aLoops.push_back(c.m);
-  cLoops.push_back(c.m);
+  SmallVector<int64_t> lhsLoops = outer, cLoops = outer;
+  lhsLoops.push_back(c.m);
+  cLoops.push_back(rowLoop);
   Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
   Value out = op.getDpsInits()[0];
-  if (!unitStride(lhs, maps[0], c.k) || !aligned(lhs, maps[0], aLoops) ||
-      !unitStride(out, maps[2], c.n) || !aligned(out, maps[2], cLoops))
+  if (!unitStride(lhs, maps[0], c.k) || !aligned(lhs, maps[0], lhsLoops) ||
+      !unitStride(out, maps[2], columnLoop) || !aligned(out, maps[2], cLoops))
     return;
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -1600,8 +1607,11 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
   Operation *init = nullptr;
   const bool accumulate = !startsFromZeros(op, init);
   const int64_t loops = op.getNumLoops();
-  OperandView a = viewOf(b, loc, lhs, maps[0], loops);
-  OperandView bv = viewOf(b, loc, rhsBuffer, rhsMap, loops);
+  OperandView a = c.transposedOutput ? viewOf(b, loc, rhsBuffer, rhsMap, loops)
+                                     : viewOf(b, loc, lhs, maps[0], loops);
+  OperandView bv = c.transposedOutput
+                       ? viewOf(b, loc, lhs, maps[0], loops)
+                       : viewOf(b, loc, rhsBuffer, rhsMap, loops);
   OperandView cv = viewOf(b, loc, out, maps[2], loops);
   SmallVector<Value> extents;
   for (Range range :
@@ -1630,20 +1640,20 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
   //  column strides, c, its batch/row strides, accumulate)
   SmallVector<Value> args = {
       i64(batchCount),
-      i64(extents[c.m]),
-      i64(extents[c.n]),
+      i64(extents[rowLoop]),
+      i64(extents[columnLoop]),
       i64(extents[c.k]),
       pointers[0],
       i64(aBatch),
-      i64(a.loopStrides[c.m]),
+      i64(a.loopStrides[rowLoop]),
       i64(a.loopStrides[c.k]),
       pointers[1],
       i64(bBatch),
       i64(bv.loopStrides[c.k]),
-      i64(bv.loopStrides[c.n]),
+      i64(bv.loopStrides[columnLoop]),
       pointers[2],
       i64(cBatch),
-      i64(cv.loopStrides[c.m]),
+      i64(cv.loopStrides[rowLoop]),
       arith::ConstantIntOp::create(b, loc, accumulate, 32)};
   SmallVector<Type> types =
       llvm::map_to_vector(args, [](Value v) { return v.getType(); });
@@ -1666,9 +1676,12 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
     };
     const double m = double(ranges[c.m]), n = double(ranges[c.n]),
                  k = double(ranges[c.k]);
+    // (The lhs and the weight, whichever of A and B each is.)
+    const Value lhsBatch = c.transposedOutput ? bBatch : aBatch;
+    const Value rhsBatch = c.transposedOutput ? aBatch : bBatch;
     call->setAttr(autoglm::kBytesAttrName,
-                  b.getF64FloatAttr(m * k * perBatch(aBatch) +
-                                    k * n * perBatch(bBatch) +
+                  b.getF64FloatAttr(m * k * perBatch(lhsBatch) +
+                                    k * n * perBatch(rhsBatch) +
                                     m * n * 4 * batch * (accumulate ? 2 : 1)));
   }
   std::optional<Epilogue> none;

@@ -141,10 +141,12 @@ struct UnsignedActivations : OpRewritePattern<QuantizeLinearOp> {
 
 /// The reverse of UnsignedActivations for products only: q =
 /// quantize_linear(x, s, z) to uint8, read only as products' left
-/// operands (by dequantize_linear(q, s, z) ops that are, or as
-/// matmul_integer's with zero point z): q and z become int8, both less 128
-/// (z computed so at run time when it is not a constant, as
-/// DynamicQuantizeLinear's).
+/// operands or convolutions' inputs (by dequantize_linear(q, s', z) ops
+/// that are, or as matmul_integer's and conv_integer's with zero point z):
+/// q and z become int8, both less 128 (z computed so at run time when it
+/// is not a constant, as DynamicQuantizeLinear's). The lowering of a
+/// convolution with a signed input leaves the zero point out of its
+/// product the same way (ConvPool.cpp).
 struct SignedActivations : OpRewritePattern<QuantizeLinearOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeLinearOp op,
@@ -155,7 +157,8 @@ struct SignedActivations : OpRewritePattern<QuantizeLinearOp> {
         op->use_empty())
       return rewriter.notifyMatchFailure(op, "not uint8");
     auto productLhs = [](OpOperand &use) {
-      return isa<MatMulOp>(use.getOwner()) && use.getOperandNumber() == 0;
+      return isa<MatMulOp, ConvOp>(use.getOwner()) &&
+             use.getOperandNumber() == 0;
     };
     for (OpOperand &use : op->getUses()) {
       Operation *user = use.getOwner();
@@ -163,9 +166,13 @@ struct SignedActivations : OpRewritePattern<QuantizeLinearOp> {
           product && use.getOperandNumber() == 0 &&
           product.getLhsZeroPoint() == zeroPoint)
         continue;
+      if (auto conv = dyn_cast<ConvIntegerOp>(user);
+          conv && use.getOperandNumber() == 0 &&
+          conv.getInputZeroPoint() == zeroPoint)
+        continue;
+      // (Its own scale: q - z is unchanged whatever the scale.)
       auto dq = dyn_cast<DequantizeLinearOp>(user);
-      if (!dq || dq.getScale() != op.getScale() ||
-          dq.getZeroPoint() != zeroPoint || dq.getAxis() != op.getAxis() ||
+      if (!dq || dq.getZeroPoint() != zeroPoint ||
           !llvm::all_of(dq->getUses(), productLhs))
         return rewriter.notifyMatchFailure(
             op, "read other than as a product's left operand");
@@ -205,9 +212,14 @@ struct SignedActivations : OpRewritePattern<QuantizeLinearOp> {
         rewriter.replaceOpWithNewOp<MatMulIntegerOp>(product, product.getType(),
                                                      q, product.getRhs(), zp,
                                                      product.getRhsZeroPoint());
-      else
-        rewriter.replaceOpWithNewOp<DequantizeLinearOp>(user, q, op.getScale(),
-                                                        zp, op.getAxis());
+      else if (auto conv = dyn_cast<ConvIntegerOp>(user))
+        rewriter.replaceOpWithNewOp<ConvIntegerOp>(
+            conv, conv.getType(), q, conv.getFilter(), zp,
+            conv.getFilterZeroPoint(), conv.getStridesAttr(),
+            conv.getPadsAttr(), conv.getDilationsAttr());
+      else if (auto dq = dyn_cast<DequantizeLinearOp>(user))
+        rewriter.replaceOpWithNewOp<DequantizeLinearOp>(dq, q, dq.getScale(),
+                                                        zp, dq.getAxis());
     }
     rewriter.eraseOp(op);
     return success();

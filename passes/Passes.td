@@ -171,8 +171,9 @@ def IntegerMatMuls : Pass<"autoglm-integer-matmuls", "mlir::ModuleOp"> {
 
     With `signed-activations` (the CUDA target: cuBLASLt's integer products
     take int8 operands and no zero points) it goes the other way: a `ui8`
-    `quantize_linear` read only as products' left operands (dequantized
-    for matmuls, or by `matmul_integer` with the same zero point) becomes
+    `quantize_linear` read only as products' left operands or
+    convolutions' inputs (dequantized for matmuls and convolutions, or by
+    `matmul_integer` and `conv_integer` with the same zero point) becomes
     `i8` with the zero point less 128 (computed so at run time when it is
     not a constant, as `DynamicQuantizeLinear`'s), and
     `matmul_integer(a, w, z, 0)` of an `i8` `a`, a constant 2-D `w` and a

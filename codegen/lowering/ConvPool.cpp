@@ -315,7 +315,9 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
 /// here, at compile time, so that the product's weight stays a constant the
 /// kernel's packing reads, and the product is written [N, F, positions]
 /// (the GEMM stores it transposed); otherwise the [N, positions, F] sums
-/// are moved to [N, F, out...].
+/// are moved to [N, F, out...]. A signed input's zero point stays out of
+/// the product of a constant filter (cuBLASLt's integer products take
+/// none): its share is subtracted after it.
 struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -373,12 +375,24 @@ struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
     // can store its sums transposed: [n, f, positions] is the output's
     // NCHW, and the elementwise ops that follow read it in order.
     if (weight.getDefiningOp<arith::ConstantOp>()) {
+      // A signed input (the CUDA target's, for cuBLASLt's integer
+      // products) leaves its zero point z out of the product: the padding
+      // still holds z, so sum (x - z) w = sum x w - z * sum w per filter,
+      // exactly.
+      std::optional<SmallVector<int32_t>> filterSums;
+      if (inputZp && !filterZp &&
+          !getElementTypeOrSelf(op.getInput()).isUnsignedInteger())
+        filterSums = sumsPerFilter(op.getFilter(), f, window);
       Value sums = lowerIntegerMatMul(
           rewriter, loc, col, weight, getElementTypeOrSelf(op.getInput()),
-          getElementTypeOrSelf(op.getFilter()), inputZp, filterZp,
-          {n, positions, f}, /*transposedResult=*/true);
-      rewriter.replaceOp(
-          op, reshapeTensor(rewriter, loc, sums, outType.getShape()));
+          getElementTypeOrSelf(op.getFilter()), filterSums ? Value() : inputZp,
+          filterZp, {n, positions, f}, /*transposedResult=*/true);
+      sums = reshapeTensor(rewriter, loc, sums, outType.getShape());
+      if (filterSums)
+        sums = lessZeroPointShare(rewriter, loc, sums,
+                                  reshapeTensor(rewriter, loc, inputZp, {}),
+                                  *filterSums);
+      rewriter.replaceOp(op, sums);
       return success();
     }
     Value sums = lowerIntegerMatMul(rewriter, loc, col, weight,
@@ -400,6 +414,54 @@ struct ConvIntegerLowering : OpConversionPattern<ConvIntegerOp> {
     Value nchw = gatherCopy(rewriter, loc, sums, fromNhwc, outType.getShape());
     rewriter.replaceOp(op, nchw);
     return success();
+  }
+
+  /// The sum of each filter's entries, for a constant filter.
+  static std::optional<SmallVector<int32_t>>
+  sumsPerFilter(Value filter, int64_t f, int64_t window) {
+    auto constant = filter.getDefiningOp<ConstantOp>();
+    auto values =
+        constant ? constantValues<int8_t>(constant.getValue()) : std::nullopt;
+    if (!values)
+      return std::nullopt;
+    SmallVector<int32_t> sums(f, 0);
+    for (int64_t j = 0; j < f; ++j)
+      for (int64_t p = 0; p < window; ++p)
+        sums[j] += (*values)[j * window + p];
+    return sums;
+  }
+
+  /// sums[n, f, ...] - z * filterSums[f], z the int8 rank-0 `zeroPoint`.
+  static Value lessZeroPointShare(OpBuilder &b, Location loc, Value sums,
+                                  Value zeroPoint,
+                                  ArrayRef<int32_t> filterSums) {
+    auto type = cast<RankedTensorType>(sums.getType());
+    const unsigned rank = type.getRank();
+    Value perFilter = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({int64_t(filterSums.size())}, b.getI32Type()),
+            filterSums));
+    SmallVector<AffineMap> maps = {
+        b.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, b.getContext()),
+        AffineMap::get(rank, 0, b.getAffineDimExpr(1)),
+        b.getMultiDimIdentityMap(rank)};
+    Value empty =
+        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{type}, ValueRange{sums, zeroPoint, perFilter},
+               ValueRange{empty}, maps,
+               SmallVector<utils::IteratorType>(rank,
+                                                utils::IteratorType::parallel),
+               [](OpBuilder &nested, Location at, ValueRange args) {
+                 Value z = arith::ExtSIOp::create(nested, at,
+                                                  nested.getI32Type(), args[1]);
+                 Value share = arith::MulIOp::create(nested, at, z, args[2]);
+                 linalg::YieldOp::create(nested, at,
+                                         ValueRange{arith::SubIOp::create(
+                                             nested, at, args[0], share)});
+               })
+        .getResult(0);
   }
 
   /// The filter [F, C, kernel...] as a [C * kernel, F] matrix: a new

@@ -146,3 +146,33 @@ func.func @conv_integer_runtime_filter(%x: tensor<1x2x4x4xui8>, %w: tensor<3x2x2
       : (tensor<1x2x4x4xui8>, tensor<3x2x2x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x3x3x3xi32>
   return %0 : tensor<1x3x3x3xi32>
 }
+
+// -----
+
+// conv_integer of a signed input (the CUDA target's, for cuBLASLt's
+// integer products): its zero point (here a run-time one) still pads the
+// input, but the product leaves it out (extsi times extsi, no subtraction);
+// z * (each filter's sum: 1 + 2 + 3 + 4 = 10 and -10) is subtracted after
+// it, on the NCHW sums.
+// CHECK-LABEL: func.func @conv_integer_signed
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x3x3xi8> {{.*}}, %[[ZX:.*]]: tensor<i8>
+// CHECK: linalg.generic {{.*}} ins(%[[ZX]] : tensor<i8>) outs(%{{.*}} : tensor<1x1x4x4xi8>)
+// CHECK: tensor.insert_slice %[[X]]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]
+// CHECK-NOT: arith.subi
+// CHECK: arith.muli
+// CHECK: %[[NCHW:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 2, 3, 3]
+// CHECK: %[[SUMS:.*]] = arith.constant dense<[10, -10]> : tensor<2xi32>
+// CHECK: %[[EXACT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%[[NCHW]], %[[ZX]], %[[SUMS]] : tensor<1x2x3x3xi32>, tensor<i8>, tensor<2xi32>)
+// CHECK: %[[Z:.*]] = arith.extsi %{{.*}} : i8 to i32
+// CHECK: %[[SHARE:.*]] = arith.muli %[[Z]], %{{.*}} : i32
+// CHECK: arith.subi %{{.*}}, %[[SHARE]] : i32
+// CHECK: return %[[EXACT]]
+func.func @conv_integer_signed(%x: tensor<1x1x3x3xi8>, %zx: tensor<i8>) -> tensor<1x2x3x3xi32> {
+  %w = autoglm.constant dense<[[[[1, 2], [3, 4]]], [[[-1, -2], [-3, -4]]]]> : tensor<2x1x2x2xi8>
+  %zw = autoglm.constant dense<0> : tensor<i8>
+  %0 = autoglm.conv_integer %x, %w, %zx, %zw {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x1x3x3xi8>, tensor<2x1x2x2xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x3x3xi32>
+  return %0 : tensor<1x2x3x3xi32>
+}

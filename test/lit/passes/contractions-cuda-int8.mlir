@@ -88,3 +88,44 @@ func.func @kept(%a: memref<2x8xi8>, %c: memref<2x6xi32>, %d: memref<2x4xi32>) {
   }
   return
 }
+
+// -----
+
+// A convolution's product, its sums stored transposed ([F, positions], the
+// output's NCHW): the call computes C^T = B^T A^T, so the filter's copy
+// (F x window = 4 x 8, column by column) is cuBLASLt's A and the gathered
+// windows (positions x window = 12 x 8) its B: m = 4 filters, n = 12
+// positions, k = 8; A's rows 8 apart, B's columns 8 apart (its window
+// rows), C's rows 12 apart.
+// CHECK-LABEL: func.func @transposed_sums
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C12:.*]] = arith.constant 12 : i64
+// CHECK: %[[W:.*]] = memref.get_global @filter_columns : memref<4x8xi8>
+// CHECK: memref.extract_strided_metadata %[[W]]
+// CHECK: %[[A:.*]] = llvm.inttoptr
+// CHECK: memref.extract_strided_metadata %arg0
+// CHECK: %[[B:.*]] = llvm.inttoptr
+// CHECK: %[[C:.*]] = llvm.inttoptr
+// CHECK: call @agl_cuda_gemm_int8(%[[C1]], %[[C4]], %[[C12]], %[[C8]], %[[A]], %[[C0]], %[[C8]], %[[C1]], %[[B]], %[[C0]], %[[C1]], %[[C8]], %[[C]], %[[C0]], %[[C12]], %{{.*}})
+#rows = affine_map<(n, p, k, f) -> (n, p, k)>
+#filter = affine_map<(n, p, k, f) -> (k, f)>
+#sums = affine_map<(n, p, k, f) -> (n, f, p)>
+memref.global "private" constant @filter : memref<8x4xi8> = dense<1>
+func.func @transposed_sums(%col: memref<1x12x8xi8>, %out: memref<1x4x12xi32>) {
+  %zero = arith.constant 0 : i32
+  %w = memref.get_global @filter : memref<8x4xi8>
+  linalg.fill ins(%zero : i32) outs(%out : memref<1x4x12xi32>)
+  linalg.generic {indexing_maps = [#rows, #filter, #sums], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%col, %w : memref<1x12x8xi8>, memref<8x4xi8>) outs(%out : memref<1x4x12xi32>) {
+  ^bb0(%x: i8, %v: i8, %acc: i32):
+    %xi = arith.extsi %x : i8 to i32
+    %vi = arith.extsi %v : i8 to i32
+    %p = arith.muli %xi, %vi : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}

@@ -90,3 +90,23 @@ func.func @dynamic_zero_point(%x: tensor<2x2xf32>, %s: tensor<f32>, %z: tensor<u
   %y = autoglm.matmul_integer %q, %w, %z, %wz : (tensor<2x2xui8>, tensor<2x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<2x2xi32>
   return %y : tensor<2x2xi32>
 }
+
+// -----
+
+// A quantized convolution's input (QLinearConv's form: the dequantization
+// with a scale of its own) is made int8 too: conv_integer reads it with
+// its zero point less 128 (the lowering leaves that out of the product).
+// CHECK-LABEL: func.func @convolution
+// CHECK-DAG: %[[ZP:.*]] = autoglm.constant dense<-118> : tensor<i8>
+// CHECK: %[[Q:.*]] = autoglm.quantize_linear %{{.*}}, %{{.*}}, %[[ZP]] {{.*}} -> tensor<1x1x4x4xi8>
+// CHECK: autoglm.conv_integer %[[Q]], %{{.*}}, %[[ZP]], %{{.*}} {{.*}} : (tensor<1x1x4x4xi8>, tensor<2x1x3x3xi8>, tensor<i8>, tensor<i8>)
+func.func @convolution(%x: tensor<1x1x4x4xf32>, %s: tensor<f32>, %s2: tensor<f32>, %ws: tensor<f32>) -> tensor<1x2x4x4xf32> {
+  %z = autoglm.constant dense<10> : tensor<ui8>
+  %w = autoglm.constant dense<1> : tensor<2x1x3x3xi8>
+  %wz = autoglm.constant dense<0> : tensor<i8>
+  %q = autoglm.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<1x1x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x1x4x4xui8>
+  %a = autoglm.dequantize_linear %q, %s2, %z {axis = 1 : i64} : (tensor<1x1x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x1x4x4xf32>
+  %b = autoglm.dequantize_linear %w, %ws, %wz {axis = 0 : i64} : (tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x1x3x3xf32>
+  %y = autoglm.conv %a, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x1x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
