@@ -8,7 +8,10 @@ Two steps, on two machines:
            each of VARIANTS (products by cuBLAS in fp32 or fp16, or as
            the estimates choose between it and the generated GEMV,
            --no-kernels, reductions on the host; the models with symbolic
-           dimensions also kept symbolic, one build for all their cases),
+           dimensions also kept symbolic, one build for all their cases;
+           with calibration data an int8 build; the models onnxruntime
+           quantized, models/quantized, as they are: cuBLASLt's int8
+           products, checked against the CPU's builds),
            and writes a bundle: the artifacts, their inputs
            and references,
            autoglm-run and the shared libraries it needs that a stock
@@ -109,6 +112,11 @@ MODEL_VARIANTS = {v: VARIANTS[v] for v in ("cublas", "loops", "fp16",
 # `int8` build (--precision int8), checked against the CPU's int8 build of
 # the same model: the same quantization and integer sums.
 INT8_RTOL, INT8_ATOL = 1e-4, 1e-5
+# The models of models/quantized (onnxruntime's QDQ, dynamic and QLinear
+# forms), checked the same way: their one build is `int8`.
+QUANTIZED_MODELS = ["mlp_qdq", "mlp_dynamic", "glm_layer_qdq",
+                    "glm_layer_dynamic", "resnet_cnn_qdq",
+                    "resnet_cnn_qlinear", "resnet_cnn_dynamic"]
 # Every model also has weight-only builds (--weight-only int8 / int4),
 # checked against the same build for --target=cuda-emulated (the same
 # quantized weights and kernels, run on this CPU): within these fractions
@@ -477,6 +485,45 @@ def bundle_binaries(tools, bundle):
             shutil.copy2(path, os.path.join(bundle, "lib", name))
 
 
+def bundle_model(tools, bundle, name, onnx_path, dims, case_dir, variants):
+    """Compiles `variants` of one model into the bundle with its case's
+    inputs and outputs (and the CPU's outputs for the builds checked
+    against those); returns its manifest entry."""
+    from test_cuda import case_files, case_names  # noqa
+    from e2e_common import ATOL, RTOL  # noqa
+    folder = os.path.join(bundle, "models", name)
+    os.makedirs(folder)
+    seconds = {v: compile_model(
+        tools, onnx_path, os.path.join(folder, v, name + ".so"), dims,
+        flags) for v, flags in variants.items()}
+    # The float32 variants' weights are the same bytes: one recipe in the
+    # model's folder for them; a variant with other weights (16-bit, int8)
+    # has its own recipe.
+    weights = [os.path.join(folder, v, name + ".weights") for v in variants]
+    with open(weights[0], "rb") as f:
+        shared = f.read()
+    write_recipe(os.path.join(folder, name), shared, onnx_path)
+    for path in weights:
+        with open(path, "rb") as f:
+            data = f.read()
+        if data != shared:
+            write_recipe(path[:-len(".weights")], data, onnx_path)
+        os.remove(path)
+    entry = dict(name=name, rtol=RTOL, atol=ATOL, compile_s=seconds,
+                 variants=list(variants), inputs=[], outputs=[])
+    for kind, key in (("inputs", "input"), ("outputs", "output")):
+        for i, (tensor, path) in enumerate(zip(case_names(case_dir, kind),
+                                               case_files(case_dir, key))):
+            shutil.copy2(path, os.path.join(folder, f"{key}_{i}.npy"))
+            entry[kind].append(dict(name=tensor, file=f"{key}_{i}.npy"))
+    for variant in ("int8", *WEIGHT_ONLY_VARIANTS):
+        if variant in variants:
+            cpu_references(tools, onnx_path, dims, variants[variant], folder,
+                           entry, variant)
+    log(f"  {name}: compiled in {seconds}")
+    return entry
+
+
 def prepare(args):
     tools = args.tools
     bundle = args.bundle
@@ -493,8 +540,6 @@ def prepare(args):
     for name, (dims, case) in MODELS.items():
         if args.only and name not in args.only:
             continue
-        folder = os.path.join(bundle, "models", name)
-        os.makedirs(folder)
         onnx_path = os.path.join(MODELS_DIR, name + ".onnx")
         variants = dict(MODEL_VARIANTS)
         calibration = os.path.join(MODELS_DIR, "calibration", name)
@@ -503,37 +548,20 @@ def prepare(args):
                                 calibration]
         for variant, (flags, _) in WEIGHT_ONLY_VARIANTS.items():
             variants[variant] = flags
-        seconds = {v: compile_model(
-            tools, onnx_path, os.path.join(folder, v, name + ".so"), dims,
-            flags) for v, flags in variants.items()}
-        # The float32 variants' weights are the same bytes: one recipe in
-        # the model's folder for them; a variant with other weights (16-bit,
-        # int8) has its own recipe.
-        weights = [os.path.join(folder, v, name + ".weights")
-                   for v in variants]
-        with open(weights[0], "rb") as f:
-            shared = f.read()
-        write_recipe(os.path.join(folder, name), shared, onnx_path)
-        for path in weights:
-            with open(path, "rb") as f:
-                data = f.read()
-            if data != shared:
-                write_recipe(path[:-len(".weights")], data, onnx_path)
-            os.remove(path)
-        case_dir = os.path.join(MODELS_DIR, case)
-        entry = dict(name=name, rtol=RTOL, atol=ATOL, compile_s=seconds,
-                     variants=list(variants), inputs=[], outputs=[])
-        for kind, key in (("inputs", "input"), ("outputs", "output")):
-            for i, (tensor, path) in enumerate(zip(case_names(case_dir, kind),
-                                                   case_files(case_dir, key))):
-                shutil.copy2(path, os.path.join(folder, f"{key}_{i}.npy"))
-                entry[kind].append(dict(name=tensor, file=f"{key}_{i}.npy"))
-        for variant in ("int8", *WEIGHT_ONLY_VARIANTS):
-            if variant in variants:
-                cpu_references(tools, onnx_path, dims, variants[variant],
-                               folder, entry, variant)
-        manifest["models"].append(entry)
-        log(f"  {name}: compiled in {seconds}")
+        manifest["models"].append(bundle_model(
+            tools, bundle, name, onnx_path, dims,
+            os.path.join(MODELS_DIR, case), variants))
+    # The models onnxruntime quantized: their one build (`int8`, no flags:
+    # the model says int8) against the CPU's build of the same model.
+    quantized = os.path.join(MODELS_DIR, "quantized")
+    for name in QUANTIZED_MODELS:
+        if args.only and name not in args.only:
+            continue
+        # (Named apart from models/'s own glm_layer_dynamic.)
+        manifest["models"].append(bundle_model(
+            tools, bundle, "quantized_" + name,
+            os.path.join(quantized, name + ".onnx"), [],
+            os.path.join(quantized, name), {"int8": []}))
     for name, (dims, cases) in SYMBOLIC.items():
         if args.only and name not in args.only:
             continue

@@ -619,27 +619,32 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         """--report adds up the device memory an instance allocates: the
         arena, the inputs and outputs at their largest (each rounded up to
         256 bytes), the weights file, cuBLASLt's 32 MiB workspace where a
-        product has an epilogue."""
+        product goes through it (an epilogue, int8 operands)."""
         def aligned(n):
             return (n + 255) // 256 * 256
+        int8 = ["--precision", "int8", "--calibrate",
+                os.path.join(MODELS_DIR, "calibration", "mlp")]
         for model, dims in (("mlp", []), ("resnet_cnn", []),
                             ("glm_layer_dynamic",
-                             symbolic_options("glm_layer_dynamic"))):
-            with self.subTest(model=model):
+                             symbolic_options("glm_layer_dynamic")),
+                            ("mlp", int8)):
+            with self.subTest(model=model, flags=dims):
                 out, result = self.cache.compile(
                     os.path.join(MODELS_DIR, model + ".onnx"), ".o",
                     "--target=cuda", *dims, "--report=json")
                 self.assertEqual(result.returncode, 0, describe(result))
                 report = json.loads(result.stdout)
                 memory = report["device_memory"]
+                lt_calls = [e for e in report["placement"] if e["name"] in (
+                    "agl_cuda_gemm_epilogue", "agl_cuda_gemm_int8")]
+                if dims == int8:  # the int8 products are cuBLASLt's
+                    self.assertEqual(len(lt_calls), 2)
                 self.assertEqual(memory["arena"],
                                  aligned(report["arena_bytes"]))
                 self.assertEqual(memory["weights"], os.path.getsize(
                     os.path.splitext(out)[0] + ".weights"))
-                epilogues = [e for e in report["placement"]
-                             if e["name"] == "agl_cuda_gemm_epilogue"]
                 self.assertEqual(memory["cublaslt_workspace"],
-                                 32 << 20 if epilogues else 0)
+                                 32 << 20 if lt_calls else 0)
                 # The inputs and outputs at their largest: the header's
                 # sizes (at the symbols' maxima).
                 with open(os.path.splitext(out)[0] + ".h") as f:

@@ -126,7 +126,7 @@ static void readKernelTable(mlir::ModuleOp module, ModelSignature &signature) {
 /// The device memory an instance of the CUDA model allocates, as the
 /// runtime lays it out (runtime.h): buffers rounded up to
 /// AGL_CUDA_ALIGNMENT, the weights (all of them external), cuBLASLt's
-/// workspace when a product has an epilogue.
+/// workspace when a product goes through it (an epilogue, int8 operands).
 static void measureDeviceMemory(mlir::ModuleOp lowered,
                                 const ModelSignature &signature,
                                 ModelReport &report) {
@@ -143,7 +143,8 @@ static void measureDeviceMemory(mlir::ModuleOp lowered,
           "autoglm.external_weights_size"))
     memory.weights = weights.getInt();
   if (llvm::any_of(report.placement, [](const ModelReport::Launch &launch) {
-        return launch.name == "agl_cuda_gemm_epilogue";
+        return launch.name == "agl_cuda_gemm_epilogue" ||
+               launch.name == "agl_cuda_gemm_int8";
       }))
     memory.workspace = AGL_CUDA_LT_WORKSPACE_BYTES;
 }

@@ -78,8 +78,9 @@ typedef enum agl_status {
 #define AGL_DEVICE_CUDA 1u
 /* The device memory of an instance of a CUDA model: the arena and each
  * input and output, each rounded up to AGL_CUDA_ALIGNMENT bytes, in one
- * allocation; the weights in another; and, from its first product with an
- * epilogue, AGL_CUDA_LT_WORKSPACE_BYTES for cuBLASLt. cuBLAS's handle keeps
+ * allocation; the weights in another; and, from its first product through
+ * cuBLASLt (with an epilogue, or of int8 operands),
+ * AGL_CUDA_LT_WORKSPACE_BYTES for it. cuBLAS's handle keeps
  * a workspace of its own. (autoglm-compile --report adds these up.) */
 #define AGL_CUDA_ALIGNMENT 256u
 #define AGL_CUDA_LT_WORKSPACE_BYTES (32u << 20)
