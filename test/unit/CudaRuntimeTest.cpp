@@ -993,6 +993,7 @@ struct FakeLtInt8 : FakeDevice {
   void TearDown() override {
     agl_instance_destroy(instance);
     unsetenv("AUTOGLM_CUDA_GRAPHS");
+    unsetenv("FAKE_CUBLAS_FAIL");
     FakeDevice::TearDown();
   }
   agl_status run() {
@@ -1014,6 +1015,17 @@ TEST_F(FakeLtInt8, ExactSumsBatchesAndAccumulation) {
     ASSERT_EQ(run(), AGL_OK) << lastError();
     EXPECT_EQ(c, int8ProductOnHost(a.data(), b.data(), before));
   }
+}
+
+TEST_F(FakeLtInt8, NoAlgorithmFailsTheRunSayingWhichProduct) {
+  setenv("FAKE_CUBLAS_FAIL", "lt_no_algorithm", 1);
+  fake_gemm = kInt8Products[0];
+  EXPECT_EQ(run(), AGL_ERR_DEVICE);
+  EXPECT_THAT(lastError(), HasSubstr("cuBLASLt has no algorithm for a 1 x "
+                                     "4x4x8 product of int8 operands"));
+  unsetenv("FAKE_CUBLAS_FAIL");
+  // The next run makes its plan.
+  ASSERT_EQ(run(), AGL_OK) << lastError();
 }
 
 TEST_F(FakeLtInt8, LayoutsCuBlasLtCannotTakeFailTheRun) {

@@ -200,8 +200,9 @@ cublasStatus_t cublasGemmStridedBatchedEx(
 
 /* ---- cuBLASLt ------------------------------------------------------------
  * Descriptors hold the attributes the runtime sets; the heuristic offers one
- * algorithm and counts its calls (fake_cublaslt_heuristic_calls, for the
- * tests of the runtime's plan cache); a product computes
+ * algorithm (none with FAKE_CUBLAS_FAIL=lt_no_algorithm) and counts its
+ * calls (fake_cublaslt_heuristic_calls, for the tests of the runtime's plan
+ * cache); a product computes
  * D = epilogue(alpha op(A) op(B) + beta C), the bias added per row of D
  * (before the activation), GELU in its tanh form; with int8 A and B
  * (compute type 32I), D = alpha op(A) op(B) + beta C in int32, refused
@@ -395,6 +396,10 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(void *handle, fake_desc *desc,
     return INVALID_VALUE;
   if (!consistent(desc, a, b, c, d))
     return INVALID_VALUE;
+  if (failing("lt_no_algorithm")) { /* a product it has no kernel for */
+    *returned = 0;
+    return SUCCESS;
+  }
   memset(results, 0, sizeof *results);
   results->data[0] = 42;
   *returned = 1;

@@ -266,6 +266,19 @@ static lt_status make_layout(lt_layout *layout, int type, int64_t rows,
   return status;
 }
 
+/* The operands' type in words, for messages. */
+static const char *operand_type_name(int type) {
+  switch (type) {
+  case LT_R_8I:
+    return "int8";
+  case LT_R_16F:
+    return "fp16";
+  case LT_R_16BF:
+    return "bf16";
+  }
+  return "fp32";
+}
+
 /* Describes the product of `key` to cuBLASLt and asks for its algorithm;
  * on failure, fails the run (with what failed) and releases the plan. */
 static int plan_make(struct agl_cuda_lt *lt, plan *p, const plan_key *key,
@@ -339,9 +352,9 @@ static int plan_make(struct agl_cuda_lt *lt, plan *p, const plan_key *key,
     char message[300];
     snprintf(message, sizeof message,
              "cuBLASLt has no algorithm for a %lld x %lldx%lldx%lld product "
-             "with epilogue %d",
+             "of %s operands with epilogue %d",
              (long long)key->batch, (long long)key->m, (long long)key->n,
-             (long long)key->k, key->epilogue);
+             (long long)key->k, operand_type_name(key->type), key->epilogue);
     agl_cuda_run_failed(message);
     plan_release(p);
     return 0;
