@@ -1342,6 +1342,35 @@ bool keepsFloatOperands(linalg::GenericOp op, ArrayRef<int64_t> maxRanges) {
   return flops < kMemoryBoundFlopsPerByte * bytes;
 }
 
+/// The work of one library call for product `c`, for --explain and
+/// --profile: its FLOPs (2 m n k for each entry of its own batch, the
+/// `inner` batch loop; the outer batches are loops around the call) and
+/// how many times each operand is read; nothing with symbolic extents.
+struct CallWork {
+  double flops = 2, batch = 1, m = 0, n = 0, k = 0;
+  /// An operand with batch stride 0 is read once for the whole batch.
+  double perBatch(Value stride) const {
+    return isConstantIntValue(stride, 0) ? 1.0 : batch;
+  }
+};
+std::optional<CallWork> callWork(ArrayRef<int64_t> ranges,
+                                 const ContractionLoops &c,
+                                 std::optional<int64_t> inner,
+                                 ArrayRef<int64_t> batchLoops) {
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  CallWork work;
+  for (auto [loop, range] : llvm::enumerate(ranges))
+    if (!inner || !llvm::is_contained(batchLoops, loop) ||
+        int64_t(loop) == *inner)
+      work.flops *= double(range);
+  work.batch = inner ? double(ranges[*inner]) : 1;
+  work.m = double(ranges[c.m]);
+  work.n = double(ranges[c.n]);
+  work.k = double(ranges[c.k]);
+  return work;
+}
+
 /// A call of agl_cuda_sgemm (cuBLAS, on device buffers) for a product whose
 /// extents and strides are constants that cuBLAS takes; other products keep
 /// their loops. With `half`, both operands go to 16-bit floats first
@@ -1492,29 +1521,17 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                 b.getStringAttr(!half              ? "f32"
                                 : element.isBF16() ? "bf16"
                                                    : "f16"));
-  // Per call: every loop but the outer batches (scf.for around the call).
-  if (!llvm::any_of(ranges, ShapedType::isDynamic)) {
-    double flops = 2;
-    for (auto [loop, range] : llvm::enumerate(ranges))
-      if (!inner || !llvm::is_contained(batchLoops, loop) ||
-          int64_t(loop) == *inner)
-        flops *= double(range);
-    call->setAttr(autoglm::kFlopsAttrName, b.getF64FloatAttr(flops));
-    // An operand with batch stride 0 is read once for the whole batch.
-    const double batch = inner ? double(ranges[*inner]) : 1;
-    auto perBatch = [&](Value stride) {
-      return isConstantIntValue(stride, 0) ? 1.0 : batch;
-    };
-    const double m = double(ranges[c.m]), n = double(ranges[c.n]),
-                 k = double(ranges[c.k]);
+  if (std::optional<CallWork> work = callWork(ranges, c, inner, batchLoops)) {
+    call->setAttr(autoglm::kFlopsAttrName, b.getF64FloatAttr(work->flops));
+    const double m = work->m, n = work->n, k = work->k;
     const double operandBytes = half ? 2 : 4;
-    double bytes = m * k * operandBytes * perBatch(aBatch) +
-                   k * n * operandBytes * perBatch(bBatch) +
-                   m * n * 4 * batch * (accumulate ? 2 : 1);
+    double bytes = m * k * operandBytes * work->perBatch(aBatch) +
+                   k * n * operandBytes * work->perBatch(bBatch) +
+                   m * n * 4 * work->batch * (accumulate ? 2 : 1);
     if (epilogue && epilogue->bias)
       bytes += n * 4;
     if (residual)
-      bytes += m * n * 4 * perBatch(rBatch);
+      bytes += m * n * 4 * work->perBatch(rBatch);
     call->setAttr(autoglm::kBytesAttrName, b.getF64FloatAttr(bytes));
   }
   finishKernelCall(call, op, /*blocking=*/nullptr, init, output, epilogue,
@@ -1663,26 +1680,17 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
   callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
   auto call = func::CallOp::create(b, loc, callee, args);
   call->setAttr(autoglm::kOperandTypeAttrName, b.getStringAttr("i8"));
-  if (!llvm::any_of(ranges, ShapedType::isDynamic)) {
-    double flops = 2;
-    for (auto [loop, range] : llvm::enumerate(ranges))
-      if (!inner || !llvm::is_contained(batchLoops, loop) ||
-          int64_t(loop) == *inner)
-        flops *= double(range);
-    call->setAttr(autoglm::kFlopsAttrName, b.getF64FloatAttr(flops));
-    const double batch = inner ? double(ranges[*inner]) : 1;
-    auto perBatch = [&](Value stride) {
-      return isConstantIntValue(stride, 0) ? 1.0 : batch;
-    };
-    const double m = double(ranges[c.m]), n = double(ranges[c.n]),
-                 k = double(ranges[c.k]);
+  if (std::optional<CallWork> work = callWork(ranges, c, inner, batchLoops)) {
+    call->setAttr(autoglm::kFlopsAttrName, b.getF64FloatAttr(work->flops));
     // (The lhs and the weight, whichever of A and B each is.)
     const Value lhsBatch = c.transposedOutput ? bBatch : aBatch;
     const Value rhsBatch = c.transposedOutput ? aBatch : bBatch;
-    call->setAttr(autoglm::kBytesAttrName,
-                  b.getF64FloatAttr(m * k * perBatch(lhsBatch) +
-                                    k * n * perBatch(rhsBatch) +
-                                    m * n * 4 * batch * (accumulate ? 2 : 1)));
+    const double m = work->m, n = work->n, k = work->k;
+    call->setAttr(
+        autoglm::kBytesAttrName,
+        b.getF64FloatAttr(m * k * work->perBatch(lhsBatch) +
+                          k * n * work->perBatch(rhsBatch) +
+                          m * n * 4 * work->batch * (accumulate ? 2 : 1)));
   }
   std::optional<Epilogue> none;
   finishKernelCall(call, op, /*blocking=*/nullptr, init, out, none,

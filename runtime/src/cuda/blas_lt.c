@@ -406,6 +406,29 @@ static int32_t epilogue_of(int32_t activation, int bias) {
   return 0;
 }
 
+/* The shapes, leading dimensions, batch strides and transpositions of a
+ * row-major product C = A B (m x k by k x n) in `key`: as cuBLASLt sees it,
+ * column-major C^T = B^T A^T. */
+static void describe_product(plan_key *key, const agl_cuda_product *layout,
+                             int64_t batch, int64_t m, int64_t n, int64_t k,
+                             int64_t a_batch_stride, int64_t b_batch_stride,
+                             int64_t c_batch_stride) {
+  key->lda = layout->lda;
+  key->ldb = layout->ldb;
+  key->ldc = layout->ldc;
+  key->batch = batch;
+  key->m = m;
+  key->n = n;
+  key->k = k;
+  if (batch > 1) {
+    key->a_batch = a_batch_stride;
+    key->b_batch = b_batch_stride;
+    key->c_batch = c_batch_stride;
+  }
+  key->op_a = layout->b_transposed ? LT_OP_T : LT_OP_N;
+  key->op_b = layout->a_transposed ? LT_OP_T : LT_OP_N;
+}
+
 /* Queues the product `key` describes on the run's stream, its plan made if
  * it is new: D = epilogue(alpha A B + beta C), `alpha` and `beta` of the
  * plan's scale type (int32 for 8-bit operands, else float). */
@@ -480,22 +503,10 @@ void agl_cuda_gemm_epilogue(
     agl_cuda_blas_refuse(caller, "cuBLASLt", m, n, k);
     return;
   }
-  key.lda = layout.lda;
-  key.ldb = layout.ldb;
-  key.ldc = layout.ldc;
-  key.batch = batch;
-  key.m = m;
-  key.n = n;
-  key.k = k;
-  if (batch > 1) {
-    key.a_batch = a_batch_stride;
-    key.b_batch = b_batch_stride;
-    key.c_batch = c_batch_stride;
+  describe_product(&key, &layout, batch, m, n, k, a_batch_stride,
+                   b_batch_stride, c_batch_stride);
+  if (batch > 1)
     key.r_batch = residual ? residual_batch_stride : 0;
-  }
-  /* Row-major C = A B is column-major C^T = B^T A^T. */
-  key.op_a = layout.b_transposed ? LT_OP_T : LT_OP_N;
-  key.op_b = layout.a_transposed ? LT_OP_T : LT_OP_N;
   key.type = format == AGL_CUDA_HALF   ? LT_R_16F
              : format == AGL_CUDA_BF16 ? LT_R_16BF
                                        : LT_R_32F;
@@ -544,20 +555,8 @@ void agl_cuda_gemm_int8(int64_t batch, int64_t m, int64_t n, int64_t k,
   }
   plan_key key;
   memset(&key, 0, sizeof key);
-  key.lda = layout.lda;
-  key.ldb = layout.ldb;
-  key.ldc = layout.ldc;
-  key.batch = batch;
-  key.m = m;
-  key.n = n;
-  key.k = k;
-  if (batch > 1) {
-    key.a_batch = a_batch_stride;
-    key.b_batch = b_batch_stride;
-    key.c_batch = c_batch_stride;
-  }
-  key.op_a = LT_OP_T;
-  key.op_b = LT_OP_N;
+  describe_product(&key, &layout, batch, m, n, k, a_batch_stride,
+                   b_batch_stride, c_batch_stride);
   key.type = LT_R_8I;
   key.epilogue = LT_EPILOGUE_DEFAULT;
   key.c_source = accumulate ? C_OUTPUT : C_NONE;
