@@ -1569,8 +1569,10 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
       ranges[columnLoop] % 4 != 0 || ShapedType::isDynamic(ranges[c.k]) ||
       ranges[c.k] % 4 != 0)
     return;
-  // Offsets and strides that keep every row 4-byte aligned: static
-  // multiples of 4 (a loop of one iteration has no stride).
+  // Offsets and strides that keep every row 4-byte aligned: multiples of
+  // 4 (a loop of one iteration has no stride). A symbolic stride of a
+  // contiguous buffer is one when the static extents inside it multiply
+  // to one.
   auto aligned = [&](Value buffer, AffineMap map, ArrayRef<int64_t> loops) {
     auto type = cast<MemRefType>(buffer.getType());
     SmallVector<int64_t> strides;
@@ -1578,12 +1580,23 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
     if (failed(type.getStridesAndOffset(strides, offset)) ||
         ShapedType::isDynamic(offset) || offset % 4 != 0)
       return false;
+    auto multipleOf4 = [&](unsigned dim) {
+      if (!ShapedType::isDynamic(strides[dim]))
+        return strides[dim] % 4 == 0;
+      if (!type.getLayout().isIdentity())
+        return false;
+      int64_t inside = 1;
+      for (int64_t extent : type.getShape().drop_front(dim + 1))
+        if (!ShapedType::isDynamic(extent))
+          inside *= extent;
+      return inside % 4 == 0;
+    };
     for (auto [i, e] : llvm::enumerate(map.getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(e);
       if (!dim || !llvm::is_contained(loops, int64_t(dim.getPosition())) ||
           ranges[dim.getPosition()] == 1)
         continue;
-      if (ShapedType::isDynamic(strides[i]) || strides[i] % 4 != 0)
+      if (!multipleOf4(i))
         return false;
     }
     return true;

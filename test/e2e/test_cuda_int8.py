@@ -15,7 +15,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
     MODELS_DIR, RUN, E2ETestCase, describe, run, saved_output_name)
-from test_cuda import MODELS, case_arguments, case_names  # noqa: E402
+from test_cuda import (  # noqa: E402
+    MODELS, case_arguments, case_names, symbolic_options)
 
 
 class EmulatedInt8Test(E2ETestCase):
@@ -54,6 +55,41 @@ class EmulatedInt8Test(E2ETestCase):
                                          outputs["cuda-emulated"]):
                     np.testing.assert_allclose(emulated, cpu, rtol=1e-6,
                                                atol=1e-6)
+
+    def test_symbolic_int8_build(self):
+        """--precision int8 with symbolic dimensions (--dim batch=1..4
+        --dim seq=1..64, calibrated on the case folders): one build whose
+        products are cuBLASLt's, each case's outputs those of the CPU's
+        symbolic int8 build, bit for bit."""
+        model = "glm_layer_dynamic"
+        onnx_path = os.path.join(MODELS_DIR, model + ".onnx")
+        cases_dir = os.path.join(MODELS_DIR, model)
+        flags = [*symbolic_options(model), "--precision", "int8",
+                 "--calibrate", cases_dir]
+        libs = {target: self.compiled(onnx_path, ".so", f"--target={target}",
+                                      *flags)
+                for target in ("x86_64", "cuda-emulated")}
+        with open(libs["cuda-emulated"], "rb") as f:
+            self.assertIn(b"agl_emulated_gemm_int8", f.read())
+        for case in sorted(os.listdir(cases_dir)):
+            case_dir = os.path.join(cases_dir, case)
+            if not os.path.isdir(case_dir):
+                continue
+            with self.subTest(case=case):
+                inputs = [arg for i, name in enumerate(
+                    case_names(case_dir, "inputs"))
+                    for arg in ("--input", f"{name}=" + os.path.join(
+                        case_dir, f"input_{i}.npy"))]
+                outputs = {}
+                for target, lib in libs.items():
+                    out_dir = self.cache.path("symbolic", target, case, "")
+                    result = run([RUN, lib, *inputs, "--output-dir", out_dir])
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    outputs[target] = np.load(os.path.join(
+                        out_dir, saved_output_name(
+                            case_names(case_dir, "outputs")[0])))
+                np.testing.assert_array_equal(outputs["cuda-emulated"],
+                                              outputs["x86_64"])
 
     def test_quantized_models(self):
         """The models onnxruntime quantized (models/quantized: QDQ,

@@ -129,3 +129,39 @@ func.func @transposed_sums(%col: memref<1x12x8xi8>, %out: memref<1x4x12xi32>) {
   }
   return
 }
+
+// -----
+
+// Symbolic rows (--dim seq=1..64): the batch stride of the activations, seq * 8, is
+// a multiple of 4 whatever seq is (the extents inside it, 8, are), so the
+// product is cuBLASLt's too: a batch of 2 products sharing the weight
+// (batch stride 0), seq rows each, read at run time.
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
+// CHECK: %[[SEQ:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[M:.*]] = arith.index_cast %[[SEQ]] : index to i64
+// CHECK: %[[AB:.*]] = arith.index_cast %{{.*}}#0 : index to i64
+// CHECK: call @agl_cuda_gemm_int8(%[[C2]], %[[M]], %{{.*}}, %{{.*}}, %{{.*}}, %[[AB]], %{{.*}}, %{{.*}}, %{{.*}}, %[[C0]], {{.*}}) {autoglm.operand_type = "i8"}
+// CHECK-NOT: linalg.generic
+#mk = affine_map<(b, m, k, n) -> (b, m, k)>
+#kn = affine_map<(b, m, k, n) -> (k, n)>
+#mn = affine_map<(b, m, k, n) -> (b, m, n)>
+memref.global "private" constant @shared : memref<8x4xi8> = dense<1>
+func.func @symbolic_rows(%a: memref<2x?x8xi8> {autoglm.dim_symbols = array<i32: -1, 0, -1>},
+                         %c: memref<2x?x4xi32> {autoglm.dim_symbols = array<i32: -1, 0, -1>})
+    attributes {autoglm.symbols = [{max = 64 : i64, min = 1 : i64, name = "seq"}]} {
+  %zero = arith.constant 0 : i32
+  %w = memref.get_global @shared : memref<8x4xi8>
+  linalg.fill ins(%zero : i32) outs(%c : memref<2x?x4xi32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%a, %w : memref<2x?x8xi8>, memref<8x4xi8>) outs(%c : memref<2x?x4xi32>) {
+  ^bb0(%x: i8, %v: i8, %acc: i32):
+    %xi = arith.extsi %x : i8 to i32
+    %vi = arith.extsi %v : i8 to i32
+    %p = arith.muli %xi, %vi : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
