@@ -7,6 +7,8 @@ integer products, here its host version (runtime/src/cuda/emulated_blas.c).
 """
 
 import os
+import re
+import shutil
 import sys
 import unittest
 
@@ -14,9 +16,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_common import (  # noqa: E402
-    MODELS_DIR, RUN, E2ETestCase, describe, run, saved_output_name)
+    MODELS_DIR, RUN, TOOLS_DIR, E2ETestCase, describe, run,
+    saved_output_name)
 from test_cuda import (  # noqa: E402
     MODELS, case_arguments, case_names, symbolic_options)
+
+GENERATE = os.path.join(TOOLS_DIR, "autoglm-generate")
 
 
 class EmulatedInt8Test(E2ETestCase):
@@ -90,6 +95,36 @@ class EmulatedInt8Test(E2ETestCase):
                             case_names(case_dir, "outputs")[0])))
                 np.testing.assert_array_equal(outputs["cuda-emulated"],
                                               outputs["x86_64"])
+
+    def test_generation_with_the_cache_inside(self):
+        """--precision int8 --max-seq-len: glm_tiny calibrated on its
+        prefill case, its KV cache inside the model, generates with
+        autoglm-generate the tokens the CPU's int8 build generates, its
+        products cuBLASLt's."""
+        model = "glm_tiny"
+        calibration = self.cache.path("glm_tiny_calibration", "set_0", "")
+        for name in os.listdir(os.path.join(MODELS_DIR, model, "prefill")):
+            if name.startswith("input_"):
+                shutil.copy(os.path.join(MODELS_DIR, model, "prefill", name),
+                            calibration)
+        flags = ["--dim", "batch=1", "--dim", "seq=1..32", "--dim",
+                 "past=0..64", "--dim", "total=1..64", "--max-seq-len", "64",
+                 "--precision", "int8", "--calibrate",
+                 os.path.dirname(os.path.dirname(calibration))]
+        tokens = {}
+        for target in ("x86_64", "cuda-emulated"):
+            lib = self.compiled(os.path.join(MODELS_DIR, model + ".onnx"),
+                                ".so", f"--target={target}", *flags)
+            if target == "cuda-emulated":
+                with open(lib, "rb") as f:
+                    self.assertIn(b"agl_emulated_gemm_int8", f.read())
+            result = run([GENERATE, lib, "--prompt-ids", "1,2,3,4,5",
+                          "--max-new-tokens", "12"])
+            self.assertEqual(result.returncode, 0, describe(result))
+            tokens[target] = re.search(r"^ids: (.*)$", result.stdout,
+                                       re.MULTILINE).group(1).split()
+        self.assertEqual(len(tokens["x86_64"]), 12)
+        self.assertEqual(tokens["cuda-emulated"], tokens["x86_64"])
 
     def test_quantized_models(self):
         """The models onnxruntime quantized (models/quantized: QDQ,
