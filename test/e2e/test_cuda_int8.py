@@ -33,33 +33,36 @@ class EmulatedInt8Test(E2ETestCase):
         points, the zero point's share subtracted after the product. The
         products of mlp and glm_layer and resnet_cnn's convolutions (but
         its 27-deep stem and its 10-column classifier, which keep their
-        loops) are cuBLASLt's (their host version here)."""
-        for model, library in (("mlp", True), ("glm_layer", True),
-                               ("resnet_cnn", True)):
+        loops) are cuBLASLt's (their host version here); with --no-kernels
+        all are generated loops, with the same sums."""
+        builds = (("x86_64", [], None), ("cuda-emulated", [], True),
+                  ("cuda-emulated", ["--no-kernels"], False))
+        for model in ("mlp", "glm_layer", "resnet_cnn"):
             calibration = os.path.join(MODELS_DIR, "calibration", model)
-            outputs = {}
-            for target in ("x86_64", "cuda-emulated"):
+            outputs = []
+            for target, flags, library in builds:
                 lib = self.compiled(
                     os.path.join(MODELS_DIR, model + ".onnx"), ".so",
                     f"--target={target}", "--precision", "int8",
-                    "--calibrate", calibration)
-                if target == "cuda-emulated":
+                    "--calibrate", calibration, *flags)
+                if library is not None:
                     with open(lib, "rb") as f:
                         calls = b"agl_emulated_gemm_int8" in f.read()
-                    self.assertEqual(calls, library, model)
+                    self.assertEqual(calls, library, (model, flags))
                 case_dir = os.path.join(MODELS_DIR, MODELS[model][1])
-                out_dir = self.cache.path("int8", target, model, "")
+                out_dir = self.cache.path("int8", target + "".join(flags),
+                                          model, "")
                 result = run([RUN, lib, *case_arguments(model, expect=False),
                               "--output-dir", out_dir])
                 self.assertEqual(result.returncode, 0, describe(result))
-                outputs[target] = [
+                outputs.append([
                     np.load(os.path.join(out_dir, saved_output_name(n)))
-                    for n in case_names(case_dir, "outputs")]
-            with self.subTest(model=model):
-                for cpu, emulated in zip(outputs["x86_64"],
-                                         outputs["cuda-emulated"]):
-                    np.testing.assert_allclose(emulated, cpu, rtol=1e-6,
-                                               atol=1e-6)
+                    for n in case_names(case_dir, "outputs")])
+            for (target, flags, _), got in zip(builds[1:], outputs[1:]):
+                with self.subTest(model=model, flags=flags):
+                    for cpu, emulated in zip(outputs[0], got):
+                        np.testing.assert_allclose(emulated, cpu, rtol=1e-6,
+                                                   atol=1e-6)
 
     def test_symbolic_int8_build(self):
         """--precision int8 with symbolic dimensions (--dim batch=1..4

@@ -454,7 +454,9 @@ int main(int argc, char **argv) {
                  llvm::Twine(precision == "int8"
                                  ? ""
                                  : " (with --target=cuda they combine)"));
-  if (precision != "fp32" && noKernels)
+  // (On the GPU, int8 products without cuBLASLt are generated loops.)
+  if (precision != "fp32" && noKernels &&
+      !(precision == "int8" && (target == "cuda" || emulated)))
     return error("--precision " + precision +
                  " needs the runtime's kernels; "
                  "it cannot be combined with --no-kernels");
