@@ -493,9 +493,9 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
 
     def test_int8_products_through_cublaslt(self):
         """--precision int8: each product with a weight is one cuBLASLt
-        call of int8 operands (int32 sums), rated at the tensor cores' int8
-        peak; its weight is stored column by column, and its dequantization
-        (with the activations' zero point's share) is the loop after it."""
+        call of int8 operands (int32 sums), its FLOPs and bytes reported,
+        rated at the tensor cores' int8 peak by --explain. (The weight's
+        column-by-column copy and the zero point's share: the lit tests.)"""
         onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
         calibration = ("--calibrate",
                        os.path.join(MODELS_DIR, "calibration", "glm_layer"))
