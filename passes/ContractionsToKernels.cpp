@@ -332,24 +332,17 @@ public:
   /// int8 `rhs`, if it is a constant that every batch shares.
   memref::GlobalOp packInt8(Value rhs, AffineMap map,
                             const ContractionLoops &c) {
-    std::optional<Weight> w = locate(rhs, map, c, "s8");
-    if (!w)
-      return nullptr;
-    if (auto it = packed.find(w->key); it != packed.end())
-      return it->second;
-    std::optional<SmallVector<int8_t>> values =
-        autoglm::constantValues<int8_t>(w->global.getInitialValueAttr());
-    if (!values)
-      return nullptr;
-    auto type =
-        RankedTensorType::get({(int64_t)agl_s8_packed_bytes(w->k, w->n)},
-                              IntegerType::get(module.getContext(), 8));
-    auto packedValues = autoglm::newConstant<int8_t>(
-        type, packedName(*w), [&](MutableArrayRef<int8_t> data) {
-          agl_pack_b_s8(values->data() + w->offset, w->k, w->n, w->kStride,
-                        w->nStride, data.data());
+    return int8Copy(
+        rhs, map, c, "s8", "_packed", [&](Weight w, ArrayRef<int8_t> values) {
+          auto type =
+              RankedTensorType::get({(int64_t)agl_s8_packed_bytes(w.k, w.n)},
+                                    IntegerType::get(module.getContext(), 8));
+          return autoglm::newConstant<int8_t>(
+              type, packedName(w), [&](MutableArrayRef<int8_t> data) {
+                agl_pack_b_s8(values.data() + w.offset, w.k, w.n, w.kStride,
+                              w.nStride, data.data());
+              });
         });
-    return record(*w, packedValues);
   }
 
   /// A copy of the constant int8 `rhs` (k x n) stored column by column,
@@ -357,25 +350,18 @@ public:
   /// products read it so.
   memref::GlobalOp columnsInt8(Value rhs, AffineMap map,
                                const ContractionLoops &c) {
-    std::optional<Weight> w = locate(rhs, map, c, "s8_columns");
-    if (!w)
-      return nullptr;
-    if (auto it = packed.find(w->key); it != packed.end())
-      return it->second;
-    std::optional<SmallVector<int8_t>> values =
-        autoglm::constantValues<int8_t>(w->global.getInitialValueAttr());
-    if (!values)
-      return nullptr;
-    auto type = RankedTensorType::get({w->n, w->k},
-                                      IntegerType::get(module.getContext(), 8));
-    auto columns = autoglm::newConstant<int8_t>(
-        type, (w->global.getSymName() + "_columns").str(),
-        [&](MutableArrayRef<int8_t> data) {
-          for (int64_t j = 0; j < w->n; ++j)
-            for (int64_t p = 0; p < w->k; ++p)
-              data[j * w->k + p] = (*values)[w->element(p, j)];
-        });
-    return record(*w, columns, "_columns");
+    return int8Copy(rhs, map, c, "s8_columns", "_columns",
+                    [&](Weight w, ArrayRef<int8_t> values) {
+                      auto type = RankedTensorType::get(
+                          {w.n, w.k}, IntegerType::get(module.getContext(), 8));
+                      return autoglm::newConstant<int8_t>(
+                          type, (w.global.getSymName() + "_columns").str(),
+                          [&](MutableArrayRef<int8_t> data) {
+                            for (int64_t j = 0; j < w.n; ++j)
+                              for (int64_t p = 0; p < w.k; ++p)
+                                data[j * w.k + p] = values[w.element(p, j)];
+                          });
+                    });
   }
 
   /// A constant global of `n` float ones, one per size.
@@ -441,6 +427,25 @@ private:
              Twine(w.nStride) + "_" + format)
                 .str();
     return w;
+  }
+
+  /// The copy of the int8 constant `rhs` that `make` lays out from the
+  /// weight and its values, one per weight and `format`, named with
+  /// `suffix`; null if `rhs` is no such constant.
+  memref::GlobalOp
+  int8Copy(Value rhs, AffineMap map, const ContractionLoops &c,
+           StringRef format, StringRef suffix,
+           function_ref<ElementsAttr(Weight, ArrayRef<int8_t>)> make) {
+    std::optional<Weight> w = locate(rhs, map, c, format);
+    if (!w)
+      return nullptr;
+    if (auto it = packed.find(w->key); it != packed.end())
+      return it->second;
+    std::optional<SmallVector<int8_t>> values =
+        autoglm::constantValues<int8_t>(w->global.getInitialValueAttr());
+    if (!values)
+      return nullptr;
+    return record(*w, make(*w, *values), suffix);
   }
 
   static std::string packedName(Weight w) {

@@ -310,15 +310,19 @@ static const agl_tensor_info gemm_input = {"a", AGL_DTYPE_F32, 1, gemm_shape,
                                            NULL};
 static const agl_tensor_info gemm_output = {"c", AGL_DTYPE_F32, 1, gemm_shape,
                                             NULL};
-/* A product's model: 16 floats in and out, `floats` of weights. */
-#define FAKE_GEMM_DESC(model_name, entry, floats)                              \
+/* A product's model: one input, one output, `bytes` of weights. */
+#define FAKE_PRODUCT_DESC(model_name, entry, input, output, bytes)             \
   {                                                                            \
     .abi_version = AGL_ABI_VERSION, .device = AGL_DEVICE_CUDA,                 \
-    .name = model_name, .num_inputs = 1, .num_outputs = 1,                     \
-    .inputs = &gemm_input, .outputs = &gemm_output, .arena_size = 64,          \
-    .arena_alignment = 64, .weights_size = (floats) * sizeof(float),           \
-    .weights_file = model_name ".weights", .run = entry,                       \
+    .name = model_name, .num_inputs = 1, .num_outputs = 1, .inputs = (input),  \
+    .outputs = (output), .arena_size = 64, .arena_alignment = 64,              \
+    .weights_size = (bytes), .weights_file = model_name ".weights",            \
+    .run = entry,                                                              \
   }
+/* One with 16 floats in and out, `floats` of weights. */
+#define FAKE_GEMM_DESC(model_name, entry, floats)                              \
+  FAKE_PRODUCT_DESC(model_name, entry, &gemm_input, &gemm_output,              \
+                    (floats) * sizeof(float))
 
 static const agl_model_desc gemm_desc =
     FAKE_GEMM_DESC("fake_cuda_gemm", run_gemm, 16);
@@ -330,20 +334,8 @@ static const agl_tensor_info int8_input = {"a", AGL_DTYPE_I8, 1,
                                            int8_input_shape, NULL};
 static const agl_tensor_info int32_output = {"c", AGL_DTYPE_I32, 1, gemm_shape,
                                              NULL};
-static const agl_model_desc gemm_int8_desc = {
-    .abi_version = AGL_ABI_VERSION,
-    .device = AGL_DEVICE_CUDA,
-    .name = "fake_cuda_gemm_int8",
-    .num_inputs = 1,
-    .num_outputs = 1,
-    .inputs = &int8_input,
-    .outputs = &int32_output,
-    .arena_size = 64,
-    .arena_alignment = 64,
-    .weights_size = 64,
-    .weights_file = "fake_cuda_gemm_int8.weights",
-    .run = run_gemm_int8,
-};
+static const agl_model_desc gemm_int8_desc = FAKE_PRODUCT_DESC(
+    "fake_cuda_gemm_int8", run_gemm_int8, &int8_input, &int32_output, 64);
 
 const agl_model_desc *fake_cuda_model(void) { return &desc; }
 const agl_model_desc *fake_cuda_model_gemm_int8(void) {
