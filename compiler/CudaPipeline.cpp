@@ -25,6 +25,7 @@
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -78,8 +79,11 @@ void autoglm::buildGpuMappingPipeline(OpPassManager &pm,
   // memref.dim), so that nests over the same rows have the same bounds.
   pm.addNestedPass<func::FuncOp>(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createAccumulateInRegisters());
-  // Attention (fp16 builds) is one kernel of its own, written whole.
-  pm.addNestedPass<func::FuncOp>(createAttentionToGpu());
+  // Attention (fp16 and bf16 builds) is one kernel of its own, written
+  // whole.
+  AttentionToGpuOptions attention;
+  attention.operandType = options.attentionOperands;
+  pm.addNestedPass<func::FuncOp>(createAttentionToGpu(attention));
   MapLoopsToGpuOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapLoopsToGpu(mapping));
@@ -105,6 +109,9 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // The attention kernel's warp-level products first.
+  pm.addNestedPass<gpu::GPUModuleOp>(createBf16MmaToNvvm());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVGPUToNVVMPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
@@ -134,7 +141,7 @@ void autoglm::buildCudaStagePipeline(OpPassManager &pm,
 }
 
 void autoglm::registerCudaDialects(DialectRegistry &registry) {
-  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   // convert-gpu-to-nvvm lowers every dialect it meets in a kernel through
   // the dialect's ConvertToLLVM interface.
@@ -162,6 +169,10 @@ struct CudaStageOptions : PassPipelineOptions<CudaStageOptions> {
       *this, "format",
       llvm::cl::desc("fatbin, bin (cubin) or isa (PTX, no toolkit needed)"),
       llvm::cl::init("fatbin")};
+  Option<std::string> attentionOperands{
+      *this, "attention-operands",
+      llvm::cl::desc("The attention kernel's 16-bit operands: f16 or bf16"),
+      llvm::cl::init("f16")};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block"),
                             llvm::cl::init(128)};
@@ -178,6 +189,7 @@ void autoglm::registerCudaPipeline() {
         options.arch = stage.arch;
         options.format = stage.format;
         options.blockSize = stage.blockSize;
+        options.attentionOperands = stage.attentionOperands;
         options.toolkit = defaultCudaToolkit();
         buildCudaStagePipeline(pm, options);
       });

@@ -25,6 +25,8 @@ struct CudaOptions {
   /// What is embedded: "fatbin" (cubin for `arch` plus PTX), "bin" (cubin)
   /// or "isa" (PTX text, which needs no toolkit).
   std::string format = "fatbin";
+  /// The 16-bit type the attention kernel's products take (f16, bf16).
+  std::string attentionOperands = "f16";
   /// Threads per block along a kernel's innermost loop.
   int64_t blockSize = 128;
   /// Op families that run on the host (--device-hint FAMILY=host):

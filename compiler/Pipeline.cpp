@@ -92,12 +92,12 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
   case Stage::Linalg: {
     LowerToLinalgOptions lowering;
     lowering.attentionKernel = options.runtimeKernels;
-    // fp16 GPU builds: attention as one tensor-core kernel (its 16-bit
-    // operands are the precision's), unless ops are kept on the host.
+    // fp16 and bf16 GPU builds: attention as one tensor-core kernel (its
+    // 16-bit operands are the precision's), unless ops are kept on the host.
     const bool gpu = !options.gpuArch.empty() || options.emulateGpu;
     lowering.gpuAttention =
         gpu &&
-        options.float16Weights == PipelineOptions::Float16Weights::FP16 &&
+        options.float16Weights != PipelineOptions::Float16Weights::None &&
         options.hostFamilies.empty();
     pm.addPass(createLowerToLinalg(lowering));
     pm.addPass(createCanonicalizerPass());
@@ -219,8 +219,10 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
     return;
   }
   case Stage::LLVM: {
+    CudaOptions cuda;
+    if (options.float16Weights == PipelineOptions::Float16Weights::BF16)
+      cuda.attentionOperands = "bf16";
     if (!options.gpuArch.empty()) {
-      CudaOptions cuda;
       cuda.arch = options.gpuArch;
       if (!options.cudaToolkit.empty())
         cuda.toolkit = options.cudaToolkit;
@@ -233,7 +235,7 @@ void autoglm::buildStagePipeline(OpPassManager &pm, Stage stage,
       // The CUDA stage's kernels, their threads in sequence, and the host
       // versions of its library calls; the rest of the CPU lowering runs
       // the other parallel loops in sequence.
-      buildGpuMappingPipeline(pm, CudaOptions());
+      buildGpuMappingPipeline(pm, cuda);
       pm.addNestedPass<func::FuncOp>(createEmulateGpuLaunches());
       pm.addNestedPass<func::FuncOp>(createEmulateGpuThreads());
       pm.addPass(createEmulateGpuLibraries());

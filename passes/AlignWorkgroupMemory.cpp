@@ -1,10 +1,10 @@
-//===- AlignWorkgroupMemory.cpp - shared buffers the tensor cores take ----===//
+//===- AlignWorkgroupMemory.cpp - shared buffers for wide loads -----------===//
 //
 // A kernel's workgroup buffers become shared-memory arrays aligned only to
-// their element type. The tensor cores' fragment loads and stores
-// (wmma.load/store, from gpu.subgroup_mma_*) need 256-bit aligned
-// addresses, so every workgroup buffer of an outlined kernel is aligned to
-// 32 bytes (offsets inside are the kernel's own business).
+// their element type. The attention kernel loads its fragments' 16-bit
+// pairs 32 bits at a time, which a 2-byte aligned array would fault on, so
+// every workgroup buffer of an outlined kernel is aligned to 16 bytes, the
+// widest load (offsets inside are the kernel's own business).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +22,7 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kFragmentAlignment = 32;
+constexpr int64_t kWideLoadAlignment = 16;
 
 struct AlignWorkgroupMemoryPass
     : autoglm::impl::AlignWorkgroupMemoryBase<AlignWorkgroupMemoryPass> {
@@ -33,7 +33,7 @@ struct AlignWorkgroupMemoryPass
       for (unsigned i = 0; i < kernel.getNumWorkgroupAttributions(); ++i)
         if (!kernel.getWorkgroupAttributionAttr(i, align))
           kernel.setWorkgroupAttributionAttr(
-              i, align, b.getI64IntegerAttr(kFragmentAlignment));
+              i, align, b.getI64IntegerAttr(kWideLoadAlignment));
     });
   }
 };

@@ -1,15 +1,17 @@
 //===- AttentionToGpu.cpp - flash attention on the tensor cores -----------===//
 //
 // Each autoglm.attention_buffers becomes one gpu.launch in the style of
-// flash attention: a block of four warps takes 64 query rows of one head
+// flash attention 2: a block of four warps takes 64 query rows of one head
 // and streams the keys and values through shared memory, 32 positions at a
-// time, converted to 16 bits as they are staged. Each warp computes its 16
-// rows' scores on the tensor cores (gpu.subgroup_mma_*: f16 operands, f32
-// sums); two of its lanes per row then update the row's running maximum
-// and sum and write the probabilities in 16 bits, and the warp adds those
-// times the values to its f32 accumulators, first scaled by how much the
-// row's maximum grew. The Sq x Sk scores never reach memory, and nothing
-// but the operands and the output is read or written.
+// time, converted to 16 bits (f16 or bf16) as they are staged. Each warp
+// keeps its 16 rows of Q and of the output in registers as the tensor
+// cores' fragments (nvgpu.mma.sync, m16n8k16, f32 sums): the step's scores
+// come out of the products in registers, each lane updates the running
+// maximum and sum of its two rows (its group of four lanes combines
+// maxima by shuffles), and the probabilities go back into the next
+// product as they are, the layout of a product's sums being that of its
+// left operand. The Sq x Sk scores never reach memory, and nothing but
+// the operands and the output is read or written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +25,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <limits>
@@ -40,26 +44,28 @@ namespace {
 
 constexpr int64_t kRows = kFlashRowsPerBlock; // query rows per block
 constexpr int64_t kKeys = 32;                 // key positions per step
-constexpr int64_t kFragment = kFlashFragment; // a tensor-core tile's side
-constexpr int64_t kWarps = kRows / kFragment; // one per 16 query rows
+constexpr int64_t kWarpRows = kFlashFragment; // a warp's query rows
+constexpr int64_t kDepth = kFlashFragment;    // k of one mma.sync
+constexpr int64_t kColumns = 8;               // n of one mma.sync
+constexpr int64_t kWarps = kRows / kWarpRows;
 constexpr int64_t kThreads = kWarps * 32;
-// Row strides of the shared score and probability tiles: multiples of what
-// the tensor cores' loads take (4 floats, 8 halves), padded so that the
-// threads reading a column of rows hit fewer of the same banks.
-constexpr int64_t kScoreStride = kKeys + 4;
-constexpr int64_t kProbStride = kKeys + 8;
+// Row padding of the staged keys ([key][dim]) and transposed values
+// ([dim][key]), in elements: with it the 32 lanes' 32-bit loads of a
+// fragment (8 rows, 4 pairs each) fall on 32 different banks.
+constexpr int64_t kPadding = 8;
 
 /// Builds the kernel of one attention_buffers op.
 class FlashKernel {
 public:
-  FlashKernel(AttentionBuffersOp op)
-      : op(op), b(op), loc(op.getLoc()), f16(b.getF16Type()),
-        f32(b.getF32Type()) {
+  FlashKernel(AttentionBuffersOp op, Type operand)
+      : op(op), b(op), loc(op.getLoc()), operand(operand), f32(b.getF32Type()) {
     auto q = op.getQuery().getType(), k = op.getKey().getType(),
          v = op.getValue().getType();
     headDim = q.getDimSize(3);
     valueDim = v.getDimSize(3);
     group = q.getDimSize(1) / k.getDimSize(1);
+    keyStride = headDim + kPadding;
+    valueStride = kKeys + kPadding;
   }
 
   gpu::LaunchOp build();
@@ -69,6 +75,7 @@ private:
   Value real(float v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   }
+  Value negInf() { return real(-std::numeric_limits<float>::infinity()); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   Value lessThan(Value x, Value y) {
@@ -80,17 +87,7 @@ private:
       return index(type.getDimSize(dim));
     return memref::DimOp::create(b, loc, buffer, dim);
   }
-  /// A 16x16 fragment type of the tensor cores.
-  gpu::MMAMatrixType fragment(Type element, StringRef operand) {
-    return gpu::MMAMatrixType::get({kFragment, kFragment}, element, operand);
-  }
-  Value loadFragment(Value shared, Value offset, int64_t stride, Type element,
-                     StringRef operand, bool transpose = false) {
-    auto load = gpu::SubgroupMmaLoadMatrixOp::create(
-        b, loc, fragment(element, operand), shared, ValueRange{offset},
-        b.getIndexAttr(stride), transpose ? b.getUnitAttr() : UnitAttr());
-    return load.getResult();
-  }
+  Value narrow(Value v) { return arith::TruncFOp::create(b, loc, operand, v); }
   /// `body` for each of `count` items (a multiple of kThreads), each
   /// taken by every kThreads-th thread, unrolled: the loads of all of a
   /// thread's items are in flight at once.
@@ -105,21 +102,21 @@ private:
     b.setInsertionPointToStart(&branch.getThenRegion().front());
     body();
   }
-  /// Copies `rows` rows of `cols` floats from `load(row, col)` into the
-  /// staging buffer at `offset`, row after row, in 16 bits: each thread
-  /// loads all of its elements, then stores them.
-  void stage(int64_t offset, int64_t rows, int64_t cols,
-             function_ref<Value(Value, Value)> load) {
+  /// Copies `rows` rows of `cols` floats from `load(row, col)` into
+  /// `shared` at `at(row, col)`, in 16 bits: each thread loads all of its
+  /// elements, then stores them.
+  void stage(Value shared, int64_t rows, int64_t cols,
+             function_ref<Value(Value, Value)> load,
+             function_ref<Value(Value, Value)> at) {
     SmallVector<std::pair<Value, Value>> loaded;
     forEachItem(rows * cols, [&](Value item) {
       Value row = arith::DivUIOp::create(b, loc, item, index(cols));
       Value col = arith::RemUIOp::create(b, loc, item, index(cols));
-      loaded.emplace_back(item, load(row, col));
+      loaded.emplace_back(at(row, col), load(row, col));
     });
-    for (auto [item, value] : loaded)
-      memref::StoreOp::create(b, loc,
-                              arith::TruncFOp::create(b, loc, f16, value),
-                              staging, ValueRange{add(item, index(offset))});
+    for (auto [offset, value] : loaded)
+      memref::StoreOp::create(b, loc, narrow(value), shared,
+                              ValueRange{offset});
   }
   /// Element `index` of `buffer`, or 0 beyond `limit` (read at the last
   /// valid index instead, so that nothing out of bounds is loaded).
@@ -132,21 +129,63 @@ private:
     Value value = memref::LoadOp::create(b, loc, buffer, clamped);
     return arith::SelectOp::create(b, loc, inBounds, value, real(0));
   }
+  /// A fragment of `rows` registers of two 16-bit values each, the
+  /// register `r` loaded from `shared` at `offset(r)` (32 bits at once).
+  Value loadFragment(Value shared, int64_t rows,
+                     function_ref<Value(int64_t)> offset) {
+    auto pair = VectorType::get({2}, operand);
+    Value fragment = arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(VectorType::get({rows, 2}, operand)));
+    for (int64_t r = 0; r < rows; ++r) {
+      Value loaded =
+          vector::LoadOp::create(b, loc, pair, shared, ValueRange{offset(r)},
+                                 /*nontemporal=*/false,
+                                 /*alignment=*/llvm::MaybeAlign(4));
+      fragment = vector::InsertOp::create(b, loc, loaded, fragment,
+                                          ArrayRef<int64_t>{r});
+    }
+    return fragment;
+  }
+  Value product(Value a, Value bFragment, Value c) {
+    return nvgpu::MmaSyncOp::create(
+        b, loc, a, bFragment, c,
+        ArrayRef<int64_t>{kWarpRows, kColumns, kDepth});
+  }
+  Value queryFragment(int64_t depthTile);
   void rate(Operation *op);
   Value maskAt(Value row, Value key);
-  Value score(Value row, Value rowInTile, Value key, Value keyInTile);
-  void updateRowStatistics(Value firstKey);
-  void writeFactors(Value row, Value factor);
+  Value score(Value raw, Value row, Value key);
+  /// The sum over the 4 lanes of a group (`isMax`: the maximum).
+  Value acrossGroup(Value value, bool isMax);
 
   AttentionBuffersOp op;
   OpBuilder b;
   Location loc;
-  Type f16, f32;
-  int64_t headDim, valueDim, group;
+  Type operand, f32;
+  int64_t headDim, valueDim, group, keyStride, valueStride;
   // In the kernel.
-  Value thread, warp, batch, head, kvHead, firstRow, queryLength, keyLength;
-  Value staging, scores, probabilities, factors, rowMax, rowSum;
+  Value thread, batch, head, kvHead, queryLength, keyLength;
+  // The lane's group of 4 in its warp (0-7) and place in it (0-3); the two
+  // query rows its fragments hold (the group's, and 8 rows below).
+  Value laneGroup, lanePlace, rows[2];
+  Value keys, values;
 };
+
+/// Q's 16 x 16 tile `depthTile` of the warp's rows as an A fragment,
+/// read from device memory (once per block) and narrowed: register r holds
+/// row rows[r % 2], columns 2 x place + 8 x (r / 2) and the next.
+Value FlashKernel::queryFragment(int64_t depthTile) {
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t e = 0; e < 2; ++e) {
+      Value col = add(mul(lanePlace, index(2)),
+                      index(depthTile * kDepth + 8 * (r / 2) + e));
+      elements.push_back(narrow(loadOrZero(
+          op.getQuery(), {batch, head, rows[r % 2], col}, 2, queryLength)));
+    }
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({4, 2}, operand), elements);
+}
 
 /// What --explain rates the kernel by, on an op of its body (which moves
 /// with it when it is outlined): the two products' arithmetic (half of it,
@@ -162,7 +201,9 @@ void FlashKernel::rate(Operation *loop) {
       flops /= 2;
     loop->setAttr(kFlopsAttrName, b.getF64FloatAttr(flops));
   }
-  loop->setAttr(kOperandTypeAttrName, b.getStringAttr("f16"));
+  std::string type;
+  llvm::raw_string_ostream(type) << operand;
+  loop->setAttr(kOperandTypeAttrName, b.getStringAttr(type));
 }
 
 Value FlashKernel::maskAt(Value row, Value key) {
@@ -186,12 +227,10 @@ Value FlashKernel::maskAt(Value row, Value key) {
   return memref::LoadOp::create(b, loc, mask, indices);
 }
 
-/// Score of query row `row` against key position `key`, -inf where the
-/// key is left out (beyond the keys, a causal limit, a row past the end).
-Value FlashKernel::score(Value row, Value rowInTile, Value key,
-                         Value keyInTile) {
-  Value at = add(mul(rowInTile, index(kScoreStride)), keyInTile);
-  Value raw = memref::LoadOp::create(b, loc, scores, ValueRange{at});
+/// The score `raw` of query row `row` against key position `key` scaled
+/// and masked, -inf where the key is left out (beyond the keys, a causal
+/// limit, a row past the end).
+Value FlashKernel::score(Value raw, Value row, Value key) {
   Value scaled = arith::MulFOp::create(
       b, loc, raw, arith::ConstantOp::create(b, loc, op.getScaleAttr()));
   Value valid = arith::AndIOp::create(b, loc, lessThan(key, keyLength),
@@ -213,88 +252,18 @@ Value FlashKernel::score(Value row, Value rowInTile, Value key,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, key, limit);
     valid = arith::AndIOp::create(b, loc, valid, seen);
   }
-  return arith::SelectOp::create(b, loc, valid, scaled,
-                                 real(-std::numeric_limits<float>::infinity()));
+  return arith::SelectOp::create(b, loc, valid, scaled, negInf());
 }
 
-/// Each row's factor repeated along a 16x16 tile per warp, so that the
-/// warp's accumulators can be scaled row by row as fragments.
-void FlashKernel::writeFactors(Value row, Value factor) {
-  for (int64_t col = 0; col < kFragment; ++col)
-    memref::StoreOp::create(
-        b, loc, factor, factors,
-        ValueRange{add(mul(row, index(kFragment)), index(col))});
-}
-
-/// The online softmax of one step. Each warp takes its own 16 rows, two
-/// lanes per row, each lane 16 of the step's keys (unrolled: the scores stay
-/// in registers); the two lanes combine their maxima and sums with a
-/// shuffle. Then the new running maximum and sum, the probabilities in 16
-/// bits, and the factor that scales the row's accumulators
-/// (exp(old max - new max)), each lane writing half of the row's factors.
-void FlashKernel::updateRowStatistics(Value firstKey) {
-  constexpr int64_t kLanesPerRow = 2;
-  constexpr int64_t kColumns = kKeys / kLanesPerRow;
-  Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
-  Value r = add(mul(warp, index(kFragment)),
-                arith::DivUIOp::create(b, loc, lane, index(kLanesPerRow)));
-  Value part = arith::RemUIOp::create(b, loc, lane, index(kLanesPerRow));
-  Value firstColumn = mul(part, index(kColumns));
-  Value row = add(firstRow, r);
-  Value negInf = real(-std::numeric_limits<float>::infinity());
-  auto withPartner = [&](Value value, bool isMax) -> Value {
-    Value other = gpu::ShuffleOp::create(b, loc, value, /*offset=*/1,
-                                         /*width=*/32, gpu::ShuffleMode::XOR)
+Value FlashKernel::acrossGroup(Value value, bool isMax) {
+  for (int64_t offset : {1, 2}) {
+    Value other = gpu::ShuffleOp::create(b, loc, value, offset, /*width=*/32,
+                                         gpu::ShuffleMode::XOR)
                       .getShuffleResult();
-    return isMax ? arith::MaximumFOp::create(b, loc, value, other).getResult()
-                 : arith::AddFOp::create(b, loc, value, other).getResult();
-  };
-  SmallVector<Value> columns, values;
-  Value localMax = negInf;
-  for (int64_t i = 0; i < kColumns; ++i) {
-    Value col = add(firstColumn, index(i));
-    columns.push_back(col);
-    values.push_back(score(row, r, add(firstKey, col), col));
-    localMax = arith::MaximumFOp::create(b, loc, localMax, values.back());
+    value = isMax ? arith::MaximumFOp::create(b, loc, value, other).getResult()
+                  : arith::AddFOp::create(b, loc, value, other).getResult();
   }
-  // Both lanes read the row's old statistics before they exchange values;
-  // one lane writes the new ones after.
-  Value oldMax = memref::LoadOp::create(b, loc, rowMax, ValueRange{r});
-  Value oldSum = memref::LoadOp::create(b, loc, rowSum, ValueRange{r});
-  Value newMax =
-      arith::MaximumFOp::create(b, loc, oldMax, withPartner(localMax, true));
-  // Nothing seen yet (both -inf): the accumulators stay as they are.
-  Value none =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax, negInf);
-  Value grow = math::ExpOp::create(
-      b, loc, arith::SubFOp::create(b, loc, oldMax, newMax));
-  Value factor = arith::SelectOp::create(b, loc, none, real(1), grow);
-  Value localSum = real(0);
-  for (auto [col, s] : llvm::zip(columns, values)) {
-    Value left =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s, negInf);
-    Value e =
-        math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, newMax));
-    Value p = arith::SelectOp::create(b, loc, left, real(0), e);
-    memref::StoreOp::create(b, loc, arith::TruncFOp::create(b, loc, f16, p),
-                            probabilities,
-                            ValueRange{add(mul(r, index(kProbStride)), col)});
-    localSum = arith::AddFOp::create(b, loc, localSum, p);
-  }
-  Value sum = withPartner(localSum, false);
-  Value newSum = arith::AddFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, oldSum, factor), sum);
-  ifThen(
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, index(0)),
-      [&] {
-        memref::StoreOp::create(b, loc, newSum, rowSum, ValueRange{r});
-        memref::StoreOp::create(b, loc, newMax, rowMax, ValueRange{r});
-      });
-  Value firstFactor = mul(part, index(kFragment / kLanesPerRow));
-  for (int64_t i = 0; i < kFragment / kLanesPerRow; ++i)
-    memref::StoreOp::create(
-        b, loc, factor, factors,
-        ValueRange{add(mul(r, index(kFragment)), add(firstFactor, index(i)))});
+  return value;
 }
 
 gpu::LaunchOp FlashKernel::build() {
@@ -306,58 +275,37 @@ gpu::LaunchOp FlashKernel::build() {
   Value one = index(1);
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  auto shared = [&](int64_t size, Type element) {
-    return MemRefType::get({size}, element, MemRefLayoutAttrInterface(),
+  auto shared = [&](int64_t size) {
+    return MemRefType::get({size}, operand, MemRefLayoutAttrInterface(),
                            workgroup);
   };
-  // Q's rows first, then K's and V's, in one staging buffer.
-  int64_t stagingSize = std::max(kRows * headDim, kKeys * (headDim + valueDim));
   auto launch = gpu::LaunchOp::create(
       b, loc, gridX, extent(query, 1), extent(query, 0), index(kThreads), one,
       one, /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/ValueRange{},
-      TypeRange{shared(stagingSize, f16), shared(kRows * kScoreStride, f32),
-                shared(kRows * kProbStride, f16),
-                shared(kRows * kFragment, f32), shared(kRows, f32),
-                shared(kRows, f32)});
+      TypeRange{shared(kKeys * keyStride), shared(valueDim * valueStride)});
   Block &body = launch.getBody().front();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&body);
-  auto memory = launch.getWorkgroupAttributions();
-  staging = memory[0];
-  scores = memory[1];
-  probabilities = memory[2];
-  factors = memory[3];
-  rowMax = memory[4];
-  rowSum = memory[5];
+  keys = launch.getWorkgroupAttributions()[0];
+  values = launch.getWorkgroupAttributions()[1];
   thread = launch.getThreadIds().x;
-  warp = arith::DivUIOp::create(b, loc, thread, index(32));
+  Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
+  Value warp = arith::DivUIOp::create(b, loc, thread, index(32));
+  laneGroup = arith::DivUIOp::create(b, loc, lane, index(4));
+  lanePlace = arith::RemUIOp::create(b, loc, lane, index(4));
   batch = launch.getBlockIds().z;
   head = launch.getBlockIds().y;
   kvHead = group == 1
                ? head
                : Value(arith::DivUIOp::create(b, loc, head, index(group)));
-  firstRow = mul(launch.getBlockIds().x, index(kRows));
-  Value warpRow = mul(warp, index(kFragment)); // the warp's first tile row
-  auto barrier = [&] { gpu::BarrierOp::create(b, loc); };
+  Value firstRow = mul(launch.getBlockIds().x, index(kRows));
+  rows[0] = add(add(firstRow, mul(warp, index(kWarpRows))), laneGroup);
+  rows[1] = add(rows[0], index(8));
 
-  ifThen(lessThan(thread, index(kRows)), [&] {
-    memref::StoreOp::create(b, loc,
-                            real(-std::numeric_limits<float>::infinity()),
-                            rowMax, ValueRange{thread});
-    memref::StoreOp::create(b, loc, real(0), rowSum, ValueRange{thread});
-  });
-  stage(0, kRows, headDim, [&](Value r, Value col) {
-    return loadOrZero(query, {batch, head, add(firstRow, r), col}, 2,
-                      queryLength);
-  });
-  barrier();
   SmallVector<Value> queryTiles;
-  for (int64_t k = 0; k < headDim / kFragment; ++k)
-    queryTiles.push_back(loadFragment(
-        staging, add(mul(warpRow, index(headDim)), index(k * kFragment)),
-        headDim, f16, "AOp"));
-  barrier();
+  for (int64_t t = 0; t < headDim / kDepth; ++t)
+    queryTiles.push_back(queryFragment(t));
 
   // The keys any row of the block may see: with a causal mask, none past
   // the last row's limit.
@@ -369,118 +317,175 @@ gpu::LaunchOp FlashKernel::build() {
         b, loc, index(0), arith::MinSIOp::create(b, loc, keyLength, limit));
   }
   Value steps = arith::CeilDivUIOp::create(b, loc, keyEnd, index(kKeys));
-  auto zeroTile = [&] {
-    return gpu::SubgroupMmaConstantMatrixOp::create(
-               b, loc, fragment(f32, "COp"), real(0))
-        .getResult();
+  auto sums = VectorType::get({2, 2}, f32);
+  auto zeroSums = [&] {
+    return arith::ConstantOp::create(b, loc, b.getZeroAttr(sums)).getResult();
   };
+  // Iteration arguments: the output fragments (8 columns each), then each
+  // of the lane's two rows' running maximum and its share of the row's sum.
+  const int64_t outTiles = valueDim / kColumns;
   SmallVector<Value> init;
-  for (int64_t j = 0; j < valueDim / kFragment; ++j)
-    init.push_back(zeroTile());
+  for (int64_t n = 0; n < outTiles; ++n)
+    init.push_back(zeroSums());
+  init.append({negInf(), negInf(), real(0), real(0)});
   auto keyLoop = scf::ForOp::create(b, loc, index(0), steps, one, init);
   rate(keyLoop);
   {
     OpBuilder::InsertionGuard inLoop(b);
     b.setInsertionPointToStart(keyLoop.getBody());
+    ValueRange carried = keyLoop.getRegionIterArgs();
     Value firstKey = mul(keyLoop.getInductionVar(), index(kKeys));
-    const int64_t valueOffset = kKeys * headDim;
-    stage(0, kKeys, headDim, [&](Value r, Value col) {
-      return loadOrZero(key, {batch, kvHead, add(firstKey, r), col}, 2,
-                        keyLength);
-    });
-    stage(valueOffset, kKeys, valueDim, [&](Value r, Value col) {
-      return loadOrZero(value, {batch, kvHead, add(firstKey, r), col}, 2,
-                        keyLength);
-    });
-    barrier();
-    // The warp's scores: its 16 rows against the step's keys.
-    for (int64_t n = 0; n < kKeys / kFragment; ++n) {
-      Value acc = zeroTile();
-      for (int64_t k = 0; k < headDim / kFragment; ++k) {
-        Value keys = loadFragment(
-            staging, index(n * kFragment * headDim + k * kFragment), headDim,
-            f16, "BOp", /*transpose=*/true);
-        acc = gpu::SubgroupMmaComputeOp::create(
-            b, loc, acc.getType(), queryTiles[k], keys, acc,
-            /*a_transpose=*/UnitAttr(), /*b_transpose=*/b.getUnitAttr());
+    stage(
+        keys, kKeys, headDim,
+        [&](Value r, Value col) {
+          return loadOrZero(key, {batch, kvHead, add(firstKey, r), col}, 2,
+                            keyLength);
+        },
+        [&](Value r, Value col) { return add(mul(r, index(keyStride)), col); });
+    stage(
+        values, kKeys, valueDim,
+        [&](Value r, Value col) {
+          return loadOrZero(value, {batch, kvHead, add(firstKey, r), col}, 2,
+                            keyLength);
+        },
+        [&](Value r, Value col) {
+          return add(mul(col, index(valueStride)), r);
+        });
+    gpu::BarrierOp::create(b, loc);
+
+    // The warp's scores, 8 keys per fragment: Q x Kᵀ, whose B fragment
+    // holds key `group` (of the 8), dims 2 x place + 8 x r and the next.
+    Value pairOffset = mul(lanePlace, index(2));
+    SmallVector<Value> scoreTiles;
+    for (int64_t n = 0; n < kKeys / kColumns; ++n) {
+      Value acc = zeroSums();
+      Value keyRow = mul(add(laneGroup, index(n * kColumns)), index(keyStride));
+      for (int64_t t = 0; t < headDim / kDepth; ++t) {
+        Value kFragment = loadFragment(keys, 2, [&](int64_t r) {
+          return add(keyRow, add(pairOffset, index(t * kDepth + 8 * r)));
+        });
+        acc = product(queryTiles[t], kFragment, acc);
       }
-      gpu::SubgroupMmaStoreMatrixOp::create(
-          b, loc, acc, scores,
-          ValueRange{
-              add(mul(warpRow, index(kScoreStride)), index(n * kFragment))},
-          b.getIndexAttr(kScoreStride), UnitAttr());
+      scoreTiles.push_back(acc);
     }
-    barrier();
-    updateRowStatistics(firstKey);
-    barrier();
-    Value scale = loadFragment(factors, mul(warpRow, index(kFragment)),
-                               kFragment, f32, "COp");
+    // The online softmax of the lane's two rows over its 8 of the step's
+    // keys (element [i][e] of fragment n: row i, key 8n + 2 x place + e).
+    Value newMax[2], factor[2], newSum[2];
+    SmallVector<Value> probabilities[2]; // [row][n * 2 + e]
+    SmallVector<Value> scaled[2];
+    for (int64_t i = 0; i < 2; ++i) {
+      Value localMax = negInf();
+      for (int64_t n = 0; n < kKeys / kColumns; ++n)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value raw = vector::ExtractOp::create(b, loc, scoreTiles[n],
+                                                ArrayRef<int64_t>{i, e});
+          Value position =
+              add(firstKey, add(pairOffset, index(n * kColumns + e)));
+          scaled[i].push_back(score(raw, rows[i], position));
+          localMax =
+              arith::MaximumFOp::create(b, loc, localMax, scaled[i].back());
+        }
+      Value oldMax = carried[outTiles + i];
+      newMax[i] = arith::MaximumFOp::create(b, loc, oldMax,
+                                            acrossGroup(localMax, true));
+      // Nothing seen yet (both -inf): the accumulators stay as they are.
+      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         newMax[i], negInf());
+      Value grow = math::ExpOp::create(
+          b, loc, arith::SubFOp::create(b, loc, oldMax, newMax[i]));
+      factor[i] = arith::SelectOp::create(b, loc, none, real(1), grow);
+      Value sum =
+          arith::MulFOp::create(b, loc, carried[outTiles + 2 + i], factor[i]);
+      for (Value s : scaled[i]) {
+        Value left = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s,
+                                           negInf());
+        Value e = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, s, newMax[i]));
+        Value p = arith::SelectOp::create(b, loc, left, real(0), e);
+        probabilities[i].push_back(p);
+        sum = arith::AddFOp::create(b, loc, sum, p);
+      }
+      newSum[i] = sum;
+    }
+    // The probabilities as A fragments, 16 keys each: the sums' layout
+    // (fragment 2kt then 2kt + 1, rows i = 0, 1) is the A operand's.
+    SmallVector<Value> probabilityTiles;
+    for (int64_t kt = 0; kt < kKeys / kDepth; ++kt) {
+      SmallVector<Value> elements;
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t i = 0; i < 2; ++i)
+          for (int64_t e = 0; e < 2; ++e)
+            elements.push_back(
+                narrow(probabilities[i][(2 * kt + half) * 2 + e]));
+      probabilityTiles.push_back(vector::FromElementsOp::create(
+          b, loc, VectorType::get({4, 2}, operand), elements));
+    }
+    // The output rows scaled by how much their maximum grew, plus
+    // probabilities x values, whose B fragment holds dim `group` (of the
+    // 8), keys 2 x place + 8 x r and the next (V is staged transposed).
+    Value rowFactors = vector::FromElementsOp::create(
+        b, loc, sums, ValueRange{factor[0], factor[0], factor[1], factor[1]});
     SmallVector<Value> next;
-    for (auto [j, acc] : llvm::enumerate(keyLoop.getRegionIterArgs())) {
-      Value sum = gpu::SubgroupMmaElementwiseOp::create(
-          b, loc, acc.getType(), ValueRange{acc, scale},
-          gpu::MMAElementwiseOp::MULF);
-      for (int64_t k = 0; k < kKeys / kFragment; ++k) {
-        Value p = loadFragment(
-            probabilities,
-            add(mul(warpRow, index(kProbStride)), index(k * kFragment)),
-            kProbStride, f16, "AOp");
-        Value v = loadFragment(
-            staging,
-            index(valueOffset + k * kFragment * valueDim + j * kFragment),
-            valueDim, f16, "BOp");
-        sum = gpu::SubgroupMmaComputeOp::create(b, loc, sum.getType(), p, v,
-                                                sum, UnitAttr(), UnitAttr());
+    for (int64_t n = 0; n < outTiles; ++n) {
+      Value acc = arith::MulFOp::create(b, loc, carried[n], rowFactors);
+      Value dimRow =
+          mul(add(laneGroup, index(n * kColumns)), index(valueStride));
+      for (int64_t kt = 0; kt < kKeys / kDepth; ++kt) {
+        Value vFragment = loadFragment(values, 2, [&](int64_t r) {
+          return add(dimRow, add(pairOffset, index(kt * kDepth + 8 * r)));
+        });
+        acc = product(probabilityTiles[kt], vFragment, acc);
       }
-      next.push_back(sum);
+      next.push_back(acc);
     }
-    barrier();
+    next.append({newMax[0], newMax[1], newSum[0], newSum[1]});
+    // Before the next step's keys and values overwrite these.
+    gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, next);
   }
 
-  // out = accumulators / row sums (0 for a row that saw no key), through
-  // the score tile, 16 columns at a time, rows past the end left out.
-  ifThen(lessThan(thread, index(kRows)), [&] {
-    Value sum = memref::LoadOp::create(b, loc, rowSum, ValueRange{thread});
+  // out = output rows / row sums (0 for a row that saw no key), rows past
+  // the end left out: each lane writes its two columns of each fragment.
+  Value inverse[2];
+  for (int64_t i = 0; i < 2; ++i) {
+    Value sum = acrossGroup(keyLoop.getResult(outTiles + 2 + i), false);
     Value positive =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum, real(0));
-    Value inverse = arith::DivFOp::create(b, loc, real(1), sum);
-    writeFactors(thread,
-                 arith::SelectOp::create(b, loc, positive, inverse, real(0)));
-  });
-  barrier();
-  Value scale = loadFragment(factors, mul(warpRow, index(kFragment)), kFragment,
-                             f32, "COp");
-  for (auto [j, acc] : llvm::enumerate(keyLoop.getResults())) {
-    Value result = gpu::SubgroupMmaElementwiseOp::create(
-        b, loc, acc.getType(), ValueRange{acc, scale},
-        gpu::MMAElementwiseOp::MULF);
-    gpu::SubgroupMmaStoreMatrixOp::create(
-        b, loc, result, scores, ValueRange{mul(warpRow, index(kScoreStride))},
-        b.getIndexAttr(kScoreStride), UnitAttr());
-    barrier();
-    forEachItem(kRows * kFragment, [&](Value item) {
-      Value r = arith::DivUIOp::create(b, loc, item, index(kFragment));
-      Value col = arith::RemUIOp::create(b, loc, item, index(kFragment));
-      Value row = add(firstRow, r);
-      ifThen(lessThan(row, queryLength), [&] {
-        Value v = memref::LoadOp::create(
-            b, loc, scores, ValueRange{add(mul(r, index(kScoreStride)), col)});
-        memref::StoreOp::create(
-            b, loc, v, out,
-            ValueRange{batch, head, row,
-                       add(col, index(int64_t(j) * kFragment))});
-      });
-    });
-    barrier();
+    inverse[i] = arith::SelectOp::create(
+        b, loc, positive, arith::DivFOp::create(b, loc, real(1), sum), real(0));
   }
+  for (int64_t i = 0; i < 2; ++i)
+    ifThen(lessThan(rows[i], queryLength), [&] {
+      for (int64_t n = 0; n < outTiles; ++n)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value v = vector::ExtractOp::create(b, loc, keyLoop.getResult(n),
+                                              ArrayRef<int64_t>{i, e});
+          Value col = add(mul(lanePlace, index(2)), index(n * kColumns + e));
+          memref::StoreOp::create(b, loc,
+                                  arith::MulFOp::create(b, loc, v, inverse[i]),
+                                  out, ValueRange{batch, head, rows[i], col});
+        }
+    });
   gpu::TerminatorOp::create(b, loc);
   return launch;
 }
 
 struct AttentionToGpuPass
     : autoglm::impl::AttentionToGpuBase<AttentionToGpuPass> {
+  using AttentionToGpuBase::AttentionToGpuBase;
   void runOnOperation() override {
+    Builder builder(&getContext());
+    Type operand;
+    if (operandType == "f16")
+      operand = builder.getF16Type();
+    else if (operandType == "bf16")
+      operand = builder.getBF16Type();
+    else {
+      getOperation().emitError("autoglm-attention-to-gpu: operand-type must "
+                               "be f16 or bf16, not '")
+          << operandType << "'";
+      return signalPassFailure();
+    }
     SmallVector<AttentionBuffersOp> ops;
     getOperation().walk([&](AttentionBuffersOp op) { ops.push_back(op); });
     for (AttentionBuffersOp op : ops) {
@@ -492,7 +497,7 @@ struct AttentionToGpuPass
             << kFlashFragment << " query rows known when compiling)";
         return signalPassFailure();
       }
-      gpu::LaunchOp launch = FlashKernel(op).build();
+      gpu::LaunchOp launch = FlashKernel(op, operand).build();
       op.erase();
       // exp as the rest of the pipeline computes it: a polynomial, no
       // libdevice call.

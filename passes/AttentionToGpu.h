@@ -8,7 +8,8 @@
 
 namespace autoglm {
 
-/// The side of the tensor cores' tiles (gpu.subgroup_mma, 16x16x16).
+/// A warp's rows and depth in the tensor cores' products (mma.sync
+/// m16n8k16): head sizes are multiples of it.
 inline constexpr int64_t kFlashFragment = 16;
 /// Query rows per block of the kernel (a warp per 16).
 inline constexpr int64_t kFlashRowsPerBlock = 64;

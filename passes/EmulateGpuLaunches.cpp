@@ -3,11 +3,9 @@
 // Kernels written directly as gpu.launch (the attention kernel) have no
 // loop form for autoglm-emulate-gpu-threads to run. For tests, this pass
 // gives them one: a parallel loop over the blocks, each allocating its
-// workgroup memory, around a parallel loop over the threads. Their
-// warp-level matrix operations, whose fragments are spread over a warp's
-// threads in a layout only the GPU knows, become vector operations that
-// every thread computes in full: the same values, each thread holding the
-// whole 16x16 tile.
+// workgroup memory, around a parallel loop over the threads (whose
+// barriers, shuffles and warp-level products autoglm-emulate-gpu-threads
+// then runs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,11 +15,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/DialectConversion.h"
 
 namespace autoglm {
 #define GEN_PASS_DEF_EMULATEGPULAUNCHES
@@ -96,192 +91,15 @@ LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   return success();
 }
 
-/// The 16x16 tile a fragment load or store touches: a view of the 1-D
-/// buffer from `offset`, rows `stride` elements apart.
-FailureOr<Value> tileView(OpBuilder &b, Location loc, Value buffer,
-                          ValueRange indices, int64_t stride,
-                          ArrayRef<int64_t> shape, Operation *op) {
-  auto type = cast<MemRefType>(buffer.getType());
-  if (type.getRank() != 1 || !type.getLayout().isIdentity() ||
-      indices.size() != 1)
-    return op->emitError("only fragments of one-dimensional buffers can be "
-                         "emulated");
-  return memref::ReinterpretCastOp::create(
-             b, loc, buffer, OpFoldResult(indices[0]),
-             {b.getIndexAttr(shape[0]), b.getIndexAttr(shape[1])},
-             {b.getIndexAttr(stride), b.getIndexAttr(1)})
-      .getResult();
-}
-
-struct LoadFragment : OpConversionPattern<gpu::SubgroupMmaLoadMatrixOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(gpu::SubgroupMmaLoadMatrixOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
-    FailureOr<Value> view =
-        tileView(rewriter, loc, adaptor.getSrcMemref(), adaptor.getIndices(),
-                 op.getLeadDimension().getZExtValue(), type.getShape(), op);
-    if (failed(view))
-      return failure();
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value padding = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
-    // A transposed load reads the rows of the transposed tile.
-    Value tile = vector::TransferReadOp::create(rewriter, loc, type, *view,
-                                                ValueRange{zero, zero}, padding,
-                                                ArrayRef<bool>{true, true});
-    if (op.getTranspose())
-      tile = vector::TransposeOp::create(rewriter, loc, tile,
-                                         ArrayRef<int64_t>{1, 0});
-    rewriter.replaceOp(op, tile);
-    return success();
-  }
-};
-
-struct StoreFragment : OpConversionPattern<gpu::SubgroupMmaStoreMatrixOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(gpu::SubgroupMmaStoreMatrixOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value tile = adaptor.getSrc();
-    if (op.getTranspose())
-      tile = vector::TransposeOp::create(rewriter, loc, tile,
-                                         ArrayRef<int64_t>{1, 0});
-    auto type = cast<VectorType>(tile.getType());
-    FailureOr<Value> view =
-        tileView(rewriter, loc, adaptor.getDstMemref(), adaptor.getIndices(),
-                 op.getLeadDimension().getZExtValue(), type.getShape(), op);
-    if (failed(view))
-      return failure();
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    vector::TransferWriteOp::create(rewriter, loc, tile, *view,
-                                    ValueRange{zero, zero},
-                                    ArrayRef<bool>{true, true});
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-struct ComputeFragment : OpConversionPattern<gpu::SubgroupMmaComputeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(gpu::SubgroupMmaComputeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value acc = adaptor.getOpC();
-    auto accType = cast<VectorType>(acc.getType());
-    // The tensor cores' products are exact; their sums are the
-    // accumulator's type.
-    auto widen = [&](Value operand) -> Value {
-      auto type = cast<VectorType>(operand.getType());
-      if (type.getElementType() == accType.getElementType())
-        return operand;
-      return arith::ExtFOp::create(
-          rewriter, loc, type.clone(accType.getElementType()), operand);
-    };
-    MLIRContext *context = rewriter.getContext();
-    AffineExpr m, n, k;
-    bindDims(context, m, n, k);
-    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {m, k}, context),
-                                   AffineMap::get(3, 0, {k, n}, context),
-                                   AffineMap::get(3, 0, {m, n}, context)};
-    auto iterators = rewriter.getArrayAttr(
-        {vector::IteratorTypeAttr::get(context, vector::IteratorType::parallel),
-         vector::IteratorTypeAttr::get(context, vector::IteratorType::parallel),
-         vector::IteratorTypeAttr::get(context,
-                                       vector::IteratorType::reduction)});
-    rewriter.replaceOpWithNewOp<vector::ContractionOp>(
-        op, widen(adaptor.getOpA()), widen(adaptor.getOpB()), acc,
-        rewriter.getAffineMapArrayAttr(maps), iterators);
-    return success();
-  }
-};
-
-struct ConstantFragment
-    : OpConversionPattern<gpu::SubgroupMmaConstantMatrixOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(gpu::SubgroupMmaConstantMatrixOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(
-        op, getTypeConverter()->convertType(op.getType()), adaptor.getValue());
-    return success();
-  }
-};
-
-struct ElementwiseFragment
-    : OpConversionPattern<gpu::SubgroupMmaElementwiseOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(gpu::SubgroupMmaElementwiseOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    ValueRange args = adaptor.getArgs();
-    Location loc = op.getLoc();
-    Value result;
-    switch (op.getOpType()) {
-    case gpu::MMAElementwiseOp::ADDF:
-      result = arith::AddFOp::create(rewriter, loc, args[0], args[1]);
-      break;
-    case gpu::MMAElementwiseOp::SUBF:
-      result = arith::SubFOp::create(rewriter, loc, args[0], args[1]);
-      break;
-    case gpu::MMAElementwiseOp::MULF:
-      result = arith::MulFOp::create(rewriter, loc, args[0], args[1]);
-      break;
-    case gpu::MMAElementwiseOp::DIVF:
-      result = arith::DivFOp::create(rewriter, loc, args[0], args[1]);
-      break;
-    case gpu::MMAElementwiseOp::MAXF:
-      result = arith::MaximumFOp::create(rewriter, loc, args[0], args[1]);
-      break;
-    case gpu::MMAElementwiseOp::MINF:
-      result = arith::MinimumFOp::create(rewriter, loc, args[0], args[1]);
-      break;
-    default:
-      return op.emitError("this elementwise fragment operation cannot be "
-                          "emulated");
-    }
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
 struct EmulateGpuLaunchesPass
     : autoglm::impl::EmulateGpuLaunchesBase<EmulateGpuLaunchesPass> {
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk(
         [&](gpu::LaunchOp launch) { launches.push_back(launch); });
-    if (launches.empty())
-      return;
     for (gpu::LaunchOp launch : launches)
       if (failed(emulateLaunch(launch)))
         return signalPassFailure();
-
-    MLIRContext *context = &getContext();
-    TypeConverter fragments;
-    fragments.addConversion([](Type type) { return type; });
-    fragments.addConversion([](gpu::MMAMatrixType type) -> Type {
-      return VectorType::get(type.getShape(), type.getElementType());
-    });
-    RewritePatternSet patterns(context);
-    patterns.add<LoadFragment, StoreFragment, ComputeFragment, ConstantFragment,
-                 ElementwiseFragment>(fragments, context);
-    ConversionTarget target(*context);
-    target.addIllegalOp<
-        gpu::SubgroupMmaLoadMatrixOp, gpu::SubgroupMmaStoreMatrixOp,
-        gpu::SubgroupMmaComputeOp, gpu::SubgroupMmaConstantMatrixOp,
-        gpu::SubgroupMmaElementwiseOp>();
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    // Loops that carry fragments carry vectors.
-    scf::populateSCFStructuralTypeConversionsAndLegality(fragments, patterns,
-                                                         target);
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
-      signalPassFailure();
   }
 };
 

@@ -2,15 +2,17 @@
 //
 // The kernels autoglm-map-loops-to-gpu and autoglm-attention-to-gpu make
 // synchronize their threads (gpu.barrier) and exchange values
-// (gpu.all_reduce, gpu.shuffle), which have no meaning in a CPU loop. For
-// tests, this pass turns each thread loop that holds them into what a GPU
-// computes, one thread after another: the loop's body is cut at every
-// barrier, all_reduce and shuffle into steps, each step a loop over the
-// threads; a value that one step makes and a later one uses is kept per
-// thread in a buffer, an all_reduce combines the threads' values in order
-// into one that every later step reads, and a shuffle hands each thread
-// the value of the lane it names. Then the CPU pipeline's lowering can run
-// the function (lit tests with mlir-runner compare the kernels with the
+// (gpu.all_reduce, gpu.shuffle, nvgpu.mma.sync), which have no meaning in
+// a CPU loop. For tests, this pass turns each thread loop that holds them
+// into what a GPU computes, one thread after another: the loop's body is
+// cut at every barrier, all_reduce, shuffle and mma.sync into steps, each
+// step a loop over the threads; a value that one step makes and a later
+// one uses is kept per thread in a buffer, an all_reduce combines the
+// threads' values in order into one that every later step reads, a
+// shuffle hands each thread the value of the lane it names, and an
+// mma.sync computes each lane's share of its warp's product from the
+// fragments all of the warp's lanes hold. Then the CPU pipeline's lowering can
+// run the function (lit tests with mlir-runner compare the kernels with the
 // loops they came from).
 //
 //===----------------------------------------------------------------------===//
@@ -21,11 +23,15 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <numeric>
 
 namespace autoglm {
 #define GEN_PASS_DEF_EMULATEGPUTHREADS
@@ -37,7 +43,8 @@ using namespace mlir;
 namespace {
 
 bool synchronizes(Operation &op) {
-  return isa<gpu::BarrierOp, gpu::AllReduceOp, gpu::ShuffleOp>(op);
+  return isa<gpu::BarrierOp, gpu::AllReduceOp, gpu::ShuffleOp,
+             nvgpu::MmaSyncOp>(op);
 }
 
 /// `a` combined with `b` as the all_reduce `kind` combines values.
@@ -78,7 +85,7 @@ FailureOr<Value> combine(OpBuilder &b, Location loc,
   return failure();
 }
 
-/// Whether `op` is or holds a barrier, all_reduce or shuffle.
+/// Whether `op` is or holds a barrier, all_reduce, shuffle or mma.sync.
 bool holdsSynchronization(Operation *op) {
   return op
       ->walk([](Operation *nested) {
@@ -122,6 +129,8 @@ private:
   LogicalResult emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
                          Operation *end);
   LogicalResult exchange(OpBuilder &b, gpu::ShuffleOp shuffle, Value values);
+  LogicalResult multiply(OpBuilder &b, nvgpu::MmaSyncOp mma, Value aFragments,
+                         Value bFragments, Value cFragments);
   LogicalResult emitLoop(OpBuilder &b, scf::ForOp loop);
 
   Value lane;
@@ -157,8 +166,8 @@ LogicalResult ThreadEmulator::emitBlock(OpBuilder &b, Block &block) {
       step.clear();
       continue;
     }
-    if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
-      if (failed(emitStep(b, step, shuffle)))
+    if (isa<gpu::ShuffleOp, nvgpu::MmaSyncOp>(op)) {
+      if (failed(emitStep(b, step, &op)))
         return failure();
       step.clear();
       continue;
@@ -167,7 +176,9 @@ LogicalResult ThreadEmulator::emitBlock(OpBuilder &b, Block &block) {
     if (!loop)
       return op.emitError("'")
              << op.getName()
-             << "' holds a barrier, all_reduce or shuffle, which only the top "
+             << "' holds a barrier, all_reduce, shuffle or mma.sync, which "
+                "only "
+                "the top "
                 "level of a thread loop or an scf.for there may hold to be "
                 "emulated";
     if (failed(emitStep(b, step, nullptr)) || failed(emitLoop(b, loop)))
@@ -186,10 +197,14 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
   Value one = arith::ConstantIndexOp::create(b, at, 1);
   Value threads = arith::ConstantIndexOp::create(b, at, count);
   llvm::SmallPtrSet<Operation *, 16> inStep(ops.begin(), ops.end());
-  // The value each thread hands to the all_reduce or shuffle that ends
-  // the step.
-  Value handed = end ? end->getOperand(0) : Value();
-  Value partials = end ? perThreadBuffer(handed.getType()) : Value();
+  // The values each thread hands to the all_reduce, shuffle or mma.sync
+  // that ends the step (an mma.sync: its three fragments).
+  SmallVector<Value> handed;
+  if (end)
+    handed.assign(end->operand_begin(),
+                  end->operand_begin() + (isa<nvgpu::MmaSyncOp>(end) ? 3 : 1));
+  SmallVector<Value> partials = llvm::map_to_vector(
+      handed, [&](Value v) { return perThreadBuffer(v.getType()); });
   auto loop = scf::ForOp::create(b, at, zero, threads, one);
   OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
   Value thread = loop.getInductionVar();
@@ -206,8 +221,8 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
       for (Value operand : nested->getOperands())
         read(operand);
     });
-  if (end)
-    read(handed);
+  for (Value value : handed)
+    read(value);
   for (Operation *op : ops) {
     Operation *copy = inner.clone(*op, mapping);
     for (auto [result, copied] :
@@ -227,19 +242,22 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
   }
   if (!end)
     return success();
-  memref::StoreOp::create(inner, at, mapping.lookupOrDefault(handed), partials,
-                          ValueRange{thread});
+  for (auto [value, buffer] : llvm::zip(handed, partials))
+    memref::StoreOp::create(inner, at, mapping.lookupOrDefault(value), buffer,
+                            ValueRange{thread});
   if (auto shuffle = dyn_cast<gpu::ShuffleOp>(end))
-    return exchange(b, shuffle, partials);
+    return exchange(b, shuffle, partials[0]);
+  if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(end))
+    return multiply(b, mma, partials[0], partials[1], partials[2]);
   auto reduce = cast<gpu::AllReduceOp>(end);
   // Thread 0's value, then the others' in order.
-  Value first = memref::LoadOp::create(b, at, partials, ValueRange{zero});
+  Value first = memref::LoadOp::create(b, at, partials[0], ValueRange{zero});
   bool unknown = false;
   auto fold = scf::ForOp::create(
       b, at, one, threads, one, ValueRange{first},
       [&](OpBuilder &nested, Location l, Value index, ValueRange acc) {
         Value next =
-            memref::LoadOp::create(nested, l, partials, ValueRange{index});
+            memref::LoadOp::create(nested, l, partials[0], ValueRange{index});
         FailureOr<Value> combined =
             combine(nested, l, *reduce.getOp(), acc[0], next);
         if (failed(combined)) {
@@ -307,6 +325,112 @@ LogicalResult ThreadEmulator::exchange(OpBuilder &b, gpu::ShuffleOp shuffle,
   memref::StoreOp::create(inner, at, inRange, valid, ValueRange{thread});
   kept[shuffle.getShuffleResult()] = results;
   kept[shuffle.getValid()] = valid;
+  return success();
+}
+
+/// One-dimensional vectors joined end to end.
+Value concatenate(OpBuilder &b, Location loc, ArrayRef<Value> parts) {
+  SmallVector<Value> level(parts);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2) {
+      int64_t left = cast<VectorType>(level[i].getType()).getNumElements();
+      int64_t right = cast<VectorType>(level[i + 1].getType()).getNumElements();
+      SmallVector<int64_t> order(left + right);
+      std::iota(order.begin(), order.end(), 0);
+      next.push_back(
+          vector::ShuffleOp::create(b, loc, level[i], level[i + 1], order));
+    }
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level.front();
+}
+
+/// An mma.sync's result, kept per thread: each lane's share of its warp's
+/// 16x8 D = A x B + C, the fragments spread over the lanes as the PTX ISA
+/// lays out mma.m16n8k16 (f16 and bf16 operands, f32 sums). Lane l is in
+/// group g = l / 4 at position c = l % 4: its A registers hold row g
+/// (registers 0, 2) and row g + 8 (1, 3), columns 2c, 2c + 1 (0, 1) and
+/// 8 more (2, 3); its B registers hold column g, rows 2c, 2c + 1 (0) and 8
+/// more (1); its C and D registers rows g (0) and g + 8 (1), columns 2c,
+/// 2c + 1. So a row of A is spread over the 4 lanes of its group, a column
+/// of B over the 4 lanes of the group it names.
+LogicalResult ThreadEmulator::multiply(OpBuilder &b, nvgpu::MmaSyncOp mma,
+                                       Value aFragments, Value bFragments,
+                                       Value cFragments) {
+  auto aType = cast<VectorType>(mma.getMatrixA().getType());
+  auto cType = cast<VectorType>(mma.getMatrixC().getType());
+  if (mma.getMmaShapeAsArray() != std::array<int64_t, 3>{16, 8, 16} ||
+      aType.getElementTypeBitWidth() != 16 || !cType.getElementType().isF32())
+    return mma.emitError("only an mma.sync of shape 16x8x16 with 16-bit "
+                         "operands and f32 sums can be emulated");
+  Location at = loc();
+  Value zero = arith::ConstantIndexOp::create(b, at, 0);
+  Value one = arith::ConstantIndexOp::create(b, at, 1);
+  Value threads = arith::ConstantIndexOp::create(b, at, count);
+  Value results = perThreadBuffer(mma.getRes().getType());
+  auto loop = scf::ForOp::create(b, at, zero, threads, one);
+  OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
+  Value thread = loop.getInductionVar();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(inner, at, v).getResult();
+  };
+  Value lane = arith::RemUIOp::create(inner, at, thread, constant(32));
+  Value warp = arith::SubIOp::create(inner, at, thread, lane);
+  Value group = arith::DivUIOp::create(inner, at, lane, constant(4));
+  Value position = arith::RemUIOp::create(inner, at, lane, constant(4));
+  auto f32 = inner.getF32Type();
+  // The fragments of the 4 lanes of group `g`, widened to f32.
+  auto groupFragments = [&](Value buffer, Value g) {
+    SmallVector<Value> fragments;
+    for (int64_t p = 0; p < 4; ++p) {
+      Value source = arith::AddIOp::create(
+          inner, at, warp,
+          arith::AddIOp::create(
+              inner, at, arith::MulIOp::create(inner, at, g, constant(4)),
+              constant(p)));
+      Value fragment =
+          memref::LoadOp::create(inner, at, buffer, ValueRange{source});
+      auto type = cast<VectorType>(fragment.getType());
+      fragments.push_back(arith::ExtFOp::create(
+          inner, at, VectorType::get(type.getShape(), f32), fragment));
+    }
+    return fragments;
+  };
+  // The 16 values along k held by registers `first` and `second` of the
+  // 4 lanes: k = 2 x lane's position + 0, 1 in `first`, 8 more in `second`.
+  auto alongK = [&](ArrayRef<Value> fragments, int64_t first, int64_t second) {
+    SmallVector<Value> pairs;
+    for (int64_t reg : {first, second})
+      for (Value fragment : fragments)
+        pairs.push_back(vector::ExtractOp::create(inner, at, fragment,
+                                                  ArrayRef<int64_t>{reg}));
+    return concatenate(inner, at, pairs);
+  };
+  SmallVector<Value> aGroup = groupFragments(aFragments, group);
+  Value rows[] = {alongK(aGroup, 0, 2), alongK(aGroup, 1, 3)};
+  Value columns[2];
+  for (int64_t j = 0; j < 2; ++j) {
+    Value column = arith::AddIOp::create(
+        inner, at, arith::MulIOp::create(inner, at, position, constant(2)),
+        constant(j));
+    columns[j] = alongK(groupFragments(bFragments, column), 0, 1);
+  }
+  Value c = memref::LoadOp::create(inner, at, cFragments, ValueRange{thread});
+  SmallVector<Value> sums;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      Value products = arith::MulFOp::create(inner, at, rows[i], columns[j]);
+      Value acc =
+          vector::ExtractOp::create(inner, at, c, ArrayRef<int64_t>{i, j});
+      sums.push_back(vector::ReductionOp::create(
+          inner, at, vector::CombiningKind::ADD, products, acc));
+    }
+  Value d = vector::FromElementsOp::create(inner, at, cType, sums);
+  memref::StoreOp::create(inner, at, d, results, ValueRange{thread});
+  kept[mma.getRes()] = results;
   return success();
 }
 

@@ -20,7 +20,7 @@ def LowerToLinalg : Pass<"autoglm-lower-to-linalg", "mlir::ModuleOp"> {
     operands' buffers (`bufferization.to_buffer`) and a new output buffer
     (`memref.alloc`, read back with `bufferization.to_tensor`), for the
     runtime's kernel (head sizes up to 4096). With `gpu-attention` (the
-    CUDA target's fp16 builds) the same happens for the ops that
+    CUDA target's fp16 and bf16 builds) the same happens for the ops that
     `autoglm-attention-to-gpu`'s kernel takes (head sizes multiples of 16
     up to 128, at least 16 query rows known when compiling); the others
     are spelled again.
@@ -1015,37 +1015,46 @@ def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
   let description = [{
     In the GPU stage, before `autoglm-map-loops-to-gpu`: every
     `autoglm.attention_buffers` (kept by `autoglm-lower-to-linalg{gpu-attention}`
-    for `--target=cuda --precision fp16`) becomes one `gpu.launch` that
-    never stores the `Sq x Sk` scores. A block of 128 threads (4 warps)
-    takes 64 query rows of one head (grid: query tiles x heads x batch;
-    grouped-query heads read their K/V head) and stages them in shared
-    memory as 16-bit floats; then, 32 key positions per step, up to the
-    last one any of its rows may see (a causal limit ends the loop early),
-    it stages the keys and values the same way, each warp computes its 16
-    rows' scores with the tensor cores (`gpu.subgroup_mma_compute`, 16x16x16
-    tiles, f16 operands, f32 sums), two lanes per row (16 keys each, in
-    registers, combined by `gpu.shuffle xor`) update the row's running
-    maximum and sum (scale, mask, causal limit, keys and rows past the end
-    as `-inf`) and write the probabilities in 16 bits, and each
-    warp scales its f32 accumulators by `exp(old max - new max)` (a tile of
-    per-row factors, multiplied as a fragment) and adds probabilities times
-    values. At the end each row is divided by its sum (a row that saw no
-    key is 0, as the op defines) and written through shared memory,
-    rows past the end left out. Barriers separate the steps.
+    for `--target=cuda --precision fp16|bf16`) becomes one `gpu.launch` in
+    the style of flash attention 2, which never stores the `Sq x Sk`
+    scores. A block of 128 threads (4 warps) takes 64 query rows of one
+    head (grid: query tiles x heads x batch; grouped-query heads read their
+    K/V head); each warp keeps its 16 rows of Q, narrowed to the 16-bit
+    `operand-type`, and of the output (f32) in registers as the tensor
+    cores' fragments (`nvgpu.mma.sync`, m16n8k16). Then, 32 key positions
+    per step, up to the last one any of its rows may see (a causal limit
+    ends the loop early), the block stages the keys (`[key][dim]`) and the
+    values (transposed, `[dim][key]`) in shared memory in 16 bits, rows
+    padded by 8 elements so that a fragment's loads hit 32 banks; each warp
+    computes its rows' scores into registers, each lane updates the running
+    maximum (combined over its group of 4 lanes by `gpu.shuffle xor`) and
+    its share of the sum of its two rows (scale, mask, causal limit, keys
+    and rows past the end as `-inf`), scales its output fragments by
+    `exp(old max - new max)` and adds probabilities times values, the
+    probabilities narrowed in place (a product's sums are laid out as its
+    left operand). At the end the lanes of a group add up their rows' sums,
+    each row is divided by its sum (a row that saw no key is 0, as the op
+    defines), and each lane writes its elements, rows past the end left
+    out. Barriers separate the staging from the products.
 
-    Head sizes must be multiples of 16 up to 128 (the staged rows, scores,
-    probabilities and factors then take at most 34.5 KiB of shared memory)
-    and the query length at least 16, known when compiling (a decode step
-    would have each block stream the whole cache for one row); anything
-    else is an error, since the lowering keeps only ops that fit
-    (`fitsFlashAttention`). The kernel carries its FLOPs and its f16
-    operand type for `--explain` (`autoglm.flops`, `autoglm.operand_type`
-    on its key loop); `exp` is the polynomial the other kernels use.
+    Head sizes must be multiples of 16 up to 128 (the staged keys and
+    values then take at most 18.5 KiB of shared memory) and the query
+    length at least 16, known when compiling (a decode step would have each
+    block stream the whole cache for one row); anything else is an error,
+    since the lowering keeps only ops that fit (`fitsFlashAttention`). The
+    kernel carries its FLOPs and its operand type for `--explain`
+    (`autoglm.flops`, `autoglm.operand_type` on its key loop); `exp` is the
+    polynomial the other kernels use.
   }];
+  let options = [
+    Option<"operandType", "operand-type", "std::string", "\"f16\"",
+           "The products' 16-bit operand type: f16 or bf16">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
     "mlir::math::MathDialect", "mlir::memref::MemRefDialect",
-    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+    "mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect"
   ];
 }
 
@@ -1250,18 +1259,13 @@ def EmulateGpuLaunches : Pass<"autoglm-emulate-gpu-launches", "mlir::func::FuncO
     `autoglm-attention-to-gpu`) becomes an `scf.parallel` over its blocks
     whose body allocates its workgroup memory (`memref.alloca`, in an
     `memref.alloca_scope`, so one block's buffers go when it ends) and runs
-    an `scf.parallel` over its threads (block sizes y and z must be 1). The
-    warp-level matrix operations (`gpu.subgroup_mma_*` on 16x16 fragments)
-    become vector operations that every thread of the warp computes in
-    full: a load reads the 16x16 tile with the leading dimension as its
-    row stride (transposed if asked), `compute` is `vector.contract` in
-    float32, elementwise ops are `arith` ops on the vectors, a store writes
-    the tile. The fragments' loads and stores must be on one-dimensional
-    buffers (as the kernel's shared memory is).
+    an `scf.parallel` over its threads (block sizes y and z must be 1),
+    whose barriers, shuffles and warp-level products
+    `autoglm-emulate-gpu-threads` then runs.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
-    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+    "mlir::scf::SCFDialect"
   ];
 }
 
@@ -1270,7 +1274,8 @@ def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"
   let description = [{
     For tests of the GPU kernels on machines without a GPU: every
     one-dimensional `scf.parallel` (a block's thread loop) that holds
-    `gpu.barrier`, `gpu.all_reduce` or `gpu.shuffle` ops, at its top level or in
+    `gpu.barrier`, `gpu.all_reduce`, `gpu.shuffle` or `nvgpu.mma.sync` ops,
+    at its top level or in
     `scf.for` loops that every thread runs alike, becomes the same
     computation in sequence. Its body is cut at each of them into steps;
     each step is an `scf.for` over the threads; a value that a later step
@@ -1278,7 +1283,10 @@ def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"
     function's entry, which every block reuses), and an `all_reduce` (of a
     predefined operation) combines the threads' values in thread order into
     one value that the later steps read; a shuffle (of a constant offset and
-    width) gives each thread the value of the lane it names. A loop that
+    width) gives each thread the value of the lane it names; an `mma.sync`
+    (m16n8k16, 16-bit operands, f32 sums) gives each lane its share of the
+    warp's product, computed in f32 from the fragments all 32 lanes hold,
+    laid out as the PTX ISA lays out `mma.m16n8k16`. A loop that
     holds barriers runs
     its steps in each iteration: its bounds are thread 0's, its iteration
     arguments and results are kept per thread. Barriers are dropped: the
@@ -1289,7 +1297,8 @@ def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"
     error.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
-                           "mlir::memref::MemRefDialect"];
+                           "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def PlaceOnHost : Pass<"autoglm-place-on-host", "mlir::ModuleOp"> {
@@ -1381,17 +1390,33 @@ def ProfileGpuLaunches
 }
 
 def AlignWorkgroupMemory : Pass<"autoglm-align-workgroup-memory", "mlir::ModuleOp"> {
-  let summary = "Align the workgroup buffers of outlined GPU kernels to 32 bytes";
+  let summary = "Align the workgroup buffers of outlined GPU kernels to 16 bytes";
   let description = [{
     After `gpu-kernel-outlining`: every workgroup attribution of a
-    `gpu.func` without an alignment gets `llvm.align = 32`, which the NVVM
-    lowering puts on its shared-memory array. The tensor cores' fragment
-    loads and stores (`wmma.load`/`wmma.store`, which
-    `gpu.subgroup_mma_load_matrix`/`store_matrix` become) need 256-bit
-    aligned addresses; shared arrays are otherwise aligned to their element
-    type only.
+    `gpu.func` without an alignment gets `llvm.align = 16`, which the NVVM
+    lowering puts on its shared-memory array. Shared arrays are otherwise
+    aligned to their element type only, and the attention kernel loads its
+    fragments' pairs of 16-bit values 32 bits at a time (`vector.load` with
+    `alignment = 4`, at even offsets); 16 bytes leave room for 128-bit
+    loads.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect"];
+}
+
+def Bf16MmaToNvvm : Pass<"autoglm-bf16-mma-to-nvvm"> {
+  let summary = "Lower nvgpu.mma.sync with bf16 operands to nvvm.mma.sync";
+  let description = [{
+    In the CUDA stage, before `convert-nvgpu-to-nvvm`, whose lowering of
+    `nvgpu.mma.sync` (MLIR 22) knows f16 but not bf16 operands: an
+    m16n8k16 product of bf16 fragments with f32 sums (the attention
+    kernel's in `--precision bf16` builds) becomes `nvvm.mma.sync` with
+    its operands as PTX takes them, each register of a fragment
+    (`vector<2xbf16>`) bitcast to `i32`, the four sums extracted from the
+    result struct into a `vector<2x2xf32>` again. Other products are left
+    as they are.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def NameGpuKernels : Pass<"autoglm-name-gpu-kernels", "mlir::ModuleOp"> {

@@ -367,9 +367,8 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
         residual add agl_cuda_gemm_epilogue calls (cuBLASLt); with
         --precision fp16 or bf16 agl_cuda_gemm_half calls, whose 16-bit
         weights make the weights file smaller, except attention's: one
-        tensor-core kernel in fp16, float32 products in bf16 (two
-        activations, memory-bound at this size); with --no-kernels they
-        stay generated kernels."""
+        tensor-core kernel with the precision's operands; with --no-kernels
+        they stay generated kernels."""
         onnx_path = os.path.join(MODELS_DIR, "glm_layer.onnx")
         # cuBLAS for every product (at 32 rows the estimates give most of
         # them the generated GEMV: test_gemv_for_decode_sized_products).
@@ -393,17 +392,12 @@ class CudaTargetTest(OutputChecks, E2ETestCase):
                 placement = json.loads(result.stdout)["placement"]
                 float32 = [e["nodes"] for e in placement
                            if e.get("operands") == "f32"]
+                operands = {"fp16": "f16", "bf16": "bf16"}[precision]
                 tensor_core_kernels = [
                     e for e in placement
-                    if e["kind"] == "kernel" and e.get("operands") == "f16"]
-                if precision == "fp16":
-                    self.assertEqual(float32, [])
-                    self.assertEqual(len(tensor_core_kernels), 1)
-                else:
-                    self.assertEqual(len(float32), 2)
-                    for nodes in float32:
-                        self.assertIn("self_attn/scores/MatMul", nodes)
-                    self.assertEqual(tensor_core_kernels, [])
+                    if e["kind"] == "kernel" and e.get("operands") == operands]
+                self.assertEqual(float32, [])
+                self.assertEqual(len(tensor_core_kernels), 1)
                 weights = os.path.getsize(os.path.splitext(obj)[0] +
                                           ".weights")
                 # The products' weights are most of the bytes.

@@ -49,38 +49,43 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
                     self.assertOutputsMatch(out_dir, case_dir, flags, model)
 
     def test_attention_kernel(self):
-        """fp16 builds run attention as one tensor-core kernel
-        (autoglm-attention-to-gpu, emulated): several blocks of 64 query
-        rows, key steps of 32 with a partial last one, an additive mask
-        input, a causal mask over more keys than queries, and 4 query
-        heads on one K/V head."""
-        for q_len, kv_len, causal, heads, kv_heads in (
-                (100, 150, False, 2, 2), (80, 130, True, 2, 2),
-                (48, 80, True, 4, 1)):
-            with self.subTest(q_len=q_len, kv_len=kv_len, causal=causal,
-                              heads=heads, kv_heads=kv_heads):
-                name = f"attention_{q_len}x{kv_len}_{heads}on{kv_heads}"
-                model = self.cache.path("attention", name + ".onnx")
-                inputs, reference = attention_model(
-                    model, q_len, kv_len, heads, 32, causal, kv_heads)
-                flags = ["--target=cuda-emulated", "--precision", "fp16"]
-                memref = self.compiled(model, ".mlir", *flags,
-                                       "--emit=memref")
-                with open(memref) as f:
-                    self.assertIn("autoglm.attention_buffers", f.read())
-                lib = self.compiled(model, ".so", *flags)
-                arguments = []
-                for input_name, array in inputs.items():
-                    path = self.cache.path("attention", name,
-                                           input_name + ".npy")
-                    np.save(path, array)
-                    arguments += ["-i", f"{input_name}={path}"]
-                out_dir = self.cache.path("attention", name, "out", "")
-                result = run([RUN, lib, *arguments, "--output-dir", out_dir])
-                self.assertEqual(result.returncode, 0, describe(result))
-                self.assertMatchesReference(
-                    np.load(os.path.join(out_dir, "y.npy")), reference,
-                    ["--precision", "fp16"], name)
+        """fp16 and bf16 builds run attention as one tensor-core kernel
+        (autoglm-attention-to-gpu, its warp-level products emulated as the
+        PTX ISA lays out their fragments): several blocks of 64 query rows,
+        key steps of 32 with a partial last one, an additive mask input, a
+        causal mask over more keys than queries, 4 query heads on one K/V
+        head, and head sizes of 32, 64 and 128."""
+        for q_len, kv_len, causal, heads, kv_heads, head_dim in (
+                (100, 150, False, 2, 2, 32), (80, 130, True, 2, 2, 32),
+                (48, 80, True, 4, 1, 32), (40, 70, False, 1, 1, 64),
+                (20, 45, True, 2, 1, 128)):
+            name = (f"attention_{q_len}x{kv_len}_{heads}on{kv_heads}"
+                    f"_d{head_dim}")
+            model = self.cache.path("attention", name + ".onnx")
+            inputs, reference = attention_model(
+                model, q_len, kv_len, heads, head_dim, causal, kv_heads)
+            arguments = []
+            for input_name, array in inputs.items():
+                path = self.cache.path("attention", name, input_name + ".npy")
+                np.save(path, array)
+                arguments += ["-i", f"{input_name}={path}"]
+            for precision in ("fp16", "bf16"):
+                with self.subTest(name=name, precision=precision):
+                    flags = ["--target=cuda-emulated", "--precision",
+                             precision]
+                    memref = self.compiled(model, ".mlir", *flags,
+                                           "--emit=memref")
+                    with open(memref) as f:
+                        self.assertIn("autoglm.attention_buffers", f.read())
+                    lib = self.compiled(model, ".so", *flags)
+                    out_dir = self.cache.path("attention", name, precision,
+                                              "")
+                    result = run([RUN, lib, *arguments, "--output-dir",
+                                  out_dir])
+                    self.assertEqual(result.returncode, 0, describe(result))
+                    self.assertMatchesReference(
+                        np.load(os.path.join(out_dir, "y.npy")), reference,
+                        ["--precision", precision], name)
 
     def test_embedded_weights(self):
         """--weights=embed: the weights are data in the artifact, handed to

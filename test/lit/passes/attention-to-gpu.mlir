@@ -1,77 +1,76 @@
 // RUN: autoglm-opt %s --split-input-file --autoglm-attention-to-gpu --canonicalize --verify-diagnostics | FileCheck %s
+// RUN: autoglm-opt %s --split-input-file --autoglm-attention-to-gpu=operand-type=bf16 --canonicalize --verify-diagnostics | FileCheck %s --check-prefix=BF16
+// RUN: not autoglm-opt %s --split-input-file --autoglm-attention-to-gpu=operand-type=f32 2>&1 | FileCheck %s --check-prefix=TYPE
+
+// TYPE: operand-type must be f16 or bf16, not 'f32'
+
+// bf16 builds: the same kernel with bf16 operands.
+// BF16-LABEL: func.func @causal
+// BF16: workgroup(%{{.*}} : memref<1280xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<640xbf16, #gpu.address_space<workgroup>>)
+// BF16: arith.truncf %{{.*}} : f32 to bf16
+// BF16: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// BF16: autoglm.operand_type = "bf16"
 
 // Causal grouped-query attention (2 query heads on 1 K/V head), 20 query
 // rows against 40 keys: one block of 128 threads per 64 query rows and
-// head (grid 1 x 2 x 1), its shared memory the staged rows (Q's 64 x 32
-// halves, later 32 keys' K and V), the score tile (64 rows of 36 floats),
-// the probability tile (64 rows of 40 halves), a 16x16 tile of factors
-// per warp and each row's running maximum and sum. Q is staged as 16-bit
-// floats, each warp loads its two 16x16 Q tiles; the key loop runs over
-// the steps of 32 keys up to the causal limit of the block's last row
-// (here past the 40 keys: 2 steps).
+// head (grid 1 x 2 x 1), its shared memory the step's 32 keys (rows of
+// 32 + 8 halves) and its values transposed (16 rows of 32 + 8 keys). Each
+// lane reads its share of the warp's two 16x16 Q tiles from device memory,
+// narrowed to A fragments; the key loop runs over the steps of 32 keys up
+// to the causal limit of the block's last row (here past the 40 keys: 2
+// steps), carrying the two 8-column output fragments and the lane's two
+// rows' maxima and sums.
 // CHECK-LABEL: func.func @causal
 // CHECK: gpu.launch blocks(%{{[^,]*}}, %[[BY:[^,]*]], %{{[^)]*}}) in (%{{[^ ]*}} = %c1, %{{[^ ]*}} = %c2, %{{[^ ]*}} = %c1) threads(%[[T:[^,]*]], %{{[^,]*}}, %{{[^)]*}}) in (%{{[^ ]*}} = %c128, %{{[^ ]*}} = %c1, %{{[^ ]*}} = %c1)
-// CHECK-SAME: workgroup(%[[STAGE:.*]] : memref<2048xf16, #gpu.address_space<workgroup>>, %[[SCORES:.*]] : memref<2304xf32, #gpu.address_space<workgroup>>, %[[PROBS:.*]] : memref<2560xf16, #gpu.address_space<workgroup>>, %[[FACTORS:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>, %[[MAX:.*]] : memref<64xf32, #gpu.address_space<workgroup>>, %[[SUM:.*]] : memref<64xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[KEYS:.*]] : memref<1280xf16, #gpu.address_space<workgroup>>, %[[VALUES:.*]] : memref<640xf16, #gpu.address_space<workgroup>>)
 // The K/V head of query head BY is BY / 2.
 // CHECK: %[[KV:.*]] = arith.divui %[[BY]], %c2
-// Each thread's 16 elements of Q's 64 x 32 are all loaded, then stored.
-// CHECK-COUNT-16: memref.load %arg0[%c0, %[[BY]],
-// CHECK-NOT: memref.load
-// CHECK: arith.truncf %{{.*}} : f32 to f16
-// CHECK: memref.store %{{.*}}, %[[STAGE]]
-// CHECK: gpu.barrier
-// CHECK-COUNT-2: gpu.subgroup_mma_load_matrix %[[STAGE]][%{{.*}}] {leadDimension = 32 : index} : {{.*}} -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: gpu.barrier
-// CHECK: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK: %[[OUT:.*]] = scf.for %{{.*}} = %c0 to %c2 step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (!gpu.mma_matrix<16x16xf32, "COp">)
-// The step's keys and values, from K/V head KV: 8 and 4 per thread.
+// CHECK-COUNT-8: memref.load %arg0[%c0, %[[BY]],
+// CHECK: %[[Q0:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK-COUNT-8: memref.load %arg0[%c0, %[[BY]],
+// CHECK: %[[Q1:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK: %[[OUT:.*]]:6 = scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%[[O0:[^ ]*]] = %{{[^,]*}}, %[[O1:[^ ]*]] = %{{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, f32, f32, f32, f32)
+// The step's keys and values, from K/V head KV: 8 and 4 per thread, all
+// loaded before any is stored.
 // CHECK-COUNT-8: memref.load %arg1[%c0, %[[KV]],
-// CHECK-NOT: memref.load
-// CHECK: memref.store %{{.*}}, %[[STAGE]]
+// CHECK-NOT: memref.store
+// CHECK: memref.store %{{.*}}, %[[KEYS]]
 // CHECK-COUNT-4: memref.load %arg2[%c0, %[[KV]],
+// CHECK: memref.store %{{.*}}, %[[VALUES]]
 // CHECK: gpu.barrier
-// Scores: Q tiles times transposed K tiles on the tensor cores, into the
-// warp's rows of the score tile.
-// CHECK: gpu.subgroup_mma_load_matrix %[[STAGE]][%c0{{.*}}] {leadDimension = 32 : index, transpose} : {{.*}} -> !gpu.mma_matrix<16x16xf16, "BOp">
-// CHECK: gpu.subgroup_mma_compute {{.*}} {b_transpose}
-// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[SCORES]][%{{.*}}] {leadDimension = 36 : index}
-// CHECK: gpu.barrier
-// Two lanes per row of the warp's 16, each 16 of the step's 32 keys (the
-// scores kept in registers): the row's old maximum and sum, the lanes'
-// maxima combined by a shuffle, the probabilities stored in 16 bits, the
-// sums combined by a shuffle, the new statistics written by one lane, the
-// row's factors by both.
-// CHECK-COUNT-16: memref.load %[[SCORES]]
-// CHECK: memref.load %[[MAX]]
-// CHECK: memref.load %[[SUM]]
+// Scores: 4 fragments of 8 keys, each the two Q tiles times K's (two
+// 32-bit loads of key pairs per fragment).
+// CHECK: vector.load %[[KEYS]][%{{.*}}] {alignment = 4 : i64} : memref<1280xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: %[[S0:.*]] = nvgpu.mma.sync(%[[Q0]], %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: nvgpu.mma.sync(%[[Q1]], %{{.*}}, %[[S0]])
+// CHECK-COUNT-6: nvgpu.mma.sync
+// Each row's maximum over the group of 4 lanes, then exp.
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
-// CHECK: arith.maximumf
-// CHECK-COUNT-16: memref.store %{{.*}}, %[[PROBS]]
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
-// CHECK: scf.if
-// CHECK: memref.store %{{.*}}, %[[SUM]]
-// CHECK: memref.store %{{.*}}, %[[MAX]]
-// CHECK: }
-// CHECK-COUNT-8: memref.store %{{.*}}, %[[FACTORS]]
-// CHECK: gpu.barrier
-// The accumulator scaled by the factors, then probabilities times values.
-// CHECK: %[[SCALE:.*]] = gpu.subgroup_mma_load_matrix %[[FACTORS]][%{{.*}}] {leadDimension = 16 : index} : {{.*}} -> !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK: gpu.subgroup_mma_elementwise  mulf %[[ACC]], %[[SCALE]]
-// CHECK: gpu.subgroup_mma_load_matrix %[[PROBS]][%{{.*}}] {leadDimension = 40 : index} : {{.*}} -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: gpu.subgroup_mma_load_matrix %[[STAGE]][%c1024{{.*}}] {leadDimension = 16 : index} : {{.*}} -> !gpu.mma_matrix<16x16xf16, "BOp">
-// CHECK: gpu.subgroup_mma_compute
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// The probabilities as two A fragments, the output scaled by its rows'
+// factors, then probabilities times values (transposed, 16 keys a tile).
+// CHECK: %[[P0:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK: %[[P1:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK: %[[F:.*]] = vector.from_elements {{.*}} : vector<2x2xf32>
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[O0]], %[[F]] : vector<2x2xf32>
+// CHECK: vector.load %[[VALUES]]
+// CHECK: %[[PV:.*]] = nvgpu.mma.sync(%[[P0]], %{{.*}}, %[[SCALED]])
+// CHECK: nvgpu.mma.sync(%[[P1]], %{{.*}}, %[[PV]])
+// CHECK: arith.mulf %[[O1]], %[[F]]
+// CHECK-COUNT-2: nvgpu.mma.sync
 // CHECK: gpu.barrier
 // CHECK: scf.yield
 // What --explain reads: 2 x 2 heads x 20 x 40 x (32 + 16), halved (causal).
 // CHECK: } {autoglm.flops = 7.680000e+04 : f64, autoglm.operand_type = "f16"}
-// The rows divided by their sums, written through the score tile, rows
-// past the 20th left out.
-// CHECK: gpu.subgroup_mma_elementwise  mulf %[[OUT]]
-// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[SCORES]]
-// CHECK: gpu.barrier
+// Each row's sum over its group of lanes; rows past the 20th left out.
+// CHECK: gpu.shuffle  xor %[[OUT]]#4, %c1_i32, %c32_i32 : f32
+// CHECK: arith.divf
+// CHECK: gpu.shuffle  xor %[[OUT]]#5, %c1_i32, %c32_i32 : f32
 // CHECK: arith.cmpi ult, %{{.*}}, %c20
-// CHECK: memref.store %{{.*}}, %arg3[%c0, %[[BY]],
-// CHECK: gpu.barrier
+// CHECK-NEXT: scf.if
+// CHECK-COUNT-4: memref.store %{{.*}}, %arg3[%c0, %[[BY]],
 // CHECK: gpu.terminator
 // CHECK-NOT: autoglm.attention_buffers
 func.func @causal(%q: memref<1x2x20x32xf32>, %k: memref<1x1x40x32xf32>, %v: memref<1x1x40x16xf32>, %out: memref<1x2x20x16xf32>) {

@@ -203,3 +203,65 @@ func.func @shuffle_xor(%x: memref<64xf32>, %y: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// A warp-level product: the step that builds the fragments keeps each
+// lane's A, B and C; then, for each lane, the fragments of the 4 lanes of
+// its group (A's rows) and of the groups its two columns name (B), widened
+// to f32, are joined along k into 16 values per row and column, and its 4
+// sums are C plus the dot products; the result is kept per lane for the
+// next step.
+// CHECK-LABEL: func.func @warp_product
+// CHECK-DAG: %[[A:.*]] = memref.alloca() : memref<32xvector<4x2xf16>>
+// CHECK-DAG: %[[B:.*]] = memref.alloca() : memref<32xvector<2x2xf16>>
+// CHECK-DAG: %[[C:.*]] = memref.alloca() : memref<32xvector<2x2xf32>>
+// CHECK-DAG: %[[D:.*]] = memref.alloca() : memref<32xvector<2x2xf32>>
+// CHECK: scf.for %[[T:.*]] =
+// CHECK: memref.store %{{.*}}, %[[A]][%[[T]]]
+// CHECK: memref.store %{{.*}}, %[[B]][%[[T]]]
+// CHECK: memref.store %{{.*}}, %[[C]][%[[T]]]
+// CHECK: scf.for %[[U:.*]] =
+// CHECK: %[[LANE:.*]] = arith.remui %[[U]], %c32
+// CHECK: %[[GROUP:.*]] = arith.divui %[[LANE]], %c4
+// CHECK-COUNT-4: memref.load %[[A]]
+// CHECK: arith.extf %{{.*}} : vector<4x2xf16> to vector<4x2xf32>
+// CHECK: vector.shuffle
+// CHECK-COUNT-4: memref.load %[[B]]
+// CHECK: memref.load %[[C]][%[[U]]]
+// CHECK: %[[PRODUCTS:.*]] = arith.mulf %{{.*}} : vector<16xf32>
+// CHECK: vector.reduction <add>, %[[PRODUCTS]], %{{.*}} : vector<16xf32> into f32
+// CHECK-COUNT-3: vector.reduction <add>
+// CHECK: %[[SUMS:.*]] = vector.from_elements %{{.*}} : vector<2x2xf32>
+// CHECK: memref.store %[[SUMS]], %[[D]][%[[U]]]
+// CHECK: scf.for %[[V:.*]] =
+// CHECK: memref.load %[[D]][%[[V]]]
+// CHECK-NOT: nvgpu.mma.sync
+func.func @warp_product(%a: memref<32xvector<4x2xf16>>, %b: memref<32xvector<2x2xf16>>, %out: memref<32xvector<2x2xf32>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant dense<0.0> : vector<2x2xf32>
+  scf.parallel (%t) = (%c0) to (%c32) step (%c1) {
+    %fa = memref.load %a[%t] : memref<32xvector<4x2xf16>>
+    %fb = memref.load %b[%t] : memref<32xvector<2x2xf16>>
+    %d = nvgpu.mma.sync(%fa, %fb, %zero) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    memref.store %d, %out[%t] : memref<32xvector<2x2xf32>>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+func.func @tf32_product(%fa: vector<4x1xf32>, %fb: vector<2x1xf32>, %fc: vector<2x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%t) = (%c0) to (%c32) step (%c1) {
+    // expected-error @+1 {{only an mma.sync of shape 16x8x16 with 16-bit operands and f32 sums can be emulated}}
+    %d = nvgpu.mma.sync(%fa, %fb, %fc) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+    scf.reduce
+  }
+  return
+}
