@@ -484,6 +484,16 @@ LogicalResult emulate(scf::ParallelOp lanes) {
       getConstantIntValue(lanes.getStep()[0]) != 1)
     return lanes.emitError("a thread loop of unknown extent cannot be "
                            "emulated");
+  // A lane's index in its warp: the thread's, modulo 32.
+  lanes.walk([&](gpu::LaneIdOp laneId) {
+    OpBuilder at(laneId);
+    Value warpSize = arith::ConstantIndexOp::create(at, laneId.getLoc(), 32);
+    laneId.replaceAllUsesWith(
+        arith::RemUIOp::create(at, laneId.getLoc(), lanes.getInductionVars()[0],
+                               warpSize)
+            .getResult());
+    laneId.erase();
+  });
   ThreadEmulator emulator(lanes, *count);
   OpBuilder b(lanes);
   if (failed(emulator.emitBlock(b, *lanes.getBody())))

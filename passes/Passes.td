@@ -1286,7 +1286,8 @@ def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"
     width) gives each thread the value of the lane it names; an `mma.sync`
     (m16n8k16, 16-bit operands, f32 sums) gives each lane its share of the
     warp's product, computed in f32 from the fragments all 32 lanes hold,
-    laid out as the PTX ISA lays out `mma.m16n8k16`. A loop that
+    laid out as the PTX ISA lays out `mma.m16n8k16`; `gpu.lane_id` is the
+    thread's index modulo 32. A loop that
     holds barriers runs
     its steps in each iteration: its bounds are thread 0's, its iteration
     arguments and results are kept per thread. Barriers are dropped: the
