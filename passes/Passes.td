@@ -1024,7 +1024,8 @@ def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
     cores' fragments (`nvgpu.mma.sync`, m16n8k16). Then, 32 key positions
     per step, up to the last one any of its rows may see (a causal limit
     ends the loop early), the block stages the keys (`[key][dim]`) and the
-    values (transposed, `[dim][key]`) in shared memory in 16 bits, rows
+    values (transposed, `[dim][key]`) in shared memory in 16 bits (read 4
+    floats at a time, the keys stored 4 halves at a time), rows
     padded by 8 elements so that a fragment's loads hit 32 banks; each warp
     computes its rows' scores into registers, each lane updates the running
     maximum (combined over its group of 4 lanes by `gpu.shuffle xor`) and

@@ -16,7 +16,7 @@
 // head (grid 1 x 2 x 1), its shared memory the step's 32 keys (rows of
 // 32 + 8 halves) and its values transposed (16 rows of 32 + 8 keys). Each
 // lane reads its share of the warp's two 16x16 Q tiles from device memory,
-// narrowed to A fragments; the key loop runs over the steps of 32 keys up
+// pairs of floats narrowed into A fragments; the key loop runs over the steps of 32 keys up
 // to the causal limit of the block's last row (here past the 40 keys: 2
 // steps), carrying the two 8-column output fragments and the lane's two
 // rows' maxima and sums.
@@ -25,18 +25,20 @@
 // CHECK-SAME: workgroup(%[[KEYS:.*]] : memref<1280xf16, #gpu.address_space<workgroup>>, %[[VALUES:.*]] : memref<640xf16, #gpu.address_space<workgroup>>)
 // The K/V head of query head BY is BY / 2.
 // CHECK: %[[KV:.*]] = arith.divui %[[BY]], %c2
-// CHECK-COUNT-8: memref.load %arg0[%c0, %[[BY]],
+// CHECK-COUNT-4: vector.load %arg0[%c0, %[[BY]], {{.*}} : memref<1x2x20x32xf32>, vector<2xf32>
 // CHECK: %[[Q0:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
-// CHECK-COUNT-8: memref.load %arg0[%c0, %[[BY]],
+// CHECK-COUNT-4: vector.load %arg0[%c0, %[[BY]],
 // CHECK: %[[Q1:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK: %[[OUT:.*]]:6 = scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%[[O0:[^ ]*]] = %{{[^,]*}}, %[[O1:[^ ]*]] = %{{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, f32, f32, f32, f32)
-// The step's keys and values, from K/V head KV: 8 and 4 per thread, all
-// loaded before any is stored.
-// CHECK-COUNT-8: memref.load %arg1[%c0, %[[KV]],
-// CHECK-NOT: memref.store
-// CHECK: memref.store %{{.*}}, %[[KEYS]]
-// CHECK-COUNT-4: memref.load %arg2[%c0, %[[KV]],
-// CHECK: memref.store %{{.*}}, %[[VALUES]]
+// The step's keys and values, from K/V head KV: 2 and 1 vectors of 4 per
+// thread, all loaded before any is stored; the keys' rows stored 4 halves
+// at once, the values' transposed one by one.
+// CHECK-COUNT-2: vector.load %arg1[%c0, %[[KV]], {{.*}} : memref<1x1x40x32xf32>, vector<4xf32>
+// CHECK-NOT: store
+// CHECK: vector.store %{{.*}}, %[[KEYS]][%{{.*}}] {alignment = 8 : i64} : memref<1280xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// CHECK: vector.store
+// CHECK: vector.load %arg2[%c0, %[[KV]], {{.*}} : memref<1x1x40x16xf32>, vector<4xf32>
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[VALUES]]
 // CHECK: gpu.barrier
 // Scores: 4 fragments of 8 keys, each the two Q tiles times K's (two
 // 32-bit loads of key pairs per fragment).
