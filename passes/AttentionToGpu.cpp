@@ -49,9 +49,8 @@ constexpr int64_t kDepth = kFlashFragment;    // k of one mma.sync
 constexpr int64_t kColumns = 8;               // n of one mma.sync
 constexpr int64_t kWarps = kRows / kWarpRows;
 constexpr int64_t kThreads = kWarps * 32;
-// Row padding of the staged keys ([key][dim]) and transposed values
-// ([dim][key]), in elements: with it the 32 lanes' 32-bit loads of a
-// fragment (8 rows, 4 pairs each) fall on 32 different banks.
+// Row padding of the staged keys and values, in elements: with it the 8
+// rows of 16 bytes an ldmatrix reads at once fall on 32 different banks.
 constexpr int64_t kPadding = 8;
 // Floats per load of the staged rows (128 bits).
 constexpr int64_t kVector = 4;
@@ -67,7 +66,7 @@ public:
     valueDim = v.getDimSize(3);
     group = q.getDimSize(1) / k.getDimSize(1);
     keyStride = headDim + kPadding;
-    valueStride = kKeys + kPadding;
+    valueStride = valueDim + kPadding;
   }
 
   gpu::LaunchOp build();
@@ -110,38 +109,34 @@ private:
     b.setInsertionPointToStart(&branch.getThenRegion().front());
     body();
   }
-  /// Copies `rows` rows of `cols` floats from `load(row, col)` (kVector
-  /// of them from `col` on) into `shared` at `at(row, col)`, in 16 bits:
-  /// each thread loads all of its vectors, then stores them, whole where
-  /// a row's columns stay `contiguous` in `shared`, else one by one.
-  void stage(Value shared, int64_t rows, int64_t cols, bool contiguous,
-             function_ref<Value(Value, Value)> load,
-             function_ref<Value(Value, Value)> at) {
-    SmallVector<std::tuple<Value, Value, Value>> loaded;
+  /// A vector of kVector floats loaded from row `row`, columns `col` on.
+  struct Loaded {
+    Value row, col, value;
+  };
+  /// Loads `rows` rows of `cols` floats, kVector at a time, from
+  /// `load(row, col)`; stored by `storeRows` once every load of the step
+  /// is in flight.
+  SmallVector<Loaded> loadRows(int64_t rows, int64_t cols,
+                               function_ref<Value(Value, Value)> load) {
+    SmallVector<Loaded> loaded;
     forEachItem(rows * cols / kVector, [&](Value item) {
       Value row = arith::DivUIOp::create(b, loc, item, index(cols / kVector));
       Value col =
           mul(arith::RemUIOp::create(b, loc, item, index(cols / kVector)),
               index(kVector));
-      loaded.emplace_back(row, col, load(row, col));
+      loaded.push_back({row, col, load(row, col)});
     });
-    for (auto [row, col, value] : loaded) {
-      Value narrowed = narrow(value);
-      if (contiguous) {
-        // 4 halves at a multiple of 4: 8-byte aligned in the 16-byte
-        // aligned buffer.
-        vector::StoreOp::create(b, loc, narrowed, shared,
-                                ValueRange{at(row, col)},
-                                /*nontemporal=*/false,
-                                /*alignment=*/llvm::MaybeAlign(8));
-        continue;
-      }
-      for (int64_t j = 0; j < kVector; ++j)
-        memref::StoreOp::create(
-            b, loc,
-            vector::ExtractOp::create(b, loc, narrowed, ArrayRef<int64_t>{j}),
-            shared, ValueRange{at(row, add(col, index(j)))});
-    }
+    return loaded;
+  }
+  /// Stores loaded rows into `shared`, rows `stride` elements apart, in
+  /// 16 bits: 4 halves at a multiple of 4, 8-byte aligned in the 16-byte
+  /// aligned buffer.
+  void storeRows(ArrayRef<Loaded> loaded, Value shared, int64_t stride) {
+    for (const Loaded &rows : loaded)
+      vector::StoreOp::create(
+          b, loc, narrow(rows.value), shared,
+          ValueRange{add(mul(rows.row, index(stride)), rows.col)},
+          /*nontemporal=*/false, /*alignment=*/llvm::MaybeAlign(8));
   }
   /// `width` elements of `buffer` from `indices` on, along its last
   /// (contiguous) dimension, or zeros where indices[dim] is not below
@@ -159,22 +154,34 @@ private:
         arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult();
     return arith::SelectOp::create(b, loc, inBounds, value, zeros);
   }
-  /// A fragment of `rows` registers of two 16-bit values each, the
-  /// register `r` loaded from `shared` at `offset(r)` (32 bits at once).
-  Value loadFragment(Value shared, int64_t rows,
-                     function_ref<Value(int64_t)> offset) {
-    auto pair = VectorType::get({2}, operand);
-    Value fragment = arith::ConstantOp::create(
-        b, loc, b.getZeroAttr(VectorType::get({rows, 2}, operand)));
-    for (int64_t r = 0; r < rows; ++r) {
-      Value loaded =
-          vector::LoadOp::create(b, loc, pair, shared, ValueRange{offset(r)},
-                                 /*nontemporal=*/false,
-                                 /*alignment=*/llvm::MaybeAlign(4));
-      fragment = vector::InsertOp::create(b, loc, loaded, fragment,
-                                          ArrayRef<int64_t>{r});
+  /// A B fragment (k 16 x n 8) of the 16-bit `shared` buffer, rows
+  /// `stride` apart, by one ldmatrix of two 8x8 matrices: register r is
+  /// matrix r, whose rows lanes 8r to 8r + 7 point at (the others' are
+  /// not read). Stored [n][k] (the keys: lane row `n0 + lane % 8` from
+  /// column `k0 + 8 x matrix`), a lane gets row `group`, columns 2 x
+  /// place and the next, as the fragment holds them; stored [k][n] (the
+  /// values: lane row `k0 + 8 x matrix + lane % 8` from column `n0`),
+  /// transposed, rows 2 x place and the next, column `group`, the same.
+  Value loadBFragment(Value shared, int64_t stride, Value n0, int64_t k0,
+                      bool storedKByN) {
+    Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
+    Value rowInMatrix = arith::RemUIOp::create(b, loc, lane, index(8));
+    Value matrix = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(2));
+    Value matrixOffset = mul(matrix, index(8));
+    Value row, col;
+    if (storedKByN) {
+      row = add(index(k0), add(matrixOffset, rowInMatrix));
+      col = n0;
+    } else {
+      row = add(n0, rowInMatrix);
+      col = add(index(k0), matrixOffset);
     }
-    return fragment;
+    return nvgpu::LdMatrixOp::create(
+        b, loc, VectorType::get({2, 2}, operand), shared,
+        ValueRange{add(mul(row, index(stride)), col)},
+        /*transpose=*/b.getBoolAttr(storedKByN),
+        /*numTiles=*/b.getI32IntegerAttr(2));
   }
   Value product(Value a, Value bFragment, Value c) {
     return nvgpu::MmaSyncOp::create(
@@ -314,7 +321,7 @@ gpu::LaunchOp FlashKernel::build() {
       b, loc, gridX, extent(query, 1), extent(query, 0), index(kThreads), one,
       one, /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/ValueRange{},
-      TypeRange{shared(kKeys * keyStride), shared(valueDim * valueStride)});
+      TypeRange{shared(kKeys * keyStride), shared(kKeys * valueStride)});
   Block &body = launch.getBody().front();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&body);
@@ -366,35 +373,30 @@ gpu::LaunchOp FlashKernel::build() {
     b.setInsertionPointToStart(keyLoop.getBody());
     ValueRange carried = keyLoop.getRegionIterArgs();
     Value firstKey = mul(keyLoop.getInductionVar(), index(kKeys));
-    stage(
-        keys, kKeys, headDim, /*contiguous=*/true,
-        [&](Value r, Value col) {
+    // Every load of the step's keys and values, then the stores.
+    SmallVector<Loaded> stepKeys =
+        loadRows(kKeys, headDim, [&](Value r, Value col) {
           return loadOrZero(key, {batch, kvHead, add(firstKey, r), col}, 2,
                             keyLength, kVector);
-        },
-        [&](Value r, Value col) { return add(mul(r, index(keyStride)), col); });
-    stage(
-        values, kKeys, valueDim, /*contiguous=*/false,
-        [&](Value r, Value col) {
+        });
+    SmallVector<Loaded> stepValues =
+        loadRows(kKeys, valueDim, [&](Value r, Value col) {
           return loadOrZero(value, {batch, kvHead, add(firstKey, r), col}, 2,
                             keyLength, kVector);
-        },
-        [&](Value r, Value col) {
-          return add(mul(col, index(valueStride)), r);
         });
+    storeRows(stepKeys, keys, keyStride);
+    storeRows(stepValues, values, valueStride);
     gpu::BarrierOp::create(b, loc);
 
-    // The warp's scores, 8 keys per fragment: Q x Kᵀ, whose B fragment
-    // holds key `group` (of the 8), dims 2 x place + 8 x r and the next.
+    // The warp's scores, 8 keys per fragment: Q x Kᵀ, the keys (n) by
+    // dims (k) as staged.
     Value pairOffset = mul(lanePlace, index(2));
     SmallVector<Value> scoreTiles;
     for (int64_t n = 0; n < kKeys / kColumns; ++n) {
       Value acc = zeroSums();
-      Value keyRow = mul(add(laneGroup, index(n * kColumns)), index(keyStride));
       for (int64_t t = 0; t < headDim / kDepth; ++t) {
-        Value kFragment = loadFragment(keys, 2, [&](int64_t r) {
-          return add(keyRow, add(pairOffset, index(t * kDepth + 8 * r)));
-        });
+        Value kFragment = loadBFragment(keys, keyStride, index(n * kColumns),
+                                        t * kDepth, /*storedKByN=*/false);
         acc = product(queryTiles[t], kFragment, acc);
       }
       scoreTiles.push_back(acc);
@@ -452,19 +454,16 @@ gpu::LaunchOp FlashKernel::build() {
           b, loc, VectorType::get({4, 2}, operand), elements));
     }
     // The output rows scaled by how much their maximum grew, plus
-    // probabilities x values, whose B fragment holds dim `group` (of the
-    // 8), keys 2 x place + 8 x r and the next (V is staged transposed).
+    // probabilities x values, the keys (k) by dims (n) as staged.
     Value rowFactors = vector::FromElementsOp::create(
         b, loc, sums, ValueRange{factor[0], factor[0], factor[1], factor[1]});
     SmallVector<Value> next;
     for (int64_t n = 0; n < outTiles; ++n) {
       Value acc = arith::MulFOp::create(b, loc, carried[n], rowFactors);
-      Value dimRow =
-          mul(add(laneGroup, index(n * kColumns)), index(valueStride));
       for (int64_t kt = 0; kt < kKeys / kDepth; ++kt) {
-        Value vFragment = loadFragment(values, 2, [&](int64_t r) {
-          return add(dimRow, add(pairOffset, index(kt * kDepth + 8 * r)));
-        });
+        Value vFragment =
+            loadBFragment(values, valueStride, index(n * kColumns), kt * kDepth,
+                          /*storedKByN=*/true);
         acc = product(probabilityTiles[kt], vFragment, acc);
       }
       next.push_back(acc);

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -58,12 +59,21 @@ LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange{});
   Block *scopeBody = b.createBlock(&scope.getBodyRegion());
   b.setInsertionPointToStart(scopeBody);
+  // Aligned as autoglm-align-workgroup-memory aligns them on the GPU (the
+  // kernels' vector loads and stores count on it). An ldmatrix, which
+  // takes shared memory only, reads the buffer through a cast to the
+  // workgroup space (autoglm-emulate-gpu-threads reads through it).
   IRMapping mapping;
-  for (Value memory : launch.getWorkgroupAttributions())
-    mapping.map(
-        memory,
-        memref::AllocaOp::create(
-            b, loc, withoutMemorySpace(cast<MemRefType>(memory.getType()))));
+  SmallVector<std::pair<Value, Value>> sharedViews;
+  for (Value memory : launch.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(memory.getType());
+    Value buffer = memref::AllocaOp::create(b, loc, withoutMemorySpace(type),
+                                            b.getI64IntegerAttr(16));
+    mapping.map(memory, buffer);
+    if (llvm::any_of(memory.getUsers(), llvm::IsaPred<nvgpu::LdMatrixOp>))
+      sharedViews.emplace_back(
+          buffer, memref::MemorySpaceCastOp::create(b, loc, type, buffer));
+  }
   Value count = arith::ConstantIndexOp::create(b, loc, *threads);
   auto lanes = scf::ParallelOp::create(b, loc, ValueRange{zero},
                                        ValueRange{count}, ValueRange{one});
@@ -87,6 +97,10 @@ LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   b.setInsertionPoint(lanes.getBody()->getTerminator());
   for (Operation &op : launch.getBody().front().without_terminator())
     b.clone(op, mapping);
+  for (auto [buffer, view] : sharedViews)
+    buffer.replaceUsesWithIf(view, [](OpOperand &use) {
+      return isa<nvgpu::LdMatrixOp>(use.getOwner());
+    });
   launch.erase();
   return success();
 }

@@ -2,16 +2,17 @@
 //
 // The kernels autoglm-map-loops-to-gpu and autoglm-attention-to-gpu make
 // synchronize their threads (gpu.barrier) and exchange values
-// (gpu.all_reduce, gpu.shuffle, nvgpu.mma.sync), which have no meaning in
-// a CPU loop. For tests, this pass turns each thread loop that holds them
-// into what a GPU computes, one thread after another: the loop's body is
-// cut at every barrier, all_reduce, shuffle and mma.sync into steps, each
-// step a loop over the threads; a value that one step makes and a later
-// one uses is kept per thread in a buffer, an all_reduce combines the
-// threads' values in order into one that every later step reads, a
-// shuffle hands each thread the value of the lane it names, and an
-// mma.sync computes each lane's share of its warp's product from the
-// fragments all of the warp's lanes hold. Then the CPU pipeline's lowering can
+// (gpu.all_reduce, gpu.shuffle, nvgpu.ldmatrix, nvgpu.mma.sync), which
+// have no meaning in a CPU loop. For tests, this pass turns each thread
+// loop that holds them into what a GPU computes, one thread after another:
+// the loop's body is cut at every one of them into steps, each step a loop
+// over the threads; a value that one step makes and a later one uses is
+// kept per thread in a buffer, an all_reduce combines the threads' values
+// in order into one that every later step reads, a shuffle hands each
+// thread the value of the lane it names, an ldmatrix gives each lane its
+// elements of the rows its warp's lanes point at, and an mma.sync
+// computes each lane's share of its warp's product from the fragments all
+// of the warp's lanes hold. Then the CPU pipeline's lowering can
 // run the function (lit tests with mlir-runner compare the kernels with the
 // loops they came from).
 //
@@ -44,7 +45,7 @@ namespace {
 
 bool synchronizes(Operation &op) {
   return isa<gpu::BarrierOp, gpu::AllReduceOp, gpu::ShuffleOp,
-             nvgpu::MmaSyncOp>(op);
+             nvgpu::LdMatrixOp, nvgpu::MmaSyncOp>(op);
 }
 
 /// `a` combined with `b` as the all_reduce `kind` combines values.
@@ -85,7 +86,8 @@ FailureOr<Value> combine(OpBuilder &b, Location loc,
   return failure();
 }
 
-/// Whether `op` is or holds a barrier, all_reduce, shuffle or mma.sync.
+/// Whether `op` is or holds a barrier, all_reduce, shuffle, ldmatrix or
+/// mma.sync.
 bool holdsSynchronization(Operation *op) {
   return op
       ->walk([](Operation *nested) {
@@ -131,6 +133,8 @@ private:
   LogicalResult exchange(OpBuilder &b, gpu::ShuffleOp shuffle, Value values);
   LogicalResult multiply(OpBuilder &b, nvgpu::MmaSyncOp mma, Value aFragments,
                          Value bFragments, Value cFragments);
+  LogicalResult loadMatrices(OpBuilder &b, nvgpu::LdMatrixOp load,
+                             ArrayRef<Value> rowIndices);
   LogicalResult emitLoop(OpBuilder &b, scf::ForOp loop);
 
   Value lane;
@@ -166,7 +170,7 @@ LogicalResult ThreadEmulator::emitBlock(OpBuilder &b, Block &block) {
       step.clear();
       continue;
     }
-    if (isa<gpu::ShuffleOp, nvgpu::MmaSyncOp>(op)) {
+    if (isa<gpu::ShuffleOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp>(op)) {
       if (failed(emitStep(b, step, &op)))
         return failure();
       step.clear();
@@ -176,11 +180,9 @@ LogicalResult ThreadEmulator::emitBlock(OpBuilder &b, Block &block) {
     if (!loop)
       return op.emitError("'")
              << op.getName()
-             << "' holds a barrier, all_reduce, shuffle or mma.sync, which "
-                "only "
-                "the top "
-                "level of a thread loop or an scf.for there may hold to be "
-                "emulated";
+             << "' holds a barrier, all_reduce, shuffle, ldmatrix or mma.sync, "
+                "which only the top level of a thread loop or an scf.for "
+                "there may hold to be emulated";
     if (failed(emitStep(b, step, nullptr)) || failed(emitLoop(b, loop)))
       return failure();
     step.clear();
@@ -197,10 +199,13 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
   Value one = arith::ConstantIndexOp::create(b, at, 1);
   Value threads = arith::ConstantIndexOp::create(b, at, count);
   llvm::SmallPtrSet<Operation *, 16> inStep(ops.begin(), ops.end());
-  // The values each thread hands to the all_reduce, shuffle or mma.sync
-  // that ends the step (an mma.sync: its three fragments).
+  // The values each thread hands to the op that ends the step: an
+  // mma.sync its three fragments, an ldmatrix the indices of the row it
+  // points at, the others their first operand.
   SmallVector<Value> handed;
-  if (end)
+  if (auto load = dyn_cast_if_present<nvgpu::LdMatrixOp>(end))
+    handed.assign(load.getIndices().begin(), load.getIndices().end());
+  else if (end)
     handed.assign(end->operand_begin(),
                   end->operand_begin() + (isa<nvgpu::MmaSyncOp>(end) ? 3 : 1));
   SmallVector<Value> partials = llvm::map_to_vector(
@@ -249,6 +254,8 @@ LogicalResult ThreadEmulator::emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
     return exchange(b, shuffle, partials[0]);
   if (auto mma = dyn_cast<nvgpu::MmaSyncOp>(end))
     return multiply(b, mma, partials[0], partials[1], partials[2]);
+  if (auto load = dyn_cast<nvgpu::LdMatrixOp>(end))
+    return loadMatrices(b, load, partials);
   auto reduce = cast<gpu::AllReduceOp>(end);
   // Thread 0's value, then the others' in order.
   Value first = memref::LoadOp::create(b, at, partials[0], ValueRange{zero});
@@ -366,6 +373,9 @@ LogicalResult ThreadEmulator::multiply(OpBuilder &b, nvgpu::MmaSyncOp mma,
       aType.getElementTypeBitWidth() != 16 || !cType.getElementType().isF32())
     return mma.emitError("only an mma.sync of shape 16x8x16 with 16-bit "
                          "operands and f32 sums can be emulated");
+  if (count % 32)
+    return mma.emitError("an mma.sync in a thread loop of ")
+           << count << " threads (not whole warps) cannot be emulated";
   Location at = loc();
   Value zero = arith::ConstantIndexOp::create(b, at, 0);
   Value one = arith::ConstantIndexOp::create(b, at, 1);
@@ -431,6 +441,67 @@ LogicalResult ThreadEmulator::multiply(OpBuilder &b, nvgpu::MmaSyncOp mma,
   Value d = vector::FromElementsOp::create(inner, at, cType, sums);
   memref::StoreOp::create(inner, at, d, results, ValueRange{thread});
   kept[mma.getRes()] = results;
+  return success();
+}
+
+/// An ldmatrix's result, kept per thread: of each of its 8x8 matrices of
+/// 16-bit elements (matrix m's rows start where lanes 8m to 8m + 7 point,
+/// along the buffer's last dimension), lane l gets row l / 4, columns
+/// 2 x (l % 4) and the next; transposed, rows 2 x (l % 4) and the next,
+/// column l / 4.
+LogicalResult ThreadEmulator::loadMatrices(OpBuilder &b, nvgpu::LdMatrixOp load,
+                                           ArrayRef<Value> rowIndices) {
+  // The buffer itself, not its view in the workgroup space (on the CPU,
+  // the default space is the only one).
+  Value source = load.getSrcMemref();
+  if (auto view = source.getDefiningOp<memref::MemorySpaceCastOp>())
+    source = view.getSource();
+  Operation *threadLoop = lane.getParentRegion()->getParentOp();
+  if (threadLoop->isAncestor(source.getParentBlock()->getParentOp()))
+    return load.emitError("only an ldmatrix of a buffer defined outside the "
+                          "thread loop can be emulated");
+  if (count % 32)
+    return load.emitError("an ldmatrix in a thread loop of ")
+           << count << " threads (not whole warps) cannot be emulated";
+  Location at = loc();
+  Value zero = arith::ConstantIndexOp::create(b, at, 0);
+  Value one = arith::ConstantIndexOp::create(b, at, 1);
+  Value threads = arith::ConstantIndexOp::create(b, at, count);
+  auto type = cast<VectorType>(load.getRes().getType());
+  Value results = perThreadBuffer(type);
+  auto loop = scf::ForOp::create(b, at, zero, threads, one);
+  OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
+  Value thread = loop.getInductionVar();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(inner, at, v).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(inner, at, x, y).getResult();
+  };
+  Value laneIndex = arith::RemUIOp::create(inner, at, thread, constant(32));
+  Value warp = arith::SubIOp::create(inner, at, thread, laneIndex);
+  Value row = arith::DivUIOp::create(inner, at, laneIndex, constant(4));
+  Value pair = arith::MulIOp::create(
+      inner, at, arith::RemUIOp::create(inner, at, laneIndex, constant(4)),
+      constant(2));
+  SmallVector<Value> elements;
+  for (int64_t m = 0; m < load.getNumTiles(); ++m)
+    for (int64_t e = 0; e < 2; ++e) {
+      // The lane that points at the element's row, and its column there.
+      Value pointer = load.getTranspose() ? add(pair, constant(8 * m + e))
+                                          : add(row, constant(8 * m));
+      Value column = load.getTranspose() ? row : add(pair, constant(e));
+      SmallVector<Value> indices;
+      for (Value index : rowIndices)
+        indices.push_back(memref::LoadOp::create(
+            inner, at, index, ValueRange{add(warp, pointer)}));
+      indices.back() = add(indices.back(), column);
+      elements.push_back(memref::LoadOp::create(inner, at, source, indices));
+    }
+  memref::StoreOp::create(
+      inner, at, vector::FromElementsOp::create(inner, at, type, elements),
+      results, ValueRange{thread});
+  kept[load.getRes()] = results;
   return success();
 }
 
@@ -527,7 +598,13 @@ struct EmulateGpuThreadsPass
       return WalkResult::interrupt();
     });
     if (stray.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    // The workgroup views that only the ldmatrix ops read
+    // (autoglm-emulate-gpu-launches), unused now.
+    getOperation().walk([](memref::MemorySpaceCastOp view) {
+      if (view->use_empty())
+        view->erase();
+    });
   }
 };
 

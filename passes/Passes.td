@@ -1023,11 +1023,14 @@ def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
     `operand-type`, and of the output (f32) in registers as the tensor
     cores' fragments (`nvgpu.mma.sync`, m16n8k16). Then, 32 key positions
     per step, up to the last one any of its rows may see (a causal limit
-    ends the loop early), the block stages the keys (`[key][dim]`) and the
-    values (transposed, `[dim][key]`) in shared memory in 16 bits (read 4
-    floats at a time, the keys stored 4 halves at a time), rows
-    padded by 8 elements so that a fragment's loads hit 32 banks; each warp
-    computes its rows' scores into registers, each lane updates the running
+    ends the loop early), the block stages the keys and values
+    (`[key][dim]`) in shared memory in 16 bits (every load of a step issued
+    before its stores; `vector.load`s of 4 floats, which NVPTX splits into
+    32-bit loads where it cannot prove 16-byte alignment; stored 4 halves
+    at a time), rows padded by 8 elements so that an `ldmatrix`'s 8 rows
+    hit 32 banks; each warp reads the products' B fragments with
+    `nvgpu.ldmatrix` (two 8x8 matrices; the values' transposed), computes
+    its rows' scores into registers, each lane updates the running
     maximum (combined over its group of 4 lanes by `gpu.shuffle xor`) and
     its share of the sum of its two rows (scale, mask, causal limit, keys
     and rows past the end as `-inf`), scales its output fragments by
@@ -1039,7 +1042,7 @@ def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
     out. Barriers separate the staging from the products.
 
     Head sizes must be multiples of 16 up to 128 (the staged keys and
-    values then take at most 18.5 KiB of shared memory) and the query
+    values then take at most 17 KiB of shared memory) and the query
     length at least 16, known when compiling (a decode step would have each
     block stream the whole cache for one row); anything else is an error,
     since the lowering keeps only ops that fit (`fitsFlashAttention`). The
@@ -1258,11 +1261,14 @@ def EmulateGpuLaunches : Pass<"autoglm-emulate-gpu-launches", "mlir::func::FuncO
     For `--target=cuda-emulated`, before `autoglm-emulate-gpu-threads`: a
     kernel written as a `gpu.launch` (the attention kernel of
     `autoglm-attention-to-gpu`) becomes an `scf.parallel` over its blocks
-    whose body allocates its workgroup memory (`memref.alloca`, in an
+    whose body allocates its workgroup memory (`memref.alloca`, aligned to
+    16 bytes as on the GPU, in an
     `memref.alloca_scope`, so one block's buffers go when it ends) and runs
     an `scf.parallel` over its threads (block sizes y and z must be 1),
-    whose barriers, shuffles and warp-level products
-    `autoglm-emulate-gpu-threads` then runs.
+    whose barriers, shuffles and warp-level loads and products
+    `autoglm-emulate-gpu-threads` then runs; an `nvgpu.ldmatrix`, which
+    takes workgroup memory only, reads its buffer through a
+    `memref.memory_space_cast` to the workgroup space.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
@@ -1275,7 +1281,8 @@ def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"
   let description = [{
     For tests of the GPU kernels on machines without a GPU: every
     one-dimensional `scf.parallel` (a block's thread loop) that holds
-    `gpu.barrier`, `gpu.all_reduce`, `gpu.shuffle` or `nvgpu.mma.sync` ops,
+    `gpu.barrier`, `gpu.all_reduce`, `gpu.shuffle`, `nvgpu.ldmatrix` or
+    `nvgpu.mma.sync` ops,
     at its top level or in
     `scf.for` loops that every thread runs alike, becomes the same
     computation in sequence. Its body is cut at each of them into steps;
@@ -1284,15 +1291,20 @@ def EmulateGpuThreads : Pass<"autoglm-emulate-gpu-threads", "mlir::func::FuncOp"
     function's entry, which every block reuses), and an `all_reduce` (of a
     predefined operation) combines the threads' values in thread order into
     one value that the later steps read; a shuffle (of a constant offset and
-    width) gives each thread the value of the lane it names; an `mma.sync`
+    width) gives each thread the value of the lane it names; an `ldmatrix`
+    (of a buffer defined outside the loop, or its view in the workgroup
+    space) gives each lane its elements of the 8x8 matrices whose rows its
+    warp's lanes point at (transposed if asked); an `mma.sync`
     (m16n8k16, 16-bit operands, f32 sums) gives each lane its share of the
     warp's product, computed in f32 from the fragments all 32 lanes hold,
-    laid out as the PTX ISA lays out `mma.m16n8k16`; `gpu.lane_id` is the
-    thread's index modulo 32. A loop that
+    laid out as the PTX ISA lays out `mma.m16n8k16` (the thread count must
+    be whole warps); in these thread loops `gpu.lane_id` is the thread's
+    index modulo 32. A loop that
     holds barriers runs
     its steps in each iteration: its bounds are thread 0's, its iteration
     arguments and results are kept per thread. Barriers are dropped: the
-    steps run in order. The result lowers with the CPU pipeline
+    steps run in order; the workgroup views that only `ldmatrix` ops read
+    go. The result lowers with the CPU pipeline
     (`convert-scf-to-cf` runs the other parallel loops in sequence). A
     barrier or all_reduce anywhere else (under an `scf.if`, say), an
     all_reduce with a body, or a thread loop without constant bounds is an

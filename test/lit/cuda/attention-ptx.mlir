@@ -5,10 +5,10 @@
 
 // The attention kernel through the whole GPU stage: one launch of a block
 // of 128 threads per 64 query rows and head, its workgroup buffers (the
-// staged keys, the transposed values) static shared memory aligned to 16
-// bytes (autoglm-align-workgroup-memory), its products the tensor cores'
-// mma.sync m16n8k16 on fragments loaded 32 bits at a time from shared
-// memory (Q x Kᵀ, 8 of them here, then probabilities x V, 4), shuffles
+// staged keys and values) static shared memory aligned to 16 bytes
+// (autoglm-align-workgroup-memory), its products the tensor cores'
+// mma.sync m16n8k16 (Q x Kᵀ, 8 of them here, then probabilities x V, 4),
+// their B fragments read by ldmatrix (the values' transposed), shuffles
 // among a row's 4 lanes, barriers around the staging. The placement list
 // rates it by its own FLOPs (2 x 2 heads x 20 x 40 x (32 + 16), halved by
 // the causal mask) and its 16-bit operands.
@@ -18,9 +18,11 @@
 // CHECK: gpu.binary @k0_attn {{.*}}assembly = "
 // PTX: .entry k0_attn
 // PTX-DAG: .shared .align 16 .b8 __wg_k0_attn_0[2560];
-// PTX-DAG: .shared .align 16 .b8 __wg_k0_attn_1[1280];
+// PTX-DAG: .shared .align 16 .b8 __wg_k0_attn_1[1536];
 // PTX-DAG: bar.sync
-// PTX-DAG: ld.shared.b32
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// PTX-DAG: st.shared.v2.b32
 // PTX-DAG: cvt.rn.f16x2.f32
 // PTX-DAG: shfl.sync.bfly.b32
 // PTX-DAG: st.global.b32

@@ -6,7 +6,7 @@
 
 // bf16 builds: the same kernel with bf16 operands.
 // BF16-LABEL: func.func @causal
-// BF16: workgroup(%{{.*}} : memref<1280xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<640xbf16, #gpu.address_space<workgroup>>)
+// BF16: workgroup(%{{.*}} : memref<1280xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<768xbf16, #gpu.address_space<workgroup>>)
 // BF16: arith.truncf %{{.*}} : f32 to bf16
 // BF16: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // BF16: autoglm.operand_type = "bf16"
@@ -14,7 +14,7 @@
 // Causal grouped-query attention (2 query heads on 1 K/V head), 20 query
 // rows against 40 keys: one block of 128 threads per 64 query rows and
 // head (grid 1 x 2 x 1), its shared memory the step's 32 keys (rows of
-// 32 + 8 halves) and its values transposed (16 rows of 32 + 8 keys). Each
+// 32 + 8 halves) and values (rows of 16 + 8 halves). Each
 // lane reads its share of the warp's two 16x16 Q tiles from device memory,
 // pairs of floats narrowed into A fragments; the key loop runs over the steps of 32 keys up
 // to the causal limit of the block's last row (here past the 40 keys: 2
@@ -22,7 +22,7 @@
 // rows' maxima and sums.
 // CHECK-LABEL: func.func @causal
 // CHECK: gpu.launch blocks(%{{[^,]*}}, %[[BY:[^,]*]], %{{[^)]*}}) in (%{{[^ ]*}} = %c1, %{{[^ ]*}} = %c2, %{{[^ ]*}} = %c1) threads(%[[T:[^,]*]], %{{[^,]*}}, %{{[^)]*}}) in (%{{[^ ]*}} = %c128, %{{[^ ]*}} = %c1, %{{[^ ]*}} = %c1)
-// CHECK-SAME: workgroup(%[[KEYS:.*]] : memref<1280xf16, #gpu.address_space<workgroup>>, %[[VALUES:.*]] : memref<640xf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[KEYS:.*]] : memref<1280xf16, #gpu.address_space<workgroup>>, %[[VALUES:.*]] : memref<768xf16, #gpu.address_space<workgroup>>)
 // The K/V head of query head BY is BY / 2.
 // CHECK: %[[KV:.*]] = arith.divui %[[BY]], %c2
 // CHECK-COUNT-4: vector.load %arg0[%c0, %[[BY]], {{.*}} : memref<1x2x20x32xf32>, vector<2xf32>
@@ -31,19 +31,18 @@
 // CHECK: %[[Q1:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK: %[[OUT:.*]]:6 = scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%[[O0:[^ ]*]] = %{{[^,]*}}, %[[O1:[^ ]*]] = %{{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, f32, f32, f32, f32)
 // The step's keys and values, from K/V head KV: 2 and 1 vectors of 4 per
-// thread, all loaded before any is stored; the keys' rows stored 4 halves
-// at once, the values' transposed one by one.
+// thread, all loaded before any is stored, stored 4 halves at once.
 // CHECK-COUNT-2: vector.load %arg1[%c0, %[[KV]], {{.*}} : memref<1x1x40x32xf32>, vector<4xf32>
 // CHECK-NOT: store
+// CHECK: vector.load %arg2[%c0, %[[KV]], {{.*}} : memref<1x1x40x16xf32>, vector<4xf32>
 // CHECK: vector.store %{{.*}}, %[[KEYS]][%{{.*}}] {alignment = 8 : i64} : memref<1280xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // CHECK: vector.store
-// CHECK: vector.load %arg2[%c0, %[[KV]], {{.*}} : memref<1x1x40x16xf32>, vector<4xf32>
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[VALUES]]
+// CHECK: vector.store %{{.*}}, %[[VALUES]][%{{.*}}] {alignment = 8 : i64} : memref<768xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // CHECK: gpu.barrier
-// Scores: 4 fragments of 8 keys, each the two Q tiles times K's (two
-// 32-bit loads of key pairs per fragment).
-// CHECK: vector.load %[[KEYS]][%{{.*}}] {alignment = 4 : i64} : memref<1280xf16, #gpu.address_space<workgroup>>, vector<2xf16>
-// CHECK: %[[S0:.*]] = nvgpu.mma.sync(%[[Q0]], %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// Scores: 4 fragments of 8 keys, each the two Q tiles times K's, which
+// one ldmatrix of two 8x8 matrices reads (keys by dims, as staged).
+// CHECK: %[[K0:.*]] = nvgpu.ldmatrix %[[KEYS]][%{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<1280xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: %[[S0:.*]] = nvgpu.mma.sync(%[[Q0]], %[[K0]], %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: nvgpu.mma.sync(%[[Q1]], %{{.*}}, %[[S0]])
 // CHECK-COUNT-6: nvgpu.mma.sync
 // Each row's maximum over the group of 4 lanes, then exp.
@@ -52,13 +51,14 @@
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // The probabilities as two A fragments, the output scaled by its rows'
-// factors, then probabilities times values (transposed, 16 keys a tile).
+// factors, then probabilities times values, 16 keys a tile, which one
+// ldmatrix reads transposed (staged keys by dims, needed dims by keys).
 // CHECK: %[[P0:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK: %[[P1:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK: %[[F:.*]] = vector.from_elements {{.*}} : vector<2x2xf32>
 // CHECK: %[[SCALED:.*]] = arith.mulf %[[O0]], %[[F]] : vector<2x2xf32>
-// CHECK: vector.load %[[VALUES]]
-// CHECK: %[[PV:.*]] = nvgpu.mma.sync(%[[P0]], %{{.*}}, %[[SCALED]])
+// CHECK: %[[V0:.*]] = nvgpu.ldmatrix %[[VALUES]][%{{.*}}] {numTiles = 2 : i32, transpose = true}
+// CHECK: %[[PV:.*]] = nvgpu.mma.sync(%[[P0]], %[[V0]], %[[SCALED]])
 // CHECK: nvgpu.mma.sync(%[[P1]], %{{.*}}, %[[PV]])
 // CHECK: arith.mulf %[[O1]], %[[F]]
 // CHECK-COUNT-2: nvgpu.mma.sync

@@ -265,3 +265,54 @@ func.func @tf32_product(%fa: vector<4x1xf32>, %fb: vector<2x1xf32>, %fc: vector<
   }
   return
 }
+
+// -----
+
+// An ldmatrix of two 8x8 matrices, transposed, through the view of the
+// buffer in the workgroup space: each lane hands the index of the row it
+// points at; then each lane reads its 4 elements at the indices lanes
+// 2 x (l % 4) and the next of each matrix (8 more for the second) handed,
+// plus l / 4; the result is kept per lane, and the unused view goes.
+// CHECK-LABEL: func.func @matrices
+// CHECK-DAG: %[[ROWS:.*]] = memref.alloca() : memref<64xindex>
+// CHECK-DAG: %[[KEPT:.*]] = memref.alloca() : memref<64xvector<2x2xf16>>
+// CHECK: scf.for %[[T:.*]] =
+// CHECK: memref.store %{{.*}}, %[[ROWS]][%[[T]]]
+// CHECK: scf.for %[[U:.*]] =
+// CHECK: %[[LANE:.*]] = arith.remui %[[U]], %c32
+// CHECK: %[[WARP:.*]] = arith.subi %[[U]], %[[LANE]]
+// CHECK: %[[ROW:.*]] = arith.divui %[[LANE]], %c4
+// CHECK-COUNT-4: memref.load %[[ROWS]]
+// CHECK: %[[V:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK: memref.store %[[V]], %[[KEPT]][%[[U]]]
+// CHECK-NOT: memref.memory_space_cast
+// CHECK-NOT: nvgpu.ldmatrix
+func.func @matrices(%out: memref<64xvector<2x2xf16>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %buffer = memref.alloca() : memref<512xf16>
+  %shared = memref.memory_space_cast %buffer : memref<512xf16> to memref<512xf16, #gpu.address_space<workgroup>>
+  scf.parallel (%t) = (%c0) to (%c64) step (%c1) {
+    %c16 = arith.constant 16 : index
+    %row = arith.muli %t, %c16 : index
+    %m = nvgpu.ldmatrix %shared[%row] {numTiles = 2 : i32, transpose = true} : memref<512xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    memref.store %m, %out[%t] : memref<64xvector<2x2xf16>>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+func.func @part_of_a_warp(%fa: vector<4x2xf16>, %fb: vector<2x2xf16>, %fc: vector<2x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%t) = (%c0) to (%c16) step (%c1) {
+    // expected-error @+1 {{an mma.sync in a thread loop of 16 threads (not whole warps) cannot be emulated}}
+    %d = nvgpu.mma.sync(%fa, %fb, %fc) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    scf.reduce
+  }
+  return
+}
