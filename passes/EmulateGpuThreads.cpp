@@ -131,6 +131,10 @@ private:
   LogicalResult emitStep(OpBuilder &b, ArrayRef<Operation *> ops,
                          Operation *end);
   LogicalResult exchange(OpBuilder &b, gpu::ShuffleOp shuffle, Value values);
+  using LaneBody =
+      function_ref<Value(OpBuilder &, Value thread, Value lane, Value warp)>;
+  LogicalResult perLane(OpBuilder &b, Operation *op, Value result,
+                        LaneBody body);
   LogicalResult multiply(OpBuilder &b, nvgpu::MmaSyncOp mma, Value aFragments,
                          Value bFragments, Value cFragments);
   LogicalResult loadMatrices(OpBuilder &b, nvgpu::LdMatrixOp load,
@@ -355,6 +359,32 @@ Value concatenate(OpBuilder &b, Location loc, ArrayRef<Value> parts) {
   return level.front();
 }
 
+/// `result` of the warp-level `op`, kept per thread: `body` computes each
+/// thread's from its index, its index in its warp and its warp's first
+/// thread, in a loop over the threads after the step.
+LogicalResult ThreadEmulator::perLane(OpBuilder &b, Operation *op, Value result,
+                                      LaneBody body) {
+  if (count % 32)
+    return op->emitError("'")
+           << op->getName() << "' in a thread loop of " << count
+           << " threads (not whole warps) cannot be emulated";
+  Location at = loc();
+  Value zero = arith::ConstantIndexOp::create(b, at, 0);
+  Value one = arith::ConstantIndexOp::create(b, at, 1);
+  Value threads = arith::ConstantIndexOp::create(b, at, count);
+  Value results = perThreadBuffer(result.getType());
+  auto loop = scf::ForOp::create(b, at, zero, threads, one);
+  OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
+  Value thread = loop.getInductionVar();
+  Value warpSize = arith::ConstantIndexOp::create(inner, at, 32);
+  Value laneIndex = arith::RemUIOp::create(inner, at, thread, warpSize);
+  Value warp = arith::SubIOp::create(inner, at, thread, laneIndex);
+  memref::StoreOp::create(inner, at, body(inner, thread, laneIndex, warp),
+                          results, ValueRange{thread});
+  kept[result] = results;
+  return success();
+}
+
 /// An mma.sync's result, kept per thread: each lane's share of its warp's
 /// 16x8 D = A x B + C, the fragments spread over the lanes as the PTX ISA
 /// lays out mma.m16n8k16 (f16 and bf16 operands, f32 sums). Lane l is in
@@ -373,75 +403,70 @@ LogicalResult ThreadEmulator::multiply(OpBuilder &b, nvgpu::MmaSyncOp mma,
       aType.getElementTypeBitWidth() != 16 || !cType.getElementType().isF32())
     return mma.emitError("only an mma.sync of shape 16x8x16 with 16-bit "
                          "operands and f32 sums can be emulated");
-  if (count % 32)
-    return mma.emitError("an mma.sync in a thread loop of ")
-           << count << " threads (not whole warps) cannot be emulated";
-  Location at = loc();
-  Value zero = arith::ConstantIndexOp::create(b, at, 0);
-  Value one = arith::ConstantIndexOp::create(b, at, 1);
-  Value threads = arith::ConstantIndexOp::create(b, at, count);
-  Value results = perThreadBuffer(mma.getRes().getType());
-  auto loop = scf::ForOp::create(b, at, zero, threads, one);
-  OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
-  Value thread = loop.getInductionVar();
-  auto constant = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(inner, at, v).getResult();
-  };
-  Value lane = arith::RemUIOp::create(inner, at, thread, constant(32));
-  Value warp = arith::SubIOp::create(inner, at, thread, lane);
-  Value group = arith::DivUIOp::create(inner, at, lane, constant(4));
-  Value position = arith::RemUIOp::create(inner, at, lane, constant(4));
-  auto f32 = inner.getF32Type();
-  // The fragments of the 4 lanes of group `g`, widened to f32.
-  auto groupFragments = [&](Value buffer, Value g) {
-    SmallVector<Value> fragments;
-    for (int64_t p = 0; p < 4; ++p) {
-      Value source = arith::AddIOp::create(
-          inner, at, warp,
-          arith::AddIOp::create(
-              inner, at, arith::MulIOp::create(inner, at, g, constant(4)),
-              constant(p)));
-      Value fragment =
-          memref::LoadOp::create(inner, at, buffer, ValueRange{source});
-      auto type = cast<VectorType>(fragment.getType());
-      fragments.push_back(arith::ExtFOp::create(
-          inner, at, VectorType::get(type.getShape(), f32), fragment));
-    }
-    return fragments;
-  };
-  // The 16 values along k held by registers `first` and `second` of the
-  // 4 lanes: k = 2 x lane's position + 0, 1 in `first`, 8 more in `second`.
-  auto alongK = [&](ArrayRef<Value> fragments, int64_t first, int64_t second) {
-    SmallVector<Value> pairs;
-    for (int64_t reg : {first, second})
-      for (Value fragment : fragments)
-        pairs.push_back(vector::ExtractOp::create(inner, at, fragment,
-                                                  ArrayRef<int64_t>{reg}));
-    return concatenate(inner, at, pairs);
-  };
-  SmallVector<Value> aGroup = groupFragments(aFragments, group);
-  Value rows[] = {alongK(aGroup, 0, 2), alongK(aGroup, 1, 3)};
-  Value columns[2];
-  for (int64_t j = 0; j < 2; ++j) {
-    Value column = arith::AddIOp::create(
-        inner, at, arith::MulIOp::create(inner, at, position, constant(2)),
-        constant(j));
-    columns[j] = alongK(groupFragments(bFragments, column), 0, 1);
-  }
-  Value c = memref::LoadOp::create(inner, at, cFragments, ValueRange{thread});
-  SmallVector<Value> sums;
-  for (int64_t i = 0; i < 2; ++i)
-    for (int64_t j = 0; j < 2; ++j) {
-      Value products = arith::MulFOp::create(inner, at, rows[i], columns[j]);
-      Value acc =
-          vector::ExtractOp::create(inner, at, c, ArrayRef<int64_t>{i, j});
-      sums.push_back(vector::ReductionOp::create(
-          inner, at, vector::CombiningKind::ADD, products, acc));
-    }
-  Value d = vector::FromElementsOp::create(inner, at, cType, sums);
-  memref::StoreOp::create(inner, at, d, results, ValueRange{thread});
-  kept[mma.getRes()] = results;
-  return success();
+  return perLane(
+      b, mma, mma.getRes(),
+      [&](OpBuilder &inner, Value thread, Value lane, Value warp) {
+        Location at = loc();
+        auto constant = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(inner, at, v).getResult();
+        };
+        Value group = arith::DivUIOp::create(inner, at, lane, constant(4));
+        Value position = arith::RemUIOp::create(inner, at, lane, constant(4));
+        auto f32 = inner.getF32Type();
+        // The fragments of the 4 lanes of group `g`, widened to f32.
+        auto groupFragments = [&](Value buffer, Value g) {
+          SmallVector<Value> fragments;
+          for (int64_t p = 0; p < 4; ++p) {
+            Value source = arith::AddIOp::create(
+                inner, at, warp,
+                arith::AddIOp::create(
+                    inner, at, arith::MulIOp::create(inner, at, g, constant(4)),
+                    constant(p)));
+            Value fragment =
+                memref::LoadOp::create(inner, at, buffer, ValueRange{source});
+            auto type = cast<VectorType>(fragment.getType());
+            fragments.push_back(arith::ExtFOp::create(
+                inner, at, VectorType::get(type.getShape(), f32), fragment));
+          }
+          return fragments;
+        };
+        // The 16 values along k held by registers `first` and `second` of the
+        // 4 lanes: k = 2 x lane's position + 0, 1 in `first`, 8 more in
+        // `second`.
+        auto alongK = [&](ArrayRef<Value> fragments, int64_t first,
+                          int64_t second) {
+          SmallVector<Value> pairs;
+          for (int64_t reg : {first, second})
+            for (Value fragment : fragments)
+              pairs.push_back(vector::ExtractOp::create(
+                  inner, at, fragment, ArrayRef<int64_t>{reg}));
+          return concatenate(inner, at, pairs);
+        };
+        SmallVector<Value> aGroup = groupFragments(aFragments, group);
+        Value rows[] = {alongK(aGroup, 0, 2), alongK(aGroup, 1, 3)};
+        Value columns[2];
+        for (int64_t j = 0; j < 2; ++j) {
+          Value column = arith::AddIOp::create(
+              inner, at,
+              arith::MulIOp::create(inner, at, position, constant(2)),
+              constant(j));
+          columns[j] = alongK(groupFragments(bFragments, column), 0, 1);
+        }
+        Value c =
+            memref::LoadOp::create(inner, at, cFragments, ValueRange{thread});
+        SmallVector<Value> sums;
+        for (int64_t i = 0; i < 2; ++i)
+          for (int64_t j = 0; j < 2; ++j) {
+            Value products =
+                arith::MulFOp::create(inner, at, rows[i], columns[j]);
+            Value acc = vector::ExtractOp::create(inner, at, c,
+                                                  ArrayRef<int64_t>{i, j});
+            sums.push_back(vector::ReductionOp::create(
+                inner, at, vector::CombiningKind::ADD, products, acc));
+          }
+        return vector::FromElementsOp::create(inner, at, cType, sums)
+            .getResult();
+      });
 }
 
 /// An ldmatrix's result, kept per thread: of each of its 8x8 matrices of
@@ -460,49 +485,40 @@ LogicalResult ThreadEmulator::loadMatrices(OpBuilder &b, nvgpu::LdMatrixOp load,
   if (threadLoop->isAncestor(source.getParentBlock()->getParentOp()))
     return load.emitError("only an ldmatrix of a buffer defined outside the "
                           "thread loop can be emulated");
-  if (count % 32)
-    return load.emitError("an ldmatrix in a thread loop of ")
-           << count << " threads (not whole warps) cannot be emulated";
-  Location at = loc();
-  Value zero = arith::ConstantIndexOp::create(b, at, 0);
-  Value one = arith::ConstantIndexOp::create(b, at, 1);
-  Value threads = arith::ConstantIndexOp::create(b, at, count);
   auto type = cast<VectorType>(load.getRes().getType());
-  Value results = perThreadBuffer(type);
-  auto loop = scf::ForOp::create(b, at, zero, threads, one);
-  OpBuilder inner = OpBuilder::atBlockTerminator(loop.getBody());
-  Value thread = loop.getInductionVar();
-  auto constant = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(inner, at, v).getResult();
-  };
-  auto add = [&](Value x, Value y) {
-    return arith::AddIOp::create(inner, at, x, y).getResult();
-  };
-  Value laneIndex = arith::RemUIOp::create(inner, at, thread, constant(32));
-  Value warp = arith::SubIOp::create(inner, at, thread, laneIndex);
-  Value row = arith::DivUIOp::create(inner, at, laneIndex, constant(4));
-  Value pair = arith::MulIOp::create(
-      inner, at, arith::RemUIOp::create(inner, at, laneIndex, constant(4)),
-      constant(2));
-  SmallVector<Value> elements;
-  for (int64_t m = 0; m < load.getNumTiles(); ++m)
-    for (int64_t e = 0; e < 2; ++e) {
-      // The lane that points at the element's row, and its column there.
-      Value pointer = load.getTranspose() ? add(pair, constant(8 * m + e))
-                                          : add(row, constant(8 * m));
-      Value column = load.getTranspose() ? row : add(pair, constant(e));
-      SmallVector<Value> indices;
-      for (Value index : rowIndices)
-        indices.push_back(memref::LoadOp::create(
-            inner, at, index, ValueRange{add(warp, pointer)}));
-      indices.back() = add(indices.back(), column);
-      elements.push_back(memref::LoadOp::create(inner, at, source, indices));
-    }
-  memref::StoreOp::create(
-      inner, at, vector::FromElementsOp::create(inner, at, type, elements),
-      results, ValueRange{thread});
-  kept[load.getRes()] = results;
-  return success();
+  return perLane(
+      b, load, load.getRes(),
+      [&](OpBuilder &inner, Value thread, Value laneIndex, Value warp) {
+        Location at = loc();
+        auto constant = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(inner, at, v).getResult();
+        };
+        auto add = [&](Value x, Value y) {
+          return arith::AddIOp::create(inner, at, x, y).getResult();
+        };
+        Value row = arith::DivUIOp::create(inner, at, laneIndex, constant(4));
+        Value pair = arith::MulIOp::create(
+            inner, at,
+            arith::RemUIOp::create(inner, at, laneIndex, constant(4)),
+            constant(2));
+        SmallVector<Value> elements;
+        for (int64_t m = 0; m < load.getNumTiles(); ++m)
+          for (int64_t e = 0; e < 2; ++e) {
+            // The lane that points at the element's row, and its column there.
+            Value pointer = load.getTranspose() ? add(pair, constant(8 * m + e))
+                                                : add(row, constant(8 * m));
+            Value column = load.getTranspose() ? row : add(pair, constant(e));
+            SmallVector<Value> indices;
+            for (Value index : rowIndices)
+              indices.push_back(memref::LoadOp::create(
+                  inner, at, index, ValueRange{add(warp, pointer)}));
+            indices.back() = add(indices.back(), column);
+            elements.push_back(
+                memref::LoadOp::create(inner, at, source, indices));
+          }
+        return vector::FromElementsOp::create(inner, at, type, elements)
+            .getResult();
+      });
 }
 
 /// A loop that every thread runs alike (its bounds are thread 0's) and

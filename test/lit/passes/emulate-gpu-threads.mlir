@@ -310,7 +310,7 @@ func.func @part_of_a_warp(%fa: vector<4x2xf16>, %fb: vector<2x2xf16>, %fc: vecto
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
   scf.parallel (%t) = (%c0) to (%c16) step (%c1) {
-    // expected-error @+1 {{an mma.sync in a thread loop of 16 threads (not whole warps) cannot be emulated}}
+    // expected-error @+1 {{'nvgpu.mma.sync' in a thread loop of 16 threads (not whole warps) cannot be emulated}}
     %d = nvgpu.mma.sync(%fa, %fb, %fc) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
     scf.reduce
   }
