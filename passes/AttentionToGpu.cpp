@@ -162,6 +162,8 @@ private:
   /// place and the next, as the fragment holds them; stored [k][n] (the
   /// values: lane row `k0 + 8 x matrix + lane % 8` from column `n0`),
   /// transposed, rows 2 x place and the next, column `group`, the same.
+  /// Rows start 16-byte aligned, as ldmatrix needs: strides and columns
+  /// are multiples of 8 halves.
   Value loadBFragment(Value shared, int64_t stride, Value n0, int64_t k0,
                       bool storedKByN) {
     Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
