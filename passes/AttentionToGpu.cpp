@@ -154,22 +154,26 @@ private:
         arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult();
     return arith::SelectOp::create(b, loc, inBounds, value, zeros);
   }
-  /// A B fragment (k 16 x n 8) of the 16-bit `shared` buffer, rows
-  /// `stride` apart, by one ldmatrix of two 8x8 matrices: register r is
-  /// matrix r, whose rows lanes 8r to 8r + 7 point at (the others' are
-  /// not read). Stored [n][k] (the keys: lane row `n0 + lane % 8` from
-  /// column `k0 + 8 x matrix`), a lane gets row `group`, columns 2 x
-  /// place and the next, as the fragment holds them; stored [k][n] (the
-  /// values: lane row `k0 + 8 x matrix + lane % 8` from column `n0`),
-  /// transposed, rows 2 x place and the next, column `group`, the same.
-  /// Rows start 16-byte aligned, as ldmatrix needs: strides and columns
-  /// are multiples of 8 halves.
-  Value loadBFragment(Value shared, int64_t stride, Value n0, int64_t k0,
-                      bool storedKByN) {
+  /// The B fragments (k 16 x n 8) of `count` consecutive k tiles from
+  /// `k0` (1 or 2) of the 16-bit `shared` buffer, rows `stride` apart, by
+  /// one ldmatrix of 2 x `count` 8x8 matrices: register r of tile t is
+  /// matrix 2t + r, whose rows lanes 8(2t + r) to 8(2t + r) + 7 point at
+  /// (the others' are not read). Stored [n][k] (the keys: lane row
+  /// `n0 + lane % 8` from column `k0 + 8 x matrix`), a lane gets row
+  /// `group`, columns 2 x place and the next, as a fragment holds them;
+  /// stored [k][n] (the values: lane row `k0 + 8 x matrix + lane % 8` from
+  /// column `n0`), transposed, rows 2 x place and the next, column
+  /// `group`, the same. Rows start 16-byte aligned, as ldmatrix needs:
+  /// strides and columns are multiples of 8 halves.
+  SmallVector<Value> loadBFragments(Value shared, int64_t stride, Value n0,
+                                    int64_t k0, int64_t count,
+                                    bool storedKByN) {
+    const int64_t matrices = 2 * count;
     Value lane = arith::RemUIOp::create(b, loc, thread, index(32));
     Value rowInMatrix = arith::RemUIOp::create(b, loc, lane, index(8));
     Value matrix = arith::RemUIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, lane, index(8)), index(2));
+        b, loc, arith::DivUIOp::create(b, loc, lane, index(8)),
+        index(matrices));
     Value matrixOffset = mul(matrix, index(8));
     Value row, col;
     if (storedKByN) {
@@ -179,11 +183,27 @@ private:
       row = add(n0, rowInMatrix);
       col = add(index(k0), matrixOffset);
     }
-    return nvgpu::LdMatrixOp::create(
-        b, loc, VectorType::get({2, 2}, operand), shared,
+    Value loaded = nvgpu::LdMatrixOp::create(
+        b, loc, VectorType::get({matrices, 2}, operand), shared,
         ValueRange{add(mul(row, index(stride)), col)},
         /*transpose=*/b.getBoolAttr(storedKByN),
-        /*numTiles=*/b.getI32IntegerAttr(2));
+        /*numTiles=*/b.getI32IntegerAttr(matrices));
+    if (count == 1)
+      return {loaded};
+    auto fragmentType = VectorType::get({2, 2}, operand);
+    SmallVector<Value> fragments;
+    for (int64_t t = 0; t < count; ++t) {
+      Value fragment =
+          arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType));
+      for (int64_t r = 0; r < 2; ++r)
+        fragment = vector::InsertOp::create(
+            b, loc,
+            vector::ExtractOp::create(b, loc, loaded,
+                                      ArrayRef<int64_t>{2 * t + r}),
+            fragment, ArrayRef<int64_t>{r});
+      fragments.push_back(fragment);
+    }
+    return fragments;
   }
   Value product(Value a, Value bFragment, Value c) {
     return nvgpu::MmaSyncOp::create(
@@ -396,10 +416,15 @@ gpu::LaunchOp FlashKernel::build() {
     SmallVector<Value> scoreTiles;
     for (int64_t n = 0; n < kKeys / kColumns; ++n) {
       Value acc = zeroSums();
-      for (int64_t t = 0; t < headDim / kDepth; ++t) {
-        Value kFragment = loadBFragment(keys, keyStride, index(n * kColumns),
-                                        t * kDepth, /*storedKByN=*/false);
-        acc = product(queryTiles[t], kFragment, acc);
+      // Two depth tiles' fragments per ldmatrix (one for an odd last).
+      const int64_t depthTiles = headDim / kDepth;
+      for (int64_t t = 0; t < depthTiles; t += 2) {
+        int64_t count = std::min<int64_t>(2, depthTiles - t);
+        SmallVector<Value> kFragments =
+            loadBFragments(keys, keyStride, index(n * kColumns), t * kDepth,
+                           count, /*storedKByN=*/false);
+        for (int64_t i = 0; i < count; ++i)
+          acc = product(queryTiles[t + i], kFragments[i], acc);
       }
       scoreTiles.push_back(acc);
     }
@@ -462,12 +487,12 @@ gpu::LaunchOp FlashKernel::build() {
     SmallVector<Value> next;
     for (int64_t n = 0; n < outTiles; ++n) {
       Value acc = arith::MulFOp::create(b, loc, carried[n], rowFactors);
-      for (int64_t kt = 0; kt < kKeys / kDepth; ++kt) {
-        Value vFragment =
-            loadBFragment(values, valueStride, index(n * kColumns), kt * kDepth,
-                          /*storedKByN=*/true);
-        acc = product(probabilityTiles[kt], vFragment, acc);
-      }
+      // The step's 32 keys: both k tiles by one ldmatrix.
+      SmallVector<Value> vFragments =
+          loadBFragments(values, valueStride, index(n * kColumns), 0,
+                         kKeys / kDepth, /*storedKByN=*/true);
+      for (int64_t kt = 0; kt < kKeys / kDepth; ++kt)
+        acc = product(probabilityTiles[kt], vFragments[kt], acc);
       next.push_back(acc);
     }
     next.append({newMax[0], newMax[1], newSum[0], newSum[1]});

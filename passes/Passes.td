@@ -1029,7 +1029,8 @@ def AttentionToGpu : Pass<"autoglm-attention-to-gpu", "mlir::func::FuncOp"> {
     32-bit loads where it cannot prove 16-byte alignment; stored 4 halves
     at a time), rows padded by 8 elements so that an `ldmatrix`'s 8 rows
     hit 32 banks; each warp reads the products' B fragments with
-    `nvgpu.ldmatrix` (two 8x8 matrices; the values' transposed), computes
+    `nvgpu.ldmatrix` (four 8x8 matrices, two fragments; the values'
+    transposed), computes
     its rows' scores into registers, each lane updates the running
     maximum (combined over its group of 4 lanes by `gpu.shuffle xor`) and
     its share of the sum of its two rows (scale, mask, causal limit, keys

@@ -54,11 +54,12 @@ class EmulatedKernelsTest(OutputChecks, E2ETestCase):
         PTX ISA lays out their fragments): several blocks of 64 query rows,
         key steps of 32 with a partial last one, an additive mask input, a
         causal mask over more keys than queries, 4 query heads on one K/V
-        head, and head sizes of 32, 64 and 128."""
+        head, and head sizes of 32, 48 (an odd number of 16-wide tiles),
+        64 and 128."""
         for q_len, kv_len, causal, heads, kv_heads, head_dim in (
                 (100, 150, False, 2, 2, 32), (80, 130, True, 2, 2, 32),
                 (48, 80, True, 4, 1, 32), (40, 70, False, 1, 1, 64),
-                (20, 45, True, 2, 1, 128)):
+                (33, 50, False, 2, 2, 48), (20, 45, True, 2, 1, 128)):
             name = (f"attention_{q_len}x{kv_len}_{heads}on{kv_heads}"
                     f"_d{head_dim}")
             model = self.cache.path("attention", name + ".onnx")

@@ -20,8 +20,8 @@
 // PTX-DAG: .shared .align 16 .b8 __wg_k0_attn_0[2560];
 // PTX-DAG: .shared .align 16 .b8 __wg_k0_attn_1[1536];
 // PTX-DAG: bar.sync
-// PTX-DAG: ldmatrix.sync.aligned.m8n8.x2.shared.b16
-// PTX-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX-DAG: st.shared.v2.b32
 // PTX-DAG: cvt.rn.f16x2.f32
 // PTX-DAG: shfl.sync.bfly.b32

@@ -39,10 +39,15 @@
 // CHECK: vector.store
 // CHECK: vector.store %{{.*}}, %[[VALUES]][%{{.*}}] {alignment = 8 : i64} : memref<768xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // CHECK: gpu.barrier
-// Scores: 4 fragments of 8 keys, each the two Q tiles times K's, which
-// one ldmatrix of two 8x8 matrices reads (keys by dims, as staged).
-// CHECK: %[[K0:.*]] = nvgpu.ldmatrix %[[KEYS]][%{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<1280xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
-// CHECK: %[[S0:.*]] = nvgpu.mma.sync(%[[Q0]], %[[K0]], %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// Scores: 4 fragments of 8 keys, each the two Q tiles times K's, whose
+// two B fragments one ldmatrix of four 8x8 matrices reads (keys by dims,
+// as staged).
+// CHECK: %[[K:.*]] = nvgpu.ldmatrix %[[KEYS]][%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<1280xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: vector.extract %[[K]][0]
+// CHECK: vector.extract %[[K]][1]
+// CHECK: vector.extract %[[K]][2]
+// CHECK: vector.extract %[[K]][3]
+// CHECK: %[[S0:.*]] = nvgpu.mma.sync(%[[Q0]], %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: nvgpu.mma.sync(%[[Q1]], %{{.*}}, %[[S0]])
 // CHECK-COUNT-6: nvgpu.mma.sync
 // Each row's maximum over the group of 4 lanes, then exp.
@@ -51,14 +56,15 @@
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // The probabilities as two A fragments, the output scaled by its rows'
-// factors, then probabilities times values, 16 keys a tile, which one
-// ldmatrix reads transposed (staged keys by dims, needed dims by keys).
+// factors, then probabilities times values, 16 keys a tile, both of
+// whose B fragments one ldmatrix reads transposed (staged keys by dims,
+// needed dims by keys).
 // CHECK: %[[P0:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK: %[[P1:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK: %[[F:.*]] = vector.from_elements {{.*}} : vector<2x2xf32>
 // CHECK: %[[SCALED:.*]] = arith.mulf %[[O0]], %[[F]] : vector<2x2xf32>
-// CHECK: %[[V0:.*]] = nvgpu.ldmatrix %[[VALUES]][%{{.*}}] {numTiles = 2 : i32, transpose = true}
-// CHECK: %[[PV:.*]] = nvgpu.mma.sync(%[[P0]], %[[V0]], %[[SCALED]])
+// CHECK: nvgpu.ldmatrix %[[VALUES]][%{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK: %[[PV:.*]] = nvgpu.mma.sync(%[[P0]], %{{.*}}, %[[SCALED]])
 // CHECK: nvgpu.mma.sync(%[[P1]], %{{.*}}, %[[PV]])
 // CHECK: arith.mulf %[[O1]], %[[F]]
 // CHECK-COUNT-2: nvgpu.mma.sync
