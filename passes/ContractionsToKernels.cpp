@@ -217,22 +217,42 @@ Value advance(OpBuilder &b, Location loc, Value pointer, Value index,
                              ValueRange{elements});
 }
 
-/// The innermost of `batchLoops` is the call's own batch; the others become
-/// scf.for loops around the call: `b` moves into the innermost, and each
-/// of `pointers` advances by its view's stride along each loop (its
-/// elements of `elements[i]`, f32 if null). Returns the call's batch loop,
-/// or nothing when there is none.
-std::optional<int64_t> loopOverOuterBatches(OpBuilder &b, Location loc,
-                                            ArrayRef<int64_t> batchLoops,
-                                            ArrayRef<Value> extents,
-                                            ArrayRef<const OperandView *> views,
-                                            MutableArrayRef<Value> pointers,
-                                            ArrayRef<Type> elements = {}) {
-  if (batchLoops.empty())
-    return std::nullopt;
+/// The extent of each of `op`'s loops, constants where static.
+SmallVector<Value> loopExtents(OpBuilder &b, Location loc,
+                               linalg::LinalgOp op) {
+  return llvm::map_to_vector(op.createLoopRanges(b, loc), [&](Range range) {
+    return getValueOrCreateConstantIndexOp(b, loc, range.size);
+  });
+}
+
+/// A library call's own batch: its count, and each operand's stride along
+/// it (1 and zeros without one).
+struct CallBatch {
+  Value count;
+  SmallVector<Value> strides;
+};
+
+/// Of the contraction's `batch` loops, those of more than one iteration:
+/// the innermost is the call's own batch; the others become scf.for loops
+/// around the call: `b` moves into the innermost, and each of `pointers`
+/// advances by its view's stride along each loop (its elements of
+/// `elements[i]`, f32 if null). A view may be null (no operand).
+CallBatch loopOverOuterBatches(OpBuilder &b, Location loc,
+                               ArrayRef<int64_t> batch,
+                               ArrayRef<Value> extents,
+                               ArrayRef<const OperandView *> views,
+                               MutableArrayRef<Value> pointers,
+                               ArrayRef<Type> elements = {}) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t loop : batchLoops.drop_back()) {
+  CallBatch call{one, SmallVector<Value>(views.size(), zero)};
+  SmallVector<int64_t> batchLoops;
+  for (int64_t loop : batch)
+    if (getConstantIntValue(extents[loop]) != 1)
+      batchLoops.push_back(loop);
+  if (batchLoops.empty())
+    return call;
+  for (int64_t loop : ArrayRef(batchLoops).drop_back()) {
     auto forOp = scf::ForOp::create(b, loc, zero, extents[loop], one);
     b.setInsertionPoint(forOp.getBody()->getTerminator());
     Value iv = forOp.getInductionVar();
@@ -241,7 +261,12 @@ std::optional<int64_t> loopOverOuterBatches(OpBuilder &b, Location loc,
         pointers[i] = advance(b, loc, pointers[i], iv, view->loopStrides[loop],
                               elements.empty() ? Type() : elements[i]);
   }
-  return batchLoops.back();
+  int64_t inner = batchLoops.back();
+  call.count = extents[inner];
+  for (auto [i, view] : llvm::enumerate(views))
+    if (view)
+      call.strides[i] = view->loopStrides[inner];
+  return call;
 }
 
 func::FuncOp declare(ModuleOp module, StringRef name, bool packed) {
@@ -890,43 +915,28 @@ void replaceWithKernelCall(linalg::GenericOp op, const ContractionLoops &c,
   std::optional<OperandView> residual;
   if (epilogue && epilogue->residual)
     residual = viewOf(b, loc, epilogue->residual, maps[2], loops);
-  SmallVector<Value> extents;
-  for (Range range : cast<linalg::LinalgOp>(op.getOperation())
-                         .createLoopRanges(b, loc))
-    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+  SmallVector<Value> extents = loopExtents(b, loc, op);
 
   // The innermost batch loop of more than one iteration is the kernel's
   // own batch; the others become scf.for loops around the call.
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Value> pointers = {
       lhs.pointer, rhs.pointer, out.pointer,
       residual ? residual->pointer
                : LLVM::ZeroOp::create(b, loc, ptrType).getResult()};
-  SmallVector<int64_t> batchLoops;
-  for (int64_t loop : c.batch)
-    if (getConstantIntValue(extents[loop]) != 1)
-      batchLoops.push_back(loop);
   OpBuilder::InsertionGuard guard(b);
-  std::optional<int64_t> inner = loopOverOuterBatches(
-      b, loc, batchLoops, extents,
+  CallBatch calls = loopOverOuterBatches(
+      b, loc, c.batch, extents,
       {&lhs, &rhs, &out, residual ? &*residual : nullptr}, pointers);
   Value a = pointers[0], bp = pointers[1], cp = pointers[2], rp = pointers[3];
   auto i64 = [&](Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), index)
         .getResult();
   };
-  Value batch = one, aBatch = zero, bBatch = zero, cBatch = zero,
-        rBatch = zero;
-  if (inner) {
-    batch = extents[*inner];
-    aBatch = lhs.loopStrides[*inner];
-    bBatch = rhs.loopStrides[*inner];
-    cBatch = out.loopStrides[*inner];
-    if (residual)
-      rBatch = residual->loopStrides[*inner];
-  }
+  Value batch = calls.count, aBatch = calls.strides[0],
+        bBatch = calls.strides[1], cBatch = calls.strides[2],
+        rBatch = calls.strides[3];
   Value accumulateFlag = arith::ConstantIntOp::create(b, loc, accumulate, 32);
   Value alpha = arith::ConstantOp::create(
       b, loc, b.getF32FloatAttr(epilogue ? epilogue->alpha : 1.0f));
@@ -1349,7 +1359,8 @@ bool keepsFloatOperands(linalg::GenericOp op, ArrayRef<int64_t> maxRanges) {
 
 /// The work of one library call for product `c`, for --explain and
 /// --profile: its FLOPs (2 m n k for each entry of its own batch, the
-/// `inner` batch loop; the outer batches are loops around the call) and
+/// innermost batch loop of more than one iteration; the outer batches are
+/// loops around the call) and
 /// how many times each operand is read; nothing with symbolic extents.
 struct CallWork {
   double flops = 2, batch = 1, m = 0, n = 0, k = 0;
@@ -1359,17 +1370,19 @@ struct CallWork {
   }
 };
 std::optional<CallWork> callWork(ArrayRef<int64_t> ranges,
-                                 const ContractionLoops &c,
-                                 std::optional<int64_t> inner,
-                                 ArrayRef<int64_t> batchLoops) {
+                                 const ContractionLoops &c) {
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return std::nullopt;
+  // The batch loops of more than one iteration: the innermost is the
+  // call's own, the others repeat the call.
+  SmallVector<int64_t> batchLoops = llvm::filter_to_vector(
+      c.batch, [&](int64_t loop) { return ranges[loop] != 1; });
   CallWork work;
   for (auto [loop, range] : llvm::enumerate(ranges))
-    if (!inner || !llvm::is_contained(batchLoops, loop) ||
-        int64_t(loop) == *inner)
+    if (batchLoops.empty() || !llvm::is_contained(batchLoops, loop) ||
+        int64_t(loop) == batchLoops.back())
       work.flops *= double(range);
-  work.batch = inner ? double(ranges[*inner]) : 1;
+  work.batch = batchLoops.empty() ? 1 : double(ranges[batchLoops.back()]);
   work.m = double(ranges[c.m]);
   work.n = double(ranges[c.n]);
   work.k = double(ranges[c.k]);
@@ -1437,39 +1450,24 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
   std::optional<OperandView> residual;
   if (epilogue && epilogue->residual)
     residual = viewOf(b, loc, epilogue->residual, maps[2], loops);
-  SmallVector<Value> extents;
-  for (Range range :
-       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
-    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+  SmallVector<Value> extents = loopExtents(b, loc, op);
   // As for the CPU kernel: the innermost batch loop of more than one
   // iteration is cuBLAS's batch, the others scf.for loops around the call.
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-  SmallVector<int64_t> batchLoops;
-  for (int64_t loop : c.batch)
-    if (ranges[loop] != 1)
-      batchLoops.push_back(loop);
   SmallVector<Value> pointers = {
       a.pointer, bv.pointer, cv.pointer,
       residual ? residual->pointer
                : LLVM::ZeroOp::create(b, loc, ptrType).getResult()};
   OpBuilder::InsertionGuard guard(b);
-  std::optional<int64_t> inner =
-      loopOverOuterBatches(b, loc, batchLoops, extents,
+  CallBatch calls =
+      loopOverOuterBatches(b, loc, c.batch, extents,
                            {&a, &bv, &cv, residual ? &*residual : nullptr},
                            pointers, {element, element, Type(), Type()});
   Value ap = pointers[0], bp = pointers[1], cp = pointers[2], rp = pointers[3];
-  Value batchCount = one, aBatch = zero, bBatch = zero, cBatch = zero,
-        rBatch = zero;
-  if (inner) {
-    batchCount = extents[*inner];
-    aBatch = a.loopStrides[*inner];
-    bBatch = bv.loopStrides[*inner];
-    cBatch = cv.loopStrides[*inner];
-    if (residual)
-      rBatch = residual->loopStrides[*inner];
-  }
+  Value batchCount = calls.count, aBatch = calls.strides[0],
+        bBatch = calls.strides[1], cBatch = calls.strides[2],
+        rBatch = calls.strides[3];
   auto i64 = [&](Value index) { return autoglm::asI64(b, loc, index); };
   auto i32 = [&](int64_t value) {
     return arith::ConstantIntOp::create(b, loc, value, 32).getResult();
@@ -1526,7 +1524,7 @@ void replaceWithCudaCall(linalg::GenericOp op, const ContractionLoops &c,
                 b.getStringAttr(!half              ? "f32"
                                 : element.isBF16() ? "bf16"
                                                    : "f16"));
-  if (std::optional<CallWork> work = callWork(ranges, c, inner, batchLoops)) {
+  if (std::optional<CallWork> work = callWork(ranges, c)) {
     call->setAttr(autoglm::kFlopsAttrName, b.getF64FloatAttr(work->flops));
     const double m = work->m, n = work->n, k = work->k;
     const double operandBytes = half ? 2 : 4;
@@ -1648,46 +1646,30 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
                        ? viewOf(b, loc, lhs, maps[0], loops)
                        : viewOf(b, loc, rhsBuffer, rhsMap, loops);
   OperandView cv = viewOf(b, loc, out, maps[2], loops);
-  SmallVector<Value> extents;
-  for (Range range :
-       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
-    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<int64_t> batchLoops;
-  for (int64_t loop : c.batch)
-    if (ranges[loop] != 1)
-      batchLoops.push_back(loop);
+  SmallVector<Value> extents = loopExtents(b, loc, op);
   SmallVector<Value> pointers = {a.pointer, bv.pointer, cv.pointer};
   OpBuilder::InsertionGuard guard(b);
-  std::optional<int64_t> inner = loopOverOuterBatches(
-      b, loc, batchLoops, extents, {&a, &bv, &cv}, pointers,
+  CallBatch calls = loopOverOuterBatches(
+      b, loc, c.batch, extents, {&a, &bv, &cv}, pointers,
       {b.getI8Type(), b.getI8Type(), b.getI32Type()});
-  Value batchCount = one, aBatch = zero, bBatch = zero, cBatch = zero;
-  if (inner) {
-    batchCount = extents[*inner];
-    aBatch = a.loopStrides[*inner];
-    bBatch = bv.loopStrides[*inner];
-    cBatch = cv.loopStrides[*inner];
-  }
   auto i64 = [&](Value index) { return autoglm::asI64(b, loc, index); };
   // (batch, m, n, k, a, its batch/row/column strides, b, its batch/row/
   //  column strides, c, its batch/row strides, accumulate)
   SmallVector<Value> args = {
-      i64(batchCount),
+      i64(calls.count),
       i64(extents[rowLoop]),
       i64(extents[columnLoop]),
       i64(extents[c.k]),
       pointers[0],
-      i64(aBatch),
+      i64(calls.strides[0]),
       i64(a.loopStrides[rowLoop]),
       i64(a.loopStrides[c.k]),
       pointers[1],
-      i64(bBatch),
+      i64(calls.strides[1]),
       i64(bv.loopStrides[c.k]),
       i64(bv.loopStrides[columnLoop]),
       pointers[2],
-      i64(cBatch),
+      i64(calls.strides[2]),
       i64(cv.loopStrides[rowLoop]),
       arith::ConstantIntOp::create(b, loc, accumulate, 32)};
   SmallVector<Type> types =
@@ -1698,11 +1680,11 @@ void replaceWithCudaInt8Call(linalg::GenericOp op, const IntegerContraction &ic,
   callee->setAttr(autoglm::kDeviceLibraryAttrName, b.getUnitAttr());
   auto call = func::CallOp::create(b, loc, callee, args);
   call->setAttr(autoglm::kOperandTypeAttrName, b.getStringAttr("i8"));
-  if (std::optional<CallWork> work = callWork(ranges, c, inner, batchLoops)) {
+  if (std::optional<CallWork> work = callWork(ranges, c)) {
     call->setAttr(autoglm::kFlopsAttrName, b.getF64FloatAttr(work->flops));
     // (The lhs and the weight, whichever of A and B each is.)
-    const Value lhsBatch = c.transposedOutput ? bBatch : aBatch;
-    const Value rhsBatch = c.transposedOutput ? aBatch : bBatch;
+    const Value lhsBatch = calls.strides[c.transposedOutput ? 1 : 0];
+    const Value rhsBatch = calls.strides[c.transposedOutput ? 0 : 1];
     const double m = work->m, n = work->n, k = work->k;
     call->setAttr(
         autoglm::kBytesAttrName,
@@ -1759,10 +1741,7 @@ void replaceWithInt8KernelCall(linalg::GenericOp op,
   Value output = takeEpilogue(op, epilogue);
   OpBuilder b(op);
   Location loc = callLocation(op, epilogue);
-  SmallVector<Value> extents;
-  for (Range range : cast<linalg::LinalgOp>(op.getOperation())
-                         .createLoopRanges(b, loc))
-    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+  SmallVector<Value> extents = loopExtents(b, loc, op);
   if (init == autoglm::previousEffect(op)) {
     init->erase();
     init = nullptr;
